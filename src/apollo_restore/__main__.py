@@ -1,0 +1,5 @@
+"""``python -m apollo_restore`` → the ``apollo-restore`` command."""
+
+from apollo_restore.cli.app import app
+
+app()

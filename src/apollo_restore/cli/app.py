@@ -1,0 +1,19 @@
+"""The ``apollo-restore`` command: one sub-command per file in this package."""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from apollo_restore.cli import prepare, train
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Restore lacunae in Ancient Greek texts.")
+for module in (prepare, train):
+    module.register(app)
+
+
+@app.callback()
+def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details.")) -> None:
+    """Restore lacunae in fragmentary Ancient Greek texts with a fill-in-the-middle model."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

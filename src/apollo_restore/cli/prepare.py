@@ -1,0 +1,30 @@
+"""``apollo-restore prepare``: corpora → normalised, split, de-duplicated Parquet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def prepare_command(
+    corpus: list[str] = typer.Option(..., "--corpus", help="SOURCE=PATH (ddb, dclp, inscription, literary); repeatable."),
+    out: Path = typer.Option(..., "--out", help="Output folder."),
+    dedup_threshold: float = typer.Option(0.5, help="Drop a validation/test document when this share of its 25-letter runs is in train."),
+) -> None:
+    """Read corpora in place and write documents.parquet, stats.md/json and skipped.jsonl."""
+    from apollo_restore.data.prepare import CorpusSpec, format_stats, prepare
+
+    try:
+        specs = [CorpusSpec.parse(c) for c in corpus]
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--corpus") from err
+    for spec in specs:
+        if not spec.path.exists():
+            raise typer.BadParameter(f"{spec.path} does not exist", param_hint="--corpus")
+    report = prepare(specs, out, dedup_threshold=dedup_threshold)
+    typer.echo(format_stats(report))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("prepare")(prepare_command)

@@ -1,0 +1,29 @@
+"""``apollo-restore train``: FIM training on one device; resumes from the run's checkpoint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+
+def train_command(
+    config: Path = typer.Option(None, "--config", help="YAML or JSON file of TrainConfig fields."),
+    override: list[str] = typer.Argument(None, help="key=value overrides, e.g. steps=2000 size=tiny"),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Train or resume a model (see apollo_restore.train.loop.TrainConfig for every option)."""
+    from apollo_restore.config import load_config
+    from apollo_restore.train.loop import TrainConfig, train
+
+    try:
+        cfg = TrainConfig.from_dict(load_config(config, override or []))
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from err
+    result = train(cfg, progress=not quiet)
+    typer.echo(json.dumps({k: result[k] for k in ("step", "tokens", "seconds", "best_val")}))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train_command)

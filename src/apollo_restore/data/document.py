@@ -1,0 +1,197 @@
+"""Documents as sequences of Leiden segments, and their renderings (DESIGN §2–3).
+
+A :class:`Document` is what every corpus reader yields. Its ``segments`` keep the editorial
+distinctions (letters read, letters supplied by the editor, lost letters, line breaks), so one
+document can be rendered as training text, as the uncertain-excluded variant, as a list of
+supplied ("silver") spans, or as Leiden for display.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Union
+
+from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, fix_final_sigma, fold
+
+SOURCES = ("ddb", "dclp", "inscription", "literary", "user")
+
+
+@dataclass(frozen=True)
+class Text:
+    """Letters on the artifact, as read by the editor. ``uncertain`` = underdotted."""
+
+    text: str
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class Supplied:
+    """The editor's restoration of lost text (``[αβγ]``): a silver label, never a fact."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Lacuna:
+    """Lost text, not restored: ``length`` letters, or ``None`` for unknown extent.
+
+    ``length_max`` is set for an estimated range (``[.5-8]``); ``approximate`` for ``ca.``.
+    """
+
+    length: int | None
+    length_max: int | None = None
+    approximate: bool = False
+
+
+@dataclass(frozen=True)
+class LineBreak:
+    """A line boundary; ``in_word`` when the line breaks inside a word (``break="no"``)."""
+
+    in_word: bool = False
+
+
+Segment = Union[Text, Supplied, Lacuna, LineBreak]
+
+
+@dataclass
+class Document:
+    """One edition of one text.
+
+    Attributes:
+        id: stable identifier within its source (e.g. ``bgu.1.100``).
+        source: one of :data:`SOURCES`.
+        segments: the edition, in reading order.
+        meta: Trismegistos id (``tm``), date (``date``: year, negative BC), place, literary
+            ``work`` (parts of one work share it), ... where known.
+    """
+
+    id: str
+    source: str
+    segments: list[Segment]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def group(self) -> str:
+        """Key that keeps editions of one text in one split: the TM id where known."""
+        if self.meta.get("tm"):
+            return f"tm:{self.meta['tm']}"
+        if self.meta.get("work"):
+            return f"{self.source}:work:{self.meta['work']}"
+        return f"{self.source}:{self.id}"
+
+
+def merge_texts(segments: list[Segment]) -> list[Segment]:
+    """Join adjacent :class:`Text` segments of equal certainty, and adjacent supplements."""
+    out: list[Segment] = []
+    for seg in segments:
+        prev = out[-1] if out else None
+        if isinstance(seg, Text) and isinstance(prev, Text) and prev.uncertain == seg.uncertain:
+            out[-1] = Text(prev.text + seg.text, seg.uncertain)
+        elif isinstance(seg, Supplied) and isinstance(prev, Supplied):
+            out[-1] = Supplied(prev.text + seg.text)
+        else:
+            out.append(seg)
+    return out
+
+
+@dataclass(frozen=True)
+class Span:
+    """A character span ``[start, end)`` of a rendered text, with its normalised letters."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """Normalised text of a document plus the positions of the editor's supplements."""
+
+    text: str
+    supplied: list[Span]
+
+
+def _pieces(segments: list[Segment], uncertain_as_gap: bool) -> Iterator[tuple[str, bool]]:
+    """Yield (folded text, is_supplied) pieces; gap markers appear as-is."""
+    for seg in segments:
+        if isinstance(seg, Text):
+            if seg.uncertain and uncertain_as_gap:
+                letters = sum(ch.isalpha() for ch in fold(seg.text))
+                yield GAP_CHAR * letters, False
+            else:
+                yield fold(seg.text), False
+        elif isinstance(seg, Supplied):
+            yield fold(seg.text), True
+        elif isinstance(seg, Lacuna):
+            yield (GAP_CHAR * seg.length if seg.length and not seg.length_max else UNKNOWN_GAP), False
+        elif isinstance(seg, LineBreak):
+            yield ("" if seg.in_word else " "), False
+
+
+def render(doc: Document, uncertain_as_gap: bool = False) -> Rendering:
+    """Training text of ``doc``: supplements in-filled, lacunae as ``-``×n or ``…``.
+
+    Args:
+        doc: the document.
+        uncertain_as_gap: the *uncertain-excluded* variant (App. E): underdotted letters
+            become ``-`` (one per letter) instead of context.
+
+    Returns:
+        A :class:`Rendering` whose ``text`` is ``norm.v1`` text (idempotent under
+        :func:`~apollo_restore.data.normalise.normalise_with_gaps`) and whose ``supplied``
+        spans index into it. A lacuna of estimated range renders as ``…``.
+    """
+    out: list[str] = []
+    supplied: list[tuple[int, int]] = []
+    length = 0
+    for piece, is_supplied in _pieces(doc.segments, uncertain_as_gap):
+        if not piece:
+            continue
+        # collapse whitespace across piece boundaries
+        if piece[0] == " " and (length == 0 or out[-1].endswith(" ")):
+            piece = piece.lstrip(" ")
+            if not piece:
+                continue
+        start = length
+        out.append(piece)
+        length += len(piece)
+        if is_supplied:
+            lead = len(piece) - len(piece.lstrip(" "))
+            trail = len(piece) - len(piece.rstrip(" "))
+            if lead + trail < len(piece):
+                if supplied and supplied[-1][1] == start + lead:
+                    supplied[-1] = (supplied[-1][0], length - trail)
+                else:
+                    supplied.append((start + lead, length - trail))
+    text = fix_final_sigma("".join(out))
+    # strip trailing space (leading ones were never emitted)
+    stripped = text.rstrip(" ")
+    spans = [Span(s, min(e, len(stripped)), stripped[s : min(e, len(stripped))]) for s, e in supplied]
+    return Rendering(stripped, [sp for sp in spans if sp.text.strip()])
+
+
+def training_text(doc: Document, uncertain_as_gap: bool = False) -> str:
+    """Shortcut for ``render(doc, uncertain_as_gap).text``."""
+    return render(doc, uncertain_as_gap).text
+
+
+def to_leiden(segments: list[Segment]) -> str:
+    """Render segments in Leiden conventions for display (letters as the edition gives them)."""
+    out: list[str] = []
+    for seg in segments:
+        if isinstance(seg, Text):
+            out.append("".join(c + "\u0323" if c.isalpha() else c for c in seg.text) if seg.uncertain else seg.text)
+        elif isinstance(seg, Supplied):
+            out.append(f"[{seg.text}]")
+        elif isinstance(seg, Lacuna):
+            if seg.length is None:
+                out.append("[- - -]")
+            elif seg.length_max:
+                out.append(f"[.{seg.length}-{seg.length_max}]")
+            elif seg.approximate:
+                out.append(f"[ca.{seg.length}]")
+            else:
+                out.append(f"[.{seg.length}]")
+        elif isinstance(seg, LineBreak):
+            out.append("-\n" if seg.in_word else "\n")
+    return "".join(out)

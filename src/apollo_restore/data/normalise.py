@@ -1,0 +1,127 @@
+"""Text normalisation ``norm.v1`` (DESIGN §3; paper §3.2, App. C).
+
+One pure, idempotent function, :func:`normalise`, built from small rules applied in order:
+
+lowercase → NFD → iota subscript (U+0345) to adscript ι → other combining marks removed →
+lunate ϲ to σ → digits removed → punctuation runs to one ``·`` → letters outside the Greek
+alphabet dropped → whitespace collapsed → word-final σ to ς.
+
+The hyphen never survives as text: ``-`` (one lost letter) and ``…`` (lost text of unknown
+extent) are gap markers, added by renderers (:mod:`apollo_restore.data.document`) *after*
+normalisation. :func:`normalise_with_gaps` keeps those markers in already-rendered text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+NORMALISER = "apollo_restore norm.v1"
+
+GAP_CHAR = "-"
+UNKNOWN_GAP = "…"
+MIDDLE_DOT = "·"
+
+#: Output alphabet of :func:`normalise` (without the gap markers).
+GREEK_LETTERS = "αβγδεζηθικλμνξοπρστυφχψωςϛϙϡ"
+ALPHABET = frozenset(GREEK_LETTERS + " " + MIDDLE_DOT)
+
+_IOTA_SUBSCRIPT = "\u0345"
+# Archaic and variant letter forms folded to the standard lowercase letter.
+_VARIANT_FORMS = {
+    "ϲ": "σ",  # lunate sigma
+    "ς": "σ",  # final sigma is re-derived from position at the end
+    "ϐ": "β",
+    "ϑ": "θ",
+    "ϰ": "κ",
+    "ϱ": "ρ",
+    "ϕ": "φ",
+    "ϖ": "π",
+    "ϳ": "ι",
+    "ϟ": "ϙ",
+    "ʹ": "",  # keraia and lower keraia mark numerals, which are dropped with the digits
+    "͵": "",
+}
+_PUNCTUATION_RUN = re.compile(r"\s*·[\s·]*")
+_WHITESPACE_RUN = re.compile(r"\s+")
+_MEDIAL_SIGMA_AT_END = re.compile(r"σ(?=[\s·]|$)")
+_FINAL_SIGMA_IN_WORD = re.compile(r"ς(?=[" + GREEK_LETTERS + r"])")
+
+
+def _fold_char(ch: str) -> str:
+    """What one character of lowercased NFD text becomes (rules in the module docstring)."""
+    if ch == _IOTA_SUBSCRIPT:
+        return "ι"
+    if unicodedata.combining(ch):
+        return ""
+    if ch in _VARIANT_FORMS:
+        return _VARIANT_FORMS[ch]
+    if ch in GREEK_LETTERS:
+        return ch
+    if ch.isspace():
+        return " "
+    if ch.isdigit() or ch.isalpha() or unicodedata.category(ch)[0] in "MC":
+        return ""  # digits, letters of other scripts, marks and control characters
+    return MIDDLE_DOT  # punctuation and symbols
+
+
+class _FoldTable(dict):
+    """``str.translate`` table filled lazily from :func:`_fold_char`, one entry per code point."""
+
+    def __missing__(self, codepoint: int) -> str:
+        self[codepoint] = value = _fold_char(chr(codepoint))
+        return value
+
+
+_FOLD_TABLE = _FoldTable()
+
+
+def fix_final_sigma(text: str) -> str:
+    """σ at the end of a word becomes ς; ς inside a word becomes σ. Length-preserving.
+
+    A sigma followed by a gap marker is left as it is: the word may continue in the gap.
+    """
+    text = _FINAL_SIGMA_IN_WORD.sub("σ", text)
+    return _MEDIAL_SIGMA_AT_END.sub("ς", text)
+
+
+def fold(text: str) -> str:
+    """Every rule of ``norm.v1`` except the trim and the final-sigma rule.
+
+    Used on pieces of a document that are joined afterwards; :func:`normalise` = fold, then
+    trim, then :func:`fix_final_sigma`. Runs of spaces become one space and runs of
+    punctuation one `` · `` (spaces included), so pieces may keep a leading/trailing space.
+    """
+    text = unicodedata.normalize("NFD", text.lower()).translate(_FOLD_TABLE)
+    if MIDDLE_DOT in text:
+        text = _PUNCTUATION_RUN.sub(" · ", text)
+    return _WHITESPACE_RUN.sub(" ", text)
+
+
+def normalise(text: str) -> str:
+    """Normalise raw Greek text with ``norm.v1``.
+
+    Args:
+        text: any Unicode string.
+
+    Returns:
+        Lowercase unaccented Greek letters, single spaces, ``·`` for punctuation; no
+        hyphen, no digits, no leading or trailing space. ``normalise(normalise(x)) ==
+        normalise(x)`` for every ``x``.
+    """
+    return fix_final_sigma(_tidy(fold(text)))
+
+
+def _tidy(text: str) -> str:
+    return _WHITESPACE_RUN.sub(" ", text).strip()
+
+
+def normalise_with_gaps(text: str) -> str:
+    """Normalise text that already carries gap markers (``-`` per letter, ``…``).
+
+    Each run between markers is folded, the markers are kept in place, and the whole is
+    tidied once, so markers survive and the result is idempotent.
+    """
+    parts = re.split(r"([-…]+)", text)
+    folded = "".join(p if i % 2 else fold(p) for i, p in enumerate(parts))
+    return fix_final_sigma(_WHITESPACE_RUN.sub(" ", folded).strip())

@@ -1,0 +1,263 @@
+"""Corpus preparation: read every corpus, normalise, split, de-duplicate, write Parquet.
+
+    apollo-restore prepare --corpus ddb=../shared/corpora/ddb-trismegistos-2016.tar.xz \\
+        --corpus literary=../shared/corpora/tesserae-grc.tar.xz --out data/prepared
+
+Writes ``documents.parquet`` (one row per document: normalised text in both uncertainty
+variants, supplied spans, split), ``stats.json``/``stats.md`` (documents, letters, lacunae
+and supplied spans per source and split), and ``skipped.jsonl`` (every file not used, with its
+reason). Re-running on the same input gives byte-identical Parquet.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm.auto import tqdm
+
+from apollo_restore.data.dedup import RUN, duplicate_fraction, shingles
+from apollo_restore.data.document import SOURCES, Document, Lacuna, render
+from apollo_restore.data.normalise import GREEK_LETTERS, NORMALISER
+from apollo_restore.data.readers.archive import SkipLog, iter_files
+from apollo_restore.data.readers.ddb import read_ddb
+from apollo_restore.data.readers.tesserae import read_tesserae
+from apollo_restore.data.splits import SPLITS, SPLITTER, split_of
+
+log = logging.getLogger(__name__)
+
+DOCUMENTS_FILE = "documents.parquet"
+_LETTERS = frozenset(GREEK_LETTERS)
+
+SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("source", pa.string()),
+        ("split", pa.string()),
+        ("group", pa.string()),
+        ("tm", pa.string()),
+        ("date", pa.int32()),
+        ("text", pa.string()),
+        ("text_uncertain_excluded", pa.string()),
+        ("supplied_start", pa.list_(pa.int32())),
+        ("supplied_end", pa.list_(pa.int32())),
+        ("letters", pa.int64()),
+        ("lacunae", pa.int32()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """One ``--corpus source=PATH`` argument."""
+
+    source: str
+    path: Path
+
+    @classmethod
+    def parse(cls, arg: str) -> "CorpusSpec":
+        """Parse ``source=PATH``; raise ``ValueError`` naming the bad part."""
+        source, sep, path = arg.partition("=")
+        if not sep or not path:
+            raise ValueError(f"--corpus expects SOURCE=PATH, got {arg!r}")
+        if source not in SOURCES:
+            raise ValueError(f"unknown source {source!r} in {arg!r}; expected one of {', '.join(SOURCES)}")
+        return cls(source, Path(path))
+
+
+@dataclass
+class PrepareReport:
+    """What :func:`prepare` did: counts per (source, split), dedup, skipped files, timing."""
+
+    stats: dict[str, dict[str, dict[str, int]]]
+    near_duplicates: dict[str, int]
+    skipped: list[dict[str, str]]
+    seconds: float
+    documents: int = 0
+    letters: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _is_ddb_token_xml(path: Path) -> bool:
+    """Sniff the first XML file: DDB-TM token XML has a ``<file name=...>`` root."""
+    for _, content in iter_files(path, (".xml",)):
+        return b"<file " in content[:400]
+    return False
+
+
+def read_corpus(spec: CorpusSpec, skips: SkipLog) -> Iterator[Document]:
+    """Documents of one corpus, with the reader its format needs."""
+    if spec.path.name.endswith(".tess") or spec.source == "literary":
+        yield from read_tesserae(spec.path, skips)
+    elif _is_ddb_token_xml(spec.path):
+        yield from read_ddb(spec.path, skips)
+    else:
+        from apollo_restore.data.readers.epidoc import read_epidoc
+
+        yield from read_epidoc(spec.path, spec.source, skips)
+
+
+def _row(doc: Document) -> dict[str, Any] | None:
+    rendering = render(doc)
+    letters = sum(ch in _LETTERS for ch in rendering.text)
+    if letters == 0:
+        return None
+    date = doc.meta.get("date")
+    return {
+        "id": doc.id,
+        "source": doc.source,
+        "split": split_of(doc.group),
+        "group": doc.group,
+        "tm": doc.meta.get("tm"),
+        "date": int(date) if date is not None else None,
+        "text": rendering.text,
+        "text_uncertain_excluded": render(doc, uncertain_as_gap=True).text,
+        "supplied_start": [s.start for s in rendering.supplied],
+        "supplied_end": [s.end for s in rendering.supplied],
+        "letters": letters,
+        "lacunae": sum(isinstance(s, Lacuna) for s in doc.segments),
+    }
+
+
+def prepare(
+    corpora: list[CorpusSpec], out: Path, dedup_threshold: float = 0.5, progress: bool = True
+) -> PrepareReport:
+    """Prepare corpora into ``out`` (see module docstring).
+
+    Args:
+        corpora: the corpora to read; several may share a source.
+        out: output folder (created).
+        dedup_threshold: a validation/test document is dropped when at least this fraction of
+            its 25-letter runs also occurs in training documents.
+        progress: show progress bars.
+
+    Returns:
+        A :class:`PrepareReport` (also written as ``stats.json``).
+    """
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    skips = SkipLog()
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for spec in corpora:
+        docs = read_corpus(spec, skips)
+        for doc in tqdm(docs, desc=f"read {spec.source}", unit="doc", disable=not progress):
+            key = (doc.source, doc.id)
+            if key in seen:
+                skips.add(f"{spec.path}:{doc.id}", "duplicate document id within source")
+                continue
+            seen.add(key)
+            row = _row(doc)
+            if row is None:
+                skips.add(f"{spec.path}:{doc.id}", "no Greek letters in the edition")
+                continue
+            rows.append(row)
+    rows.sort(key=lambda r: (r["source"], r["id"]))
+    rows, near_duplicates = _drop_near_duplicates(rows, dedup_threshold, progress)
+    write_documents(rows, out / DOCUMENTS_FILE)
+    report = PrepareReport(
+        stats=_stats(rows),
+        near_duplicates=near_duplicates,
+        skipped=[{"path": s.path, "reason": s.reason} for s in skips.items],
+        seconds=round(time.perf_counter() - started, 1),
+        documents=len(rows),
+        letters=sum(r["letters"] for r in rows),
+        meta={"normaliser": NORMALISER, "splitter": SPLITTER, "dedup_run": RUN, "dedup_threshold": dedup_threshold},
+    )
+    _write_reports(report, out)
+    return report
+
+
+def _drop_near_duplicates(
+    rows: list[dict[str, Any]], threshold: float, progress: bool
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    train = [shingles(r["text"]) for r in rows if r["split"] == "train"]
+    reference = np.unique(np.concatenate(train)) if train else np.empty(0, dtype=np.uint64)
+    kept, dropped = [], defaultdict(int)
+    for row in tqdm(rows, desc="dedup", unit="doc", disable=not progress):
+        if row["split"] != "train" and duplicate_fraction(shingles(row["text"]), reference) >= threshold:
+            dropped[f"{row['source']}/{row['split']}"] += 1
+            continue
+        kept.append(row)
+    return kept, dict(sorted(dropped.items()))
+
+
+def write_documents(rows: list[dict[str, Any]], path: Path) -> None:
+    table = pa.Table.from_pylist(rows, schema=SCHEMA)
+    table = table.replace_schema_metadata({"normaliser": NORMALISER, "splitter": SPLITTER})
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(table, tmp, compression="zstd")
+    tmp.replace(path)
+
+
+def _stats(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+    stats: dict[str, dict[str, dict[str, int]]] = {}
+    for row in rows:
+        cell = stats.setdefault(row["source"], {}).setdefault(
+            row["split"], {"documents": 0, "letters": 0, "lacunae": 0, "supplied": 0}
+        )
+        cell["documents"] += 1
+        cell["letters"] += row["letters"]
+        cell["lacunae"] += row["lacunae"]
+        cell["supplied"] += len(row["supplied_start"])
+    return {src: {sp: stats[src][sp] for sp in SPLITS if sp in stats[src]} for src in sorted(stats)}
+
+
+def _write_reports(report: PrepareReport, out: Path) -> None:
+    (out / "stats.json").write_text(json.dumps(report.__dict__, ensure_ascii=False, indent=1))
+    with (out / "skipped.jsonl").open("w") as fh:
+        for item in report.skipped:
+            fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+    (out / "stats.md").write_text(format_stats(report))
+
+
+def format_stats(report: PrepareReport) -> str:
+    """Markdown table of the statistics of a :class:`PrepareReport`."""
+    lines = [
+        f"Prepared {report.documents:,} documents, {report.letters:,} letters in {report.seconds} s "
+        f"({report.meta.get('normaliser')}).",
+        "",
+        "| source | split | documents | letters | lacunae | supplied spans |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for source, splits in report.stats.items():
+        for split, c in splits.items():
+            lines.append(
+                f"| {source} | {split} | {c['documents']:,} | {c['letters']:,} | {c['lacunae']:,} | {c['supplied']:,} |"
+            )
+    lines += ["", f"Near-duplicates removed (≥ {report.meta.get('dedup_threshold')} of 25-letter runs in train): "
+              + (", ".join(f"{k}: {v}" for k, v in report.near_duplicates.items()) or "none")]
+    reasons: dict[str, int] = defaultdict(int)
+    for item in report.skipped:
+        reasons[item["reason"].split(":")[0]] += 1
+    lines += ["", f"Skipped files: {len(report.skipped)}"] + [f"- {r}: {n}" for r, n in sorted(reasons.items())]
+    return "\n".join(lines) + "\n"
+
+
+def load_documents(prepared: Path, split: str | None = None, sources: list[str] | None = None) -> pa.Table:
+    """Read ``documents.parquet`` from a prepared folder, optionally filtered.
+
+    Raises:
+        FileNotFoundError: ``prepared`` holds no ``documents.parquet``.
+        ValueError: it was prepared with another normaliser.
+    """
+    path = Path(prepared) / DOCUMENTS_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"no {DOCUMENTS_FILE} in {prepared}: run `apollo-restore prepare` first")
+    table = pq.read_table(path)
+    found = (table.schema.metadata or {}).get(b"normaliser", b"").decode()
+    if found != NORMALISER:
+        raise ValueError(f"{path} was prepared with normaliser {found!r}, this code uses {NORMALISER!r}")
+    if split is not None:
+        table = table.filter(pa.compute.equal(table["split"], split))
+    if sources:
+        table = table.filter(pa.compute.is_in(table["source"], pa.array(sources)))
+    return table

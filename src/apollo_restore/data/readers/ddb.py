@@ -1,0 +1,140 @@
+"""Reader for the DDB-TM archive: the Duke Databank (2016) as Trismegistos token XML.
+
+Each file holds one text: ``<file name="bgu.1.100" TM="8875" ...>`` with ``<word row=...
+original=...>`` tokens. ``original`` is what the papyrus has, in Leiden-like markup
+(see ``../shared/corpora/README.md``); :func:`parse_original` turns one token into segments.
+
+    from apollo_restore.data.readers.ddb import read_ddb
+    for doc in read_ddb("../shared/corpora/ddb-trismegistos-2016.tar.xz", skips): ...
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+
+from lxml import etree
+
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
+from apollo_restore.data.readers.archive import SkipLog, iter_files
+
+_UNDERDOT = "\u0323"
+# |gap=5|, |gap=unknown|, |digit=8|, |stauros|, ...: pipes delimit a tag.
+_TOKEN = re.compile(r"(\|[a-zA-Z_-]+(?:=[^|]*)?\||[\[\]-])")
+_LAYOUT = re.compile(r"@\^[a-z-]*\^|@")  # @^inline^ ... @ : position marks for additions
+_DELETED = re.compile(r"⟦[^⟦⟧]*⟧")
+_EXPANSION = re.compile(r"\([^()]*\)")
+_EDITORIAL_ADDITION = re.compile(r"<[^<>]*>")
+_IGNORED = str.maketrans("", "", "*\\/{}?`")
+
+
+def _strip_editorial(original: str) -> str:
+    """Drop what the editor adds and the papyrus does not have: ``( )``, ``< >``, ``⟦ ⟧``."""
+    text = original.replace("&lt;", "<").replace("&gt;", ">")
+    text = _LAYOUT.sub("", text)
+    text = _DELETED.sub("", text)
+    text = _EXPANSION.sub("", text)
+    text = _EDITORIAL_ADDITION.sub("", text)
+    return text.translate(_IGNORED)
+
+
+def _gap(value: str | None) -> Lacuna:
+    if value and value.isdigit() and int(value) > 0:
+        return Lacuna(int(value))
+    return Lacuna(None)
+
+
+def parse_original(original: str, in_supplied: bool) -> tuple[list[Segment], bool]:
+    """Segments of one ``original`` token.
+
+    Args:
+        original: the token's ``original`` attribute, e.g. ``συ[ν]-πεφωνημένην``.
+        in_supplied: whether a ``[`` opened in an earlier token is still open.
+
+    Returns:
+        ``(segments, in_supplied)`` with the bracket state after this token. A ``-`` inside
+        the token is a line break inside the word.
+    """
+    segments: list[Segment] = []
+    buf: list[str] = []
+
+    def flush() -> None:
+        if not buf:
+            return
+        chunk = "".join(buf)
+        buf.clear()
+        if in_supplied:
+            segments.append(Supplied(chunk.replace(_UNDERDOT, "")))
+            return
+        if _UNDERDOT not in chunk:
+            segments.append(Text(chunk))
+            return
+        # split into runs of certain / uncertain letters
+        for run in re.finditer(r"(?:.\u0323)+|(?:[^\u0323](?!\u0323))+", chunk):
+            piece = run.group(0)
+            uncertain = _UNDERDOT in piece
+            segments.append(Text(piece.replace(_UNDERDOT, ""), uncertain=uncertain))
+
+    for token in _TOKEN.split(_strip_editorial(original)):
+        if not token:
+            continue
+        if token[0] == "|" and len(token) > 1 and token[-1] == "|":
+            name, _, value = token[1:-1].partition("=")
+            if name == "gap":
+                flush()
+                segments.append(_gap(value))
+                if value == "unknown_lines":
+                    segments.append(LineBreak())
+        elif token in ("[", "]"):
+            flush()
+            in_supplied = token == "["
+        elif token == "-":
+            flush()
+            segments.append(LineBreak(in_word=True))
+        else:
+            buf.append(token)
+    flush()
+    return segments, in_supplied
+
+
+def parse_file(content: bytes, name: str) -> Document:
+    """One DDB-TM XML file as a :class:`Document` (source ``ddb``).
+
+    Raises:
+        etree.XMLSyntaxError: the file is not well-formed.
+        ValueError: the file has no ``<file name=...>`` root or no words.
+    """
+    root = etree.fromstring(content)
+    if root.tag != "file" or not root.get("name"):
+        raise ValueError("root element is not <file name=...>")
+    segments: list[Segment] = []
+    in_supplied = False
+    row = None
+    for word in root.iter("word"):
+        original = word.get("original")
+        if original is None:
+            continue
+        word_row = (word.get("row") or "").split("-")[0]
+        if segments:
+            segments.append(LineBreak() if row is not None and word_row != row else Text(" "))
+        row = (word.get("row") or "").split("-")[-1]
+        parsed, in_supplied = parse_original(original, in_supplied)
+        segments.extend(parsed)
+    if not segments:
+        raise ValueError("empty text (no <word> with an original form)")
+    meta = {"tm": root.get("TM") or None, "hgv": root.get("HGV") or None, "lang": root.get("lang")}
+    doc_id = root.get("name") + (f"#{root.get('textpart')}" if root.get("textpart") else "")
+    return Document(id=doc_id, source="ddb", segments=merge_texts(segments), meta=meta)
+
+
+def read_ddb(path: str | Path, skips: SkipLog) -> Iterator[Document]:
+    """Stream documents from the DDB-TM archive (or a folder of its XML files).
+
+    Files that are not well-formed or hold no text are recorded in ``skips`` and skipped.
+    """
+    for name, content in iter_files(path, (".xml",)):
+        try:
+            yield parse_file(content, name)
+        except (etree.XMLSyntaxError, ValueError) as err:
+            skips.add(name, f"{type(err).__name__}: {err}")

@@ -1,0 +1,328 @@
+"""EpiDoc TEI editions to :class:`Document` s (DESIGN §2): papyri.info and inscription corpora.
+
+The edition is ``<div type="edition">``. A file yields one document made of its Greek
+editions (``xml:lang`` starting ``grc`` on the edition, on an ancestor up to ``<text>``, on a
+textpart, or — as in IIP — the header's ``<textLang mainLang>``). Derived editions
+(``diplomatic``, ``transcription_segmented``, ``simple-lemmatized``, ``transliteration``) are
+used only when nothing else is there (a diplomatic edition alone), never next to the main one.
+Textparts in another language are left out.
+
+Element mapping (each rule is one branch of :func:`_walk`; tails are always kept):
+
+* ``supplied reason=lost`` (any ``cert``) → :class:`Supplied`; other reasons (omitted,
+  undefined, subaudible, explanation) → dropped, the scribe never wrote them;
+* ``gap reason=lost|illegible|ellipsis`` → :class:`Lacuna`: ``quantity`` → n letters,
+  ``atLeast``/``atMost`` → range, ``extent`` → unknown, ``precision=low`` → approximate,
+  ``unit=line`` → unknown plus a line break; ``reason=omitted`` → nothing;
+* ``unclear`` → ``Text(uncertain=True)``; ``lb``/``cb`` → :class:`LineBreak`
+  (``break="no"`` → in-word);
+* ``choice`` → ``orig`` or ``sic`` (never ``reg``/``corr``); ``app`` → ``lem``; ``subst`` →
+  its ``add``; ``expan``/``abbr``/``am`` → written letters only, ``ex`` dropped;
+* ``del``, ``g``, ``note``, ``handShift``, ``milestone``, ``figure``, ``certainty``, ``desc``,
+  ``space``, ... → dropped; ``add``, ``surplus``, ``num``, ``hi``, ``w``, names and any other
+  element → their text.
+
+Metadata: ``tm`` (``<idno type="TM">``), ``date`` (year from ``origDate`` ``@when`` or the middle
+of ``@notBefore``/``@notAfter``, negative BC; also ``date_min``/``date_max``), ``place``
+(``origPlace``) and ``title``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Iterator
+
+from lxml import etree
+
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text
+from apollo_restore.data.readers.archive import SkipLog, iter_files
+from apollo_restore.data.readers.leiden import tidy_segments
+
+log = logging.getLogger(__name__)
+
+TEI = "{http://www.tei-c.org/ns/1.0}"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+#: Edition subtypes derived from the main edition; used only when nothing else exists.
+DERIVED_SUBTYPES = frozenset({"diplomatic"})
+#: Edition subtypes that never count as an edition of the text (duplicates, lemmata).
+IGNORED_SUBTYPES = frozenset({"transcription_segmented", "simple-lemmatized", "transliteration", "translation"})
+
+_SKIPPED_TAGS = frozenset(
+    {
+        "del", "ex", "g", "note", "handShift", "milestone", "figure", "figDesc", "certainty", "desc",
+        "space", "link", "join", "height", "width", "head", "bibl", "ref", "fw", "label",
+        "reg", "corr", "rdg", "gloss", "witDetail", "listBibl",
+    }
+)  # fmt: skip
+_LACUNA_REASONS = frozenset({"lost", "illegible", "ellipsis", ""})
+_SUPPLIED_REASONS = frozenset({"lost", ""})
+_LINE_UNITS = frozenset({"line", "lines"})
+
+
+def read_epidoc(path_or_archive: str | Path, source: str, skips: SkipLog) -> Iterator[Document]:
+    """Yield one :class:`Document` per EpiDoc file with a Greek edition.
+
+    Args:
+        path_or_archive: an ``.xml`` file, a folder, or a ``.tar.xz`` archive (read in place).
+        source: the documents' source: ``ddb``, ``dclp`` or ``inscription``.
+        skips: receives every file not turned into a document, with the reason.
+
+    Yields:
+        Documents whose id is ``<idno type="filename">`` (when it has no spaces) or else
+        the file name's stem.
+    """
+    for name, content in iter_files(path_or_archive, (".xml",)):
+        try:
+            root = etree.fromstring(content, parser=_parser())
+        except etree.XMLSyntaxError as exc:
+            skips.add(name, f"not well-formed XML: {exc}")
+            continue
+        if root is None or not isinstance(root.tag, str):
+            skips.add(name, "empty XML document")
+            continue
+        editions = greek_editions(root)
+        if not editions:
+            reason = "no Greek edition" if root.find(f".//{TEI}div[@type='edition']") is not None else "no edition"
+            skips.add(name, reason)
+            continue
+        segments: list[Segment] = []
+        for edition in editions:
+            if segments:
+                segments.append(LineBreak(False))
+            _walk_children(edition, segments, "text")
+        segments = tidy_segments(segments)
+        if not any(isinstance(s, (Text, Supplied)) and s.text.strip() for s in segments):
+            skips.add(name, "Greek edition has no text")
+            continue
+        yield Document(_doc_id(root, name), source, segments, metadata(root))
+
+
+def _parser() -> etree.XMLParser:
+    # huge_tree off, no network, entities not resolved: corpus files are data, not programs
+    return etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=False, recover=False)
+
+
+def _lang(el: etree._Element) -> str | None:
+    """``xml:lang`` of ``el`` or its nearest ancestor up to ``<text>`` (not the TEI root)."""
+    node: etree._Element | None = el
+    while node is not None and node.tag != f"{TEI}TEI":
+        lang = node.get(XML_LANG)
+        if lang:
+            return lang
+        if node.tag == f"{TEI}text":
+            break
+        node = node.getparent()
+    return None
+
+
+def is_greek(lang: str | None) -> bool:
+    """``grc``, ``grc-Grek``, ... (the ``xml:lang`` values of Ancient Greek)."""
+    return bool(lang) and lang.lower().startswith("grc")  # type: ignore[union-attr]
+
+
+def greek_editions(root: etree._Element) -> list[etree._Element]:
+    """The edition divs to read: Greek, main editions first, derived ones only as fallback."""
+    text_lang = root.find(f".//{TEI}textLang")
+    main_lang = text_lang.get("mainLang") if text_lang is not None else None
+    ranked: dict[int, list[etree._Element]] = {0: [], 1: []}
+    for ed in root.iter(f"{TEI}div"):
+        if ed.get("type") != "edition":
+            continue
+        subtype = ed.get("subtype")
+        if subtype in IGNORED_SUBTYPES:
+            continue
+        lang = _lang(ed)
+        parts = [tp for tp in ed.iter(f"{TEI}div") if tp.get("type") == "textpart" and tp.get(XML_LANG)]
+        if lang is None and not parts:
+            lang = main_lang
+        greek = is_greek(lang) or any(is_greek(tp.get(XML_LANG)) for tp in parts)
+        if greek and _has_text(ed):
+            ranked[1 if subtype in DERIVED_SUBTYPES else 0].append(ed)
+    return ranked[0] or ranked[1]
+
+
+def _has_text(ed: etree._Element) -> bool:
+    return any(t.strip() for t in ed.itertext())
+
+
+def _doc_id(root: etree._Element, name: str) -> str:
+    idno = root.find(f".//{TEI}publicationStmt/{TEI}idno[@type='filename']")
+    if idno is not None and idno.text and idno.text.strip() and not re.search(r"\s", idno.text.strip()):
+        return idno.text.strip()  # a citation such as "IC IV 80" is no id: use the file name
+    stem = name.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+    return stem[:-4] if stem.endswith(".xml") else stem
+
+
+# -- metadata -------------------------------------------------------------------------------
+
+
+def metadata(root: etree._Element) -> dict[str, object]:
+    """Trismegistos id, date (year; negative BC), place and title, where the header has them."""
+    meta: dict[str, object] = {}
+    for idno in root.iter(f"{TEI}idno"):
+        if idno.get("type") == "TM" and idno.text and idno.text.strip():
+            meta["tm"] = idno.text.strip()
+            break
+    meta.update(_date(root))
+    place = root.find(f".//{TEI}origPlace")
+    if place is not None:
+        text = _place_text(place)
+        if text:
+            meta["place"] = text
+    title = root.find(f".//{TEI}titleStmt/{TEI}title")
+    if title is not None:
+        text = _collapse("".join(title.itertext()))
+        if text:
+            meta["title"] = text
+    return meta
+
+
+def _place_text(place: etree._Element) -> str:
+    english = [seg for seg in place if isinstance(seg.tag, str) and seg.get(XML_LANG) == "en"]
+    if english:
+        return _collapse("".join(english[0].itertext()))
+    return _collapse("".join(place.itertext()))
+
+
+def _year(value: str | None) -> int | None:
+    """``-0450`` → -450, ``0301`` → 301, ``1998-05-01`` → 1998; ``None`` if unreadable."""
+    if not value:
+        return None
+    m = re.match(r"\s*(-?)(\d{1,4})", value)
+    if not m:
+        return None
+    year = int(m.group(2))
+    return -year if m.group(1) else year
+
+
+def _date(root: etree._Element) -> dict[str, int]:
+    node = root.find(f".//{TEI}origDate")
+    if node is None:
+        node = root.find(f".//{TEI}origin//{TEI}date")
+    if node is None:
+        return {}
+
+    def attr(name: str) -> int | None:
+        return _year(node.get(name) or node.get(f"{name}-custom"))
+
+    when, lo, hi = attr("when"), attr("notBefore"), attr("notAfter")
+    out: dict[str, int] = {}
+    if lo is not None:
+        out["date_min"] = lo
+    if hi is not None:
+        out["date_max"] = hi
+    if when is not None:
+        out["date"] = when
+    elif lo is not None and hi is not None:
+        out["date"] = (lo + hi) // 2
+    elif lo is not None or hi is not None:
+        out["date"] = lo if lo is not None else hi  # type: ignore[assignment]
+    return out
+
+
+def _collapse(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# -- the edition ------------------------------------------------------------------------------
+
+
+def _emit(out: list[Segment], text: str | None, mode: str) -> None:
+    if not text:
+        return
+    if mode == "supplied":
+        out.append(Supplied(text))
+    else:
+        out.append(Text(text, uncertain=mode == "uncertain"))
+
+
+def _walk_children(el: etree._Element, out: list[Segment], mode: str) -> None:
+    """Emit ``el``'s text, then each child followed by the child's tail."""
+    _emit(out, el.text, mode)
+    for child in el:
+        _walk(child, out, mode)
+        _emit(out, child.tail, mode)
+
+
+def _walk(el: etree._Element, out: list[Segment], mode: str) -> None:
+    """Emit segments for one element (its tail is the caller's business)."""
+    if not isinstance(el.tag, str):  # comment or processing instruction
+        return
+    tag = el.tag[len(TEI) :] if el.tag.startswith(TEI) else el.tag
+    if tag in _SKIPPED_TAGS:
+        return
+    if tag == "div" and el.get("type") == "textpart" and el.get(XML_LANG) and not is_greek(el.get(XML_LANG)):
+        return
+    if tag == "supplied":
+        if (el.get("reason") or "") in _SUPPLIED_REASONS:
+            _walk_children(el, out, "supplied")
+        return
+    if tag == "gap":
+        out.extend(gap_segments(el))
+        return
+    if tag == "unclear":
+        _walk_children(el, out, "supplied" if mode == "supplied" else "uncertain")
+        return
+    if tag in ("lb", "cb"):
+        out.append(LineBreak(in_word=el.get("break") == "no"))
+        return
+    if tag == "choice":
+        picked = _pick(el, ("orig", "sic"), ("reg", "corr"))
+        if picked is not None:
+            _walk_children(picked, out, mode)
+        return
+    if tag == "app":
+        picked = _pick(el, ("lem",), ("rdg", "note", "witDetail"))
+        if picked is not None:
+            _walk_children(picked, out, mode)
+        return
+    if tag in ("div", "ab", "p", "lg", "l"):
+        if out and not isinstance(out[-1], LineBreak):
+            out.append(LineBreak(False))
+        _walk_children(el, out, mode)
+        return
+    # add, surplus, num, hi, expan, abbr, am, w, names, seg, foreign, orig, sic ...: their text
+    _walk_children(el, out, mode)
+
+
+def _pick(el: etree._Element, wanted: tuple[str, ...], unwanted: tuple[str, ...]) -> etree._Element | None:
+    """First child whose tag is in ``wanted``; else the first child not in ``unwanted``."""
+    children = [c for c in el if isinstance(c.tag, str)]
+    local = [c.tag[len(TEI) :] if c.tag.startswith(TEI) else c.tag for c in children]
+    for name in wanted:
+        if name in local:
+            return children[local.index(name)]
+    for child, name in zip(children, local):
+        if name not in unwanted:
+            return child
+    return children[0] if children else None
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        n = int(float(value)) if value else None
+    except ValueError:
+        return None
+    return n if n and n > 0 else None
+
+
+def gap_segments(el: etree._Element) -> list[Segment]:
+    """Segments for one ``<gap>``: a lacuna (plus a line break for lost lines) or nothing."""
+    reason = (el.get("reason") or "").strip()
+    if reason not in _LACUNA_REASONS:
+        return []  # omitted by the scribe: nothing is lost
+    unit = (el.get("unit") or "").strip()
+    if unit in _LINE_UNITS:
+        return [Lacuna(None), LineBreak(False)]
+    if unit.startswith("char") or not unit:
+        quantity = _int(el.get("quantity"))
+        lo, hi = _int(el.get("atLeast")), _int(el.get("atMost"))
+        approximate = el.get("precision") == "low"
+        if quantity is not None:
+            return [Lacuna(quantity, approximate=approximate)]
+        if lo is not None and hi is not None and lo <= hi:
+            return [Lacuna(lo, length_max=hi if hi > lo else None, approximate=approximate)]
+    return [Lacuna(None)]

@@ -1,0 +1,460 @@
+"""Leiden plain text, as a scholar types or pastes it, to a :class:`Document` (DESIGN §2, §6).
+
+Conventions understood (everything else is kept as text and left to the normaliser):
+
+============================  =================================================
+``[αβγ]``                     :class:`Supplied` (the editor's restoration)
+``[.5]``, ``[.....]``         :class:`Lacuna` of 5 letters (dots count letters)
+``[ca.5]``, ``[c.5]``         approximate length (``Lacuna(5, approximate=True)``)
+``[.5-8]``                    a range (``Lacuna(5, length_max=8)``)
+``[- - -]`` ``[---]`` ``[...]`` ``[…]``  lost text of unknown extent (``Lacuna(None)``)
+``[αβ .3]``, ``[αβ- - -]``    supplements and lacunae mixed inside one bracket
+``???``                       one lost letter per ``?`` (Ithaca style)
+``α̣`` (U+0323 underdot)       ``Text(uncertain=True)``
+``στρ(ατηγῷ)``, ``((denarius))``   expansions and symbols: dropped (only ``στρ`` is written)
+``⟦αβ⟧``                      deletion: dropped
+``{αβ}``, ``\\αβ/``            surplus, addition above the line: kept as text
+``<αβ>``, ``⟨αβ⟩``            editorial addition (not written): dropped
+``1 ``, ``5.`` at line start  line numbers: dropped
+newline, ``|``, stray ``/``   :class:`LineBreak`; ``-`` or ``=`` before a newline: in-word break
+``vac.``, ``vacat``           dropped
+============================  =================================================
+
+A run of exactly three dots, ``[...]``, follows the common typing habit and means an
+unknown extent; any other run of dots counts letters. Malformed input (unbalanced or nested
+brackets of one type, ``[.0]``, ``[.8-5]``, ``[]``, a stray ``]``) raises
+:class:`~apollo_restore.errors.LeidenError` with the line and column of the problem.
+
+:func:`find_gaps` lists each lacuna with its character span in the input and its length hint
+(``None`` | ``int`` | ``(lo, hi)``): what the restoration engine needs to fill it in place.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Union
+
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
+from apollo_restore.errors import Errors, LeidenError
+
+Hint = Union[None, int, tuple[int, int]]
+
+#: Longest lacuna (letters) a length may state; longer ones are almost surely typos.
+MAX_GAP_LENGTH = 1000
+#: Relative tolerance turning ``ca.n`` into a range hint (at least one letter either side).
+APPROXIMATE_TOLERANCE = 0.2
+
+UNDERDOT = "\u0323"
+_NEWLINES = frozenset("\n\r\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e")
+_DASHES = "-\u2013\u2014"
+# Brackets whose content is dropped: opener -> closer.
+_DROPPED = {"(": ")", "⟦": "⟧", "<": ">", "⟨": "⟩", "〈": "〉"}
+_KEPT_MARKS = frozenset("⸢⸣⌜⌝⸤⸥")  # half brackets and the like: the letters inside are kept
+
+_LINE_NUMBER = re.compile(r"[ \t]*\d{1,4}[a-zA-Z]?[.:]?(?=[ \t]|$|[\n\r])[ \t]*")
+_APPROX = re.compile(r"(?:ca\.?|c\.)[ \t]*(\d+)(?:[ \t]*[-\u2013][ \t]*(\d+))?")
+_DOT_NUMBER = re.compile(r"\.[ \t]*(\d+)(?:[ \t]*[-\u2013][ \t]*(\d+))?")
+_BARE_NUMBER = re.compile(r"(\d+)(?:[ \t]*[-\u2013][ \t]*(\d+))?")
+_DOTS = re.compile(r"\.+")
+_DASH_RUN = re.compile(r"[-\u2013\u2014](?:[ \t]*[-\u2013\u2014])*")
+_QUERIES = re.compile(r"\?+")
+_WHITESPACE = re.compile(r"\s+")
+_VACAT = re.compile(r"vac(?:at|\.)?(?:[ \t]*\d+|[ \t]*\?)?(?![^\W\d_])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class GapMarker:
+    """One lacuna of a Leiden text.
+
+    Attributes:
+        start: 0-based offset of the marker in the input. When the lacuna fills its bracket
+            alone (``[.5]``, ``[- - -]``) the span includes the brackets; inside a mixed bracket
+            (``[αβ .3]``) it covers only the lacuna (``.3``); for ``???`` the question marks.
+        end: offset one past the marker.
+        hint: ``None`` (unknown), ``n`` letters, or ``(lo, hi)`` for a range or ``ca.``.
+        lacuna: the segment parsed from the marker.
+    """
+
+    start: int
+    end: int
+    hint: Hint
+    lacuna: Lacuna
+
+
+def hint_of(lacuna: Lacuna) -> Hint:
+    """Length hint of a lacuna: ``None``, an exact count, or a ``(lo, hi)`` range.
+
+    ``ca.n`` becomes ``n`` ± :data:`APPROXIMATE_TOLERANCE` (rounded up, at least 1).
+    """
+    if lacuna.length is None:
+        return None
+    if lacuna.length_max is not None:
+        return (lacuna.length, lacuna.length_max)
+    if lacuna.approximate:
+        slack = max(1, math.ceil(lacuna.length * APPROXIMATE_TOLERANCE))
+        return (max(1, lacuna.length - slack), lacuna.length + slack)
+    return lacuna.length
+
+
+def parse_leiden(text: str, doc_id: str = "user", source: str = "user") -> Document:
+    """Parse Leiden plain text into a :class:`Document`.
+
+    Args:
+        text: the edition as typed or pasted (any line-number style, any newline style).
+        doc_id: id of the returned document.
+        source: source of the returned document.
+
+    Returns:
+        A document whose segments follow the table in this module's docstring.
+
+    Raises:
+        LeidenError: malformed brackets or lacuna lengths, with position, line and column.
+    """
+    parser = _Parser(text)
+    parser.run()
+    return Document(doc_id, source, tidy_segments(parser.segments))
+
+
+def find_gaps(text: str) -> list[GapMarker]:
+    """Every lacuna of a Leiden text, left to right, with its span in ``text`` and hint.
+
+    Raises:
+        LeidenError: as :func:`parse_leiden`.
+    """
+    parser = _Parser(text)
+    parser.run()
+    return parser.gaps
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    """1-based line and column of offset ``pos``."""
+    line = 1
+    line_start = 0
+    i = 0
+    while i < pos:
+        ch = text[i]
+        if ch in _NEWLINES:
+            if ch == "\r" and i + 1 < len(text) and text[i + 1] == "\n":
+                i += 1
+            line += 1
+            line_start = i + 1
+        i += 1
+    return line, pos - line_start + 1
+
+
+class _Parser:
+    """One left-to-right pass over the text; brackets tracked by their opening offsets."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+        self.segments: list[Segment] = []
+        self.gaps: list[GapMarker] = []
+        self.square: int | None = None  # offset of the open '[' (supplied / lacuna)
+        self.square_has_content = False
+        self.square_gaps: list[int] = []  # indices into self.gaps opened in this bracket
+        self.square_letters = False  # letters supplied in the current bracket
+        self.curly: int | None = None  # '{' surplus
+        self.addition: int | None = None  # '\' addition
+
+    # -- errors -------------------------------------------------------------------------
+    def error(self, template: str, pos: int, **fields: object) -> LeidenError:
+        line, column = _line_col(self.text, pos)
+        message = template.format(line=line, column=column, **fields)
+        return LeidenError(message, pos, line, column)
+
+    def nested(self, opener: str, pos: int, outer: int) -> LeidenError:
+        outer_line, outer_column = _line_col(self.text, outer)
+        return self.error(Errors.E003, pos, open=opener, outer_line=outer_line, outer_column=outer_column)
+
+    # -- emitting -----------------------------------------------------------------------
+    def emit_letters(self, s: str, uncertain: bool = False) -> None:
+        if self.square is not None:
+            self.segments.append(Supplied(s))
+            self.square_has_content = True
+            if s.strip():
+                self.square_letters = True
+        else:
+            self.segments.append(Text(s, uncertain))
+
+    def emit_lacuna(self, lacuna: Lacuna, start: int, end: int) -> None:
+        self.segments.append(lacuna)
+        self.gaps.append(GapMarker(start, end, hint_of(lacuna), lacuna))
+        if self.square is not None:
+            self.square_has_content = True
+            self.square_gaps.append(len(self.gaps) - 1)
+
+    # -- main loop ----------------------------------------------------------------------
+    def run(self) -> None:
+        text = self.text
+        n = len(text)
+        self.skip_line_number()
+        while self.i < n:
+            ch = text[self.i]
+            if ch in _NEWLINES:
+                self.newline()
+            elif ch == "[":
+                self.open_square()
+            elif ch == "]":
+                self.close_square()
+            elif ch == "(" and text.startswith("((", self.i):
+                self.skip_dropped("((", "))")
+            elif ch in _DROPPED:
+                self.skip_dropped(ch, _DROPPED[ch])
+            elif ch in ")⟧>⟩〉":
+                opener = {")": "(", "⟧": "⟦", ">": "<", "⟩": "⟨", "〉": "〈"}[ch]
+                raise self.error(Errors.E002, self.i, close=ch, open=opener)
+            elif ch == "{":
+                if self.curly is not None:
+                    raise self.nested("{", self.i, self.curly)
+                self.curly = self.i
+                self.i += 1
+            elif ch == "}":
+                if self.curly is None:
+                    raise self.error(Errors.E002, self.i, close="}", open="{")
+                self.curly = None
+                self.i += 1
+            elif ch == "\\":
+                if self.addition is not None:
+                    raise self.nested("\\", self.i, self.addition)
+                self.addition = self.i
+                self.i += 1
+            elif ch == "/":
+                if self.addition is not None:
+                    self.addition = None
+                else:  # a stray slash separates lines, as '|' does
+                    self.segments.append(LineBreak(False))
+                self.i += 1
+            elif ch in "|‖":
+                self.segments.append(LineBreak(False))
+                self.i += 1
+            elif ch in _KEPT_MARKS:
+                self.i += 1
+            elif ch == "?":
+                m = _QUERIES.match(text, self.i)
+                assert m is not None
+                self.emit_lacuna(Lacuna(m.end() - m.start()), m.start(), m.end())
+                self.i = m.end()
+            elif ch in _DASHES or ch == "=":
+                self.dash()
+            elif ch == "…" and self.square is not None:
+                self.emit_lacuna(Lacuna(None), self.i, self.i + 1)
+                self.i += 1
+            elif self.square is not None and self.lacuna_spec():
+                pass
+            elif ch in "vV" and self.vacat():
+                pass
+            elif ch.isspace():
+                while self.i < n and text[self.i].isspace() and text[self.i] not in _NEWLINES:
+                    self.i += 1
+                self.emit_letters(" ")
+            else:
+                self.letter()
+        self.finish()
+
+    def finish(self) -> None:
+        for opened, opener in ((self.square, "["), (self.curly, "{"), (self.addition, "\\")):
+            if opened is not None:
+                raise self.error(Errors.E001, opened, open=opener)
+
+    def skip_line_number(self) -> None:
+        m = _LINE_NUMBER.match(self.text, self.i)
+        if m:
+            self.i = m.end()
+
+    def newline(self) -> None:
+        if self.text[self.i] == "\r" and self.text.startswith("\r\n", self.i):
+            self.i += 1
+        self.i += 1
+        self.segments.append(LineBreak(False))
+        self.skip_line_number()
+
+    def letter(self) -> None:
+        """One base character with its combining marks; underdot = uncertain reading."""
+        text = self.text
+        j = self.i + 1
+        while j < len(text) and unicodedata.combining(text[j]):
+            j += 1
+        cluster = text[self.i : j]
+        uncertain = UNDERDOT in cluster
+        self.emit_letters(cluster.replace(UNDERDOT, ""), uncertain)
+        self.i = j
+
+    def dash(self) -> None:
+        """``-``/``=`` before a newline: in-word break; other dash runs: unknown lacuna."""
+        text = self.text
+        start = self.i
+        m = _DASH_RUN.match(text, start)
+        single = text[start] == "=" or (m is not None and m.end() - start == 1)
+        end = start + 1 if text[start] == "=" else m.end()  # type: ignore[union-attr]
+        after = end
+        while after < len(text) and text[after] in " \t":
+            after += 1
+        at_line_end = after >= len(text) or text[after] in _NEWLINES
+        glued = start > 0 and not text[start - 1].isspace()
+        if single and at_line_end and (glued or text[start] == "="):
+            self.segments.append(LineBreak(True))
+            self.i = after
+            if self.i < len(text):
+                if text[self.i] == "\r" and text.startswith("\r\n", self.i):
+                    self.i += 1
+                self.i += 1
+                self.skip_line_number()
+            return
+        if text[start] == "=":
+            self.emit_letters("=")
+            self.i = end
+            return
+        self.emit_lacuna(Lacuna(None), start, end)
+        self.i = end
+
+    def vacat(self) -> bool:
+        m = _VACAT.match(self.text, self.i)
+        if not m or (self.i > 0 and self.text[self.i - 1].isalpha()):
+            return False
+        self.i = m.end()
+        return True
+
+    # -- brackets -----------------------------------------------------------------------
+    def open_square(self) -> None:
+        if self.square is not None:
+            raise self.nested("[", self.i, self.square)
+        self.square = self.i
+        self.square_has_content = False
+        self.square_letters = False
+        self.square_gaps = []
+        self.i += 1
+
+    def close_square(self) -> None:
+        if self.square is None:
+            raise self.error(Errors.E002, self.i, close="]", open="[")
+        if not self.square_has_content or not self._square_nonblank():
+            raise self.error(Errors.E004, self.square, open="[", close="]")
+        # A lacuna alone in its bracket: its marker spans the brackets too.
+        if len(self.square_gaps) == 1 and not self.square_letters:
+            k = self.square_gaps[0]
+            g = self.gaps[k]
+            self.gaps[k] = GapMarker(self.square, self.i + 1, g.hint, g.lacuna)
+        self.square = None
+        self.i += 1
+
+    def _square_nonblank(self) -> bool:
+        return self.square_letters or bool(self.square_gaps)
+
+    def skip_dropped(self, opener: str, closer: str) -> None:
+        """Skip an expansion, symbol, deletion or editorial addition, keeping its line breaks."""
+        text = self.text
+        start = self.i
+        j = start + len(opener)
+        while j < len(text):
+            if text.startswith(closer, j):
+                break
+            if opener != "((" and text.startswith(opener, j):
+                raise self.nested(opener, j, start)
+            j += 1
+        else:
+            raise self.error(Errors.E001, start, open=opener)
+        inner = text[start + len(opener) : j]
+        if opener == "(" and closer == ")" and "(" in inner:
+            raise self.nested("(", start + len(opener) + inner.index("("), start)
+        for ch in inner:
+            if ch in _NEWLINES:
+                self.segments.append(LineBreak(False))
+        self.i = j + len(closer)
+
+    def lacuna_spec(self) -> bool:
+        """Inside ``[ ]``: read ``ca.5``, ``.5``, ``.5-8``, ``.....``, ``5`` if one starts here."""
+        text = self.text
+        i = self.i
+        prev_letter = i > 0 and text[i - 1].isalpha()
+        for pattern, approximate in ((_APPROX, True), (_DOT_NUMBER, False), (_BARE_NUMBER, False)):
+            if approximate and prev_letter:
+                continue  # 'c.' inside a word is a letter, not circa
+            m = pattern.match(text, i)
+            if m:
+                lo = self.number(m.group(1), m.start(1), m.group(0))
+                hi = self.number(m.group(2), m.start(2), m.group(0)) if m.group(2) else None
+                if hi is not None and hi < lo:
+                    raise self.error(Errors.E006, m.start(), spec=m.group(0))
+                if hi == lo:
+                    hi = None
+                self.emit_lacuna(Lacuna(lo, length_max=hi, approximate=approximate), m.start(), m.end())
+                self.i = m.end()
+                return True
+        m = _DOTS.match(text, i)
+        if m:
+            count = m.end() - m.start()
+            lacuna = Lacuna(None) if count == 3 else Lacuna(count)
+            self.emit_lacuna(lacuna, m.start(), m.end())
+            self.i = m.end()
+            return True
+        return False
+
+    def number(self, digits: str, pos: int, spec: str) -> int:
+        if len(digits) > 6 or int(digits) > MAX_GAP_LENGTH:
+            raise self.error(Errors.E007, pos, spec=spec, limit=MAX_GAP_LENGTH)
+        value = int(digits)
+        if value < 1:
+            raise self.error(Errors.E005, pos, spec=spec)
+        return value
+
+
+def tidy_segments(segments: list[Segment]) -> list[Segment]:
+    """Canonical form of a segment list, shared by the readers.
+
+    Spaces at the edges of a supplement move out into the text around it; whitespace runs
+    become one space; neighbours of one kind merge (:func:`merge_texts`); repeated plain line
+    breaks become one; spaces touching a line break or an end of the text, and line breaks at
+    either end, are dropped (``render`` would ignore them; for in-word breaks they would
+    split the word).
+    """
+    split: list[Segment] = []
+    for seg in merge_texts(segments):
+        if isinstance(seg, (Text, Supplied)):
+            s = _WHITESPACE.sub(" ", seg.text)
+            if isinstance(seg, Supplied):
+                core = s.strip(" ")
+                if s[:1] == " ":
+                    split.append(Text(" "))
+                if core:
+                    split.append(Supplied(core))
+                if core and s[-1:] == " ":
+                    split.append(Text(" "))
+            elif s:
+                split.append(Text(s, seg.uncertain))
+        elif isinstance(seg, LineBreak) and split and split[-1] == seg == LineBreak(False):
+            continue
+        else:
+            split.append(seg)
+    merged = [
+        Text(_WHITESPACE.sub(" ", seg.text), seg.uncertain) if isinstance(seg, Text) else seg
+        for seg in merge_texts(split)
+    ]
+    out: list[Segment] = []
+    for k, seg in enumerate(merged):
+        if isinstance(seg, (Text, Supplied)):
+            prev = out[-1] if out else None
+            nxt = merged[k + 1] if k + 1 < len(merged) else None
+            s = seg.text
+            if prev is None or isinstance(prev, LineBreak) or (not s.strip() and isinstance(nxt, LineBreak)):
+                s = s.lstrip(" ")
+            if nxt is None or isinstance(nxt, LineBreak):
+                s = s.rstrip(" ")
+            if not s:
+                continue
+            if isinstance(seg, Text) and isinstance(prev, Text) and prev.uncertain == seg.uncertain:
+                out[-1] = Text(prev.text + s, seg.uncertain)  # neighbours again after a drop
+            else:
+                out.append(Text(s, seg.uncertain) if isinstance(seg, Text) else Supplied(s))
+        elif isinstance(seg, LineBreak) and out and out[-1] == seg == LineBreak(False):
+            continue
+        else:
+            out.append(seg)
+    while out and isinstance(out[0], LineBreak):
+        out.pop(0)
+    while out and isinstance(out[-1], LineBreak):
+        out.pop()
+    return out

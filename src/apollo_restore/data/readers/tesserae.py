@@ -1,0 +1,46 @@
+"""Reader for Tesserae ``.tess`` files: Greek literature, one ``<ref> text`` line per unit.
+
+A work split into several files (``plato.leges.part.3.tess``) shares one group, so that all
+its parts fall into the same train/validation/test split.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+
+from apollo_restore.data.document import Document, LineBreak, Segment, Text
+from apollo_restore.data.readers.archive import SkipLog, iter_files
+
+_REF = re.compile(r"^\s*<[^>]*>\s*")
+_PART = re.compile(r"\.part\.\d+$")
+
+
+def parse_tess(content: bytes, name: str) -> Document:
+    """One ``.tess`` file as a :class:`Document` (source ``literary``).
+
+    Raises:
+        UnicodeDecodeError: the file is not UTF-8.
+        ValueError: the file has no text lines.
+    """
+    segments: list[Segment] = []
+    for line in content.decode("utf-8").splitlines():
+        text = _REF.sub("", line).strip()
+        if text:
+            if segments:
+                segments.append(LineBreak())
+            segments.append(Text(text))
+    if not segments:
+        raise ValueError("no text lines")
+    stem = Path(name.split(":")[-1]).name.removesuffix(".tess")
+    return Document(id=stem, source="literary", segments=segments, meta={"work": _PART.sub("", stem)})
+
+
+def read_tesserae(path: str | Path, skips: SkipLog) -> Iterator[Document]:
+    """Stream literary documents from a Tesserae archive or folder; bad files go to ``skips``."""
+    for name, content in iter_files(path, (".tess",)):
+        try:
+            yield parse_tess(content, name)
+        except (UnicodeDecodeError, ValueError) as err:
+            skips.add(name, f"{type(err).__name__}: {err}")

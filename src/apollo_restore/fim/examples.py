@@ -1,0 +1,207 @@
+"""FIM examples (DESIGN §4; paper §3.1, §3.4, §3.6): windows, synthetic gaps, hints, sequences.
+
+Layout ``fim.spm.v1`` (suffix–prefix–middle)::
+
+    [BOS][SUFFIX] s [PREFIX] p ⟨hint⟩ [MIDDLE] m [EOS]
+
+Every random choice draws from a ``numpy.random.Generator`` passed in by the caller, so a
+stream of examples is fixed by its seed (see :mod:`apollo_restore.fim.dataset`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
+from apollo_restore.fim.tokenizer import CharTokenizer
+
+FIM_FORMAT = "apollo_restore fim.spm.v1"
+GAP_SAMPLER = "apollo_restore gaps.uniform25.v1"
+IGNORE_INDEX = -100
+_NOT_LETTERS = frozenset(" ·" + GAP_CHAR + UNKNOWN_GAP)
+
+Hint = int | tuple[int, int] | None
+
+
+@dataclass(frozen=True)
+class FimConfig:
+    """Proportions of the synthetic-gap recipe; the defaults are the paper's.
+
+    Attributes:
+        window: mean window length in characters; each window is ``window × U(1-jitter, 1+jitter)``.
+        min_window: shorter documents are skipped (paper: windows ≥ 50 characters).
+        max_gap: gap lengths are uniform on ``1..max_gap`` letters.
+        p_empty_suffix, p_empty_middle: share of examples with no suffix / no middle.
+        p_exact, p_range: share of exact and range hints; the rest get none.
+        p_wrong: share of given hints that are deliberately wrong.
+        loss: ``"middle"`` (middle + EOS only) or ``"all"`` (every text position: FIM
+            pretraining from scratch; control and hint tokens never carry loss).
+    """
+
+    window: int = 500
+    jitter: float = 0.3
+    min_window: int = 50
+    max_gap: int = 25
+    p_empty_suffix: float = 0.1
+    p_empty_middle: float = 0.1
+    p_exact: float = 0.4
+    p_range: float = 0.4
+    p_wrong: float = 0.15
+    loss: str = "middle"
+
+    def __post_init__(self) -> None:
+        if self.loss not in ("middle", "all"):
+            raise ValueError(f"FimConfig.loss must be 'middle' or 'all', got {self.loss!r}")
+        if self.p_exact + self.p_range > 1 or min(self.p_exact, self.p_range, self.p_wrong) < 0:
+            raise ValueError("hint proportions must be non-negative and p_exact + p_range ≤ 1")
+        if not 1 <= self.max_gap <= self.window // 2:
+            raise ValueError(f"max_gap must be in 1..window/2, got {self.max_gap}")
+
+
+@dataclass(frozen=True)
+class FimExample:
+    """One gap: ``prefix + middle + suffix`` is a window of a document (spaces at the cut
+    points may be trimmed). ``hint`` is what the model is shown; ``hint_correct`` says whether
+    it contains the true letter count."""
+
+    prefix: str
+    middle: str
+    suffix: str
+    hint: Hint
+    hint_correct: bool = True
+
+
+def letter_count(text: str) -> int:
+    """Letters in ``text``: hints and gap lengths count letters, not spaces or punctuation."""
+    return sum(ch not in _NOT_LETTERS for ch in text)
+
+
+def format_hint(hint: Hint) -> str:
+    """``7`` → ``[7]``; ``(5, 8)`` → ``[5-8]``; ``None`` → ``""``."""
+    if hint is None:
+        return ""
+    if isinstance(hint, tuple):
+        return f"[{hint[0]}-{hint[1]}]"
+    return f"[{hint}]"
+
+
+def sample_window(text: str, rng: np.random.Generator, cfg: FimConfig, max_len: int | None = None) -> str:
+    """A window of ``text`` of about ``cfg.window`` characters, cut at spaces.
+
+    Args:
+        max_len: hard upper bound on the window length (used to fill a packed row).
+    """
+    target = int(cfg.window * rng.uniform(1 - cfg.jitter, 1 + cfg.jitter))
+    if max_len is not None:
+        target = min(target, max_len)
+    if len(text) <= target:
+        return text
+    start = int(rng.integers(0, len(text) - target + 1))
+    if start > 0:
+        space = text.find(" ", start, start + 40)
+        start = space + 1 if space >= 0 else start
+    end = min(len(text), start + target)
+    if end < len(text):
+        space = text.rfind(" ", max(start, end - 40), end)
+        end = space if space > start else end
+    return text[start:end]
+
+
+def _gap_span(window: str, length: int, rng: np.random.Generator) -> tuple[int, int] | None:
+    """A span ``[a, b)`` holding exactly ``length`` letters, starting and ending on a letter,
+    containing no gap marker. ``None`` if the window has no such span (tried a few times)."""
+    letters = [i for i, ch in enumerate(window) if ch not in _NOT_LETTERS]
+    if len(letters) < length:
+        return None
+    for _ in range(8):
+        k = int(rng.integers(0, len(letters) - length + 1))
+        a, b = letters[k], letters[k + length - 1] + 1
+        if GAP_CHAR not in window[a:b] and UNKNOWN_GAP not in window[a:b]:
+            return a, b
+    return None
+
+
+def sample_hint(true_len: int, rng: np.random.Generator, cfg: FimConfig) -> tuple[Hint, bool]:
+    """Hint for a middle of ``true_len`` letters: exact, range, or none; sometimes wrong.
+
+    Returns:
+        ``(hint, correct)``; a wrong exact hint is off by 1–5 letters, a wrong range excludes
+        the true length. Ranges are 1–6 letters wide.
+    """
+    u = rng.random()
+    if u >= cfg.p_exact + cfg.p_range:
+        return None, True
+    wrong = rng.random() < cfg.p_wrong
+    if u < cfg.p_exact:
+        if not wrong:
+            return true_len, True
+        off = int(rng.integers(1, 6))
+        below = true_len >= off and rng.random() < 0.5
+        return (true_len - off if below else true_len + off), False
+    width = int(rng.integers(1, 7))
+    if not wrong:
+        lo = max(0, true_len - int(rng.integers(0, width + 1)))
+        return (lo, lo + width), True
+    if true_len > width and rng.random() < 0.5:
+        hi = true_len - int(rng.integers(1, min(3, true_len - width) + 1))
+        return (hi - width, hi), False
+    lo = true_len + int(rng.integers(1, 4))
+    return (lo, lo + width), False
+
+
+def sample_example(text: str, rng: np.random.Generator, cfg: FimConfig, max_len: int | None = None) -> FimExample | None:
+    """One synthetic-gap example from a document's training text (``None`` if too short)."""
+    window = sample_window(text, rng, cfg, max_len)
+    if len(window) < cfg.min_window:
+        return None
+    if rng.random() < cfg.p_empty_middle:
+        cut = int(rng.integers(0, len(window) + 1))
+        prefix, middle, suffix = window[:cut], "", window[cut:]
+    else:
+        span = _gap_span(window, int(rng.integers(1, cfg.max_gap + 1)), rng)
+        if span is None:
+            return None
+        prefix, middle, suffix = window[: span[0]], window[span[0] : span[1]], window[span[1] :]
+    if rng.random() < cfg.p_empty_suffix:
+        suffix = ""
+    hint, correct = sample_hint(letter_count(middle), rng, cfg)
+    return FimExample(prefix, middle, suffix, hint, correct)
+
+
+def encode_prompt(tok: CharTokenizer, prefix: str, suffix: str, hint: Hint) -> list[int]:
+    """Token ids of ``[BOS][SUFFIX] s [PREFIX] p ⟨hint⟩ [MIDDLE]``: what the model sees
+    before it writes the middle."""
+    return (
+        [tok.bos_id, tok.suffix_id]
+        + tok.encode(suffix)
+        + [tok.prefix_id]
+        + tok.encode(prefix)
+        + tok.encode(format_hint(hint))
+        + [tok.middle_id]
+    )
+
+
+def encode_example(tok: CharTokenizer, ex: FimExample, loss: str = "middle") -> tuple[list[int], list[int]]:
+    """Token ids and next-token labels of one example.
+
+    Returns:
+        ``(ids, labels)``, both of length ``T``; ``labels[t]`` is the target for the
+        prediction made *at* position ``t`` (i.e. ``ids[t + 1]``), or :data:`IGNORE_INDEX`.
+        With ``loss="middle"`` only the middle and ``[EOS]`` are targets; with ``"all"``
+        every suffix, prefix and middle character too, but never control or hint tokens.
+    """
+    suffix_ids, prefix_ids = tok.encode(ex.suffix), tok.encode(ex.prefix)
+    hint_ids, middle_ids = tok.encode(format_hint(ex.hint)), tok.encode(ex.middle)
+    ids = [tok.bos_id, tok.suffix_id] + suffix_ids + [tok.prefix_id] + prefix_ids + hint_ids + [tok.middle_id]
+    n_prompt = len(ids)
+    ids += middle_ids + [tok.eos_id]
+    labels = [IGNORE_INDEX] * len(ids)
+    for t in range(n_prompt - 1, len(ids) - 1):  # predictions of middle and EOS
+        labels[t] = ids[t + 1]
+    if loss == "all":
+        for start, n in ((2, len(suffix_ids)), (3 + len(suffix_ids), len(prefix_ids))):
+            for t in range(start, start + n):
+                labels[t - 1] = ids[t]
+    return ids, labels

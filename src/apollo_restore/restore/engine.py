@@ -1,0 +1,229 @@
+"""The restoration engine: load a model once, restore many texts (DESIGN §6; paper App. F).
+
+    from apollo_restore import Restorer
+    r = Restorer.load()                       # the embedded default model
+    result = r.restore("ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")
+    print(result.gaps[0].candidates[0].text)
+
+Gaps are filled left to right: for gap *i*, earlier gaps hold their pinned or best reading,
+later ones are shown as ``…`` (unknown extent), as in training.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from apollo_restore.data.document import Document, Lacuna, Segment, Supplied, Text, render
+from apollo_restore.fim.examples import Hint, encode_prompt, letter_count
+from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.model.checkpoint import load_model
+from apollo_restore.restore.beam import Beam, LengthBound, beam_search
+from apollo_restore.restore.types import Candidate, GapResult, Restoration
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "default"
+_ANCHOR = "α"  # a letter rendered beside the context to keep the space that touches the gap
+_NON_LETTERS = re.compile(r"[\s·.,;:'\"\-…]+")
+
+
+@dataclass(frozen=True)
+class RestoreConfig:
+    """Search settings.
+
+    Attributes:
+        k: candidates per gap.
+        context_chars: characters of prefix and of suffix given to the model, each side
+            (the model was trained on windows of about 500 characters in all).
+        max_chars: longest middle searched when there is no hint (characters, spaces included).
+        exact_length: force candidates to the hinted letter count (only for exact hints);
+            for comparisons with systems that need the gap length.
+    """
+
+    k: int = 20
+    context_chars: int = 250
+    max_chars: int = 40
+    exact_length: bool = False
+
+
+def match_key(text: str) -> str:
+    """Space-agnostic identity of a reading: letters only, final sigma folded to σ."""
+    return _NON_LETTERS.sub("", text).replace("ς", "σ")
+
+
+def merge_equivalent(beams: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Merge readings equal up to spaces and punctuation: probabilities add (log-sum-exp),
+    the best-scoring spelling is kept. Input and output are ``(text, log_score)``, best first."""
+    merged: dict[str, tuple[str, float]] = {}
+    for text, score in beams:
+        key = match_key(text)
+        if key in merged:
+            best_text, total = merged[key]
+            merged[key] = (best_text, max(total, score) + math.log1p(math.exp(-abs(total - score))))
+        else:
+            merged[key] = (text, score)
+    return sorted(merged.values(), key=lambda item: -item[1])
+
+
+def _hint_of(lacuna: Lacuna) -> Hint:
+    if lacuna.length is None:
+        return None
+    if lacuna.length_max:
+        return (lacuna.length, lacuna.length_max)
+    if lacuna.approximate:
+        return (max(1, lacuna.length - 2), lacuna.length + 2)
+    return lacuna.length
+
+
+def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
+    if hint is None:
+        return LengthBound(cfg.max_chars)
+    top = hint[1] if isinstance(hint, tuple) else hint
+    exact = hint if cfg.exact_length and isinstance(hint, int) else None
+    return LengthBound(max_chars=max(4, top + top // 2 + 4), exact_letters=exact)
+
+
+def context_of(segments: list[Segment], index: int, fills: list[str]) -> tuple[str, str]:
+    """Normalised prefix and suffix around the ``index``-th lacuna of ``segments``.
+
+    Lacunae before it are replaced by ``fills`` (their chosen readings), lacunae after it
+    are rendered ``…``. A space touching the gap is kept on its side.
+    """
+    before: list[Segment] = []
+    after: list[Segment] = []
+    seen = 0
+    for seg in segments:
+        if isinstance(seg, Lacuna):
+            if seen < index:
+                before.append(Supplied(fills[seen]))
+            elif seen > index:
+                after.append(Lacuna(None))
+            seen += 1
+            continue
+        (before if seen <= index else after).append(seg)
+    prefix = render(Document("ctx", "user", before + [Text(_ANCHOR)])).text[: -len(_ANCHOR)]
+    suffix = render(Document("ctx", "user", [Text(_ANCHOR)] + after)).text[len(_ANCHOR) :]
+    return prefix, suffix
+
+
+class Restorer:
+    """A loaded model and its tokenizer; :meth:`restore` fills the gaps of Leiden texts.
+
+    Args:
+        model: a causal LM in eval mode.
+        tok: its :class:`CharTokenizer`.
+        name: shown in results.
+    """
+
+    def __init__(self, model: torch.nn.Module, tok: CharTokenizer, name: str = "", config: RestoreConfig = RestoreConfig()):
+        self.model, self.tok, self.name, self.config = model, tok, name, config
+
+    @classmethod
+    def load(cls, folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), threads: int | None = None) -> "Restorer":
+        """Load a model folder (default: the embedded model shipped in the package).
+
+        Raises:
+            FileNotFoundError: no model there.
+        """
+        if threads:
+            torch.set_num_threads(threads)
+        path = Path(folder) if folder else DEFAULT_MODEL
+        model, tok, _ = load_model(path)
+        return cls(model, tok, name=path.name, config=config)
+
+    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+        """Ranked readings for one gap given normalised context (the gap-set interface).
+
+        Args:
+            prefix, suffix: ``norm.v1`` text before and after the gap (other gaps as ``-``/``…``).
+            hint: letters in the gap: exact ``int``, range ``(lo, hi)`` or ``None``.
+            k: candidates wanted (default: the config's).
+
+        Returns:
+            Up to ``k`` candidates, best first, probabilities normalised over them.
+        """
+        k = k or self.config.k
+        n = self.config.context_chars
+        prompt = encode_prompt(self.tok, prefix[-n:], suffix[:n], hint)
+        beams: list[Beam] = beam_search(self.model, self.tok, prompt, k=k, bound=_bound(hint, self.config))
+        readings = merge_equivalent([(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams])
+        return to_candidates(readings)
+
+    @torch.no_grad()
+    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
+        """Log-probability (nats) the model gives to each reading as the gap's middle,
+        ``[EOS]`` included: the same quantity beam search ranks by.
+
+        Returns:
+            One score per reading, in order.
+        """
+        if not readings:
+            return []
+        n = self.config.context_chars
+        prompt = encode_prompt(self.tok, prefix[-n:], suffix[:n], hint)
+        rows = [prompt + self.tok.encode(r) + [self.tok.eos_id] for r in readings]
+        width = max(len(r) for r in rows)
+        ids = torch.full((len(rows), width), self.tok.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, row in enumerate(rows):
+            ids[i, : len(row)] = torch.tensor(row)
+            mask[i, : len(row)] = 1
+        logp = torch.log_softmax(self.model(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)  # (R, T, V)
+        scores = []
+        for i, row in enumerate(rows):
+            positions = torch.arange(len(prompt) - 1, len(row) - 1)
+            scores.append(float(logp[i, positions, torch.tensor(row[len(prompt) :])].sum()))
+        return scores
+
+    def restore(
+        self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
+    ) -> Restoration:
+        """Restore every lacuna of a Leiden text, left to right.
+
+        Args:
+            text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...) or a
+                parsed :class:`Document`.
+            hints: per-gap hint overrides (0-based gap index → hint); ``None`` as a value
+                removes the hint the text gives.
+            pins: per-gap readings fixed by the caller; those gaps are not searched.
+            k: candidates per gap.
+
+        Raises:
+            LeidenError: the text is not well-formed Leiden.
+        """
+        from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
+
+        started = time.perf_counter()
+        doc = text if isinstance(text, Document) else parse_leiden(text)
+        spans = [g.span for g in find_gaps(text)] if isinstance(text, str) else []
+        lacunae = [s for s in doc.segments if isinstance(s, Lacuna)]
+        hints, pins = hints or {}, pins or {}
+        fills: list[str] = []
+        gaps: list[GapResult] = []
+        for i, lacuna in enumerate(lacunae):
+            gap_started = time.perf_counter()
+            hint = hints[i] if i in hints else _hint_of(lacuna)
+            prefix, suffix = context_of(doc.segments, i, fills)
+            pinned = pins.get(i)
+            cands = [] if pinned is not None else self.candidates(prefix, suffix, hint, k)
+            gap = GapResult(i, hint, prefix, suffix, cands, pinned, spans[i] if i < len(spans) else None)
+            gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
+            gaps.append(gap)
+            fills.append(gap.best)
+        source = text if isinstance(text, str) else doc.id
+        return Restoration(source, gaps, self.name, round((time.perf_counter() - started) * 1000, 1))
+
+
+def to_candidates(readings: list[tuple[str, float]]) -> list[Candidate]:
+    """``(text, log_score)`` pairs, best first → candidates with probabilities normalised
+    over the list."""
+    if not readings:
+        return []
+    top = readings[0][1]
+    weights = [math.exp(score - top) for _, score in readings]
+    total = sum(weights)
+    return [Candidate(text, w / total, score) for (text, score), w in zip(readings, weights)]

@@ -1,0 +1,143 @@
+"""Leiden plain text → segments, renderings, gap markers and located errors."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
+from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
+from apollo_restore.errors import LeidenError
+
+T = Text
+U = lambda s: Text(s, uncertain=True)  # noqa: E731
+S = Supplied
+L = Lacuna
+BR = LineBreak(False)
+BRW = LineBreak(True)
+
+CASES = [
+    # (leiden, segments, rendered training text)
+    ("[αβγ]δε", [S("αβγ"), T("δε")], "αβγδε"),
+    ("ου[κ] ἔρχεται", [T("ου"), S("κ"), T(" ἔρχεται")], "ουκ ερχεται"),
+    ("αβ [.5] γδ", [T("αβ "), L(5), T(" γδ")], "αβ ----- γδ"),
+    ("αβ [.....] γδ", [T("αβ "), L(5), T(" γδ")], "αβ ----- γδ"),
+    ("αβ [.1]γδ", [T("αβ "), L(1), T("γδ")], "αβ -γδ"),
+    ("αβ[ca.5]", [T("αβ"), L(5, approximate=True)], "αβ-----"),
+    ("αβ[c. 5]", [T("αβ"), L(5, approximate=True)], "αβ-----"),
+    ("αβ [.5-8]", [T("αβ "), L(5, length_max=8)], "αβ …"),
+    ("αβ [- - -]", [T("αβ "), L(None)], "αβ …"),
+    ("αβ [---]", [T("αβ "), L(None)], "αβ …"),
+    ("αβ [...]", [T("αβ "), L(None)], "αβ …"),
+    ("αβ […]", [T("αβ "), L(None)], "αβ …"),
+    ("αβ [ - - - ] γ", [T("αβ "), L(None), T(" γ")], "αβ … γ"),
+    ("[αβ .3]", [S("αβ"), T(" "), L(3)], "αβ ---"),
+    ("[αβ- - -]", [S("αβ"), L(None)], "αβ…"),
+    ("[- - -]ου[.2 ω]", [L(None), T("ου"), L(2), T(" "), S("ω")], "…ου-- ω"),
+    ("χαι???ν", [T("χαι"), L(3), T("ν")], "χαι---ν"),
+    ("κα\u0323ι\u0323 ὁ", [T("κ"), U("αι"), T(" ὁ")], "και ο"),
+    ("στρ(ατηγῷ) ἀρ(τάβας)", [T("στρ ἀρ")], "στρ αρ"),
+    ("δρ((δραχμαὶ)) ι", [T("δρ ι")], "δρ ι"),
+    ("αβ⟦γδ⟧ε", [T("αβε")], "αβε"),
+    ("αβ{γδ}ε", [T("αβγδε")], "αβγδε"),
+    ("αβ\\γδ/ε", [T("αβγδε")], "αβγδε"),
+    ("αβ<γδ>ε ⟨ζ⟩η", [T("αβε η")], "αβε η"),
+    ("1 αβγ\n2 δεζ", [T("αβγ"), BR, T("δεζ")], "αβγ δεζ"),
+    ("5. αβγ\n10 δεζ\n", [T("αβγ"), BR, T("δεζ")], "αβγ δεζ"),
+    ("ἔρχε-\nται", [T("ἔρχε"), BRW, T("ται")], "ερχεται"),
+    ("ἔρχε=\n3 ται", [T("ἔρχε"), BRW, T("ται")], "ερχεται"),
+    ("αβγ | δεζ", [T("αβγ"), BR, T("δεζ")], "αβγ δεζ"),
+    ("αβγ vac. δεζ vacat", [T("αβγ δεζ")], "αβγ δεζ"),
+    ("[στρ(ατηγῷ)] αβ", [S("στρ"), T(" αβ")], "στρ αβ"),
+    ("[τῷ πα]-\nτρί", [S("τῷ πα"), BRW, T("τρί")], "τωι πατρι"),
+    ("αβς [γ]", [T("αβς "), S("γ")], "αβς γ"),
+    ("αβ\r\nγδ", [T("αβ"), BR, T("γδ")], "αβ γδ"),
+]
+
+
+@pytest.mark.parametrize(("leiden", "segments", "rendered"), CASES, ids=[c[0] for c in CASES])
+def test_leiden_segments_and_rendering(leiden, segments, rendered):
+    doc = parse_leiden(leiden)
+    assert doc.segments == segments
+    assert render(doc).text == rendered
+
+
+def test_leiden_document_fields():
+    doc = parse_leiden("αβ", doc_id="x1", source="user")
+    assert (doc.id, doc.source) == ("x1", "user")
+
+
+def test_leiden_supplied_spans_are_silver_labels():
+    rendering = render(parse_leiden("κομων [μουσαιου] του"))
+    assert [sp.text for sp in rendering.supplied] == ["μουσαιου"]
+
+
+@pytest.mark.parametrize(
+    ("leiden", "spans", "hints"),
+    [
+        ("αβ [.5] γδ", [(3, 7)], [5]),
+        ("αβ [- - -] γδ", [(3, 10)], [None]),
+        ("[αβ .3]", [(4, 6)], [3]),
+        ("χαι???ν [.5-8]", [(3, 6), (8, 14)], [3, (5, 8)]),
+        ("[ca.10]", [(0, 7)], [(8, 12)]),
+        ("[ca.3]", [(0, 6)], [(2, 4)]),
+        ("[αβγ] δ", [], []),
+    ],
+)
+def test_leiden_find_gaps_spans_and_hints(leiden, spans, hints):
+    gaps = find_gaps(leiden)
+    assert [(g.start, g.end) for g in gaps] == spans
+    assert [g.hint for g in gaps] == hints
+
+
+@pytest.mark.parametrize(
+    ("leiden", "position", "line", "column", "needle"),
+    [
+        ("αβ\nγδ [εζ", 6, 2, 4, "unclosed '['"),
+        ("αβ]", 2, 1, 3, "stray ']'"),
+        ("[αβ [γ]]", 4, 1, 5, "nested"),
+        ("αβ []", 3, 1, 4, "empty brackets"),
+        ("αβ [ ]", 3, 1, 4, "empty brackets"),
+        ("[.0]", 2, 1, 3, "bad lacuna length"),
+        ("[.8-5]", 1, 1, 2, "bad lacuna range"),
+        ("στρ(ατηγῷ", 3, 1, 4, "unclosed '('"),
+        ("αβ)", 2, 1, 3, "stray ')'"),
+        ("⟦αβ", 0, 1, 1, "unclosed '⟦'"),
+        ("{αβ", 0, 1, 1, "unclosed '{'"),
+        ("αβ}", 2, 1, 3, "stray '}'"),
+        ("{α{β}}", 2, 1, 3, "nested"),
+        ("[.99999]", 2, 1, 3, "too long"),
+    ],
+)
+def test_leiden_errors_locate_the_problem(leiden, position, line, column, needle):
+    with pytest.raises(LeidenError) as info:
+        parse_leiden(leiden)
+    err = info.value
+    assert (err.position, err.line, err.column) == (position, line, column)
+    assert needle in str(err)
+    assert str(err).startswith("[E0")
+
+
+def test_leiden_error_message_names_line_and_column():
+    with pytest.raises(LeidenError, match=r"unclosed '\[' opened at line 2, column 15"):
+        parse_leiden("1 αβγ\n2 καὶ τῷ δήμῳ [ἐπαινέσαι")
+
+
+_SOUP = st.lists(
+    st.sampled_from(list("αβγ σς.0123456789-=?|/\\[](){}<>⟦⟧⟨⟩…\n\u0323ca") + ["vac.", "[.5]", "[- - -]", "(("]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=60), _SOUP))
+def test_leiden_random_input_raises_only_leiden_error(text):
+    try:
+        doc = parse_leiden(text)
+    except LeidenError as err:
+        assert 0 <= err.position <= len(text)
+        return
+    render(doc)
+    for gap in find_gaps(text):
+        assert 0 <= gap.start < gap.end <= len(text)
