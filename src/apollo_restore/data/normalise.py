@@ -90,11 +90,11 @@ def fold(text: str) -> str:
 
     Used on pieces of a document that are joined afterwards; :func:`normalise` = fold, then
     trim, then :func:`fix_final_sigma`. Runs of spaces become one space and runs of
-    punctuation one `` · `` (spaces included), so pieces may keep a leading/trailing space.
+    punctuation one ``· `` (the dot follows the word, as in the shared gap-set examples: ``χαιρειν· ομολογω``), so pieces may keep a leading/trailing space.
     """
     text = unicodedata.normalize("NFD", text.lower()).translate(_FOLD_TABLE)
     if MIDDLE_DOT in text:
-        text = _PUNCTUATION_RUN.sub(" · ", text)
+        text = _PUNCTUATION_RUN.sub("· ", text)
     return _WHITESPACE_RUN.sub(" ", text)
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -28,13 +29,16 @@ from apollo_restore.data.dedup import RUN, duplicate_fraction, shingles
 from apollo_restore.data.document import SOURCES, Document, Lacuna, render
 from apollo_restore.data.normalise import GREEK_LETTERS, NORMALISER
 from apollo_restore.data.readers.archive import SkipLog, iter_files
-from apollo_restore.data.readers.ddb import read_ddb
-from apollo_restore.data.readers.tesserae import read_tesserae
+from apollo_restore.data.readers.ddb import parse_file as parse_ddb_file
+from apollo_restore.data.readers.epidoc import parse_epidoc_file
+from apollo_restore.data.readers.tesserae import parse_tess
+from apollo_restore.errors import CorpusError
 from apollo_restore.data.splits import SPLITS, SPLITTER, split_of
 
 log = logging.getLogger(__name__)
 
 DOCUMENTS_FILE = "documents.parquet"
+Parser = Callable[[bytes, str, str], Document]
 _LETTERS = frozenset(GREEK_LETTERS)
 
 SCHEMA = pa.schema(
@@ -93,16 +97,68 @@ def _is_ddb_token_xml(path: Path) -> bool:
     return False
 
 
-def read_corpus(spec: CorpusSpec, skips: SkipLog) -> Iterator[Document]:
-    """Documents of one corpus, with the reader its format needs."""
-    if spec.path.name.endswith(".tess") or spec.source == "literary":
-        yield from read_tesserae(spec.path, skips)
-    elif _is_ddb_token_xml(spec.path):
-        yield from read_ddb(spec.path, skips)
-    else:
-        from apollo_restore.data.readers.epidoc import read_epidoc
+def reader_for(spec: CorpusSpec) -> tuple[Parser, tuple[str, ...]]:
+    """The per-file parser and file suffixes for a corpus, by its source and format."""
+    if spec.source == "literary" or spec.path.name.endswith(".tess"):
+        return parse_tess, (".tess",)
+    if _is_ddb_token_xml(spec.path):
+        return parse_ddb_file, (".xml",)
+    return parse_epidoc_file, (".xml",)
 
-        yield from read_epidoc(spec.path, spec.source, skips)
+
+def read_corpus(spec: CorpusSpec, skips: SkipLog) -> Iterator[Document]:
+    """Documents of one corpus, in file order, with the reader its format needs."""
+    parse, suffixes = reader_for(spec)
+    for name, content in iter_files(spec.path, suffixes):
+        try:
+            yield parse(content, name, spec.source)
+        except CorpusError as err:
+            skips.add(name, err.reason)
+
+
+def _parse_chunk(parse: Parser, source: str, items: list[tuple[str, bytes]]) -> list[tuple[str, dict[str, Any] | None, str]]:
+    """Worker: ``(name, row or None, skip reason)`` for each file of a chunk."""
+    out = []
+    for name, content in items:
+        try:
+            row = _row(parse(content, name, source))
+            out.append((name, row, "" if row else "no Greek letters in the edition"))
+        except CorpusError as err:
+            out.append((name, None, err.reason))
+    return out
+
+
+def _chunks(files: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tuple[str, bytes]]]:
+    chunk: list[tuple[str, bytes]] = []
+    for item in files:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def parse_corpus_rows(spec: CorpusSpec, workers: int) -> Iterator[tuple[str, dict[str, Any] | None, str]]:
+    """``(name, row, reason)`` for every file of a corpus, parsed in ``workers`` processes.
+
+    The archive is streamed in this process; chunks of files go to the workers with at most
+    ``2 × workers`` chunks in flight, so memory stays bounded; results come back in file order.
+    """
+    parse, suffixes = reader_for(spec)
+    chunks = _chunks(iter_files(spec.path, suffixes), 256)
+    if workers <= 1:
+        for chunk in chunks:
+            yield from _parse_chunk(parse, spec.source, chunk)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: deque = deque()
+        for chunk in chunks:
+            pending.append(pool.submit(_parse_chunk, parse, spec.source, chunk))
+            if len(pending) >= 2 * workers:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
 
 
 def _row(doc: Document) -> dict[str, Any] | None:
@@ -128,7 +184,7 @@ def _row(doc: Document) -> dict[str, Any] | None:
 
 
 def prepare(
-    corpora: list[CorpusSpec], out: Path, dedup_threshold: float = 0.5, progress: bool = True
+    corpora: list[CorpusSpec], out: Path, dedup_threshold: float = 0.5, progress: bool = True, workers: int = 2
 ) -> PrepareReport:
     """Prepare corpora into ``out`` (see module docstring).
 
@@ -138,6 +194,7 @@ def prepare(
         dedup_threshold: a validation/test document is dropped when at least this fraction of
             its 25-letter runs also occurs in training documents.
         progress: show progress bars.
+        workers: parsing processes (1 = in this process).
 
     Returns:
         A :class:`PrepareReport` (also written as ``stats.json``).
@@ -148,18 +205,15 @@ def prepare(
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for spec in corpora:
-        docs = read_corpus(spec, skips)
-        for doc in tqdm(docs, desc=f"read {spec.source}", unit="doc", disable=not progress):
-            key = (doc.source, doc.id)
-            if key in seen:
-                skips.add(f"{spec.path}:{doc.id}", "duplicate document id within source")
-                continue
-            seen.add(key)
-            row = _row(doc)
+        results = parse_corpus_rows(spec, workers)
+        for name, row, reason in tqdm(results, desc=f"read {spec.source}", unit="file", disable=not progress):
             if row is None:
-                skips.add(f"{spec.path}:{doc.id}", "no Greek letters in the edition")
-                continue
-            rows.append(row)
+                skips.add(name, reason)
+            elif (row["source"], row["id"]) in seen:
+                skips.add(name, f"duplicate document id {row['id']!r} within source {row['source']!r}")
+            else:
+                seen.add((row["source"], row["id"]))
+                rows.append(row)
     rows.sort(key=lambda r: (r["source"], r["id"]))
     rows, near_duplicates = _drop_near_duplicates(rows, dedup_threshold, progress)
     write_documents(rows, out / DOCUMENTS_FILE)
@@ -237,7 +291,7 @@ def format_stats(report: PrepareReport) -> str:
               + (", ".join(f"{k}: {v}" for k, v in report.near_duplicates.items()) or "none")]
     reasons: dict[str, int] = defaultdict(int)
     for item in report.skipped:
-        reasons[item["reason"].split(":")[0]] += 1
+        reasons[item["reason"].split(":")[0].split(" '")[0]] += 1
     lines += ["", f"Skipped files: {len(report.skipped)}"] + [f"- {r}: {n}" for r, n in sorted(reasons.items())]
     return "\n".join(lines) + "\n"
 

@@ -18,6 +18,7 @@ from lxml import etree
 
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
 from apollo_restore.data.readers.archive import SkipLog, iter_files
+from apollo_restore.errors import CorpusError
 
 _UNDERDOT = "\u0323"
 # |gap=5|, |gap=unknown|, |digit=8|, |stauros|, ...: pipes delimit a tag.
@@ -98,16 +99,20 @@ def parse_original(original: str, in_supplied: bool) -> tuple[list[Segment], boo
     return segments, in_supplied
 
 
-def parse_file(content: bytes, name: str) -> Document:
-    """One DDB-TM XML file as a :class:`Document` (source ``ddb``).
+def parse_file(content: bytes, name: str, source: str = "ddb") -> Document:
+    """One DDB-TM XML file as a :class:`Document`. Its id is the file name without
+    ``_lemmatized.xml`` (``p.tebt.4.1107_20``): the text name alone is not unique, since one
+    text may be split over several files (text parts).
 
     Raises:
-        etree.XMLSyntaxError: the file is not well-formed.
-        ValueError: the file has no ``<file name=...>`` root or no words.
+        CorpusError: the file is not well-formed, has no ``<file name=...>`` root or no words.
     """
-    root = etree.fromstring(content)
+    try:
+        root = etree.fromstring(content)
+    except etree.XMLSyntaxError as err:
+        raise CorpusError(name, f"not well-formed XML: {err}") from err
     if root.tag != "file" or not root.get("name"):
-        raise ValueError("root element is not <file name=...>")
+        raise CorpusError(name, "root element is not <file name=...>")
     segments: list[Segment] = []
     in_supplied = False
     row = None
@@ -122,10 +127,11 @@ def parse_file(content: bytes, name: str) -> Document:
         parsed, in_supplied = parse_original(original, in_supplied)
         segments.extend(parsed)
     if not segments:
-        raise ValueError("empty text (no <word> with an original form)")
-    meta = {"tm": root.get("TM") or None, "hgv": root.get("HGV") or None, "lang": root.get("lang")}
-    doc_id = root.get("name") + (f"#{root.get('textpart')}" if root.get("textpart") else "")
-    return Document(id=doc_id, source="ddb", segments=merge_texts(segments), meta=meta)
+        raise CorpusError(name, "empty text (no <word> with an original form)")
+    meta = {"tm": root.get("TM") or None, "hgv": root.get("HGV") or None, "name": root.get("name"),
+            "textpart": root.get("textpart"), "lang": root.get("lang")}
+    doc_id = Path(name.split(":")[-1]).name.removesuffix(".xml").removesuffix("_lemmatized")
+    return Document(id=doc_id, source=source, segments=merge_texts(segments), meta=meta)
 
 
 def read_ddb(path: str | Path, skips: SkipLog) -> Iterator[Document]:
@@ -136,5 +142,5 @@ def read_ddb(path: str | Path, skips: SkipLog) -> Iterator[Document]:
     for name, content in iter_files(path, (".xml",)):
         try:
             yield parse_file(content, name)
-        except (etree.XMLSyntaxError, ValueError) as err:
-            skips.add(name, f"{type(err).__name__}: {err}")
+        except CorpusError as err:
+            skips.add(name, err.reason)

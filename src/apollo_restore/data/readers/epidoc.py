@@ -16,7 +16,8 @@ Element mapping (each rule is one branch of :func:`_walk`; tails are always kept
   ``unit=line`` → unknown plus a line break; ``reason=omitted`` → nothing;
 * ``unclear`` → ``Text(uncertain=True)``; ``lb``/``cb`` → :class:`LineBreak`
   (``break="no"`` → in-word);
-* ``choice`` → ``orig`` or ``sic`` (never ``reg``/``corr``); ``app`` → ``lem``; ``subst`` →
+* ``choice`` → ``orig`` or ``sic`` (never ``reg``/``corr``; a lone ``corr`` keeps its text,
+  the only reading given); ``app`` → ``lem``; ``subst`` →
   its ``add``; ``expan``/``abbr``/``am`` → written letters only, ``ex`` dropped;
 * ``del``, ``g``, ``note``, ``handShift``, ``milestone``, ``figure``, ``certainty``, ``desc``,
   ``space``, ... → dropped; ``add``, ``surplus``, ``num``, ``hi``, ``w``, names and any other
@@ -39,6 +40,7 @@ from lxml import etree
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text
 from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.readers.leiden import tidy_segments
+from apollo_restore.errors import CorpusError
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +56,7 @@ _SKIPPED_TAGS = frozenset(
     {
         "del", "ex", "g", "note", "handShift", "milestone", "figure", "figDesc", "certainty", "desc",
         "space", "link", "join", "height", "width", "head", "bibl", "ref", "fw", "label",
-        "reg", "corr", "rdg", "gloss", "witDetail", "listBibl",
+        "rdg", "gloss", "witDetail", "listBibl",
     }
 )  # fmt: skip
 _LACUNA_REASONS = frozenset({"lost", "illegible", "ellipsis", ""})
@@ -76,28 +78,36 @@ def read_epidoc(path_or_archive: str | Path, source: str, skips: SkipLog) -> Ite
     """
     for name, content in iter_files(path_or_archive, (".xml",)):
         try:
-            root = etree.fromstring(content, parser=_parser())
-        except etree.XMLSyntaxError as exc:
-            skips.add(name, f"not well-formed XML: {exc}")
-            continue
-        if root is None or not isinstance(root.tag, str):
-            skips.add(name, "empty XML document")
-            continue
-        editions = greek_editions(root)
-        if not editions:
-            reason = "no Greek edition" if root.find(f".//{TEI}div[@type='edition']") is not None else "no edition"
-            skips.add(name, reason)
-            continue
-        segments: list[Segment] = []
-        for edition in editions:
-            if segments:
-                segments.append(LineBreak(False))
-            _walk_children(edition, segments, "text")
-        segments = tidy_segments(segments)
-        if not any(isinstance(s, (Text, Supplied)) and s.text.strip() for s in segments):
-            skips.add(name, "Greek edition has no text")
-            continue
-        yield Document(_doc_id(root, name), source, segments, metadata(root))
+            yield parse_epidoc_file(content, name, source)
+        except CorpusError as exc:
+            skips.add(name, exc.reason)
+
+
+def parse_epidoc_file(content: bytes, name: str, source: str) -> Document:
+    """One EpiDoc file as a :class:`Document`.
+
+    Raises:
+        CorpusError: not well-formed, no Greek edition, or an edition without text.
+    """
+    try:
+        root = etree.fromstring(content, parser=_parser())
+    except etree.XMLSyntaxError as exc:
+        raise CorpusError(name, f"not well-formed XML: {exc}") from exc
+    if root is None or not isinstance(root.tag, str):
+        raise CorpusError(name, "empty XML document")
+    editions = greek_editions(root)
+    if not editions:
+        has_edition = root.find(f".//{TEI}div[@type='edition']") is not None
+        raise CorpusError(name, "no Greek edition" if has_edition else "no edition")
+    segments: list[Segment] = []
+    for edition in editions:
+        if segments:
+            segments.append(LineBreak(False))
+        _walk_children(edition, segments, "text")
+    segments = tidy_segments(segments)
+    if not any(isinstance(s, (Text, Supplied)) and s.text.strip() for s in segments):
+        raise CorpusError(name, "Greek edition has no text")
+    return Document(_doc_id(root, name), source, segments, metadata(root))
 
 
 def _parser() -> etree.XMLParser:

@@ -21,7 +21,8 @@ newline, ``|``, stray ``/``   :class:`LineBreak`; ``-`` or ``=`` before a newlin
 ============================  =================================================
 
 A run of exactly three dots, ``[...]``, follows the common typing habit and means an
-unknown extent; any other run of dots counts letters. Malformed input (unbalanced or nested
+unknown extent; any other run of dots counts letters, except one dot right after a letter
+(``[ἔδοξεν.]``), which is a full stop. Malformed input (unbalanced or nested
 brackets of one type, ``[.0]``, ``[.8-5]``, ``[]``, a stray ``]``) raises
 :class:`~apollo_restore.errors.LeidenError` with the line and column of the problem.
 
@@ -154,7 +155,6 @@ class _Parser:
         self.segments: list[Segment] = []
         self.gaps: list[GapMarker] = []
         self.square: int | None = None  # offset of the open '[' (supplied / lacuna)
-        self.square_has_content = False
         self.square_gaps: list[int] = []  # indices into self.gaps opened in this bracket
         self.square_letters = False  # letters supplied in the current bracket
         self.curly: int | None = None  # '{' surplus
@@ -174,7 +174,6 @@ class _Parser:
     def emit_letters(self, s: str, uncertain: bool = False) -> None:
         if self.square is not None:
             self.segments.append(Supplied(s))
-            self.square_has_content = True
             if s.strip():
                 self.square_letters = True
         else:
@@ -184,7 +183,6 @@ class _Parser:
         self.segments.append(lacuna)
         self.gaps.append(GapMarker(start, end, hint_of(lacuna), lacuna))
         if self.square is not None:
-            self.square_has_content = True
             self.square_gaps.append(len(self.gaps) - 1)
 
     # -- main loop ----------------------------------------------------------------------
@@ -323,7 +321,6 @@ class _Parser:
         if self.square is not None:
             raise self.nested("[", self.i, self.square)
         self.square = self.i
-        self.square_has_content = False
         self.square_letters = False
         self.square_gaps = []
         self.i += 1
@@ -331,7 +328,7 @@ class _Parser:
     def close_square(self) -> None:
         if self.square is None:
             raise self.error(Errors.E002, self.i, close="]", open="[")
-        if not self.square_has_content or not self._square_nonblank():
+        if not self.text[self.square + 1 : self.i].strip():
             raise self.error(Errors.E004, self.square, open="[", close="]")
         # A lacuna alone in its bracket: its marker spans the brackets too.
         if len(self.square_gaps) == 1 and not self.square_letters:
@@ -340,9 +337,6 @@ class _Parser:
             self.gaps[k] = GapMarker(self.square, self.i + 1, g.hint, g.lacuna)
         self.square = None
         self.i += 1
-
-    def _square_nonblank(self) -> bool:
-        return self.square_letters or bool(self.square_gaps)
 
     def skip_dropped(self, opener: str, closer: str) -> None:
         """Skip an expansion, symbol, deletion or editorial addition, keeping its line breaks."""
@@ -387,6 +381,8 @@ class _Parser:
         m = _DOTS.match(text, i)
         if m:
             count = m.end() - m.start()
+            if count == 1 and prev_letter:
+                return False  # '[ἔδοξεν.]': a full stop after a word, not a lost letter
             lacuna = Lacuna(None) if count == 3 else Lacuna(count)
             self.emit_lacuna(lacuna, m.start(), m.end())
             self.i = m.end()

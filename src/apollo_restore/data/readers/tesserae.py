@@ -12,29 +12,33 @@ from typing import Iterator
 
 from apollo_restore.data.document import Document, LineBreak, Segment, Text
 from apollo_restore.data.readers.archive import SkipLog, iter_files
+from apollo_restore.errors import CorpusError
 
 _REF = re.compile(r"^\s*<[^>]*>\s*")
 _PART = re.compile(r"\.part\.\d+$")
 
 
-def parse_tess(content: bytes, name: str) -> Document:
-    """One ``.tess`` file as a :class:`Document` (source ``literary``).
+def parse_tess(content: bytes, name: str, source: str = "literary") -> Document:
+    """One ``.tess`` file as a :class:`Document`.
 
     Raises:
-        UnicodeDecodeError: the file is not UTF-8.
-        ValueError: the file has no text lines.
+        CorpusError: the file is not UTF-8 or has no text lines.
     """
+    try:
+        lines = content.decode("utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        raise CorpusError(name, f"not UTF-8: {err}") from err
     segments: list[Segment] = []
-    for line in content.decode("utf-8").splitlines():
+    for line in lines:
         text = _REF.sub("", line).strip()
         if text:
             if segments:
                 segments.append(LineBreak())
             segments.append(Text(text))
     if not segments:
-        raise ValueError("no text lines")
+        raise CorpusError(name, "no text lines")
     stem = Path(name.split(":")[-1]).name.removesuffix(".tess")
-    return Document(id=stem, source="literary", segments=segments, meta={"work": _PART.sub("", stem)})
+    return Document(id=stem, source=source, segments=segments, meta={"work": _PART.sub("", stem)})
 
 
 def read_tesserae(path: str | Path, skips: SkipLog) -> Iterator[Document]:
@@ -42,5 +46,5 @@ def read_tesserae(path: str | Path, skips: SkipLog) -> Iterator[Document]:
     for name, content in iter_files(path, (".tess",)):
         try:
             yield parse_tess(content, name)
-        except (UnicodeDecodeError, ValueError) as err:
-            skips.add(name, f"{type(err).__name__}: {err}")
+        except CorpusError as err:
+            skips.add(name, err.reason)

@@ -1,0 +1,52 @@
+"""Build an n-gram model from a prepared corpus.
+
+    python -m apollo_restore.ngram.build --prepared /work/data/prepared-v0 --sources ddb \\
+        --order 8 --out ddb-8.npz [--min-count 2] [--split train]
+"""
+
+from __future__ import annotations
+
+import logging
+import resource
+import time
+from pathlib import Path
+
+import typer
+
+from apollo_restore.ngram.model import NgramModel
+
+log = logging.getLogger(__name__)
+
+
+def build_from_prepared(
+    prepared: Path, sources: list[str] | None, order: int = 8, min_count: int = 1, split: str = "train"
+) -> NgramModel:
+    """An :class:`NgramModel` over the ``text`` column of one split of ``documents.parquet``."""
+    from apollo_restore.data.prepare import load_documents
+
+    table = load_documents(Path(prepared), split=split, sources=sources or None)
+    return NgramModel.build(table["text"].to_pylist(), order=order, min_count=min_count)
+
+
+def main(
+    prepared: Path = typer.Option(..., help="folder written by `apollo-restore prepare`"),
+    out: Path = typer.Option(..., help="model file to write (.npz)"),
+    sources: list[str] = typer.Option(["ddb"], help="sources to count (repeatable)"),
+    order: int = typer.Option(8, help="highest n-gram order (≤ 10)"),
+    min_count: int = typer.Option(1, help="drop n-grams of order ≥ 3 seen fewer times"),
+    split: str = typer.Option("train", help="split to count"),
+) -> None:
+    """Count a character n-gram model and save it."""
+    started = time.perf_counter()
+    model = build_from_prepared(prepared, sources, order, min_count, split)
+    size = model.save(out)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"{out}: order {order}, min_count {min_count}, {model.meta['characters']:,} characters, "
+        f"{sum(model.meta['ngrams']):,} n-grams, {size / 1e6:.1f} MB, "
+        f"{time.perf_counter() - started:.1f} s, peak RSS {peak_mb:.0f} MB"
+    )
+
+
+if __name__ == "__main__":
+    typer.run(main)

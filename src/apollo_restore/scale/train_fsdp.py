@@ -1,0 +1,287 @@
+"""Distributed FIM fine-tuning of any Hugging Face causal LM with FSDP2, under torchrun.
+
+    torchrun --nproc_per_node 8 -m apollo_restore.scale.train_fsdp --config configs/large_fsdp.yaml
+    torchrun --nproc_per_node 2 -m apollo_restore.scale.train_fsdp --config configs/tiny_fsdp.yaml steps=40
+
+Multi-node: the same command on every node with ``--nnodes N --rdzv-backend c10d
+--rdzv-endpoint HOST:29500`` (see ``scripts/slurm/train_fsdp.sbatch``). On CPU the process
+group is gloo, on GPU NCCL, one GPU per process.
+
+Recipe (paper App. G): AdamW (0.9, 0.95), ε 1e-8, weight decay 0.1 on matrices, linear warmup
+then cosine to ``min_lr``, global-norm clipping, fp32 master weights with bf16 compute,
+activation checkpointing, FSDP2 per decoder layer (HSDP with ``shard_size``), data from
+pre-tokenised Parquet shards (:mod:`apollo_restore.scale.shards`), each rank its own rows.
+Rank 0 logs and writes ``metrics.jsonl``. Sharded DCP checkpoints every ``checkpoint_every``
+steps and at the end; a re-launched run resumes from ``out/checkpoints/latest`` (model,
+optimiser, step, data position). At the end rank 0 consolidates the last checkpoint into
+``out/model`` (``config.json``, ``model.safetensors``, tokenizer), which ``transformers``,
+vLLM and — for character-tokenizer models — :class:`~apollo_restore.restore.engine.Restorer` load.
+
+The single-process recipe is :mod:`apollo_restore.scale.finetune` (LoRA lives there).
+
+Trade-offs: every rank reads the full model from the folder before sharding (CPU memory per
+node = local ranks × model size; load-on-rank-0-and-broadcast is not implemented); the loss is
+averaged per rank, then gradients across ranks, so rows with more labelled tokens weigh no more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from apollo_restore.config import load_config
+from apollo_restore.scale import fsdp
+from apollo_restore.scale.hf_model import DTYPES, fim_loss, load_causal_lm, param_groups, shard_tokenizer
+from apollo_restore.scale.shards import ShardLoader, ShardReader
+from apollo_restore.train.schedule import lr_at
+
+log = logging.getLogger("apollo_restore.train_fsdp")
+
+METRICS_FILE = "metrics.jsonl"
+MODEL_DIR = "model"
+
+
+@dataclass
+class FsdpConfig:
+    """Options of a distributed run; saved in every checkpoint.
+
+    Attributes:
+        model: local Hugging Face model folder to start from (weights, ``config.json``).
+        shards: training shard folder (its tokenizer is the run's tokenizer).
+        val_shards: optional validation shard folder.
+        out: run folder (``checkpoints/``, ``metrics.jsonl``, ``model/``).
+        steps: optimiser steps in all (a resumed run continues to this number).
+        batch_size: rows per rank per micro-step; grad_accum: micro-steps per step.
+            Global batch = ``batch_size × grad_accum × world_size`` rows.
+        lr, min_lr, warmup: peak LR, floor, linear-warmup steps (then cosine).
+        bf16: bf16 compute over fp32 master weights (GPU; on CPU gloo keep it false).
+        activation_checkpointing: recompute each layer's activations in backward.
+        shard_size: 0 = shard over all ranks (FSDP); k = shard within groups of k, replicate
+            across groups (HSDP).
+        checkpoint_every: steps between sharded checkpoints; keep_checkpoints: how many kept.
+        eval_every, eval_rows: validation every so many steps on so many rows per rank.
+        consolidate: write ``out/model`` from the last checkpoint at the end (rank 0).
+        consolidate_dtype: dtype of the consolidated weights.
+        threads: torch intra-op threads per process (0 = default).
+    """
+
+    model: str = ""
+    shards: str = ""
+    val_shards: str | None = None
+    out: str = "runs/fsdp"
+    steps: int = 10000
+    batch_size: int = 2
+    grad_accum: int = 1
+    lr: float = 1e-5
+    min_lr: float = 1e-7
+    warmup: int = 1500
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    bf16: bool = True
+    activation_checkpointing: bool = True
+    shard_size: int = 0
+    reshard_after_forward: bool = True
+    checkpoint_every: int = 2000
+    keep_checkpoints: int = 2
+    eval_every: int = 500
+    eval_rows: int = 64
+    log_every: int = 10
+    num_workers: int = 2
+    seed: int = 0
+    threads: int = 0
+    consolidate: bool = True
+    consolidate_dtype: str = "bfloat16"
+
+    def __post_init__(self) -> None:
+        if not self.model or not self.shards:
+            raise ValueError("model and shards are required")
+        if self.steps < 1 or self.batch_size < 1 or self.grad_accum < 1 or not 0 <= self.min_lr <= self.lr:
+            raise ValueError("need steps, batch_size, grad_accum ≥ 1 and 0 ≤ min_lr ≤ lr")
+        if self.consolidate_dtype not in DTYPES:
+            raise ValueError(f"consolidate_dtype must be one of {', '.join(DTYPES)}")
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "FsdpConfig":
+        """Build from a mapping; unknown keys raise ``ValueError`` naming them."""
+        unknown = sorted(set(values) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown option(s): {', '.join(unknown)}")
+        return cls(**values)
+
+
+def enable_activation_checkpointing(model: torch.nn.Module) -> None:
+    """Non-reentrant activation checkpointing of every decoder layer (transformers ≥ 5 name,
+    falling back to the older ``gradient_checkpointing_enable``)."""
+    kwargs = {"use_reentrant": False}
+    if hasattr(model, "activation_checkpointing_enable"):
+        model.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
+    else:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+
+
+class FsdpRecipe:
+    """Set up once (model, optimiser, data, resume), then :meth:`train`."""
+
+    def __init__(self, cfg: FsdpConfig):
+        self.cfg = cfg
+        self.env = fsdp.init_distributed()
+        if cfg.threads:
+            torch.set_num_threads(cfg.threads)
+        torch.manual_seed(cfg.seed)
+        self.out = Path(cfg.out)
+        if self.env.is_main:
+            self.out.mkdir(parents=True, exist_ok=True)
+        self._setup_model()
+        self._setup_optimizer()
+        self._setup_data()
+        self.trainer: dict[str, Any] = {"step": 0, "rows": 0, "tokens": 0, "seconds": 0.0, "config": asdict(cfg)}
+        resume = fsdp.latest_checkpoint(self.out)
+        if resume is not None:
+            saved = fsdp.load_sharded(resume, self.model, self.optimizer)
+            self.trainer.update({k: saved[k] for k in ("step", "rows", "tokens", "seconds")})
+            self.loader.load_state_dict({"rows": saved["rows"]})
+            log.info("resumed from %s at step %d", resume, self.trainer["step"])
+
+    def _setup_model(self) -> None:
+        self.tokenizer, self.fim, self.manifest = shard_tokenizer(Path(self.cfg.shards))
+        model = load_causal_lm(self.cfg.model, self.tokenizer, torch.float32)
+        if self.cfg.activation_checkpointing:
+            enable_activation_checkpointing(model)
+        model.config.use_cache = False
+        self.mesh = fsdp.build_mesh(self.env, self.cfg.shard_size)
+        self.model = fsdp.shard_model(model, self.mesh, self.cfg.bf16, self.cfg.reshard_after_forward)
+        self.model.train()
+        n = sum(p.numel() for p in self.model.parameters())
+        log.info("model %s: %.1fM parameters, sharded over %d ranks", self.cfg.model, n / 1e6, self.env.world_size)
+
+    def _setup_optimizer(self) -> None:
+        self.optimizer = torch.optim.AdamW(param_groups(self.model, self.cfg.weight_decay), lr=self.cfg.lr,
+                                           betas=(0.9, 0.95), eps=1e-8)
+
+    def _setup_data(self) -> None:
+        cfg, env = self.cfg, self.env
+        reader = ShardReader(Path(cfg.shards), env.rank, env.world_size, cfg.batch_size, epochs=None)
+        self.loader = ShardLoader(reader, num_workers=cfg.num_workers)
+        needed = cfg.steps * cfg.grad_accum * cfg.batch_size
+        if needed > reader.rows_per_rank:
+            log.warning("%d rows per rank for %d needed: the shards will repeat %.1f times",
+                        reader.rows_per_rank, needed, needed / reader.rows_per_rank)
+        self.val_reader = (ShardReader(Path(cfg.val_shards), env.rank, env.world_size, cfg.batch_size, epochs=1)
+                           if cfg.val_shards else None)
+
+    def _all_mean(self, value: float) -> float:
+        tensor = torch.tensor([value], dtype=torch.float64, device=self.env.device)
+        dist.all_reduce(tensor)
+        return float(tensor.item()) / self.env.world_size
+
+    def _autocast(self):
+        # FSDP2's MixedPrecisionPolicy already casts; autocast also covers ops outside layers.
+        return torch.autocast(self.env.device.type, dtype=torch.bfloat16, enabled=self.cfg.bf16)
+
+    @torch.no_grad()
+    def validate(self) -> float:
+        """Mean validation loss over ``eval_rows`` rows per rank (all ranks averaged)."""
+        self.model.eval()
+        total = count = 0.0
+        loader = torch.utils.data.DataLoader(self.val_reader, batch_size=self.cfg.batch_size)
+        for i, batch in enumerate(loader):
+            if i * self.cfg.batch_size >= self.cfg.eval_rows:
+                break
+            with self._autocast():
+                loss, n = fim_loss(self.model, batch["input_ids"].to(self.env.device), batch["labels"].to(self.env.device))
+            total, count = total + loss.item() * n, count + n
+        self.model.train()
+        return self._all_mean(total / max(count, 1))
+
+    def _log(self, record: dict[str, Any]) -> None:
+        if self.env.is_main:
+            with (self.out / METRICS_FILE).open("a") as fh:
+                fh.write(json.dumps(record) + "\n")
+            log.info(" ".join(f"{k}={v}" for k, v in record.items()))
+
+    def _checkpoint(self) -> Path:
+        trainer = {**self.trainer, "rows": self.loader.state_dict()["rows"], "manifest": {
+            k: self.manifest[k] for k in ("fim_format", "normaliser", "gap_sampler", "seed", "tokenizer")}}
+        return fsdp.save_sharded(self.out, self.trainer["step"], self.model, self.optimizer, trainer, self.env,
+                                 self.model.config, self.tokenizer, self.cfg.keep_checkpoints)
+
+    def train(self) -> dict[str, Any]:
+        """Run to ``cfg.steps``; returns the trainer record (step, rows, tokens, seconds)."""
+        cfg, env = self.cfg, self.env
+        batches = iter(self.loader)
+        last_saved = self.trainer["step"]
+        while self.trainer["step"] < cfg.steps:
+            started = time.perf_counter()
+            lr = lr_at(self.trainer["step"], cfg.lr, cfg.min_lr, cfg.warmup, cfg.steps)
+            for group in self.optimizer.param_groups:
+                group["lr"] = lr
+            step_loss, tokens = 0.0, 0
+            for _ in range(cfg.grad_accum):
+                ids, labels = next(batches)
+                ids, labels = ids.to(env.device, non_blocking=True), labels.to(env.device, non_blocking=True)
+                with self._autocast():
+                    loss, _ = fim_loss(self.model, ids, labels)
+                if not torch.isfinite(loss):
+                    raise FloatingPointError(f"rank {env.rank}: loss is {loss.item()} at step {self.trainer['step']}")
+                (loss / cfg.grad_accum).backward()
+                step_loss += loss.item() / cfg.grad_accum
+                tokens += int((ids != self.fim.pad_id).sum())
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.grad_clip)
+            if hasattr(grad_norm, "full_tensor"):
+                grad_norm = grad_norm.full_tensor()
+            self.optimizer.step()
+            self.optimizer.zero_grad(set_to_none=True)
+            elapsed = time.perf_counter() - started
+            self.trainer["step"] += 1
+            self.trainer["tokens"] += tokens * env.world_size
+            self.trainer["seconds"] += elapsed
+            step = self.trainer["step"]
+            if step % cfg.log_every == 0 or step == 1 or step == cfg.steps:
+                mean_loss = self._all_mean(step_loss)
+                self._log({"step": step, "loss": round(mean_loss, 4), "lr": lr, "grad_norm": round(float(grad_norm), 4),
+                           "tokens": self.trainer["tokens"], "tokens_per_s": round(tokens * env.world_size / elapsed, 1),
+                           "seconds": round(self.trainer["seconds"], 2)})
+            if self.val_reader is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
+                val = self.validate()
+                self._log({"step": step, "val_loss": round(val, 4), "val_bpt": round(val / math.log(2), 4)})
+            if step % cfg.checkpoint_every == 0 or step == cfg.steps:
+                self._checkpoint()
+                last_saved = step
+        if last_saved != self.trainer["step"]:
+            self._checkpoint()
+        if cfg.consolidate and env.is_main:
+            folder = fsdp.consolidate(self.out / fsdp.CHECKPOINTS_DIR, self.out / MODEL_DIR, DTYPES[cfg.consolidate_dtype])
+            log.info("consolidated model folder: %s", folder)
+        dist.barrier()
+        return self.trainer
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse ``--config FILE key=value ...``, train, tear the process group down."""
+    parser = argparse.ArgumentParser(prog="torchrun ... -m apollo_restore.scale.train_fsdp", description=__doc__.split("\n")[0])
+    parser.add_argument("--config", type=Path, default=None, help="YAML file of FsdpConfig options")
+    parser.add_argument("overrides", nargs="*", help="key=value overrides")
+    args = parser.parse_args(argv)
+    cfg = FsdpConfig.from_dict(load_config(args.config, args.overrides))  # fails before any process group
+    rank = int(os.environ.get("RANK", 0))
+    logging.basicConfig(level=logging.INFO if rank == 0 else logging.WARNING,
+                        format=f"[rank {rank}] %(asctime)s %(message)s", datefmt="%H:%M:%S")
+    try:
+        FsdpRecipe(cfg).train()
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
