@@ -1,0 +1,44 @@
+"""apollo-restore: restore lacunae in fragmentary Ancient Greek texts.
+
+    import apollo_restore
+    result = apollo_restore.restore("ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")
+    for cand in result.gaps[0].candidates[:3]:
+        print(cand.text, round(cand.prob, 3))
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+__version__ = "0.1.0"
+__all__ = ["restore", "load_restorer", "Restorer", "Restoration"]
+
+if TYPE_CHECKING:
+    from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restore.types import Restoration
+
+
+@lru_cache(maxsize=4)
+def load_restorer(model: str | None = None) -> "Restorer":
+    """A :class:`Restorer` for a model folder (default: the embedded model), loaded once."""
+    from apollo_restore.restore.engine import Restorer
+
+    return Restorer.load(model)
+
+
+def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = None) -> "Restoration":
+    """Restore every lacuna of a Leiden text; see :meth:`Restorer.restore`."""
+    return load_restorer(model).restore(text, hints=hints, pins=pins, k=k)
+
+
+def __getattr__(name: str):
+    if name == "Restorer":
+        from apollo_restore.restore.engine import Restorer
+
+        return Restorer
+    if name == "Restoration":
+        from apollo_restore.restore.types import Restoration
+
+        return Restoration
+    raise AttributeError(name)

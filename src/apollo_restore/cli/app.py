@@ -6,10 +6,10 @@ import logging
 
 import typer
 
-from apollo_restore.cli import prepare, train
+from apollo_restore.cli import prepare, restore, train
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Restore lacunae in Ancient Greek texts.")
-for module in (prepare, train):
+for module in (prepare, train, restore):
     module.register(app)
 
 

@@ -15,10 +15,13 @@ from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
+from transformers.utils import logging as hf_logging
 
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.examples import FIM_FORMAT
 from apollo_restore.fim.tokenizer import CharTokenizer
+
+hf_logging.disable_progress_bar()  # no per-file bars when saving or loading small models
 
 META_FILE = "apollo_restore.json"
 OPTIMIZER_FILE = "optimizer.safetensors"

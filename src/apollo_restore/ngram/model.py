@@ -338,9 +338,16 @@ class NgramModel:
             rows, ci = self._find_contexts(t, ctx, n, rows)
             if len(rows) == 0:
                 break
-            keys = (t.ctx[ci] << np.uint64(BITS))[:, None] | nxt[rows]
-            ki = _lookup(t.keys, keys)
-            cnt = np.where(t.keys[ki] == keys, t.counts[ki], 0).astype(np.int64)
+            # Scan each context's block of n-grams (few at high orders) for the wanted symbols.
+            lo, hi = t.ctx_start[ci], t.ctx_start[ci + 1]
+            lens = hi - lo
+            owner = np.repeat(np.arange(len(rows)), lens)
+            pos = np.arange(int(lens.sum())) + np.repeat(lo - (np.cumsum(lens) - lens), lens)
+            sym = t.keys[pos] & np.uint64(2**BITS - 1)
+            cnt = np.zeros((len(rows), nxt.shape[1]), dtype=np.int64)
+            for j in range(nxt.shape[1]):
+                hit = sym == nxt[rows[owner], j]
+                cnt[owner[hit], j] = t.counts[pos[hit]]
             mass = np.maximum(cnt - self.discounts[n - 1][np.minimum(cnt, 3)], 0.0) / t.ctx_total[ci][:, None]
             p[rows] = mass + t.ctx_gamma[ci][:, None] * p[rows]
         return p

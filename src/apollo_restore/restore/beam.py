@@ -54,8 +54,9 @@ def beam_search(
         bound: maximum length and optional exact letter count.
 
     Returns:
-        Up to ``k`` beams, best first. Beams cut by ``max_chars`` are not returned unless
-        fewer than ``k`` beams finished.
+        Up to ``k`` beams, best first, each with at least one letter. Beams cut by
+        ``max_chars`` (scored without ``[EOS]``) fill the list only when fewer than ``k``
+        beams finished.
     """
     device = next(model.parameters()).device
     cache = DynamicCache()
@@ -64,12 +65,17 @@ def beam_search(
     allowed = _allowed_mask(tok, logits.size(-1)).to(device)
     letter = torch.zeros(logits.size(-1), dtype=torch.long, device=device)
     letter[tok.middle_char_ids[:-2]] = 1  # every middle char but space and '·' is a letter
+    separator = 1 - letter - (torch.arange(logits.size(-1), device=device) == tok.eos_id).long()
+    separator[[i for i in range(logits.size(-1)) if i not in tok.middle_char_ids]] = 0  # space, '·'
+    after_separator = torch.ones(1, dtype=torch.bool, device=device)  # the middle starts on a letter
     scores = torch.zeros(1, device=device)  # (beams,)
     letters = torch.zeros(1, dtype=torch.long, device=device)  # letters so far, per beam
     seqs: list[tuple[int, ...]] = [()]
     finished: list[Beam] = []
     for _ in range(bound.max_chars + 1):
         logp = torch.log_softmax(logits, dim=-1) + allowed  # (beams, V)
+        logp[letters == 0, tok.eos_id] = float("-inf")  # a lacuna holds at least one letter
+        logp[after_separator[:, None] & separator.bool()[None, :]] = float("-inf")  # no "  ", no leading space
         if bound.exact_letters is not None:
             done = letters >= bound.exact_letters
             logp[~done, tok.eos_id] = float("-inf")
@@ -99,6 +105,10 @@ def beam_search(
         scores = torch.tensor(keep_score, device=device)
         new_tokens = torch.tensor(keep_tok, device=device)
         letters = letters[index] + letter[new_tokens]
+        after_separator = separator[new_tokens].bool()
         out = model(input_ids=new_tokens[:, None], past_key_values=cache, use_cache=True)
         logits = out.logits[:, -1, :].float()
+    if len(finished) < k:  # the length guard cut the search: return the live beams too
+        finished += [Beam(seq, score) for seq, score, n in zip(seqs, scores.tolist(), letters.tolist()) if n > 0]
+        finished.sort(key=lambda beam: -beam.score)
     return finished[:k]

@@ -20,6 +20,7 @@ from pathlib import Path
 import torch
 
 from apollo_restore.data.document import Document, Lacuna, Segment, Supplied, Text, render
+from apollo_restore.data.readers.leiden import hint_of, parse_leiden_with_gaps
 from apollo_restore.fim.examples import Hint, encode_prompt, letter_count
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.checkpoint import load_model
@@ -67,16 +68,6 @@ def merge_equivalent(beams: list[tuple[str, float]]) -> list[tuple[str, float]]:
         else:
             merged[key] = (text, score)
     return sorted(merged.values(), key=lambda item: -item[1])
-
-
-def _hint_of(lacuna: Lacuna) -> Hint:
-    if lacuna.length is None:
-        return None
-    if lacuna.length_max:
-        return (lacuna.length, lacuna.length_max)
-    if lacuna.approximate:
-        return (max(1, lacuna.length - 2), lacuna.length + 2)
-    return lacuna.length
 
 
 def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
@@ -195,18 +186,19 @@ class Restorer:
         Raises:
             LeidenError: the text is not well-formed Leiden.
         """
-        from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
-
         started = time.perf_counter()
-        doc = text if isinstance(text, Document) else parse_leiden(text)
-        spans = [g.span for g in find_gaps(text)] if isinstance(text, str) else []
+        if isinstance(text, Document):
+            doc, spans = text, []
+        else:
+            doc, markers = parse_leiden_with_gaps(text)
+            spans = [(m.start, m.end) for m in markers]
         lacunae = [s for s in doc.segments if isinstance(s, Lacuna)]
         hints, pins = hints or {}, pins or {}
         fills: list[str] = []
         gaps: list[GapResult] = []
         for i, lacuna in enumerate(lacunae):
             gap_started = time.perf_counter()
-            hint = hints[i] if i in hints else _hint_of(lacuna)
+            hint = hints[i] if i in hints else hint_of(lacuna)
             prefix, suffix = context_of(doc.segments, i, fills)
             pinned = pins.get(i)
             cands = [] if pinned is not None else self.candidates(prefix, suffix, hint, k)

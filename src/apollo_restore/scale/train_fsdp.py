@@ -173,7 +173,7 @@ class FsdpRecipe:
         reader = ShardReader(Path(cfg.shards), env.rank, env.world_size, cfg.batch_size, epochs=None)
         self.loader = ShardLoader(reader, num_workers=cfg.num_workers)
         needed = cfg.steps * cfg.grad_accum * cfg.batch_size
-        if needed > reader.rows_per_rank:
+        if needed > reader.rows_per_rank and env.is_main:
             log.warning("%d rows per rank for %d needed: the shards will repeat %.1f times",
                         reader.rows_per_rank, needed, needed / reader.rows_per_rank)
         self.val_reader = (ShardReader(Path(cfg.val_shards), env.rank, env.world_size, cfg.batch_size, epochs=1)

@@ -100,8 +100,8 @@ def hint_of(lacuna: Lacuna) -> Hint:
     return lacuna.length
 
 
-def parse_leiden(text: str, doc_id: str = "user", source: str = "user") -> Document:
-    """Parse Leiden plain text into a :class:`Document`.
+def parse_leiden_with_gaps(text: str, doc_id: str = "user", source: str = "user") -> tuple[Document, list[GapMarker]]:
+    """Parse Leiden plain text into a :class:`Document` and list its lacunae.
 
     Args:
         text: the edition as typed or pasted (any line-number style, any newline style).
@@ -109,25 +109,26 @@ def parse_leiden(text: str, doc_id: str = "user", source: str = "user") -> Docum
         source: source of the returned document.
 
     Returns:
-        A document whose segments follow the table in this module's docstring.
+        ``(document, gaps)``: segments follow the table in this module's docstring; ``gaps``
+        holds one :class:`GapMarker` per :class:`Lacuna` segment, in the same order.
 
     Raises:
         LeidenError: malformed brackets or lacuna lengths, with position, line and column.
     """
     parser = _Parser(text)
     parser.run()
-    return Document(doc_id, source, tidy_segments(parser.segments))
+    return Document(doc_id, source, tidy_segments(parser.segments)), parser.gaps
+
+
+def parse_leiden(text: str, doc_id: str = "user", source: str = "user") -> Document:
+    """The document of :func:`parse_leiden_with_gaps`."""
+    return parse_leiden_with_gaps(text, doc_id, source)[0]
 
 
 def find_gaps(text: str) -> list[GapMarker]:
-    """Every lacuna of a Leiden text, left to right, with its span in ``text`` and hint.
-
-    Raises:
-        LeidenError: as :func:`parse_leiden`.
-    """
-    parser = _Parser(text)
-    parser.run()
-    return parser.gaps
+    """The gaps of :func:`parse_leiden_with_gaps`: every lacuna, left to right, with its span
+    in ``text`` and its hint."""
+    return parse_leiden_with_gaps(text)[1]
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:

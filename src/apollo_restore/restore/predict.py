@@ -1,0 +1,35 @@
+"""Run a gap set through a restorer and write predictions (the interchange format)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Iterable, Iterator, Protocol
+
+from tqdm.auto import tqdm
+
+from apollo_restore.data.formats import GapExample, Prediction, read_gapset, write_predictions
+from apollo_restore.fim.examples import Hint
+from apollo_restore.restore.types import Candidate
+
+
+class GapFiller(Protocol):
+    """Anything that proposes ranked readings for one gap: the neural :class:`Restorer`,
+    the n-gram model, an ensemble."""
+
+    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]: ...
+
+
+def predict(filler: GapFiller, gaps: Iterable[GapExample], k: int = 20, progress: bool = True) -> Iterator[Prediction]:
+    """Predictions for each gap, in order, with the milliseconds each took."""
+    gaps = list(gaps)
+    for gap in tqdm(gaps, desc="predict", unit="gap", disable=not progress):
+        started = time.perf_counter()
+        cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, k)
+        ms = round((time.perf_counter() - started) * 1000, 1)
+        yield Prediction(gap.id, [(c.text, round(c.prob, 6)) for c in cands], ms)
+
+
+def predict_file(filler: GapFiller, gapset: Path, out: Path, k: int = 20, progress: bool = True) -> int:
+    """Read a gap-set JSONL, write a predictions JSONL; returns the number of gaps."""
+    return write_predictions(out, predict(filler, read_gapset(gapset), k, progress))
