@@ -9,7 +9,8 @@ at seeded random positions (a span of n letters with no ``-``/``…``, starting 
 letter; up to 250 characters of context each side). Matches are space-agnostic (spaces and
 ``·`` removed, ς folded to σ). Prints Markdown tables: builds, then accuracy per model and
 hint condition (uniform-weighted = mean over lengths 1–20 of per-length means; prior = mean
-over gaps of 1–10 letters) and milliseconds per gap.
+over gaps of 1–10 letters) and milliseconds per gap, wall-clock and CPU (the machine may be
+shared: CPU time is the steadier figure).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 from apollo_restore.data.prepare import load_documents
 from apollo_restore.fim.examples import letter_count
-from apollo_restore.ngram.fill import NgramRestorer
+from apollo_restore.ngram.fill import FillConfig, NgramRestorer
 from apollo_restore.restore.engine import match_key
 
 CONTEXT = 250
@@ -78,7 +79,7 @@ def _is_letter(ch: str) -> bool:
 def evaluate(restorer: NgramRestorer, gaps: list[tuple[str, str, str, int]], exact: bool) -> dict[str, float]:
     top1 = {n: [] for n in LENGTHS}
     top20 = {n: [] for n in LENGTHS}
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     for prefix, target, suffix, n in gaps:
         cands = restorer.candidates(prefix, suffix, n if exact else None, k=20)
         keys = [match_key(c.text) for c in cands]
@@ -87,12 +88,13 @@ def evaluate(restorer: NgramRestorer, gaps: list[tuple[str, str, str, int]], exa
         top1[n].append(bool(keys) and keys[0] == want)
         top20[n].append(want in keys)
     ms = (time.perf_counter() - started) * 1000 / len(gaps)
+    cpu_ms = (time.process_time() - cpu_started) * 1000 / len(gaps)
     uni1 = float(np.mean([np.mean(top1[n]) for n in LENGTHS]))
     uni20 = float(np.mean([np.mean(top20[n]) for n in LENGTHS]))
     prior1 = float(np.mean(sum((top1[n] for n in range(1, 11)), [])))
     prior20 = float(np.mean(sum((top20[n] for n in range(1, 11)), [])))
     curve = " ".join(f"{np.mean(top1[n]):.2f}" for n in LENGTHS)
-    return {"uni1": uni1, "uni20": uni20, "prior1": prior1, "prior20": prior20, "ms": ms, "curve": curve}
+    return {"uni1": uni1, "uni20": uni20, "prior1": prior1, "prior20": prior20, "ms": ms, "cpu_ms": cpu_ms, "curve": curve}
 
 
 def main() -> None:
@@ -122,12 +124,10 @@ def main() -> None:
     table = load_documents(args.prepared, split="test", sources=["ddb"])
     gaps = sample_gaps(table["text"].to_pylist(), args.per_length, args.seed)
     print(f"\n{len(gaps)} gaps from {table.num_rows} ddb test documents (seed {args.seed}, {args.per_length} per length 1–20)\n")
-    print("| model | hint | Top-1 (uniform) | Top-20 (uniform) | Top-1 (prior 1–10) | Top-20 (prior 1–10) | ms/gap |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| model | hint | Top-1 (uniform) | Top-20 (uniform) | Top-1 (prior 1–10) | Top-20 (prior 1–10) | ms/gap | CPU ms/gap |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     curves = []
     for s in args.orders.split(","):
-        from apollo_restore.ngram.fill import FillConfig
-
         cfg = FillConfig() if args.beam is None else FillConfig(beam=args.beam)
         restorer = NgramRestorer.load(models[s], cfg)
         restorer.candidates("και ", " του", 3)  # warm up (dense low-order table)
@@ -135,7 +135,7 @@ def main() -> None:
             r = evaluate(restorer, gaps, exact)
             name = f"{s.split(':')[0]}-gram" + (f" min_count {spec(s)[1]}" if spec(s)[1] > 1 else "")
             hint = "exact" if exact else "none"
-            print(f"| {name} | {hint} | {r['uni1']:.3f} | {r['uni20']:.3f} | {r['prior1']:.3f} | {r['prior20']:.3f} | {r['ms']:.0f} |")
+            print(f"| {name} | {hint} | {r['uni1']:.3f} | {r['uni20']:.3f} | {r['prior1']:.3f} | {r['prior20']:.3f} | {r['ms']:.0f} | {r['cpu_ms']:.0f} |")
             curves.append(f"| {name} | {hint} | {r['curve']} |")
     print("\nTop-1 per gap length 1..20:\n\n| model | hint | Top-1 by length |\n|---|---|---|")
     print("\n".join(curves))

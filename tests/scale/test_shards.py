@@ -93,6 +93,6 @@ def test_shards_resume_mid_epoch_yields_the_rest(shards):
 def test_shards_loop_over_epochs(shards):
     reader = ShardReader(shards, 0, 1, batch_size=4, epochs=None, start_row=39)
     rows = [item["row"] for _, item in zip(range(3), reader)]
-    assert rows == [39, 0, 1]  # 41 rows, 1 rank: wraps around after row 40
+    assert rows == [39, 40, 0]  # 41 rows, 1 rank: wraps around after row 40
     assert len(ShardReader(shards, 0, 1, epochs=2, start_row=5)) == 77
     assert np.all(reader.fetch(3)[0] == ShardReader(shards).fetch(3)[0])

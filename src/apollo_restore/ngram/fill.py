@@ -103,13 +103,16 @@ class NgramRestorer:
         marks = np.flatnonzero(is_marker(s))
         return s[: min(self.L, marks[0] if len(marks) else len(s))]
 
-    def _seq_logprob(self, ctx: np.ndarray, seq: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
+    def _seq_logprob(
+        self, ctx: np.ndarray, seq: np.ndarray, lengths: np.ndarray | None = None, cache: "_Cache | None" = None
+    ) -> np.ndarray:
         """Log-probability of each row's symbols ``seq[r, :lengths[r]]`` after context ``ctx[r]``.
 
         Args:
             ctx: ``(R, N-1)`` context codes.
             seq: ``(R, T)`` codes (PAD past each row's length).
             lengths: ``(R,)`` (default: all ``T``).
+            cache: probabilities of (context, symbol) events already computed.
 
         Returns:
             ``(R,)`` sums of log-probabilities.
@@ -123,10 +126,21 @@ class NgramRestorer:
         else:
             win = np.zeros((r, t, 0), dtype=np.uint8)
         win = _cut_at_markers(win.reshape(r * t, self.n_ctx))
-        # Beams share most suffix contexts: query each distinct (context, symbol) once.
+        # Beams share most suffix contexts: query each distinct (context, symbol) once, and
+        # only those not already in the cache (kept across the steps of one search).
         events = pack(np.concatenate([win, seq.reshape(r * t, 1)], axis=1))
         uniq, first, inverse = np.unique(events, return_index=True, return_inverse=True)
-        p = self.model.probs_codes(win[first], seq.reshape(r * t, 1)[first])[:, 0][inverse].reshape(r, t)
+        probs = np.empty(len(uniq))
+        known = np.zeros(len(uniq), dtype=bool)
+        if cache is not None and len(cache.keys):
+            at = np.minimum(np.searchsorted(cache.keys, uniq), len(cache.keys) - 1)
+            known = cache.keys[at] == uniq
+            probs[known] = cache.values[at[known]]
+        todo = first[~known]
+        probs[~known] = self.model.probs_codes(win[todo], seq.reshape(r * t, 1)[todo])[:, 0]
+        if cache is not None and len(todo):
+            cache.add(uniq[~known], probs[~known])
+        p = probs[inverse].reshape(r, t)
         with np.errstate(divide="ignore"):  # PAD past a row's end has probability 0
             lp = np.log(p)
         if lengths is not None:
@@ -153,6 +167,7 @@ class NgramRestorer:
         pool_text: list[np.ndarray] = []
         pool_score: list[np.ndarray] = []
 
+        cache = _Cache()
         bound = -np.inf  # score of the pool-th best finished middle: nothing below can enter
 
         def close(rows: np.ndarray) -> None:
@@ -161,7 +176,7 @@ class NgramRestorer:
             if len(rows) == 0:
                 return
             seq = np.broadcast_to(sfx, (len(rows), len(sfx)))
-            total = score[rows] + self._seq_logprob(ctx[rows], np.ascontiguousarray(seq))
+            total = score[rows] + self._seq_logprob(ctx[rows], np.ascontiguousarray(seq), cache=cache)
             pool_text.extend(hist[rows])
             pool_score.append(total)
             if sum(len(x) for x in pool_score) >= cfg.pool:
@@ -225,6 +240,19 @@ class NgramRestorer:
         lengths = np.array([len(s) for s in seqs])
         ctx = np.broadcast_to(ctx0, (len(seqs), len(ctx0)))
         return [float(x) for x in self._seq_logprob(np.ascontiguousarray(ctx), seq, lengths)]
+
+
+class _Cache:
+    """Probabilities of packed (context, symbol) events: sorted keys and their values."""
+
+    def __init__(self) -> None:
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.values = np.zeros(0)
+
+    def add(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """Add new keys (sorted, none present yet)."""
+        at = np.searchsorted(self.keys, keys)
+        self.keys, self.values = np.insert(self.keys, at, keys), np.insert(self.values, at, values)
 
 
 def _decode(codes: np.ndarray) -> str:

@@ -147,14 +147,6 @@ def _discounts(counts: np.ndarray) -> np.ndarray:
     return np.clip(d, [0.0, 0.05, 0.1, 0.15], [0.0, 1.0, 2.0, 3.0])
 
 
-def _lookup(table: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    """Index of each needle's slot in the sorted, non-empty ``table`` (clipped; compare to check
-    a hit). Needles are deduplicated and sorted first: numpy's binary search runs about twice
-    as fast on sorted needles, and beams share many contexts."""
-    uniq, inverse = np.unique(needles, return_inverse=True)
-    return np.minimum(np.searchsorted(table, uniq), len(table) - 1)[inverse].reshape(needles.shape)
-
-
 def _discount_of(counts: np.ndarray, d: np.ndarray) -> np.ndarray:
     return d[np.minimum(counts, 3).astype(np.int64)]
 
@@ -185,11 +177,12 @@ class NgramModel:
         Args:
             texts: ``norm.v1`` documents (gap markers allowed).
             order: highest order N (2–10).
-            min_count: n-grams of order ≥ ``prune_from`` seen fewer times than this are dropped; their probability mass goes to the lower orders.
+            min_count: n-grams of order ≥ ``prune_from`` seen fewer times than this are dropped;
+                their probability mass goes to the lower orders.
             prune_from: lowest order that is pruned.
         """
-        if not 1 <= order <= MAX_ORDER:
-            raise ValueError(f"order must be 1..{MAX_ORDER}, got {order}")
+        if not 2 <= order <= MAX_ORDER:
+            raise ValueError(f"order must be 2..{MAX_ORDER}, got {order}")
         started = time.perf_counter()
         codes = _corpus_codes(texts)
         raw = [_count_order(codes, n) for n in range(1, order + 1)]
@@ -263,15 +256,17 @@ class NgramModel:
 
         Returns:
             ``(B, K)`` (or ``(B, V)``) probabilities.
+
+        Orders 1–3 come from a table precomputed for every context; each higher order looks up
+        the rows' contexts by binary search, only among rows whose shorter context was found.
         """
-        b = ctx.shape[0]
         if nxt is not None and nxt.shape[1] <= 2:
             return self._probs_sparse(ctx, nxt.astype(np.uint64))
         p, first = self._dense_start(ctx)
-        rows = None
+        rows, prepared = None, self._prepare(ctx)
         for n in range(first, self.order + 1):
             t = self.tables[n - 1]
-            rows, ci = self._find_contexts(t, ctx, n, rows)
+            rows, ci = self._find_contexts(t, prepared, n, rows)
             if len(rows) == 0:
                 break
             p[rows] = self._interpolate(t, n, ci, p[rows])
@@ -280,23 +275,33 @@ class NgramModel:
         return np.take_along_axis(p, nxt.astype(np.int64), axis=1)
 
     @staticmethod
-    def _find_contexts(t: OrderTable, ctx: np.ndarray, n: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Rows of ``ctx`` (only those in ``among``, if given) whose last ``n - 1`` symbols are
-        a known context of order ``n``, and the contexts' indices in ``t.ctx``.
+    def _prepare(ctx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Packed key of each whole context row and how many symbols end it without a PAD."""
+        key = pack(ctx)
+        known = np.argmax(np.flip(ctx == PAD, 1), axis=1)
+        known = np.where(np.any(ctx == PAD, axis=1), known, ctx.shape[1])
+        return key, known
+
+    @staticmethod
+    def _find_contexts(
+        t: OrderTable, prepared: tuple[np.ndarray, np.ndarray], n: int, among: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Rows (only those in ``among``, if given) whose last ``n - 1`` symbols are a known
+        context of order ``n``, and the contexts' indices in ``t.ctx``.
 
         Known contexts are suffix-closed (if ``hw`` is counted so is ``h[1:]w``, and pruning by
         raw count keeps it too), so a row unknown at order ``n`` is unknown above: callers pass
         the rows found at ``n - 1`` as ``among``.
         """
+        key, known = prepared
+        rows = np.arange(len(key)) if among is None else among
         if len(t.ctx) == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        rows = np.arange(len(ctx)) if among is None else among
+            return rows[:0], rows[:0]
         if n == 1:
             return rows, np.zeros(len(rows), dtype=np.int64)
-        c = ctx[rows, ctx.shape[1] - (n - 1) :]
-        ck = pack(c)
-        ci = _lookup(t.ctx, ck)
-        hit = np.all(c != PAD, axis=1) & (t.ctx[ci] == ck)
+        ck = key[rows] & np.uint64((1 << (BITS * (n - 1))) - 1)  # the last n - 1 symbols
+        ci = np.minimum(np.searchsorted(t.ctx, ck), len(t.ctx) - 1)
+        hit = (known[rows] >= n - 1) & (t.ctx[ci] == ck)
         return rows[hit], ci[hit]
 
     def _dense_start(self, ctx: np.ndarray) -> tuple[np.ndarray, int]:
@@ -310,7 +315,7 @@ class NgramModel:
             self._dense[:, PAD] = 0.0
             for n in range(1, k + 1):
                 t = self.tables[n - 1]
-                rows, ci = self._find_contexts(t, grid, n)
+                rows, ci = self._find_contexts(t, self._prepare(grid), n)
                 self._dense[rows] = self._interpolate(t, n, ci, self._dense[rows])
         idx = pack(ctx[:, ctx.shape[1] - (k - 1) :]).astype(np.int64) if k > 1 else np.zeros(len(ctx), np.int64)
         return self._dense[idx], k + 1
@@ -332,10 +337,10 @@ class NgramModel:
         """:meth:`probs_codes` for a few symbols per row: binary search instead of gathering."""
         p, first = self._dense_start(ctx)
         p = np.take_along_axis(p, nxt.astype(np.int64), axis=1)
-        rows = None
+        rows, prepared = None, self._prepare(ctx)
         for n in range(first, self.order + 1):
             t = self.tables[n - 1]
-            rows, ci = self._find_contexts(t, ctx, n, rows)
+            rows, ci = self._find_contexts(t, prepared, n, rows)
             if len(rows) == 0:
                 break
             # Scan each context's block of n-grams (few at high orders) for the wanted symbols.

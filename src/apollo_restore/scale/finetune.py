@@ -31,7 +31,14 @@ from typing import Any
 import torch
 
 from apollo_restore.config import load_config
-from apollo_restore.scale.hf_model import fim_loss, load_causal_lm, param_groups, save_hf_folder, shard_tokenizer
+from apollo_restore.scale.hf_model import (
+    enable_activation_checkpointing,
+    fim_loss,
+    load_causal_lm,
+    param_groups,
+    save_hf_folder,
+    shard_tokenizer,
+)
 from apollo_restore.scale.shards import ShardLoader, ShardReader
 from apollo_restore.train.schedule import lr_at
 
@@ -144,8 +151,6 @@ def finetune(cfg: FinetuneConfig, progress: bool = True) -> dict[str, Any]:
     model = load_causal_lm(cfg.model, tokenizer, base_dtype)
     model.config.use_cache = False
     if cfg.activation_checkpointing:
-        from apollo_restore.scale.train_fsdp import enable_activation_checkpointing
-
         enable_activation_checkpointing(model)
     if cfg.lora:
         model = _add_lora(model, cfg, train_embeddings=bool(manifest["tokenizer"].get("added")))

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import shutil
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,7 +185,9 @@ def consolidate(checkpoint: Path, out: Path, dtype: torch.dtype = torch.bfloat16
         for key, md in reader.read_metadata().state_dict_metadata.items()
         if key.startswith(prefix) and isinstance(md, TensorStorageMetadata)
     }
-    dcp.load(state, storage_reader=reader, no_dist=True)
+    with warnings.catch_warnings():  # "assuming the intent is to load in a single process": it is
+        warnings.simplefilter("ignore", UserWarning)
+        dcp.load(state, storage_reader=reader, no_dist=True)
     config = AutoConfig.from_pretrained(str(checkpoint), local_files_only=True)
     tensors = {key[len(prefix):]: value.to(dtype).contiguous() for key, value in state.items()}
     if getattr(config, "tie_word_embeddings", False):

@@ -60,6 +60,16 @@ def load_causal_lm(folder: str | Path, tokenizer, dtype: torch.dtype = torch.flo
     return model
 
 
+def enable_activation_checkpointing(model: torch.nn.Module) -> None:
+    """Non-reentrant activation checkpointing of every decoder layer (transformers ≥ 5 name,
+    falling back to the older ``gradient_checkpointing_enable``)."""
+    kwargs = {"use_reentrant": False}
+    if hasattr(model, "activation_checkpointing_enable"):
+        model.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
+    else:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+
+
 def fim_loss(model: torch.nn.Module, ids: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, int]:
     """Mean cross-entropy over labelled positions and their number.
 

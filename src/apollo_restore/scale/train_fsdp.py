@@ -19,8 +19,9 @@ vLLM and — for character-tokenizer models — :class:`~apollo_restore.restore.
 
 The single-process recipe is :mod:`apollo_restore.scale.finetune` (LoRA lives there).
 
-Trade-offs: every rank reads the full model from the folder before sharding (CPU memory per
-node = local ranks × model size; load-on-rank-0-and-broadcast is not implemented); the loss is
+Trade-offs: every rank reads the full model from the folder before sharding, in ``load_dtype``
+(CPU memory per node while loading = local ranks × model size: 8 × 48 GB for 24B in bf16;
+load-on-rank-0-and-broadcast from the meta device is not implemented); the loss is
 averaged per rank, then gradients across ranks, so rows with more labelled tokens weigh no more.
 """
 
@@ -41,7 +42,14 @@ import torch.distributed as dist
 
 from apollo_restore.config import load_config
 from apollo_restore.scale import fsdp
-from apollo_restore.scale.hf_model import DTYPES, fim_loss, load_causal_lm, param_groups, shard_tokenizer
+from apollo_restore.scale.hf_model import (
+    DTYPES,
+    enable_activation_checkpointing,
+    fim_loss,
+    load_causal_lm,
+    param_groups,
+    shard_tokenizer,
+)
 from apollo_restore.scale.shards import ShardLoader, ShardReader
 from apollo_restore.train.schedule import lr_at
 
@@ -64,6 +72,8 @@ class FsdpConfig:
         batch_size: rows per rank per micro-step; grad_accum: micro-steps per step.
             Global batch = ``batch_size × grad_accum × world_size`` rows.
         lr, min_lr, warmup: peak LR, floor, linear-warmup steps (then cosine).
+        load_dtype: dtype the weights are read in before sharding (``bfloat16`` halves the CPU
+            memory every rank needs while loading; the shards are then upcast to fp32 masters).
         bf16: bf16 compute over fp32 master weights (GPU; on CPU gloo keep it false).
         activation_checkpointing: recompute each layer's activations in backward.
         shard_size: 0 = shard over all ranks (FSDP); k = shard within groups of k, replicate
@@ -87,6 +97,7 @@ class FsdpConfig:
     warmup: int = 1500
     weight_decay: float = 0.1
     grad_clip: float = 1.0
+    load_dtype: str = "bfloat16"
     bf16: bool = True
     activation_checkpointing: bool = True
     shard_size: int = 0
@@ -107,8 +118,9 @@ class FsdpConfig:
             raise ValueError("model and shards are required")
         if self.steps < 1 or self.batch_size < 1 or self.grad_accum < 1 or not 0 <= self.min_lr <= self.lr:
             raise ValueError("need steps, batch_size, grad_accum ≥ 1 and 0 ≤ min_lr ≤ lr")
-        if self.consolidate_dtype not in DTYPES:
-            raise ValueError(f"consolidate_dtype must be one of {', '.join(DTYPES)}")
+        for key in ("load_dtype", "consolidate_dtype"):
+            if getattr(self, key) not in DTYPES:
+                raise ValueError(f"{key} must be one of {', '.join(DTYPES)}")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "FsdpConfig":
@@ -117,16 +129,6 @@ class FsdpConfig:
         if unknown:
             raise ValueError(f"unknown option(s): {', '.join(unknown)}")
         return cls(**values)
-
-
-def enable_activation_checkpointing(model: torch.nn.Module) -> None:
-    """Non-reentrant activation checkpointing of every decoder layer (transformers ≥ 5 name,
-    falling back to the older ``gradient_checkpointing_enable``)."""
-    kwargs = {"use_reentrant": False}
-    if hasattr(model, "activation_checkpointing_enable"):
-        model.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
-    else:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
 
 
 class FsdpRecipe:
@@ -154,12 +156,13 @@ class FsdpRecipe:
 
     def _setup_model(self) -> None:
         self.tokenizer, self.fim, self.manifest = shard_tokenizer(Path(self.cfg.shards))
-        model = load_causal_lm(self.cfg.model, self.tokenizer, torch.float32)
+        model = load_causal_lm(self.cfg.model, self.tokenizer, DTYPES[self.cfg.load_dtype])
         if self.cfg.activation_checkpointing:
             enable_activation_checkpointing(model)
         model.config.use_cache = False
         self.mesh = fsdp.build_mesh(self.env, self.cfg.shard_size)
         self.model = fsdp.shard_model(model, self.mesh, self.cfg.bf16, self.cfg.reshard_after_forward)
+        self.model.to(torch.float32)  # fp32 master weights, cast shard by shard (after sharding: less memory)
         self.model.train()
         n = sum(p.numel() for p in self.model.parameters())
         log.info("model %s: %.1fM parameters, sharded over %d ranks", self.cfg.model, n / 1e6, self.env.world_size)

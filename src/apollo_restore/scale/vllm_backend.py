@@ -17,8 +17,9 @@ returned candidates, multi-gap texts filled left to right, the same ``Candidate`
 ``GapResult`` / ``Restoration`` types.
 
 Differences from the default engine: vLLM's beam search cannot mask the vocabulary, so a
-reading holding characters outside the middle alphabet (Greek letters, space, ``·``) is dropped
-after the search instead of never being proposed; ``score_readings`` is not available.
+reading holding characters outside the middle alphabet (Greek letters, space, ``·``), a double
+space, or no letter at all is dropped after the search instead of never being proposed (fewer
+than ``k`` candidates may remain); ``score_readings`` is not available.
 
 Importing this module never needs vLLM; constructing a backend without it (or without a GPU)
 raises :class:`VllmUnavailable` saying what to install. Not run here: this machine has no GPU
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
-from apollo_restore.fim.examples import Hint
+from apollo_restore.fim.examples import Hint, letter_count
 from apollo_restore.fim.hf_format import HfFim, load_tokenizer
 from apollo_restore.restore.engine import RestoreConfig, Restorer, _bound, merge_equivalent, to_candidates
 from apollo_restore.restore.types import Candidate
@@ -82,20 +83,22 @@ def _check_vllm() -> None:
 def beams_to_readings(output: Any, prompt_len: int, fim: HfFim, k: int) -> list[tuple[str, float]]:
     """One ``BeamSearchOutput`` → up to ``k`` ``(text, log_score)`` readings, best first.
 
-    Beams that ended with ``[EOS]`` come first; beams cut by ``max_tokens`` only fill the list
-    when fewer than ``k`` finished (as the default engine does). ``sequence.tokens`` holds the
-    prompt too, so the middle is ``tokens[prompt_len:]``.
+    Beams cut by ``max_tokens`` (no ``[EOS]``) are returned only when fewer than ``k`` beams
+    finished, as in the default engine; the caller ranks everything by score after merging.
+    ``sequence.tokens`` holds the prompt too, so the middle is ``tokens[prompt_len:]``.
     """
     finished, cut = [], []
     for seq in output.sequences:
         middle = list(seq.tokens[prompt_len:])
         done = bool(middle) and middle[-1] == fim.eos_id
         text = fim.decode(middle[:-1] if done else middle).strip()
-        if not set(text) <= MIDDLE_ALPHABET:
-            continue
+        if not set(text) <= MIDDLE_ALPHABET or "  " in text or letter_count(text) == 0:
+            continue  # what the engine's masked search never proposes: other characters, no letter
         (finished if done else cut).append((text, float(seq.cum_logprob)))
-    ranked = sorted(finished, key=lambda r: -r[1]) + sorted(cut, key=lambda r: -r[1])
-    return ranked[:k]
+    ranked = sorted(finished, key=lambda r: -r[1])[:k]
+    if len(ranked) < k:
+        ranked += sorted(cut, key=lambda r: -r[1])[: k - len(ranked)]
+    return sorted(ranked, key=lambda r: -r[1])
 
 
 class VllmRestorer(Restorer):

@@ -1,0 +1,128 @@
+"""``apollo-restore evaluate`` and ``apollo-restore gaps``.
+
+    apollo-restore gaps --prepared data/prepared --split test --source ddb --per-length 50 \\
+        --true-lacunae 500 --out gaps/ddb-test.jsonl --cullhed-out gaps/ddb-test.cullhed.jsonl
+    apollo-restore evaluate --prepared data/prepared --split test --source ddb --per-length 50 \\
+        --true-lacunae 500 --out reports/ddb-test
+    apollo-restore evaluate --gaps gaps/ddb-test.jsonl --out reports/ddb-test \\
+        --peer cullhed=cullhed-preds.jsonl
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+_CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
+
+
+def _conditions(value: str) -> list[str]:
+    from apollo_restore.evaluate.gapsets import CONDITIONS
+
+    conds = [c.strip() for c in value.split(",") if c.strip()]
+    bad = [c for c in conds if c not in CONDITIONS]
+    if bad:
+        raise typer.BadParameter(f"unknown condition(s) {', '.join(bad)}; choose from {', '.join(CONDITIONS)}", param_hint="--conditions")
+    return conds
+
+
+def _build(prepared: Path, split: str, sources: list[str], per_length: int, conditions: str, true_lacunae: int,
+           seed: int, context_chars: int, uncertain_excluded: bool):  # fmt: skip
+    from apollo_restore.evaluate.gapsets import build_from_prepared
+
+    if not sources:
+        raise typer.BadParameter("give at least one --source", param_hint="--source")
+    conds = _conditions(conditions)
+    excluded = ["exact"] if uncertain_excluded and "exact" in conds else []
+    try:
+        return build_from_prepared(prepared, split, sources, per_length, conds, true_lacunae, seed, context_chars, excluded)
+    except (FileNotFoundError, ValueError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from err
+
+
+def gaps_command(
+    prepared: Path = typer.Option(..., "--prepared", help="Prepared corpus folder (documents.parquet)."),
+    split: str = typer.Option("test", "--split", help="validation or test."),
+    source: list[str] = typer.Option(None, "--source", help="Source(s) to sample from (repeat)."),
+    per_length: int = typer.Option(50, "--per-length", help="Synthetic gaps per letter count 1–20."),
+    conditions: str = typer.Option(_CONDITIONS, "--conditions", help="Hint conditions, comma-separated."),
+    true_lacunae: int = typer.Option(0, "--true-lacunae", help="Editor-supplied spans per source (silver gaps)."),
+    seed: int = typer.Option(0, "--seed"),
+    context_chars: int = typer.Option(250, "--context-chars", help="Characters of context each side."),
+    uncertain_excluded: bool = typer.Option(True, help="Also write exact-hint gaps with uncertain-excluded context (:ue)."),
+    out: Path = typer.Option(..., "--out", help="Gap-set JSONL to write."),
+    cullhed_out: Path = typer.Option(None, "--cullhed-out", help="Also write the gaps as Cullhed chat JSONL."),
+    ithaca_out: Path = typer.Option(None, "--ithaca-out", help="Also write Ithaca inputs ('?' placeholders) as JSONL."),
+) -> None:
+    """Build synthetic and true-lacuna gap sets from a prepared split and write them."""
+    from apollo_restore.data.formats import write_gapset
+    from apollo_restore.evaluate.peers import export_cullhed, write_ithaca_inputs
+
+    gaps = _build(prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    typer.echo(f"wrote {write_gapset(out, gaps)} gaps to {out}")
+    if cullhed_out:
+        typer.echo(f"wrote {export_cullhed(cullhed_out, gaps)} Cullhed chat lines to {cullhed_out}")
+    if ithaca_out:
+        typer.echo(f"wrote {write_ithaca_inputs(ithaca_out, gaps)} Ithaca inputs to {ithaca_out}")
+
+
+def evaluate_command(
+    out: Path = typer.Option(..., "--out", help="Report folder to write."),
+    gaps: Path = typer.Option(None, "--gaps", exists=True, dir_okay=False, help="Gap set (ours or Cullhed chat JSONL) instead of building one."),
+    prepared: Path = typer.Option(None, "--prepared", help="Prepared corpus: gaps are built from it (without --gaps) and bpc measured on it."),
+    split: str = typer.Option("test", "--split"),
+    source: list[str] = typer.Option(None, "--source", help="Source(s) (repeat)."),
+    per_length: int = typer.Option(50, "--per-length", help="Synthetic gaps per letter count 1–20."),
+    conditions: str = typer.Option(_CONDITIONS, "--conditions", help="Hint conditions, comma-separated."),
+    true_lacunae: int = typer.Option(0, "--true-lacunae", help="Silver gaps per source."),
+    seed: int = typer.Option(0, "--seed"),
+    context_chars: int = typer.Option(250, "--context-chars"),
+    uncertain_excluded: bool = typer.Option(True, help="Also ask exact-hint gaps with uncertain-excluded context."),
+    model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
+    k: int = typer.Option(20, "--k", help="Candidates per gap."),
+    exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths."),
+    predictions: Path = typer.Option(None, "--predictions", exists=True, dir_okay=False, help="Score these predictions (our JSONL) instead of running a model."),
+    peer: list[str] = typer.Option(None, "--peer", help="NAME=FILE peer predictions (ours, Cullhed's or Ithaca's format), repeatable."),
+    ithaca_ids: Path = typer.Option(None, "--ithaca-ids", exists=True, dir_okay=False, help="Ithaca input JSONL we exported: gives the gap id of each Ithaca prediction line."),
+    bpc_windows: int = typer.Option(64, "--bpc-windows", help="Held-out windows per source and period for bits per character (0: skip)."),
+    bpc_mode: str = typer.Option("prefix", "--bpc-mode", help="prefix (every-position LM) or middle."),
+    threads: int = typer.Option(None, "--threads", help="Torch threads."),
+) -> None:
+    """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots."""
+    from apollo_restore.data.formats import read_predictions
+    from apollo_restore.data.prepare import load_documents
+    from apollo_restore.evaluate.gapsets import load_gaps
+    from apollo_restore.evaluate.peers import load_peer, parse_peer_arg, read_ithaca_input_ids
+    from apollo_restore.evaluate.pipeline import evaluate_to_folder
+
+    if gaps is None and prepared is None:
+        raise typer.BadParameter("give --gaps FILE or --prepared DIR with --source", param_hint="--gaps")
+    gap_set = load_gaps(gaps) if gaps else _build(prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded)
+    peers = {}
+    for arg in peer or []:
+        try:
+            name, path = parse_peer_arg(arg)
+        except ValueError as err:
+            raise typer.BadParameter(str(err), param_hint="--peer") from err
+        peers[name] = load_peer(path, gap_set, read_ithaca_input_ids(ithaca_ids) if ithaca_ids else None)
+    filler, ours, name = None, None, "predictions"
+    if predictions:
+        ours = read_predictions(predictions)
+    else:
+        from apollo_restore.restore.engine import Restorer, RestoreConfig
+
+        filler = Restorer.load(model, config=RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length), threads=threads)
+        name = filler.name
+    bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
+    meta = {"gap_set": str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}",
+            "exact_length": exact_length, "context_chars": context_chars}  # fmt: skip
+    metrics = evaluate_to_folder(out, filler, gap_set, k, ours, peers, bpc_table, bpc_windows, bpc_mode, name, meta, seed=seed)
+    typer.echo(f"{metrics['gaps']} gaps scored; report in {out / 'report.md'}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("evaluate")(evaluate_command)
+    app.command("gaps")(gaps_command)

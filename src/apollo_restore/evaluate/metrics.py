@@ -1,0 +1,175 @@
+"""Restoration metrics and the two averaging protocols (DESIGN §7; paper §4.1, §5.6, App. H).
+
+Every comparison is *space-agnostic*: spaces, punctuation, ``·``, digits and gap markers are
+removed and final ``ς`` is folded to ``σ`` (:func:`agnostic`), as Cullhed et al. and Ithaca
+score. Per gap (:func:`score_gap`):
+
+* **top1** — the first candidate equals the target; **top20** — some candidate among the
+  first ``k`` (20) does;
+* **cer** — Levenshtein distance between the top candidate and the target over the target's
+  length (an empty or missing prediction scores 1.0); **char_acc** — ``max(0, 1 − cer)``;
+* **dlen** — letters of the top candidate minus letters of the target.
+
+Aggregates (:func:`summarise`):
+
+* **prior** — unweighted mean over gaps whose target has 1–10 letters (the protocol of prior work);
+* **uniform** — mean within each exact letter count, then the mean of those over 1–20 with equal
+  weight; lengths without gaps are listed in ``missing`` and skipped;
+* **all** — unweighted mean over every gap (App. H's "legacy" T1/T20);
+* **per_length** — the per-length means behind the uniform protocol (for the curves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Sequence
+
+from apollo_restore.data.normalise import fold
+
+PRIOR_LENGTHS = range(1, 11)
+UNIFORM_LENGTHS = range(1, 21)
+
+
+def agnostic(text: str) -> str:
+    """Space-agnostic form: ``norm.v1`` letter folding (case, accents, lunate and final sigma →
+    ``σ``), then letters only — spaces, ``·``, punctuation, digits and ``-``/``…`` removed.
+    ``agnostic("Καὶ τῆς·") == "καιτησ"``; the same key as
+    :func:`~apollo_restore.restore.engine.match_key` on normalised text, minus digits."""
+    return "".join(ch for ch in fold(text) if ch.isalpha())
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance (insertions, deletions, substitutions all cost 1); two-row DP, O(|a|·|b|)."""
+    if len(a) < len(b):
+        a, b = b, a
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+@dataclass(frozen=True)
+class GapScore:
+    """Scores of one gap's prediction (all space-agnostic).
+
+    Attributes:
+        length: letters in the target.
+        top1, top20: exact match of the first / of any of the first ``k`` candidates.
+        cer: Levenshtein(top candidate, target) / length.
+        char_acc: ``max(0, 1 − cer)``.
+        dlen: letters(top candidate) − length.
+        predicted: whether the system returned any candidate.
+    """
+
+    length: int
+    top1: bool
+    top20: bool
+    cer: float
+    char_acc: float
+    dlen: int
+    predicted: bool = True
+
+
+def score_gap(target: str, candidates: Sequence[str], k: int = 20) -> GapScore:
+    """Score ranked candidate texts against the target.
+
+    Raises:
+        ValueError: the target has no letters.
+    """
+    truth = agnostic(target)
+    if not truth:
+        raise ValueError(f"target {target!r} has no letters")
+    keys = [agnostic(c) for c in candidates[:k]]
+    top = keys[0] if keys else ""
+    cer = levenshtein(top, truth) / len(truth)
+    return GapScore(
+        length=len(truth), top1=top == truth, top20=truth in keys, cer=cer,
+        char_acc=max(0.0, 1.0 - cer), dlen=len(top) - len(truth), predicted=bool(keys),
+    )  # fmt: skip
+
+
+METRICS = ("top1", "top20", "char_acc", "cer", "dlen")
+
+
+@dataclass
+class Summary:
+    """Mean metrics over a set of gaps under one protocol.
+
+    Attributes:
+        n: gaps counted.
+        top1, top20, char_acc, cer, dlen: means (``None`` when ``n == 0``).
+        lengths: letter counts that entered the mean (uniform protocol).
+        missing: letter counts of the protocol's range without gaps (uniform: skipped).
+    """
+
+    n: int = 0
+    top1: float | None = None
+    top20: float | None = None
+    char_acc: float | None = None
+    cer: float | None = None
+    dlen: float | None = None
+    lengths: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def mean_of(scores: Iterable[GapScore]) -> Summary:
+    """Unweighted mean of each metric."""
+    scores = list(scores)
+    if not scores:
+        return Summary()
+    n = len(scores)
+    return Summary(
+        n=n,
+        **{m: sum(float(getattr(s, m)) for s in scores) / n for m in METRICS},
+        lengths=sorted({s.length for s in scores}),
+    )
+
+
+def by_length(scores: Iterable[GapScore]) -> dict[int, Summary]:
+    """Mean metrics for each exact letter count, in increasing length."""
+    groups: dict[int, list[GapScore]] = {}
+    for s in scores:
+        groups.setdefault(s.length, []).append(s)
+    return {n: mean_of(groups[n]) for n in sorted(groups)}
+
+
+def prior(scores: Iterable[GapScore], lengths: range = PRIOR_LENGTHS) -> Summary:
+    """The prior-work protocol: unweighted mean over gaps of 1–10 letters."""
+    out = mean_of(s for s in scores if s.length in lengths)
+    out.missing = [n for n in lengths if n not in out.lengths]
+    return out
+
+
+def uniform(scores: Iterable[GapScore], lengths: range = UNIFORM_LENGTHS) -> Summary:
+    """The uniform-weighted protocol: mean per exact length, then mean over ``lengths`` with
+    equal weight. Lengths with no gaps are skipped and listed in ``missing``; ``n`` counts gaps."""
+    table = by_length(s for s in scores if s.length in lengths)
+    out = Summary(n=sum(t.n for t in table.values()), lengths=list(table), missing=[n for n in lengths if n not in table])
+    if table:
+        for m in METRICS:
+            setattr(out, m, sum(getattr(t, m) for t in table.values()) / len(table))
+    return out
+
+
+def summarise(scores: Iterable[GapScore]) -> dict[str, Any]:
+    """All protocols for one group of gaps, JSON-ready:
+    ``{"prior", "uniform", "all": Summary dict, "per_length": {n: Summary dict}}``."""
+    scores = list(scores)
+    return {
+        "prior": prior(scores).to_dict(),
+        "uniform": uniform(scores).to_dict(),
+        "all": mean_of(scores).to_dict(),
+        "per_length": {str(n): s.to_dict() for n, s in by_length(scores).items()},
+    }
+
+
+__all__ = [
+    "GapScore", "METRICS", "PRIOR_LENGTHS", "Summary", "UNIFORM_LENGTHS", "agnostic", "by_length",
+    "levenshtein", "mean_of", "prior", "score_gap", "summarise", "uniform",
+]  # fmt: skip

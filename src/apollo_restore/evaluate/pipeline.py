@@ -1,0 +1,72 @@
+"""One evaluation run from gaps to report folder: predict, score, peers, bpc, write.
+
+    from apollo_restore.evaluate.pipeline import evaluate_to_folder
+    evaluate_to_folder(Path("reports/ddb"), Restorer.load(), gaps, k=20)
+
+Writes into ``out``: ``gaps.jsonl`` (the gap set), ``predictions.jsonl`` (ours),
+``metrics.json``, ``report.md`` and the per-length PNGs (:mod:`apollo_restore.evaluate.report`).
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from apollo_restore.data.formats import GapExample, Prediction, write_gapset, write_predictions
+from apollo_restore.evaluate.harness import bpc_by_period, evaluate
+from apollo_restore.evaluate.peers import side_by_side
+from apollo_restore.evaluate.report import write_report
+from apollo_restore.restore.predict import GapFiller
+
+GAPS_FILE, PREDICTIONS_FILE = "gaps.jsonl", "predictions.jsonl"
+
+
+def evaluate_to_folder(
+    out: Path, filler: GapFiller | None, gaps: list[GapExample], k: int = 20,
+    predictions: list[Prediction] | None = None, peers: dict[str, list[Prediction]] | None = None,
+    bpc_table: pa.Table | None = None, bpc_windows: int = 64, bpc_mode: str = "prefix",
+    name: str = "apollo", meta: dict[str, Any] | None = None, progress: bool = True, seed: int = 0,
+) -> dict[str, Any]:  # fmt: skip
+    """Evaluate ``filler`` (or given ``predictions``) on ``gaps`` and write the report folder.
+
+    Args:
+        out: report folder (created).
+        filler: any :class:`~apollo_restore.restore.predict.GapFiller`; ``None`` with ``predictions``.
+        predictions: score these instead of running the filler.
+        peers: other systems' predictions (ids already joined to ``gaps``) for the side-by-side.
+        bpc_table: held-out documents for bits per character (needs a filler with ``model`` and
+            ``tok``, as :class:`~apollo_restore.restore.engine.Restorer`); ``None`` skips it.
+        name: our system's name in the side-by-side.
+        meta: extra facts for the report header.
+
+    Returns:
+        The metrics written to ``metrics.json``.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    write_gapset(out / GAPS_FILE, gaps)
+    predictions, metrics = evaluate(filler, gaps, k, predictions, progress)
+    write_predictions(out / PREDICTIONS_FILE, predictions)
+    ms = [p.ms for p in predictions if p.ms is not None]
+    info: dict[str, Any] = {
+        "model": name, **(meta or {}),
+        "ms_per_gap": round(sum(ms) / len(ms), 1) if ms else None,
+        "machine": f"{platform.machine()} {platform.system()}",
+    }  # fmt: skip
+    if bpc_table is not None and bpc_windows > 0 and hasattr(filler, "model") and hasattr(filler, "tok"):
+        metrics["bpc"] = bpc_by_period(filler.model, filler.tok, bpc_table, bpc_windows, seed=seed, mode=bpc_mode)
+        info["bpc_mode"] = bpc_mode
+    if peers:
+        metrics["peers"] = side_by_side(gaps, {name: predictions, **peers}, k)
+    info["seconds"] = round(time.perf_counter() - started, 1)
+    metrics = {"meta": info, **metrics}
+    write_report(out, metrics)
+    return metrics
+
+
+__all__ = ["GAPS_FILE", "PREDICTIONS_FILE", "evaluate_to_folder"]

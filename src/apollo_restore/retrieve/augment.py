@@ -1,0 +1,136 @@
+"""Retrieval-augmented restoration: readings found in parallel passages join the beam.
+
+    from apollo_restore import Restorer
+    from apollo_restore.retrieve.augment import RetrievalAugmented
+    from apollo_restore.retrieve.index import ParallelIndex
+
+    rag = RetrievalAugmented(Restorer.load(), ParallelIndex.open("data/index"))
+    for c in rag.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", hint=8):
+        print(c.text, c.prob, c.origin, c.citations)
+
+The model still decides: each reading found between the gap's contexts in the training
+corpus is scored by the model (:meth:`Restorer.score_readings`, the same log-probability
+beam search ranks by) and merged with the beams by :func:`match_key`. An optional prior
+``count_weight · log(1 + count)`` favours frequent parallels (default 0: pure model score).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from apollo_restore.data.document import Document
+from apollo_restore.fim.examples import Hint
+from apollo_restore.restore.engine import Restorer, match_key, to_candidates
+from apollo_restore.restore.types import Candidate, Restoration
+from apollo_restore.retrieve.index import MAX_BETWEEN, ParallelIndex
+from apollo_restore.retrieve.types import BetweenGroup, GapParallels
+
+
+@dataclass
+class _Entry:
+    text: str
+    log_score: float  # the model's
+    origin: list[str]
+    citations: list[str] = field(default_factory=list)
+    count: int = 0
+
+
+class RetrievalAugmented:
+    """A :class:`Restorer` whose beams are joined by readings from parallel passages.
+
+    Args:
+        restorer: the model.
+        index: the parallel-passage index (training split only).
+        enabled: ``False`` returns exactly the restorer's candidates.
+        max_parallels: most distinct readings taken from the parallels (most frequent first).
+        count_weight: weight ``w`` of the prior ``w · log(1 + count)`` added to the model's
+            log-score of a reading found ``count`` times (0: none). Candidates keep the
+            model's ``log_score``; ``prob`` is normalised over the adjusted scores.
+        max_between: most letters between the contexts in a parallel.
+        docs_per_reading: document ids cited per reading.
+    """
+
+    def __init__(
+        self,
+        restorer: Restorer,
+        index: ParallelIndex,
+        enabled: bool = True,
+        max_parallels: int = 20,
+        count_weight: float = 0.0,
+        max_between: int = MAX_BETWEEN,
+        docs_per_reading: int = 5,
+    ) -> None:
+        self.restorer, self.index, self.enabled = restorer, index, enabled
+        self.max_parallels, self.count_weight = max_parallels, count_weight
+        self.max_between, self.docs_per_reading = max_between, docs_per_reading
+
+    @property
+    def name(self) -> str:
+        return f"{self.restorer.name}+parallels" if self.enabled else self.restorer.name
+
+    def parallels(self, prefix: str, suffix: str, hint: Hint = None) -> GapParallels:
+        """The parallel passages of one gap (to show beside the candidates)."""
+        return self.index.gap_parallels(
+            prefix, suffix, hint, max_between=self.max_between, limit=self.max_parallels, docs_per_group=self.docs_per_reading
+        )
+
+    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+        """Ranked readings for one gap: the model's beams merged with scored parallels.
+
+        Args:
+            prefix, suffix: ``norm.v1`` context either side of the gap.
+            hint: letters in the gap: exact ``int``, range ``(lo, hi)`` or ``None``.
+            k: candidates wanted (default: the restorer's).
+
+        Returns:
+            Up to ``k`` candidates, best first; ``origin`` holds ``"model"`` and/or
+            ``"parallel"``, ``citations`` the documents of the parallels.
+        """
+        beams = self.restorer.candidates(prefix, suffix, hint, k)
+        if not self.enabled:
+            return beams
+        k = k or self.restorer.config.k
+        groups = self.index.gap_parallels(
+            prefix, suffix, hint, max_between=self.max_between, limit=self.max_parallels,
+            docs_per_group=self.docs_per_reading, examples=0,
+        ).groups  # fmt: skip
+        return self.merge(prefix, suffix, hint, beams, groups, k)
+
+    def merge(
+        self, prefix: str, suffix: str, hint: Hint, beams: list[Candidate], groups: list[BetweenGroup], k: int
+    ) -> list[Candidate]:
+        """Score the parallels' readings the beams lack, merge by :func:`match_key`, re-normalise."""
+        entries: dict[str, _Entry] = {match_key(c.text): _Entry(c.text, c.log_score, list(c.origin), list(c.citations)) for c in beams}
+        fresh: dict[str, BetweenGroup] = {}
+        for group in groups:
+            key = match_key(group.between)
+            if not key:
+                continue
+            if key in entries:
+                entry = entries[key]
+                if "parallel" not in entry.origin:
+                    entry.origin.append("parallel")
+                entry.citations += [d for d in group.docs if d not in entry.citations]
+                entry.count += group.count
+            elif key in fresh:
+                fresh[key].count += group.count
+            else:
+                fresh[key] = BetweenGroup(group.between, group.count, group.n_docs, list(group.docs))
+        scores = self.restorer.score_readings(prefix, suffix, hint, [g.between for g in fresh.values()])
+        for (key, group), score in zip(fresh.items(), scores):
+            entries[key] = _Entry(group.between, score, ["parallel"], group.docs, group.count)
+        ranked = sorted(entries.values(), key=lambda e: -self._adjusted(e))[:k]
+        cands = to_candidates([(e.text, self._adjusted(e)) for e in ranked])
+        for cand, entry in zip(cands, ranked):
+            cand.log_score, cand.origin, cand.citations = entry.log_score, entry.origin, entry.citations
+        return cands
+
+    def _adjusted(self, entry: _Entry) -> float:
+        return entry.log_score + self.count_weight * math.log1p(entry.count)
+
+    def restore(
+        self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
+    ) -> Restoration:
+        """:meth:`Restorer.restore` with these candidates (gaps left to right, pins, hints)."""
+        return Restorer.restore(self, text, hints, pins, k)  # type: ignore[arg-type]  # needs .candidates and .name only

@@ -1,0 +1,92 @@
+"""Typed, JSON-ready retrieval results: gap parallels and phrase parallels (DESIGN §6)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from apollo_restore.fim.examples import Hint
+
+
+@dataclass
+class Snippet:
+    """A short piece of a training document around a match.
+
+    Attributes:
+        doc: document id.
+        text: ``norm.v1`` text of the piece.
+        start, end: offsets in ``text`` of the matched (or restored) part, to highlight.
+    """
+
+    doc: str
+    text: str
+    start: int
+    end: int
+
+
+@dataclass
+class BetweenGroup:
+    """One reading found between the anchors in parallel passages.
+
+    Attributes:
+        between: the text between the anchors (the first occurrence's spelling, outer
+            spaces and ``·`` removed).
+        count: occurrences in the index (all spellings equal up to spaces, ``·`` and ς/σ).
+        n_docs: distinct documents holding it.
+        docs: the first few of those document ids.
+        examples: a snippet or two with the reading highlighted.
+    """
+
+    between: str
+    count: int
+    n_docs: int
+    docs: list[str]
+    examples: list[Snippet] = field(default_factory=list)
+
+
+@dataclass
+class GapParallels:
+    """Passages where the gap's left context is followed, shortly after, by its right context.
+
+    Attributes:
+        left, right: the anchors used (letters only, σ-folded) — the last letters of the
+            prefix and the first letters of the suffix; empty when no anchor was long enough.
+        anchor: letters in the longer anchor actually used (after backoff).
+        hint: the letter-count hint the readings were filtered by.
+        groups: readings, most frequent first.
+        total: occurrences over all groups (before truncation to the group limit).
+    """
+
+    left: str
+    right: str
+    anchor: int
+    hint: Hint
+    groups: list[BetweenGroup]
+    total: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-serialisable dict (tuples become lists)."""
+        return asdict(self)
+
+
+@dataclass
+class PhraseParallels:
+    """Occurrences of a phrase in the index (space- and punctuation-agnostic).
+
+    Attributes:
+        phrase: the normalised phrase searched.
+        count: occurrences.
+        n_docs: distinct documents.
+        by_source: occurrences per corpus.
+        hits: the first occurrence in each of the first documents, with snippets.
+    """
+
+    phrase: str
+    count: int
+    n_docs: int
+    by_source: dict[str, int]
+    hits: list[Snippet]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-serialisable dict."""
+        return asdict(self)

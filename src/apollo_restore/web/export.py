@@ -1,0 +1,214 @@
+"""Export a Leiden text with machine-proposed readings marked as such (paper, Ethics Statement).
+
+A reading proposed by the model must never pass as the editor's. Both formats therefore keep
+every machine reading apart from the editor's supplements:
+
+**Leiden** — a machine reading is written in square brackets, like any restoration of lost
+text, and followed at once by the marker ``⁽ᵐⁿ⁾`` (superscript *m* for *machine* and the
+reading's number *n*). The text is followed by a blank line and an apparatus that names the
+tool and the model and lists each marked reading with its gap, its line, the original lacuna
+and its probability::
+
+    Πεκύσι [κομω]⁽ᵐ¹⁾ χαίρειν
+
+    ⁽ᵐ⁾ Machine-proposed readings (apollo-restore, model «tiny»): not the editor's; unverified.
+    ⁽ᵐ¹⁾ gap 1, line 1, [.4]: κομω (p = 0.42)
+
+The editor's own supplements ``[αβγ]`` stay unmarked; gaps without a chosen reading stay as
+they were (``[.4]``, ``[- - -]``).
+
+**EpiDoc** — a machine reading is ``<supplied reason="lost" resp="#apollo-restore"
+cert="low">`` followed by ``<note type="machine-proposal" resp="#apollo-restore">``; the
+header's ``<respStmt xml:id="apollo-restore">`` states that those readings are machine
+proposals, not the editor's. The editor's supplements are ``<supplied reason="lost">`` without
+``@resp``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml import etree
+
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, render, to_leiden
+from apollo_restore.data.readers.leiden import parse_leiden
+
+TEI_NS = "http://www.tei-c.org/ns/1.0"
+XML_NS = "http://www.w3.org/XML/1998/namespace"
+RESP_ID = "apollo-restore"
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_ANCHOR = "α"
+
+
+@dataclass(frozen=True)
+class MachineReading:
+    """A reading chosen for gap ``gap`` (0-based), with its probability when known."""
+
+    gap: int
+    text: str
+    prob: float | None = None
+
+
+def marker(n: int) -> str:
+    """The Leiden marker of the ``n``-th machine reading: ``⁽ᵐ¹⁾``, ``⁽ᵐ¹²⁾``..."""
+    return f"⁽ᵐ{str(n).translate(_SUPERSCRIPT)}⁾"
+
+
+def _note(model: str, reading: MachineReading) -> str:
+    p = f", p = {reading.prob:.2f}" if reading.prob is not None else ""
+    return f"Machine proposal (apollo-restore, model «{model}»{p}); not the editor's reading, unverified."
+
+
+def export_leiden(text: str, readings: dict[int, MachineReading], model: str) -> str:
+    """``text`` with the chosen readings filled in and marked, followed by their apparatus.
+
+    Raises:
+        LeidenError: ``text`` is not well-formed Leiden.
+    """
+    segments = parse_leiden(text).segments
+    out: list[str] = []
+    notes: list[str] = []
+    run: list[Segment] = []
+    gap = line = 1
+    for seg in segments:
+        if isinstance(seg, LineBreak):
+            line += 1
+        if isinstance(seg, Lacuna):
+            reading = readings.get(gap - 1)
+            if reading is not None:
+                out.append(to_leiden(run))
+                run = []
+                n = len(notes) + 1
+                out.append(f"[{reading.text}]{marker(n)}")
+                p = f" (p = {reading.prob:.2f})" if reading.prob is not None else ""
+                notes.append(f"{marker(n)} gap {gap}, line {line}, {to_leiden([seg])}: {reading.text}{p}")
+                gap += 1
+                continue
+            gap += 1
+        run.append(seg)
+    out.append(to_leiden(run))
+    body = "".join(out)
+    if not notes:
+        return body + "\n"
+    head = f"⁽ᵐ⁾ Machine-proposed readings (apollo-restore, model «{model}»): not the editor's; unverified."
+    return body + "\n\n" + "\n".join([head, *notes]) + "\n"
+
+
+def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, title: str = "") -> str:
+    """An EpiDoc TEI document of ``text``: the editor's text, supplements and lacunae, plus the
+    chosen machine readings marked with ``@resp="#apollo-restore"``, ``@cert="low"`` and a note.
+
+    Raises:
+        LeidenError: ``text`` is not well-formed Leiden.
+    """
+    segments = parse_leiden(text).segments
+    tei = f"{{{TEI_NS}}}"
+    root = etree.Element(tei + "TEI", nsmap={None: TEI_NS})
+    header = etree.SubElement(root, tei + "teiHeader")
+    file_desc = etree.SubElement(header, tei + "fileDesc")
+    title_stmt = etree.SubElement(file_desc, tei + "titleStmt")
+    etree.SubElement(title_stmt, tei + "title").text = title or "Leiden text with machine-proposed restorations"
+    resp_stmt = etree.SubElement(title_stmt, tei + "respStmt")
+    resp_stmt.set(f"{{{XML_NS}}}id", RESP_ID)
+    etree.SubElement(resp_stmt, tei + "resp").text = (
+        "Machine-proposed restorations: every supplied element with resp='#apollo-restore' is a reading "
+        "proposed by a language model, not by the editor, and is unverified."
+    )
+    etree.SubElement(resp_stmt, tei + "name", type="software").text = f"apollo-restore, model {model}"
+    pub = etree.SubElement(file_desc, tei + "publicationStmt")
+    etree.SubElement(pub, tei + "p").text = "Exported by apollo-restore; not a publication."
+    source = etree.SubElement(file_desc, tei + "sourceDesc")
+    etree.SubElement(source, tei + "p").text = "Leiden text entered by the user."
+    body = etree.SubElement(etree.SubElement(root, tei + "text"), tei + "body")
+    edition = etree.SubElement(body, tei + "div", type="edition")
+    edition.set(f"{{{XML_NS}}}lang", "grc")
+    ab = etree.SubElement(edition, tei + "ab")
+    _Writer(ab, model).write(segments, readings)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True).decode("utf-8")
+
+
+class _Writer:
+    """Segments → children of ``<ab>``, text and tails kept in order."""
+
+    def __init__(self, ab: etree._Element, model: str) -> None:
+        self.ab, self.model, self.last = ab, model, None
+        self.tei = f"{{{TEI_NS}}}"
+
+    def text(self, s: str) -> None:
+        if self.last is None:
+            self.ab.text = (self.ab.text or "") + s
+        else:
+            self.last.tail = (self.last.tail or "") + s
+
+    def element(self, tag: str, text: str | None = None, **attrs: str) -> etree._Element:
+        el = etree.SubElement(self.ab, self.tei + tag, **attrs)
+        if text is not None:
+            el.text = text
+        self.last = el
+        return el
+
+    def write(self, segments: list[Segment], readings: dict[int, MachineReading]) -> None:
+        self.element("lb", n="1")
+        line = gap = 1
+        for seg in segments:
+            if isinstance(seg, Text):
+                if seg.uncertain:
+                    self.element("unclear", seg.text)
+                else:
+                    self.text(seg.text)
+            elif isinstance(seg, Supplied):
+                self.element("supplied", seg.text, reason="lost")
+            elif isinstance(seg, LineBreak):
+                line += 1
+                self.text("\n")
+                attrs = {"n": str(line), **({"break": "no"} if seg.in_word else {})}
+                self.element("lb", **attrs)
+            elif isinstance(seg, Lacuna):
+                reading = readings.get(gap - 1)
+                gap += 1
+                if reading is None:
+                    self.element("gap", **_gap_attrs(seg))
+                else:
+                    self.element("supplied", reading.text, reason="lost", resp=f"#{RESP_ID}", cert="low")
+                    self.element("note", _note(self.model, reading), type="machine-proposal", resp=f"#{RESP_ID}")
+
+
+def _gap_attrs(lacuna: Lacuna) -> dict[str, str]:
+    attrs = {"reason": "lost", "unit": "character"}
+    if lacuna.length is None:
+        attrs["extent"] = "unknown"
+    elif lacuna.length_max:
+        attrs.update(atLeast=str(lacuna.length), atMost=str(lacuna.length_max))
+    else:
+        attrs["quantity"] = str(lacuna.length)
+        if lacuna.approximate:
+            attrs["precision"] = "low"
+    return attrs
+
+
+def gap_context(text: str, index: int, pins: dict[int, str]) -> tuple[str, str]:
+    """Normalised prefix and suffix of the ``index``-th gap of a Leiden text, as the restorer
+    renders them: earlier gaps filled by ``pins`` where given, other gaps as ``-``/``…``.
+
+    Raises:
+        LeidenError: malformed text.
+        IndexError: no such gap.
+    """
+    segments = parse_leiden(text).segments
+    before: list[Segment] = []
+    after: list[Segment] = []
+    seen = 0
+    for seg in segments:
+        if isinstance(seg, Lacuna):
+            if seen < index:
+                before.append(Supplied(pins[seen]) if seen in pins else seg)
+            elif seen > index:
+                after.append(seg)
+            seen += 1
+            continue
+        (before if seen <= index else after).append(seg)
+    if index >= seen:
+        raise IndexError(f"the text has {seen} gaps")
+    prefix = render(Document("ctx", "user", before + [Text(_ANCHOR)])).text[: -len(_ANCHOR)]
+    suffix = render(Document("ctx", "user", [Text(_ANCHOR)] + after)).text[len(_ANCHOR) :]
+    return prefix, suffix

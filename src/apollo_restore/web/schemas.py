@@ -1,0 +1,130 @@
+"""Request and response models of the HTTP API (they document ``/docs`` and ``/openapi.json``).
+
+Responses mirror :meth:`apollo_restore.restore.types.Restoration.to_dict`: one schema for the
+Python API, the CLI's ``--json`` and the web page.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+HintIn = Union[StrictInt, list[StrictInt], None]
+
+_EXAMPLE = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+
+
+class RestoreRequest(BaseModel):
+    """A Leiden text to restore, with optional per-gap hints and pinned readings."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"text": _EXAMPLE, "hints": {"1": [10, 14]}, "k": 10}]})
+
+    text: str = Field(description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters.")
+    hints: dict[int, HintIn] = Field(
+        default_factory=dict,
+        description="Length hints overriding the text's, by 0-based gap index: letters (`7`), a range (`[5, 8]`) or `null` (unknown).",
+    )
+    pins: dict[int, str] = Field(
+        default_factory=dict, description="Readings fixed by the user, by 0-based gap index; later gaps are restored with them in place."
+    )
+    k: int = Field(20, ge=1, description="Candidates per gap.")
+
+
+class CandidateOut(BaseModel):
+    text: str = Field(description="The proposed letters (normalised: no accents, lower case).")
+    prob: float = Field(description="Probability normalised over the returned candidates.")
+    log_score: float = Field(description="The model's log-probability of the reading (nats).")
+    origin: list[str] = Field(description='"model" (beam search) and/or "parallel" (found in a parallel passage).')
+    citations: list[str] = Field(description="Documents where the reading stands in a parallel passage.")
+
+
+class GapOut(BaseModel):
+    index: int = Field(description="0-based gap index.")
+    hint: Optional[Union[int, list[int]]] = Field(description="Letters assumed: exact, `[lo, hi]` or null.")
+    prefix: str = Field(description="Normalised context before the gap, as the model saw it.")
+    suffix: str = Field(description="Normalised context after the gap (later gaps as `…`).")
+    candidates: list[CandidateOut] = Field(description="Best first; empty when the gap is pinned.")
+    pinned: Optional[str] = Field(description="The reading the caller pinned, if any.")
+    span: Optional[list[int]] = Field(description="`[start, end)` character offsets of the gap in the input text.")
+    ms: float = Field(description="Milliseconds spent on this gap.")
+
+
+class RestorationOut(BaseModel):
+    text: str = Field(description="The input text.")
+    gaps: list[GapOut]
+    model: str = Field(description="Name of the model that proposed the readings.")
+    ms: float = Field(description="Milliseconds spent in all.")
+
+
+class ParallelsRequest(BaseModel):
+    """Either the context of one gap (``prefix``/``suffix``, normalised, as a restoration returns
+    them), or a Leiden ``text`` with the ``gap`` wanted (earlier gaps filled by ``pins`` if given)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prefix: Optional[str] = None
+    suffix: Optional[str] = None
+    text: Optional[str] = None
+    gap: int = Field(0, ge=0, description="0-based gap index (with `text`).")
+    pins: dict[int, str] = Field(default_factory=dict, description="Readings of earlier gaps (with `text`).")
+    k: int = Field(10, ge=1, description="Parallel passages wanted.")
+
+
+class ParallelsOut(BaseModel):
+    prefix: str
+    suffix: str
+    parallels: list[dict[str, Any]] = Field(description="Passages from the index: the text standing in the gap, counts, document ids.")
+
+
+class Choice(BaseModel):
+    """A machine-proposed reading accepted for export."""
+
+    text: str
+    prob: Optional[float] = Field(None, ge=0, le=1, description="Its probability, quoted in the note.")
+
+
+class ExportRequest(BaseModel):
+    """A Leiden text and the readings chosen for its gaps; every chosen reading is exported
+    marked as a machine proposal (never as the editor's supplement)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    pins: dict[int, str] = Field(default_factory=dict, description="Readings by 0-based gap index.")
+    choices: dict[int, Choice] = Field(default_factory=dict, description="Readings with probabilities (override `pins`).")
+    format: Literal["leiden", "epidoc"] = "leiden"
+
+
+class ExportOut(BaseModel):
+    format: Literal["leiden", "epidoc"]
+    filename: str
+    media_type: str
+    content: str
+    machine_readings: int = Field(description="How many readings are marked as machine proposals.")
+
+
+class EpidocOut(BaseModel):
+    id: str = Field(description="The document's id (from its idno or file name).")
+    leiden: str = Field(description="Its Greek edition in Leiden conventions.")
+    gaps: int = Field(description="Lacunae in it.")
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    model: str
+    parallels: bool = Field(description="Whether a parallel-passage index is loaded.")
+    limits: dict[str, Any]
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="`E0xx` Leiden, `E101` EpiDoc, `W0xx` web layer, `W500` unexpected.")
+    message: str
+    position: Optional[int] = Field(None, description="0-based character offset of the problem in the text.")
+    line: Optional[int] = None
+    column: Optional[int] = None
+
+
+class ErrorOut(BaseModel):
+    error: ErrorDetail

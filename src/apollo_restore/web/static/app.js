@@ -1,0 +1,367 @@
+// apollo-restore web page: paste Leiden text (or open EpiDoc), restore, pick readings, export.
+// No build step, no external resources: talks only to this server's /api/*.
+"use strict";
+
+const state = {
+  text: "",          // the text of the last restoration
+  hints: {},         // gap index -> null | n | [lo, hi] (overrides the text's hint)
+  pins: {},          // gap index -> reading picked by the user
+  pinProbs: {},      // gap index -> probability of the picked reading
+  cache: {},         // gap index -> candidates of the last run in which the gap was not pinned
+  result: null,      // last /api/restore response
+  health: null,      // /api/health response
+  parallels: {},     // gap index -> list | "none" | error message
+  busy: false,
+};
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// ---- talking to the server -------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, error) {
+    super(error && error.message ? error.message : `HTTP ${status}`);
+    this.status = status;
+    this.error = error || {};
+  }
+}
+
+async function api(path, body, isForm = false) {
+  const init = { method: body === undefined ? "GET" : "POST" };
+  if (body !== undefined) {
+    init.body = isForm ? body : JSON.stringify(body);
+    if (!isForm) init.headers = { "Content-Type": "application/json" };
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError(0, { message: "the server cannot be reached" });
+  }
+  let data = null;
+  try { data = await response.json(); } catch (err) { data = null; }
+  if (!response.ok) throw new ApiError(response.status, data && data.error);
+  return data;
+}
+
+function showError(err) {
+  const box = $("error");
+  box.hidden = false;
+  box.replaceChildren();
+  const e = err.error || {};
+  let where = "";
+  if (e.line) where = `Line ${e.line}, column ${e.column}: `;
+  box.append(el("strong", { text: "Cannot restore. " }), where + (err.message || "unexpected error"));
+  if (e.code) box.append(el("span", { class: "help inline", text: `(${e.code})` }));
+  if (typeof e.position === "number") {
+    const area = $("leiden");
+    area.focus();
+    area.setSelectionRange(e.position, Math.min(e.position + 1, area.value.length));
+  }
+}
+
+function clearError() { $("error").hidden = true; $("error").replaceChildren(); }
+
+function setBusy(busy, message) {
+  state.busy = busy;
+  for (const id of ["restore", "export-leiden", "export-epidoc"]) $(id).disabled = busy;
+  document.querySelectorAll(".candidate, .hint button").forEach((b) => { b.disabled = busy; });
+  $("status").textContent = message || "";
+  document.body.setAttribute("aria-busy", busy ? "true" : "false");
+}
+
+// ---- restoring ---------------------------------------------------------------------------
+
+async function restore() {
+  const text = $("leiden").value;
+  if (!text.trim()) { showError(new ApiError(422, { message: "paste a Leiden text first" })); return; }
+  if (text !== state.text) {  // a new text: its gaps are not the old ones
+    state.hints = {}; state.pins = {}; state.pinProbs = {}; state.cache = {}; state.parallels = {};
+  }
+  state.text = text;
+  clearError();
+  setBusy(true, "Restoring…");
+  const started = performance.now();
+  try {
+    const body = { text, hints: state.hints, pins: state.pins, k: Number($("k").value) };
+    const result = await api("/api/restore", body);
+    state.result = result;
+    for (const gap of result.gaps) if (gap.pinned === null) state.cache[gap.index] = gap.candidates;
+    render();
+    const secs = ((performance.now() - started) / 1000).toFixed(1);
+    const n = result.gaps.length;
+    setBusy(false, n ? `${n} gap${n > 1 ? "s" : ""} restored in ${secs} s (model ${result.model}).` : "No gaps found: mark lost letters as [.4], [- - -] or ???.");
+    loadParallels(result);
+  } catch (err) {
+    setBusy(false, "");
+    showError(err);
+  }
+}
+
+async function loadParallels(result) {
+  if (!state.health || !state.health.parallels) return;
+  for (const gap of result.gaps) {
+    try {
+      const found = await api("/api/parallels", { prefix: gap.prefix, suffix: gap.suffix, k: 5 });
+      state.parallels[gap.index] = found.parallels;
+    } catch (err) {
+      state.parallels[gap.index] = err.message;
+    }
+    if (state.result === result) renderParallels(gap.index);
+  }
+}
+
+function pin(index, candidate) {
+  if (state.busy) return;
+  if (state.pins[index] === candidate.text) {
+    delete state.pins[index]; delete state.pinProbs[index];
+  } else {
+    state.pins[index] = candidate.text; state.pinProbs[index] = candidate.prob;
+  }
+  restore();
+}
+
+function unpin(index) {
+  if (state.busy) return;
+  delete state.pins[index]; delete state.pinProbs[index];
+  restore();
+}
+
+function applyHint(index, mode, a, b) {
+  if (mode === "text") delete state.hints[index];
+  else if (mode === "none") state.hints[index] = null;
+  else if (mode === "exact") state.hints[index] = Math.max(1, Number(a) || 1);
+  else {
+    const lo = Math.max(1, Number(a) || 1), hi = Math.max(lo, Number(b) || lo);
+    state.hints[index] = [lo, hi];
+  }
+  delete state.pins[index]; delete state.pinProbs[index];  // a new length means new candidates
+  restore();
+}
+
+// ---- rendering ---------------------------------------------------------------------------
+
+function describeHint(hint) {
+  if (hint === null || hint === undefined) return "unknown length";
+  if (Array.isArray(hint)) return `${hint[0]}–${hint[1]} letters`;
+  return `${hint} letter${hint === 1 ? "" : "s"}`;
+}
+
+function lineOf(text, offset) { return text.slice(0, offset).split(/\r\n|\r|\n/).length; }
+
+function originalMarker(gap) {
+  return gap.span ? state.text.slice(gap.span[0], gap.span[1]) : "";
+}
+
+function currentReading(gap) {
+  if (gap.pinned !== null) return gap.pinned;
+  return gap.candidates.length ? gap.candidates[0].text : "";
+}
+
+function render() {
+  renderText();
+  renderGaps();
+  $("text-panel").hidden = false;
+  $("gaps-panel").hidden = !state.result.gaps.length;
+  $("export-panel").hidden = false;
+}
+
+function renderText() {
+  const box = $("restored");
+  box.replaceChildren();
+  const text = state.text;
+  let at = 0;
+  const gaps = state.result.gaps.filter((g) => g.span).sort((a, b) => a.span[0] - b.span[0]);
+  for (const gap of gaps) {
+    box.append(text.slice(at, gap.span[0]));
+    const reading = currentReading(gap);
+    const pinned = gap.pinned !== null;
+    box.append(el("button", {
+      type: "button",
+      class: "gap-mark" + (pinned ? " pinned" : ""),
+      id: `mark-${gap.index}`,
+      "aria-label": `Gap ${gap.index + 1}, ${originalMarker(gap)}: ${pinned ? "picked" : "proposed"} reading ${reading || "none"}`,
+      onclick: () => focusGap(gap.index),
+    }, el("sup", { text: String(gap.index + 1) }), reading ? `[${reading}]` : el("span", { class: "empty", text: originalMarker(gap) })));
+    at = gap.span[1];
+  }
+  box.append(text.slice(at));
+}
+
+function focusGap(index) {
+  const card = $(`gap-${index}`);
+  card.scrollIntoView({ behavior: "smooth", block: "center" });
+  const first = card.querySelector(".candidate") || card.querySelector("button");
+  if (first) first.focus({ preventScroll: true });
+}
+
+function renderGaps() {
+  const list = $("gaps");
+  list.replaceChildren(...state.result.gaps.map(renderGap));
+}
+
+function renderGap(gap) {
+  const i = gap.index;
+  const pinned = gap.pinned !== null;
+  const candidates = pinned ? (state.cache[i] || []) : gap.candidates;
+  const where = gap.span ? `line ${lineOf(state.text, gap.span[0])}` : "";
+  const heading = el("h3", { id: `gap-${i}-title` },
+    el("span", { class: "num", text: String(i + 1) }), `Gap ${i + 1}`,
+    originalMarker(gap) ? el("code", { text: originalMarker(gap) }) : null,
+    el("span", { class: "where", text: [where, describeHint(gap.hint)].filter(Boolean).join(" · ") }),
+    el("span", { class: "badge " + (pinned ? "pinned" : "proposed"), text: pinned ? "picked" : "proposed" }));
+  const card = el("li", { class: "gap-card" + (pinned ? " pinned" : ""), id: `gap-${i}`, "aria-labelledby": `gap-${i}-title` }, heading);
+  if (pinned) {
+    card.append(el("p", { class: "pin-line" }, "Your reading: ", el("span", { class: "reading", lang: "grc", text: gap.pinned }), " ",
+      el("button", { type: "button", class: "unpin", onclick: () => unpin(i), text: "Release" })));
+  }
+  card.append(hintControls(gap));
+  const items = candidates.map((c, rank) => {
+    const chosen = pinned && c.text === gap.pinned;
+    const pct = (c.prob * 100).toFixed(1);
+    return el("li", {}, el("button", {
+      type: "button", class: "candidate", "aria-pressed": chosen ? "true" : "false",
+      "aria-label": `${c.text}, ${pct} percent${chosen ? ", picked" : ""}`,
+      title: chosen ? "Picked: select again to release" : "Pick this reading",
+      onclick: () => pin(i, c),
+    },
+    el("span", { class: "rank", text: String(rank + 1) }),
+    el("span", { class: "reading", lang: "grc", text: c.text }),
+    el("span", { class: "bar", "aria-hidden": "true" }, el("span", { style: `width:${Math.max(1, c.prob * 100).toFixed(1)}%` })),
+    el("span", { class: "prob", text: `${pct} %` })));
+  });
+  card.append(items.length
+    ? el("ol", { class: "candidates", "aria-label": `Candidates for gap ${i + 1}` }, items)
+    : el("p", { class: "help", text: pinned ? "" : "No candidate within this length." }));
+  card.append(el("details", { class: "context" }, el("summary", { text: "Context the model saw" }),
+    el("p", { lang: "grc" }, "…" + gap.prefix.slice(-80), el("mark", { text: "[ ]" }), gap.suffix.slice(0, 80) + "…")));
+  card.append(el("div", { class: "parallels", id: `parallels-${i}` }));
+  setTimeout(() => renderParallels(i), 0);
+  return card;
+}
+
+function hintControls(gap) {
+  const i = gap.index;
+  const override = Object.prototype.hasOwnProperty.call(state.hints, i) ? state.hints[i] : undefined;
+  const mode = override === undefined ? "text" : override === null ? "none" : Array.isArray(override) ? "range" : "exact";
+  const fromText = originalMarker(gap);
+  const select = el("select", { id: `hint-mode-${i}`, "aria-label": `Length of gap ${i + 1}` },
+    el("option", { value: "text", text: `as in the text${fromText ? ` (${fromText})` : ""}` }),
+    el("option", { value: "exact", text: "exactly" }),
+    el("option", { value: "range", text: "between" }),
+    el("option", { value: "none", text: "unknown" }));
+  select.value = mode;
+  const base = Array.isArray(gap.hint) ? gap.hint : gap.hint ? [gap.hint, gap.hint] : [5, 8];
+  const lo = el("input", { type: "number", min: "1", max: "50", id: `hint-lo-${i}`, "aria-label": `Letters (at least) in gap ${i + 1}`, value: String(base[0]) });
+  const hi = el("input", { type: "number", min: "1", max: "50", id: `hint-hi-${i}`, "aria-label": `Letters at most in gap ${i + 1}`, value: String(base[1]) });
+  const dash = el("span", { text: "–" });
+  const unit = el("span", { text: "letters" });
+  const sync = () => {
+    const m = select.value;
+    lo.hidden = unit.hidden = !(m === "exact" || m === "range");
+    hi.hidden = dash.hidden = m !== "range";
+  };
+  select.addEventListener("change", sync);
+  sync();
+  const apply = el("button", { type: "button", text: "Re-run", onclick: () => applyHint(i, select.value, lo.value, hi.value) });
+  for (const input of [lo, hi]) input.addEventListener("keydown", (e) => { if (e.key === "Enter") apply.click(); });
+  return el("fieldset", { class: "hint" }, el("legend", { text: "Length" }), select, lo, dash, hi, unit, apply);
+}
+
+function renderParallels(index) {
+  const box = $(`parallels-${index}`);
+  if (!box) return;
+  box.replaceChildren(el("h4", { text: "Parallel passages" }));
+  if (!state.health || !state.health.parallels) {
+    box.append(el("p", { class: "none", text: "No index loaded on this server." }));
+    return;
+  }
+  const found = state.parallels[index];
+  if (found === undefined) { box.append(el("p", { class: "none", text: "Searching…" })); return; }
+  if (typeof found === "string") { box.append(el("p", { class: "none", text: `Unavailable: ${found}` })); return; }
+  if (!found.length) { box.append(el("p", { class: "none", text: "No parallel passage found." })); return; }
+  box.append(el("ul", {}, found.map((p) => {
+    const reading = p.between ?? p.text ?? p.reading ?? "";
+    const docs = p.docs || p.doc_ids || (p.doc ? [p.doc] : []);
+    const count = p.count !== undefined ? ` ×${p.count}` : "";
+    return el("li", {}, el("span", { class: "reading", lang: "grc", text: reading || "—" }), count, " ",
+      el("span", { class: "docs", text: docs.length ? `(${docs.join(", ")}${p.n_docs > docs.length ? ", …" : ""})` : "" }));
+  })));
+}
+
+// ---- EpiDoc upload and export ------------------------------------------------------------
+
+async function openEpidoc(file) {
+  clearError();
+  setBusy(true, `Reading ${file.name}…`);
+  try {
+    const form = new FormData();
+    form.append("file", file);
+    const doc = await api("/api/epidoc", form, true);
+    $("leiden").value = doc.leiden;
+    setBusy(false, `Opened ${doc.id}: ${doc.gaps} gap${doc.gaps === 1 ? "" : "s"}.`);
+    if (doc.gaps) await restore();
+  } catch (err) {
+    setBusy(false, "");
+    showError(err);
+  }
+}
+
+async function exportAs(format) {
+  if (!state.result) return;
+  const choices = {};
+  for (const gap of state.result.gaps) {
+    if (gap.pinned !== null) choices[gap.index] = { text: gap.pinned, prob: state.pinProbs[gap.index] ?? null };
+    else if ($("fill-all").checked && gap.candidates.length) choices[gap.index] = { text: gap.candidates[0].text, prob: gap.candidates[0].prob };
+  }
+  clearError();
+  try {
+    const out = await api("/api/export", { text: state.text, choices, format });
+    $("export-result").hidden = false;
+    $("export-output").value = out.content;
+    const link = $("export-download");
+    if (link.dataset.url) URL.revokeObjectURL(link.dataset.url);
+    link.dataset.url = URL.createObjectURL(new Blob([out.content], { type: `${out.media_type};charset=utf-8` }));
+    link.href = link.dataset.url;
+    link.download = out.filename;
+    link.textContent = `Download ${out.filename}`;
+    $("status").textContent = `Exported ${format === "epidoc" ? "EpiDoc" : "Leiden"}: ${out.machine_readings} machine reading${out.machine_readings === 1 ? "" : "s"} marked.`;
+  } catch (err) {
+    showError(err);
+  }
+}
+
+// ---- start -------------------------------------------------------------------------------
+
+async function start() {
+  $("restore").addEventListener("click", restore);
+  $("leiden").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); restore(); } });
+  $("epidoc-file").addEventListener("change", (e) => { if (e.target.files.length) openEpidoc(e.target.files[0]); });
+  $("export-leiden").addEventListener("click", () => exportAs("leiden"));
+  $("export-epidoc").addEventListener("click", () => exportAs("epidoc"));
+  try {
+    state.health = await api("/api/health");
+    const p = state.health.parallels ? "parallel passages available" : "no parallel-passage index loaded";
+    $("server-status").textContent = `Model: ${state.health.model} · ${p}.`;
+  } catch (err) {
+    $("server-status").textContent = "The server does not answer; reload the page to retry.";
+  }
+}
+
+document.addEventListener("DOMContentLoaded", start);

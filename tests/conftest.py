@@ -1,0 +1,76 @@
+"""Shared fixtures: a tiny model that has memorised two passages, a tiny prepared corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from apollo_restore.data.prepare import write_documents
+from apollo_restore.fim.examples import FimExample, encode_example
+from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.model.builders import build_model
+from apollo_restore.model.checkpoint import save_model
+
+PASSAGE_1 = "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν"
+PASSAGE_2 = "ετους δευτερου και εικοστου αντωνινου καισαρος του κυριου τυβι· ελαβον παρα σου τας δραχμας"
+#: (prefix, middle, suffix) of the two memorised gaps
+MEMORISED = [
+    ("κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω ", "πεπρακεναι", " σοι καμηλον θηλειαν"),
+    ("ετους δευτερου και εικοστου ", "αντωνινου", " καισαρος του κυριου τυβι· ελαβον παρα σου τας δραχμας"),
+]
+
+
+def memorise(examples: list[FimExample], steps: int = 120, seed: int = 0) -> tuple[torch.nn.Module, CharTokenizer, list[float]]:
+    """Train ``tiny`` on fixed FIM examples (every example, every step) until it recites them.
+
+    Returns:
+        ``(model, tokenizer, losses per step)``.
+    """
+    torch.manual_seed(seed)
+    tok = CharTokenizer()
+    model = build_model("tiny", tok, seed)
+    rows = [encode_example(tok, ex, loss="all") for ex in examples]
+    width = max(len(ids) for ids, _ in rows)
+    ids = torch.tensor([r[0] + [tok.pad_id] * (width - len(r[0])) for r in rows])
+    labels = torch.tensor([r[1] + [-100] * (width - len(r[1])) for r in rows])
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    losses = []
+    model.train()
+    for _ in range(steps):
+        logits = model(input_ids=ids).logits
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return model.eval(), tok, losses
+
+
+@pytest.fixture(scope="session")
+def memorised_model(tmp_path_factory) -> Path:
+    """A saved model folder of ``tiny`` that has memorised :data:`MEMORISED` (with every hint form)."""
+    examples = [FimExample(p, m, s, hint) for p, m, s in MEMORISED for hint in (None, len(m), (len(m) - 2, len(m) + 1))]
+    model, tok, losses = memorise(examples)
+    folder = tmp_path_factory.mktemp("memorised")
+    save_model(model, tok, folder, {"size": "tiny", "final_loss": losses[-1]})
+    return folder
+
+
+def document_row(doc_id: str, text: str, split: str, source: str = "ddb", **extra) -> dict:
+    """A row of ``documents.parquet`` for hand-made test corpora."""
+    row = {"id": doc_id, "source": source, "split": split, "group": f"{source}:{doc_id}", "tm": None, "date": None,
+           "text": text, "text_uncertain_excluded": text, "supplied_start": [], "supplied_end": [],
+           "letters": sum(c.isalpha() for c in text), "lacunae": text.count("…")}
+    row.update(extra)
+    return row
+
+
+@pytest.fixture
+def tiny_prepared(tmp_path) -> Path:
+    """A prepared folder with the two passages (repeated) in train and validation."""
+    rows = [document_row(f"t{i}", (PASSAGE_1 if i % 2 else PASSAGE_2) + " " + PASSAGE_1, "train") for i in range(6)]
+    rows += [document_row("v0", PASSAGE_2 + " " + PASSAGE_1, "validation"), document_row("x0", PASSAGE_1, "test")]
+    write_documents(rows, tmp_path / "documents.parquet")
+    return tmp_path

@@ -1,0 +1,104 @@
+"""The character n-gram model and its gap filler (apollo_restore.ngram)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from apollo_restore.data.document import render
+from apollo_restore.data.readers.archive import SkipLog
+from apollo_restore.data.readers.ddb import read_ddb
+from apollo_restore.fim.examples import letter_count
+from apollo_restore.ngram.fill import FillConfig, NgramRestorer
+from apollo_restore.ngram.model import SYMBOLS, NgramModel, encode
+from apollo_restore.restore.engine import match_key
+
+SENTENCES = [
+    "ετους δευτερου αυτοκρατορος καισαρος μαρκου αυρηλιου αντωνινου σεβαστου μεσορη",
+    "ομολογω πεπρακεναι σοι καμηλον θηλειαν και απεχω την τιμην αργυριου δραχμας",
+    "και βεβαιωσω πασηι βεβαιωσει· ετους τριτου αυτοκρατορος καισαρος τραιανου",
+]
+TEXTS = [" ".join(SENTENCES)] * 20 + ["και τ-- αυτου … ηρακλειδης -"]
+
+
+@pytest.fixture(scope="module")
+def lm() -> NgramModel:
+    return NgramModel.build(TEXTS, order=6)
+
+
+@pytest.fixture(scope="module")
+def restorer(lm: NgramModel) -> NgramRestorer:
+    return NgramRestorer(lm, FillConfig(beam=48))
+
+
+def test_next_symbol_probabilities_sum_to_one(lm: NgramModel) -> None:
+    contexts = ["", "κ", "και ", "αυτοκρατορος καισ", "ζζψψξξ", "ωωωω ·", "και τ--", "αυτου …", "μαρκ-ου", "-"]
+    lp = lm.logprobs_next(contexts)
+    assert lp.shape == (len(contexts), len(SYMBOLS))
+    assert np.all(np.isfinite(lp))
+    np.testing.assert_allclose(np.exp(lp).sum(axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(np.exp(lm.logprobs_next(["και"], bos=True)).sum(), 1.0, atol=1e-6)
+
+
+def test_contexts_back_off_after_gap_markers(lm: NgramModel) -> None:
+    # Everything up to the last marker is ignored: "ξξ-και " is predicted like "και ".
+    np.testing.assert_allclose(lm.logprobs_next(["ξξ-και "]), lm.logprobs_next(["και "]))
+    np.testing.assert_allclose(lm.logprobs_next(["αυτου …"]), lm.logprobs_next([""]))
+
+
+def test_memorised_context_is_predicted(lm: NgramModel) -> None:
+    lp = lm.logprobs_next(["αυτοκρατορος καισ"])[0]
+    assert SYMBOLS[int(np.argmax(lp))] == "α"
+    assert lm.logprob("ρος", "αυτοκρατο") > lm.logprob("ξος", "αυτοκρατο")
+
+
+def test_pruning_keeps_distributions(lm: NgramModel) -> None:
+    pruned = NgramModel.build(TEXTS, order=6, min_count=2)
+    assert sum(pruned.meta["ngrams"]) < sum(lm.meta["ngrams"])
+    np.testing.assert_allclose(np.exp(pruned.logprobs_next(["και ", "τ--", "ζζ"])).sum(axis=1), 1.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("hint", [9, (7, 11), None])
+def test_restores_a_memorised_word_at_rank_one(restorer: NgramRestorer, hint) -> None:
+    prefix, suffix = "ετους δευτερου αυτοκρατορος καισαρος μαρκου αυρηλιου ", " σεβαστου μεσορη"
+    cands = restorer.candidates(prefix, suffix, hint, k=20)
+    assert match_key(cands[0].text) == "αντωνινου"
+    assert abs(sum(c.prob for c in cands) - 1.0) < 1e-6
+    assert [c.log_score for c in cands] == sorted((c.log_score for c in cands), reverse=True)
+
+
+def test_exact_hint_candidates_have_the_hinted_length(restorer: NgramRestorer) -> None:
+    for n in (1, 4, 9):
+        cands = restorer.candidates("ομολογω πεπρακεναι σοι ", " και απεχω", n, k=20)
+        assert cands and all(letter_count(c.text) == n for c in cands)
+
+
+def test_gap_at_document_edges(restorer: NgramRestorer) -> None:
+    assert match_key(restorer.candidates("", " δευτερου αυτοκρατορος", 5)[0].text) == "ετουσ"
+    assert restorer.candidates("τραιανου ", "", (1, 4))  # empty suffix: the document ends
+
+
+def test_score_readings_match_search_scores(restorer: NgramRestorer) -> None:
+    prefix, suffix = "βεβαιωσω πασηι βεβαιωσει· ετους ", " αυτοκρατορος"
+    found = restorer.search(prefix, suffix, 6)[:5]
+    scores = restorer.score_readings(prefix, suffix, 6, [text for text, _ in found])
+    np.testing.assert_allclose(scores, [s for _, s in found], rtol=1e-9)
+
+
+def test_save_load_round_trip(lm: NgramModel, restorer: NgramRestorer, tmp_path) -> None:
+    path = tmp_path / "lm.npz"
+    assert lm.save(path) == path.stat().st_size > 0
+    loaded = NgramModel.load(path)
+    assert loaded.meta == lm.meta and loaded.meta["normaliser"] == "apollo_restore norm.v1"
+    contexts = ["", "και ", "αυτοκρατορος καισ", "ζζ-", "ω"]
+    np.testing.assert_array_equal(loaded.logprobs_next(contexts), lm.logprobs_next(contexts))
+    again = NgramRestorer(loaded, restorer.config)
+    args = ("ετους δευτερου αυτοκρατορος ", " μαρκου", None)
+    assert [(c.text, c.log_score) for c in again.candidates(*args)] == [(c.text, c.log_score) for c in restorer.candidates(*args)]
+
+
+def test_builds_on_rendered_ddb_documents() -> None:
+    texts = [render(doc).text for doc in read_ddb("tests/fixtures/ddb", SkipLog())]
+    lm = NgramModel.build(texts, order=8, min_count=2)
+    assert lm.meta["characters"] == sum(len(encode(t)) for t in texts) + len(texts) + 1
+    np.testing.assert_allclose(np.exp(lm.logprobs_next(["και ", texts[0][:40]])).sum(axis=1), 1.0, atol=1e-6)

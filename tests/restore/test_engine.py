@@ -1,0 +1,117 @@
+"""Restoration engine: memorised passages at rank 1, probabilities, hints, multi-gap, pins."""
+
+from __future__ import annotations
+
+import pytest
+
+from apollo_restore.errors import LeidenError
+from apollo_restore.fim.examples import letter_count
+from apollo_restore.restore.engine import Restorer, RestoreConfig, context_of, match_key, merge_equivalent
+from apollo_restore.data.readers.leiden import parse_leiden
+
+from ..conftest import MEMORISED
+
+
+@pytest.fixture(scope="module")
+def restorer(memorised_model) -> Restorer:
+    return Restorer.load(memorised_model)
+
+
+@pytest.mark.parametrize("hint_kind", ["none", "exact", "range"])
+def test_engine_memorised_passage_at_rank_one(restorer, hint_kind):
+    for prefix, middle, suffix in MEMORISED:
+        n = len(middle)
+        hint = {"none": None, "exact": n, "range": (n - 2, n + 1)}[hint_kind]
+        cands = restorer.candidates(prefix, suffix, hint)
+        assert cands[0].text == middle
+
+
+def test_engine_probabilities_sorted_and_at_most_one(restorer):
+    prefix, _, suffix = MEMORISED[0]
+    cands = restorer.candidates(prefix, suffix, None, k=20)
+    probs = [c.prob for c in cands]
+    assert probs == sorted(probs, reverse=True)
+    assert sum(probs) <= 1 + 1e-9 and all(p > 0 for p in probs)
+    assert len({match_key(c.text) for c in cands}) == len(cands)  # equivalents merged
+    assert [c.log_score for c in cands] == sorted((c.log_score for c in cands), reverse=True)
+
+
+def test_engine_exact_length_mode(memorised_model):
+    exact = Restorer.load(memorised_model, config=RestoreConfig(exact_length=True))
+    prefix, _, suffix = MEMORISED[0]
+    for cand in exact.candidates(prefix, suffix, 6):
+        assert letter_count(cand.text) == 6
+
+
+def test_engine_score_matches_beam(restorer):
+    prefix, middle, suffix = MEMORISED[1]
+    cands = restorer.candidates(prefix, suffix, None, k=5)
+    scores = restorer.score_readings(prefix, suffix, None, [c.text for c in cands])
+    assert scores == pytest.approx([c.log_score for c in cands], abs=1e-3)
+
+
+def test_engine_restores_memorised_leiden_text(restorer):
+    result = restorer.restore("Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
+    assert result.gaps[0].hint == 10
+    assert result.gaps[0].candidates[0].text == "πεπρακεναι"
+    assert result.restored_text == MEMORISED[0][0] + "πεπρακεναι" + MEMORISED[0][2]
+
+
+def test_engine_restores_leiden_text_with_several_gaps(restorer):
+    text = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν | ἔτους δευτέρου καὶ εἰκοστοῦ [- - -] Καίσαρος"
+    result = restorer.restore(text)
+    assert [g.index for g in result.gaps] == [0, 1]
+    assert result.gaps[0].hint == 10 and result.gaps[1].hint is None
+    # the first gap's reading is in the second gap's prefix; later gaps show as … in suffixes
+    assert result.gaps[1].prefix.endswith("ομολογω " + result.gaps[0].best + " σοι καμηλον θηλειαν ετους δευτερου και εικοστου ")
+    assert "…" in result.gaps[0].suffix
+    start, end = result.gaps[0].span
+    assert text[start:end] == "[.10]"
+    assert result.to_dict()["gaps"][0]["candidates"][0]["text"] == result.gaps[0].best
+
+
+def test_engine_pin_reruns_following_gaps(restorer):
+    text = "ὁμολογῶ [.10] σοι κάμηλον [.3] θήλειαν"
+    free = restorer.restore(text)
+    pinned = restorer.restore(text, pins={0: "ζζζζ"})
+    assert pinned.gaps[0].pinned == "ζζζζ" and pinned.gaps[0].candidates == []
+    assert pinned.gaps[1].prefix == "ομολογω ζζζζ σοι καμηλον "
+    assert free.gaps[1].prefix != pinned.gaps[1].prefix
+
+
+@pytest.mark.parametrize(
+    "leiden,hint",
+    [("[.5]", 5), ("[.....]", 5), ("[ca.10]", (8, 12)), ("[.5-8]", (5, 8)), ("[- - -]", None), ("[---]", None),
+     ("[...]", None), ("[…]", None), ("???", 3)],
+)
+def test_engine_hint_forms(restorer, leiden, hint):
+    result = restorer.restore(f"και {leiden} του", k=3)
+    assert result.gaps[0].hint == hint
+
+
+def test_engine_hint_override_and_removal(restorer):
+    result = restorer.restore("και [.5] του [.3] θεου", hints={0: (2, 9), 1: None}, k=2)
+    assert result.gaps[0].hint == (2, 9) and result.gaps[1].hint is None
+
+
+@pytest.mark.parametrize("bad", ["και [αβ του", "και ]αβ", "[.0]", "[.8-5]", "και [] του"])
+def test_engine_bad_input_raises_leiden_error(restorer, bad):
+    with pytest.raises(LeidenError):
+        restorer.restore(bad)
+
+
+def test_context_keeps_spaces_and_renders_later_gaps_unknown():
+    doc = parse_leiden("αβγ [.3] δεζ[.2] ηθ")
+    prefix, suffix = context_of(doc.segments, 0, [])
+    assert prefix == "αβγ " and suffix == " δεζ… ηθ"
+    prefix, suffix = context_of(doc.segments, 1, ["ιοκ"])
+    assert prefix == "αβγ ιοκ δεζ" and suffix == " ηθ"
+
+
+def test_merge_equivalent_adds_probabilities():
+    import math
+
+    merged = merge_equivalent([("και του", -1.0), ("καιτου", -2.0), ("θεος", -1.5)])
+    assert merged[0][0] == "και του"
+    assert merged[0][1] == pytest.approx(math.log(math.exp(-1) + math.exp(-2)))
+    assert match_key("θεος· και") == match_key("θεοσκαι")

@@ -1,0 +1,118 @@
+"""The parallel-passage index: gap parallels, backoff, hints, phrases, honesty."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from tests.retrieve.conftest import HELD_OUT, TRAIN
+
+from apollo_restore.data.prepare import load_documents
+from apollo_restore.retrieve.index import ParallelIndex, build_index, leiden_gap_parallels, suffix_array
+
+
+def test_index_suffix_array_sorted_to_depth() -> None:
+    rng = np.random.default_rng(0)
+    codes = rng.integers(1, 4, size=2000).astype(np.uint8)
+    sa = suffix_array(codes, depth=24)
+    text = codes.tobytes()
+    keys = [text[p : p + 24] for p in sa]
+    assert keys == sorted(keys) and sorted(sa.tolist()) == list(range(2000))
+
+
+def test_index_gap_parallels_between_and_counts(index: ParallelIndex) -> None:
+    found = index.gap_parallels("του κυριου αυτοκρατορος καισαρος ", " σεβαστου")
+    assert [(g.between, g.count) for g in found.groups] == [("τραιανου", 3), ("αδριανου", 1)]
+    assert found.groups[0].docs == ["ddb:a", "ddb:b", "ddb:d"] and found.groups[0].n_docs == 3
+    snippet = found.groups[0].examples[0]
+    assert snippet.text[snippet.start : snippet.end] == "τραιανου" and snippet.doc == "ddb:a"
+    assert found.total == 4
+
+
+def test_index_gap_parallels_skip_lost_letters(index: ParallelIndex) -> None:
+    found = index.gap_parallels("αυτοκρατορος καισαρος ", " σεβαστου")
+    assert all("-" not in g.between for g in found.groups)  # ddb:e reads ---ανου
+
+
+def test_index_gap_parallels_backoff(index: ParallelIndex) -> None:
+    # 16 letters of left context never occur; the 8-letter anchors "καισαρος"/"σεβαστου" do
+    found = index.gap_parallels("ο στρατηγος του μεγιστου καισαρος ", " σεβαστου ευχαριστω")
+    assert found.anchor == 8 and found.left == "καισαροσ" and found.right == "σεβαστου"
+    assert found.groups[0].between == "τραιανου"
+    assert index.gap_parallels("ξξξξξξξξξ", "ψψψψψψψψψ").groups == []
+
+
+@pytest.mark.parametrize(("hint", "expected"), [(8, ["τραιανου", "αδριανου"]), (2, []), ((3, 5), []), ((7, 9), ["τραιανου", "αδριανου"])])
+def test_index_gap_parallels_hint(index: ParallelIndex, hint, expected) -> None:
+    found = index.gap_parallels("αυτοκρατορος καισαρος ", " σεβαστου", hint=hint)
+    assert [g.between for g in found.groups] == expected
+
+
+def test_index_gap_parallels_letters_not_spaces(index: ParallelIndex) -> None:
+    # "καισαρος τραιανου" and "καισαρος αδριανου" have 16 letters and one space
+    found = index.gap_parallels("αυτοκρατορος ", " σεβαστου", hint=16)
+    assert [g.between for g in found.groups] == ["καισαρος τραιανου", "καισαρος αδριανου"]
+    assert index.gap_parallels("αυτοκρατορος ", " σεβαστου", hint=16, max_between=10).groups == []
+
+
+def test_index_gap_parallels_stop_at_markers(index: ParallelIndex) -> None:
+    # context beyond a lost letter is not part of the anchor
+    found = index.gap_parallels("--- αυτοκρατορος καισαρος ", " σεβαστου … μηνος")
+    assert found.left == "αυτοκρατοροσκαισαροσ"[-16:] and found.right == "σεβαστου"
+
+
+def test_index_phrase_parallels(index: ParallelIndex) -> None:
+    found = index.phrase_parallels("Καίσαρος Τραιανοῦ")
+    assert (found.phrase, found.count, found.n_docs, found.by_source) == ("καισαρος τραιανου", 3, 3, {"ddb": 3})
+    hit = found.hits[0]
+    assert hit.doc == "ddb:a" and hit.text[hit.start : hit.end] == "καισαρος τραιανου"
+    assert index.phrase_parallels("σεβαστου χαιρειν").count == 1  # across the ·
+    with pytest.raises(ValueError):
+        index.phrase_parallels("κα")
+
+
+def test_index_leiden_gap(index: ParallelIndex) -> None:
+    (gap,) = leiden_gap_parallels(index, "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ")
+    assert gap.hint == 8 and gap.groups[0].between == "τραιανου"
+
+
+def test_index_holds_train_only(index: ParallelIndex, prepared: Path) -> None:
+    assert set(index.doc_ids) == set(TRAIN) and set(index.splits) == {"train"}
+    assert index.meta["splits"] == ["train"] and index.meta["normaliser"] == "apollo_restore norm.v1"
+    assert not set(HELD_OUT) & set(index.doc_ids)
+    for reading in ("νερουα", "ουεσπασιανου"):  # found only in the validation and test documents
+        assert index.phrase_parallels(reading).count == 0
+        assert all(g.between != reading for g in index.gap_parallels("αυτοκρατορος καισαρος ", " σεβαστου").groups)
+    train = set(load_documents(prepared, split="train").column("id").to_pylist())
+    assert set(index.doc_ids) == train
+
+
+FULL_INDEX = Path("/work/data/index-v1")
+
+
+@pytest.mark.skipif(not (FULL_INDEX / "meta.json").exists(), reason="the full index is not built here")
+def test_index_full_holds_train_only() -> None:
+    meta = json.loads((FULL_INDEX / "meta.json").read_text())
+    docs = ParallelIndex.open(FULL_INDEX)
+    assert meta["splits"] == ["train"] and set(docs.splits) == {"train"}
+    prepared = Path(meta["prepared"])
+    if (prepared / "documents.parquet").exists():
+        rows = pq.read_table(prepared / "documents.parquet", columns=["id", "split"]).to_pylist()
+        assert not {r["id"] for r in rows if r["split"] != "train"} & set(docs.doc_ids)
+
+
+def test_index_refuses_other_normaliser(index: ParallelIndex, tmp_path: Path) -> None:
+    meta = dict(index.meta, normaliser="other.v9")
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="normaliser"):
+        ParallelIndex.open(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        ParallelIndex.open(tmp_path / "nothing")
+
+
+def test_index_build_skips_held_out(prepared: Path, tmp_path: Path) -> None:
+    report = build_index(prepared, tmp_path / "ix", sources=["ddb"])
+    assert report.documents == sum(1 for d in TRAIN if d.startswith("ddb:"))

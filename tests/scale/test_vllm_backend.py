@@ -1,0 +1,104 @@
+"""vLLM backend: prompt building and result conversion, driven by a fake LLM (no GPU here)."""
+
+from __future__ import annotations
+
+import importlib.util
+from types import SimpleNamespace
+
+import pytest
+
+from apollo_restore.data.readers.leiden import parse_leiden
+from apollo_restore.fim.examples import encode_prompt
+from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
+from apollo_restore.restore.types import Candidate, GapResult, Restoration
+from apollo_restore.scale import vllm_backend
+from apollo_restore.scale.vllm_backend import VllmRestorer, VllmUnavailable, beams_to_readings
+
+CHAR = CharTokenizer()
+
+
+class FakeLLM:
+    """Stands in for ``vllm.LLM``: records its calls, answers with fixed beams per prompt."""
+
+    def __init__(self, readings: list[tuple[str, float, bool]]):
+        self.readings, self.calls = readings, []
+
+    def beam_search(self, prompts, params):
+        self.calls.append((prompts, params))
+        outputs = []
+        for prompt in prompts:
+            ids = prompt["prompt_token_ids"]
+            seqs = [SimpleNamespace(tokens=ids + CHAR.encode(text) + ([CHAR.eos_id] if done else []), cum_logprob=score,
+                                    text=None, finish_reason="stop" if done else "length")
+                    for text, score, done in self.readings]
+            outputs.append(SimpleNamespace(sequences=seqs))
+        return outputs
+
+
+READINGS = [
+    ("ηρα", -1.0, True),
+    ("ηρ α", -1.5, True),       # same letters as "ηρα": merged into it
+    ("ηραικ", -3.0, False),      # cut by max_tokens: kept only while fewer than k beams finished
+    ("[7]", -0.1, True),        # not restorable text: dropped
+    ("", -0.2, True),           # a lacuna holds at least one letter: dropped
+    ("ερμ", -2.0, True),
+]
+
+
+def _restorer(readings=READINGS) -> VllmRestorer:
+    return VllmRestorer("fake-model", llm=FakeLLM(readings), tokenizer=to_hf_tokenizer(CharTokenizer()))
+
+
+def test_vllm_backend_imports_without_vllm_and_says_what_to_install():
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vllm is installed here")
+    with pytest.raises(VllmUnavailable) as err:
+        VllmRestorer("some/model")
+    assert "pip install 'apollo-restore[vllm]'" in str(err.value) and "GPU" in str(err.value)
+
+
+def test_vllm_backend_prompt_is_the_fim_layout():
+    r = _restorer()
+    assert r.prompt("κομων του ", "κλειτου", (3, 5)) == encode_prompt(CHAR, "κομων του ", "κλειτου", (3, 5))
+    long = "α" * 1000
+    assert len(r.prompt(long, long, None)) == len(encode_prompt(CHAR, long[-250:], long[:250], None))
+
+
+def test_vllm_backend_converts_beams_to_candidates():
+    r = _restorer()
+    cands = r.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", 3)
+    prompts, params = r.llm.calls[0]
+    assert params.beam_width == 20 and params.length_penalty == 0.0 and params.max_tokens >= 4
+    assert prompts == [{"prompt_token_ids": encode_prompt(CHAR, "κομων μουσαιου του ", "κλειτου χαιρειν", 3)}]
+    assert [c.text for c in cands] == ["ηρα", "ερμ", "ηραικ"]
+    assert all(isinstance(c, Candidate) for c in cands)
+    assert abs(sum(c.prob for c in cands) - 1) < 1e-9
+    assert cands[0].log_score > -1.0  # log-sum-exp of the merged spellings
+
+
+def test_vllm_backend_readings_from_raw_output():
+    fim = _restorer().fim
+    prompt = [1, 5, 4, 6]
+    out = FakeLLM(READINGS).beam_search([{"prompt_token_ids": prompt}], None)[0]
+    assert beams_to_readings(out, len(prompt), fim, k=2) == [("ηρα", -1.0), ("ηρ α", -1.5)]
+    assert beams_to_readings(out, len(prompt), fim, k=3) == [("ηρα", -1.0), ("ηρ α", -1.5), ("ερμ", -2.0)]
+    assert beams_to_readings(out, len(prompt), fim, k=4)[-1] == ("ηραικ", -3.0)
+
+
+def test_vllm_backend_restores_a_document_with_the_engine_types():
+    r = _restorer()
+    result = r.restore(parse_leiden("κομων μουσαιου του [.3]κλειτου χαιρειν [- - -] ομολογω"), k=5)
+    assert isinstance(result, Restoration) and len(result.gaps) == 2
+    assert all(isinstance(g, GapResult) for g in result.gaps)
+    assert result.gaps[0].hint == 3 and result.gaps[0].best == "ηρα"
+    assert result.gaps[1].prefix.endswith("ηρακλειτου χαιρειν ")  # gap 1 sees gap 0 filled
+    assert r.llm.calls[0][1].beam_width == 5
+
+
+def test_vllm_backend_batches_gaps_in_one_call():
+    r = _restorer()
+    batch = r.candidates_batch([("κομων ", " του", 3), ("ετους ", "", None)])
+    assert len(batch) == 2 and len(r.llm.calls) == 1 and len(r.llm.calls[0][0]) == 2
+    with pytest.raises(NotImplementedError):
+        r.score_readings("a", "b", None, ["x"])
+    assert vllm_backend.INSTALL_HINT

@@ -1,0 +1,391 @@
+"""The HTTP API: restore, hints, pins, parallels, EpiDoc upload, export, limits and errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from lxml import etree
+
+from apollo_restore.web.app import create_app
+from apollo_restore.web.errors import scrub
+from apollo_restore.web.limits import Limits
+
+BGU = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "epidoc"
+TEI = "{http://www.tei-c.org/ns/1.0}"
+STATIC = Path(__file__).resolve().parents[2] / "src" / "apollo_restore" / "web" / "static"
+
+
+class FakeParallels:
+    """A parallels provider answering one fixed reading."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, int]] = []
+
+    def parallels(self, prefix: str, suffix: str, k: int) -> list[dict]:
+        self.calls.append((prefix, suffix, k))
+        return [{"between": "ωρου", "count": 3, "n_docs": 2, "docs": ["bgu.1.100", "bgu.1.101"], "examples": []}][:k]
+
+
+@pytest.fixture(scope="module")
+def client(tiny_restorer) -> TestClient:
+    return TestClient(create_app(tiny_restorer))
+
+
+def _error(response: httpx.Response, status: int) -> dict:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and {"code", "message"} <= set(body["error"])
+    return body["error"]
+
+
+# -- restore -----------------------------------------------------------------------------------
+
+
+def test_api_health_reports_model_and_limits(client):
+    body = client.get("/api/health").json()
+    assert body["status"] == "ok" and body["model"] == "tiny" and body["parallels"] is False
+    assert body["limits"]["max_gaps"] == Limits().max_gaps
+
+
+def test_api_restore_returns_ranked_candidates_per_gap(client):
+    body = client.post("/api/restore", json={"text": BGU, "k": 3}).json()
+    assert body["model"] == "tiny" and body["text"] == BGU
+    assert [g["index"] for g in body["gaps"]] == [0, 1]
+    assert [g["hint"] for g in body["gaps"]] == [4, 12]
+    for gap in body["gaps"]:
+        assert 1 <= len(gap["candidates"]) <= 3
+        probs = [c["prob"] for c in gap["candidates"]]
+        assert probs == sorted(probs, reverse=True) and sum(probs) <= 1 + 1e-6
+        start, end = gap["span"]
+        assert BGU[start:end] in ("[.4]", "[.12]")
+    assert "…" in body["gaps"][0]["suffix"]  # later gaps unknown while the first is restored
+
+
+@pytest.mark.parametrize(
+    "hint, expected", [(7, 7), ([3, 6], [3, 6]), (None, None)], ids=["exact", "range", "none"]
+)
+def test_api_restore_hint_overrides_the_text(client, hint, expected):
+    body = client.post("/api/restore", json={"text": BGU, "k": 2, "hints": {"1": hint}}).json()
+    assert body["gaps"][0]["hint"] == 4
+    assert body["gaps"][1]["hint"] == expected
+
+
+@pytest.mark.parametrize("hint", [0, [6, 3], [1, 2, 3], "x", True])
+def test_api_restore_bad_hint_is_422(client, hint):
+    err = _error(client.post("/api/restore", json={"text": BGU, "hints": {"0": hint}}), 422)
+    assert err["code"] in ("W002", "W007")
+
+
+def test_api_restore_pin_fixes_a_gap_and_reruns_the_next(client):
+    body = client.post("/api/restore", json={"text": BGU, "k": 2, "pins": {"0": "ωρου"}}).json()
+    first, second = body["gaps"]
+    assert first["pinned"] == "ωρου" and first["candidates"] == []
+    assert second["prefix"].endswith("πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν ")
+    assert second["candidates"]
+
+
+@pytest.mark.parametrize(
+    "pins, code", [({"5": "αβ"}, "W008"), ({"0": "  "}, "W008"), ({"0": "α]β"}, "W008"), ({"0": "α" * 201}, "W008")]
+)
+def test_api_restore_bad_pin_is_422(client, pins, code):
+    assert _error(client.post("/api/restore", json={"text": BGU, "pins": pins}), 422)["code"] == code
+
+
+# -- errors and limits -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, position, line, column",
+    [("αβγ [.4 δεζ", 4, 1, 5), ("αβγ\nδε] ζη", 6, 2, 3), ("α [.0] β", 4, 1, 5), ("α [[β]]", 3, 1, 4), ("α\nβ [.8-5] γ", 5, 2, 4)],
+)
+def test_api_malformed_leiden_is_422_with_position(client, text, position, line, column):
+    err = _error(client.post("/api/restore", json={"text": text}), 422)
+    assert err["code"].startswith("E0")
+    assert (err["position"], err["line"], err["column"]) == (position, line, column)
+    assert f"line {line}, column {column}" in err["message"]
+
+
+def test_api_oversized_body_is_413_before_parsing(client):
+    big = json.dumps({"text": "α" * 70_000})
+    err = _error(client.post("/api/restore", content=big, headers={"content-type": "application/json"}), 413)
+    assert err["code"] == "W001" and "65536" in err["message"]
+
+
+def test_api_oversized_chunked_body_is_413(client):
+    def chunks():
+        for _ in range(20):
+            yield b" " * 8192
+
+    err = _error(client.post("/api/restore", content=chunks(), headers={"content-type": "application/json"}), 413)
+    assert err["code"] == "W001"
+
+
+def test_api_too_many_gaps_is_422(client):
+    text = " ".join(f"λόγος [.{i % 5 + 1}]" for i in range(Limits().max_gaps + 1))
+    err = _error(client.post("/api/restore", json={"text": text}), 422)
+    assert err["code"] == "W004" and str(Limits().max_gaps) in err["message"]
+
+
+def test_api_long_gap_is_422_unless_overridden(client):
+    text = "αβγ δεζ [.60] ηθι"
+    err = _error(client.post("/api/restore", json={"text": text}), 422)
+    assert err["code"] == "W005" and err["position"] == 8
+    assert _error(client.post("/api/restore", json={"text": "αβγ", "hints": {"0": 99}}), 422)["code"] == "W007"
+    assert client.post("/api/restore", json={"text": text, "k": 1, "hints": {"0": 3}}).status_code == 200
+    assert _error(client.post("/api/restore", json={"text": "αβγ [.4]", "hints": {"0": [2, 99]}}), 422)["code"] == "W005"
+
+
+def test_api_text_and_k_limits(client):
+    assert _error(client.post("/api/restore", json={"text": "α " * 5001}), 422)["code"] == "W003"
+    assert _error(client.post("/api/restore", json={"text": BGU, "k": 51}), 422)["code"] == "W006"
+    assert _error(client.post("/api/restore", json={"text": BGU, "k": 0}), 422)["code"] == "W002"
+    assert _error(client.post("/api/restore", json={"text": BGU, "extra": 1}), 422)["code"] == "W002"
+    assert _error(client.post("/api/restore", content=b"{not json", headers={"content-type": "application/json"}), 422)["code"] == "W002"
+
+
+def test_api_busy_server_answers_503(tiny_restorer):
+    """One slot, one place in the queue: of four simultaneous requests, two are refused."""
+
+    class Slow:
+        name = "slow"
+
+        def restore(self, *args, **kwargs):
+            time.sleep(0.4)
+            return tiny_restorer.restore("α", k=1)
+
+    app = create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=1, queue_timeout_s=5))
+
+    async def fire() -> list[int]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            rs = await asyncio.gather(*(c.post("/api/restore", json={"text": "αβγ"}) for _ in range(4)))
+        return sorted(r.status_code for r in rs)
+
+    assert asyncio.run(fire()) == [200, 200, 503, 503]
+
+    app = create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=8, queue_timeout_s=0.1))
+
+    async def fire_timeout() -> list[dict]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            rs = await asyncio.gather(*(c.post("/api/restore", json={"text": "αβγ"}) for _ in range(2)))
+        return [r.json() for r in rs]
+
+    codes = [b.get("error", {}).get("code") for b in asyncio.run(fire_timeout())]
+    assert sorted(codes, key=str) == [None, "W009"]
+
+
+def test_api_restorations_run_off_the_event_loop(tiny_restorer):
+    """While a restoration runs, the server still answers /api/health."""
+    started = threading.Event()
+
+    class Slow:
+        name = "slow"
+
+        def restore(self, *args, **kwargs):
+            started.set()
+            time.sleep(0.5)
+            return tiny_restorer.restore("α", k=1)
+
+    app = create_app(Slow())
+
+    async def run() -> float:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            slow = asyncio.create_task(c.post("/api/restore", json={"text": "α"}))
+            while not started.is_set():
+                await asyncio.sleep(0.01)
+            t = time.perf_counter()
+            assert (await c.get("/api/health")).status_code == 200
+            elapsed = time.perf_counter() - t
+            assert (await slow).status_code == 200
+        return elapsed
+
+    assert asyncio.run(run()) < 0.3
+
+
+_PATH_HINTS = ("/work", "/usr", "/tmp", "/home", "site-packages", ".py", "Traceback", "/etc/", "secret")
+
+
+def _assert_no_paths(response: httpx.Response) -> None:
+    for needle in _PATH_HINTS:
+        assert needle not in response.text, (needle, response.text)
+
+
+def test_api_errors_never_name_server_paths(tiny_restorer):
+    class Broken:
+        name = "broken"
+
+        def restore(self, *args, **kwargs):
+            raise FileNotFoundError("/work/secret/models/default/model.safetensors missing")
+
+    client = TestClient(create_app(Broken()), raise_server_exceptions=False)
+    err = client.post("/api/restore", json={"text": "αβγ [.3]"})
+    assert _error(err, 500)["code"] == "W500"
+    responses = [
+        err,
+        client.post("/api/restore", json={"text": "αβγ [.3"}),
+        client.post("/api/restore", json={"text": 1}),
+        client.post("/api/restore", content=b"\xff\xfe", headers={"content-type": "application/json"}),
+        client.get("/static/../../errors.py"),
+        client.get("/static/%2e%2e/app.py"),
+        client.get("/nowhere"),
+        client.post("/api/epidoc", files={"file": ("/work/secret/x.xml", b"<TEI><unclosed>", "application/xml")}),
+        client.post("/api/epidoc", files={"file": ("../../etc/passwd", b"<?xml version='1.0'?><root/>", "text/xml")}),
+        client.post("/api/epidoc", files={"file": ("x.xml", b"<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]><TEI>&e;</TEI>", "text/xml")}),
+        client.post("/api/parallels", json={"prefix": "α", "suffix": "β"}),
+        client.post("/api/export", json={"text": "α [.3", "pins": {}}),
+    ]
+    for response in responses:
+        assert response.status_code >= 400 or "root:" not in response.text  # no external entity read
+        _assert_no_paths(response)
+
+
+def test_scrub_removes_paths():
+    assert scrub("cannot open /work/main/src/x.py: no") == "cannot open <path>: no"
+    assert scrub("see C:\\Users\\me\\m.bin") == "see <path>"
+    assert scrub("gap [.4] at line 1/2") == "gap [.4] at line 1/2"
+
+
+# -- parallels ---------------------------------------------------------------------------------
+
+
+def test_api_parallels_without_index_is_503(client):
+    err = _error(client.post("/api/parallels", json={"prefix": "πεκυσι ", "suffix": " χαιρειν"}), 503)
+    assert err["code"] == "W010" and "--index" in err["message"]
+
+
+def test_api_parallels_with_a_provider(tiny_restorer):
+    provider = FakeParallels()
+    client = TestClient(create_app(tiny_restorer, parallels=provider))
+    assert client.get("/api/health").json()["parallels"] is True
+    body = client.post("/api/parallels", json={"prefix": "πεκυσι ", "suffix": " χαιρειν", "k": 4}).json()
+    assert body["parallels"][0]["between"] == "ωρου" and body["parallels"][0]["docs"] == ["bgu.1.100", "bgu.1.101"]
+    body = client.post("/api/parallels", json={"text": BGU, "gap": 1, "pins": {"0": "ωρου"}}).json()
+    assert body["prefix"].endswith("πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν ")
+    assert body["suffix"] == " πυρραν κεχαραγμενην"
+    assert provider.calls[-1][2] == 10
+    assert _error(client.post("/api/parallels", json={"text": BGU, "gap": 5}), 422)["code"] == "W013"
+    assert _error(client.post("/api/parallels", json={"k": 3}), 422)["code"] == "W013"
+
+
+# -- EpiDoc upload -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.xml")), ids=lambda p: p.name)
+def test_api_epidoc_upload_gives_leiden_that_restores(client, path):
+    body = client.post("/api/epidoc", files={"file": (path.name, path.read_bytes(), "application/xml")}).json()
+    assert body["leiden"].strip() and body["id"]
+    pins = {i: "α" for i in range(1, body["gaps"])}  # search only the first gap: the round trip is what counts
+    restored = client.post("/api/restore", json={"text": body["leiden"], "k": 1, "pins": pins})
+    if body["gaps"] > Limits().max_gaps:  # pragma: no cover - no fixture has that many yet
+        assert _error(restored, 422)["code"] == "W004"
+    else:
+        assert restored.status_code == 200, restored.text
+        assert len(restored.json()["gaps"]) == body["gaps"]
+
+
+def test_api_epidoc_bad_upload_is_422(client):
+    err = _error(client.post("/api/epidoc", files={"file": ("x.xml", b"<TEI><text>", "text/xml")}), 422)
+    assert err["code"] == "E101" and "not well-formed" in err["message"]
+    assert _error(client.post("/api/epidoc", files={"file": ("x.xml", b"", "text/xml")}), 422)["code"] == "W011"
+    assert _error(client.post("/api/epidoc"), 422)["code"] == "W002"
+
+
+def test_api_epidoc_upload_limit_is_413(tiny_restorer):
+    client = TestClient(create_app(tiny_restorer, limits=Limits(max_upload_bytes=1000)))
+    data = (FIXTURES / "sb.1.4317.xml").read_bytes()
+    assert len(data) > 1000
+    assert _error(client.post("/api/epidoc", files={"file": ("a.xml", data, "text/xml")}), 413)["code"] == "W001"
+
+
+# -- export ------------------------------------------------------------------------------------
+
+
+def test_api_export_leiden_marks_machine_readings(client):
+    text = "1 Κόμων [τοῦ] Πεκύσι [.4] χαίρειν.\n2 κάμηλον [.12] πυρρὰν"
+    body = client.post("/api/export", json={"text": text, "choices": {"0": {"text": "ωρου", "prob": 0.42}}, "format": "leiden"}).json()
+    out = body["content"]
+    assert body["machine_readings"] == 1 and body["filename"].endswith(".txt")
+    assert "[ωρου]⁽ᵐ¹⁾" in out  # the machine reading, marked
+    assert "[τοῦ] " in out and "[τοῦ]⁽" not in out  # the editor's supplement, unmarked
+    assert "[.12]" in out  # a gap left open
+    assert "Machine-proposed readings (apollo-restore, model «tiny»): not the editor's" in out
+    assert "⁽ᵐ¹⁾ gap 1, line 1, [.4]: ωρου (p = 0.42)" in out
+
+
+def test_api_export_epidoc_marks_machine_readings(client):
+    text = "Κόμων [τοῦ] Πεκύσι [.4] χαίρειν.\nκάμηλον [.12] πυρρὰν [- - -]"
+    body = client.post("/api/export", json={"text": text, "pins": {"0": "ωρου", "2": "αβγ"}, "format": "epidoc"}).json()
+    assert body["machine_readings"] == 2 and body["media_type"] == "application/tei+xml"
+    root = etree.fromstring(body["content"].encode())
+    resp = root.find(f".//{TEI}respStmt")
+    assert resp.get("{http://www.w3.org/XML/1998/namespace}id") == "apollo-restore"
+    assert "not by the editor" in resp.findtext(f"{TEI}resp")
+    machine = root.findall(f".//{TEI}supplied[@resp='#apollo-restore']")
+    assert [(s.text, s.get("cert"), s.get("reason")) for s in machine] == [("ωρου", "low", "lost"), ("αβγ", "low", "lost")]
+    for s in machine:
+        note = s.getnext()
+        assert note.tag == f"{TEI}note" and note.get("resp") == "#apollo-restore" and "not the editor's" in note.text
+    editor = [s for s in root.iter(f"{TEI}supplied") if s.get("resp") is None]
+    assert [s.text for s in editor] == ["τοῦ"]
+    assert root.find(f".//{TEI}gap").get("quantity") == "12"
+
+
+def test_api_export_rejects_readings_for_missing_gaps(client):
+    assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"3": "αβγ"}}), 422)["code"] == "W008"
+    assert _error(client.post("/api/export", json={"text": "α [.3]", "format": "pdf"}), 422)["code"] == "W002"
+
+
+# -- page and docs -----------------------------------------------------------------------------
+
+
+def test_api_page_and_static_files_are_local(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert 'id="leiden"' in page.text and "/static/app.js" in page.text
+    for name in ("index.html", "app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+        text = (STATIC / name).read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text, name
+
+
+def test_api_openapi_documents_models(client):
+    spec = client.get("/openapi.json").json()
+    assert {"/api/restore", "/api/parallels", "/api/epidoc", "/api/export", "/api/health"} <= set(spec["paths"])
+    assert {"RestoreRequest", "RestorationOut", "ExportRequest", "ErrorOut"} <= set(spec["components"]["schemas"])
+    assert "413" in spec["paths"]["/api/restore"]["post"]["responses"]
+
+
+# -- the index adapter and the command ---------------------------------------------------------
+
+
+def test_web_parallels_adapter_reads_a_real_index(tiny_prepared, tmp_path, tiny_restorer):
+    from apollo_restore.retrieve.index import build_index
+    from apollo_restore.web.parallels import IndexParallels
+
+    build_index(tiny_prepared, tmp_path / "index")
+    client = TestClient(create_app(tiny_restorer, parallels=IndexParallels.open(tmp_path / "index")))
+    body = client.post("/api/parallels", json={"text": "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι", "k": 3}).json()
+    assert body["parallels"] and body["parallels"][0]["between"] == "ωρου"
+    assert body["parallels"][0]["docs"] and body["parallels"][0]["count"] >= 1
+
+
+def test_cli_serve_is_registered_and_checks_the_index(tmp_path):
+    from typer.testing import CliRunner
+
+    from apollo_restore.cli.app import app
+
+    runner = CliRunner()
+    help_text = runner.invoke(app, ["serve", "--help"]).output
+    for option in ("--model", "--index", "--host", "--port"):
+        assert option in help_text
+    from apollo_restore.cli.serve import load_parallels
+
+    with pytest.raises(Exception, match="index"):
+        load_parallels(tmp_path / "missing")

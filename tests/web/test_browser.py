@@ -1,0 +1,147 @@
+"""End to end in a real headless browser: Debian chromium driven by the pip ``playwright`` package.
+
+    apt-get install -y chromium          # no `playwright install`: no browser download
+    pytest -m browser tests/web/test_browser.py
+
+The server runs in a thread (uvicorn, loopback, free port) with a tiny random model, so the
+readings are junk; the flow is what is tested: paste, restore, pick, re-run, export.
+Set ``APOLLO_RESTORE_SCREENSHOT=path.png`` to keep the screenshot (default: the test's tmp dir).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+PAPYRUS = (
+    "1 Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4]\n"
+    "2 χαίρειν. ὁμολογῶ πεπρακέναι σοι\n"
+    "3 κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed (apt-get install -y chromium)"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tiny_restorer):
+    """The app on loopback in a background thread; yields its base URL."""
+    import uvicorn
+
+    from apollo_restore.web.app import create_app
+
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(create_app(tiny_restorer), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("uvicorn did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def test_browser_paste_restore_pick_export(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    external: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith(server) or r.url.startswith("blob:") else external.append(r.url))
+    page.goto(server + "/")
+    page.wait_for_selector("#server-status:has-text('Model: tiny')")
+    assert "no parallel-passage index loaded" in page.inner_text("#server-status")
+
+    # paste a papyrus text and restore
+    page.fill("#leiden", PAPYRUS)
+    page.select_option("#k", "5")
+    page.click("#restore")
+    page.wait_for_selector("#gap-1 .candidate")
+    assert page.locator(".gap-card").count() == 2
+    assert page.locator("#gap-0 .candidate").count() >= 2
+    assert page.inner_text("#mark-0 sup") == "1" and page.inner_text("#mark-1 sup") == "2"
+    assert "No index loaded" in page.inner_text("#parallels-0")
+    before = page.text_content("#gap-1 details.context p")
+
+    # pick the second candidate of gap 1: the request pins it, gap 2 is restored again with it
+    second = page.locator("#gap-0 .candidate").nth(1)
+    reading = second.locator(".reading").inner_text()
+    with page.expect_response(lambda r: r.url.endswith("/api/restore")) as answer:
+        second.click()
+    assert answer.value.request.post_data_json["pins"] == {"0": reading}
+    page.wait_for_selector("#gap-0 .badge.pinned")
+    assert page.locator("#gap-0 .candidate[aria-pressed='true'] .reading").inner_text() == reading
+    assert "pinned" in page.get_attribute("#mark-0", "class")
+    assert page.inner_text("#mark-0").endswith(f"[{reading}]")
+    after = page.text_content("#gap-1 details.context p")
+    assert reading in after and after != before
+    assert page.locator("#gap-1 .candidate").count() >= 1
+
+    # change the length hint of gap 2 with the keyboard only
+    page.focus("#hint-mode-1")
+    page.keyboard.press("ArrowDown")  # "exactly"
+    page.fill("#hint-lo-1", "3")
+    with page.expect_response(lambda r: r.url.endswith("/api/restore")) as answer:
+        page.press("#hint-lo-1", "Enter")
+    assert answer.value.request.post_data_json["hints"] == {"1": 3}
+    page.wait_for_selector("#gap-1 h3:has-text('3 letters')")
+    assert page.locator("#gap-0 .badge.pinned").count() == 1  # the pick on gap 1 survives
+
+    # export Leiden: the picked reading is marked as a machine proposal
+    page.click("#export-leiden")
+    page.wait_for_selector("#export-result:not([hidden])")
+    exported = page.input_value("#export-output")
+    assert f"[{reading}]⁽ᵐ¹⁾" in exported
+    assert "Machine-proposed readings (apollo-restore, model «tiny»): not the editor's" in exported
+    assert "[.12]" in exported or "[- - -]" in exported  # the unpicked gap stays a lacuna
+    assert page.get_attribute("#export-download", "download") == "restoration.txt"
+    shot = Path(os.environ.get("APOLLO_RESTORE_SCREENSHOT") or tmp_path / "web-screenshot.png")
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+
+    # export EpiDoc
+    page.click("#export-epidoc")
+    page.wait_for_function("document.getElementById('export-output').value.includes('resp=\"#apollo-restore\"')")
+    assert 'cert="low"' in page.input_value("#export-output")
+
+    # a malformed text: the error says where, and the cursor goes there
+    page.fill("#leiden", "Κόμων [.4 χαίρειν")
+    page.click("#restore")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "Line 1, column 7" in page.inner_text("#error")
+    assert page.evaluate("document.getElementById('leiden').selectionStart") == 6
+
+    assert external == []  # no CDN, no outside request
+    page.close()
