@@ -35,11 +35,11 @@ def test_epidoc_fixtures_are_small():
     ("name", "source", "doc_id", "expected"),
     [
         # DDB: unclear, lost gaps of unknown extent, supplied across an in-word break, expan → abbr only
-        ("o.claud.1.150.xml", "ddb", "o.claud.1.150", "κορνηλιανος ασκ… τωι πατρι χ · κομισαι δ-… το γαρ σευτλον ο ει…"),
+        ("o.claud.1.150.xml", "ddb", "o.claud.1.150", "κορνηλιανος ασκ… τωι πατρι χ· κομισαι δ-… το γαρ σευτλον ο ει…"),
         # DDB: choice → orig (not reg), app → lem with add kept, break="no" joins the word
-        ("sb.1.4317.xml", "ddb", "sb.1.4317", "πτολεμαιος διοδωραι τηι αδελφηι χαιρειν · γινωσκιν σε θελω · οτι υπνος ουκ ερχεται μοι δια νυκτος χαρειν της σης σαπροεραισει και της σης απροθυμιας ·"),
+        ("sb.1.4317.xml", "ddb", "sb.1.4317", "πτολεμαιος διοδωραι τηι αδελφηι χαιρειν· γινωσκιν σε θελω· οτι υπνος ουκ ερχεται μοι δια νυκτος χαρειν της σης σαπροεραισει και της σης απροθυμιας·"),
         # DCLP: hi keeps its letter, unclear, long supplements
-        ("61067.xml", "dclp", "61067", "… στηθεα θ · ιμεροεντα και ομματα μαρμαιροντα · θαμβησεν δ ·"),
+        ("61067.xml", "dclp", "61067", "… στηθεα θ· ιμεροεντα και ομματα μαρμαιροντα· θαμβησεν δ·"),
         # IAph: w/name wrappers, lost gap of 5, supplied with a break="no" and a space after it, num
         ("iAph150279.xml", "inscription", "iAph150279", "ναρκισσος παλου υπο χρυσο----- παλου γ"),
         # IIP: transcription edition chosen (not the segmented copy), language from textLang

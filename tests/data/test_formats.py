@@ -27,7 +27,7 @@ from apollo_restore.data.formats import (
 from apollo_restore.errors import FormatError
 
 EXAMPLES = Path("/work/shared/formats")
-PREFIX = "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν · ομολογω πεπρακεναι σοι καμηλον θηλειαν "
+PREFIX = "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν "
 SUFFIX = " πυρραν κεχαραγμενον"
 
 
@@ -53,7 +53,7 @@ def test_formats_reads_shared_examples():
     preds = read_predictions(EXAMPLES / "predictions.example.jsonl")
     assert preds[0].candidates[0] == ("δευτεροβολον", 0.71)
     chat = read_cullhed_chat(EXAMPLES / "cullhed-chat.example.jsonl")
-    # the example's "χαιρειν·" comes out of norm.v1 as "χαιρειν ·": same gap key
+    # the example's "χαιρειν·" comes out of norm.v1 as "χαιρειν·": same gap key
     assert gap_key(chat[0].prefix, chat[0].suffix, chat[0].target) == gap_key(gaps[0].prefix, gaps[0].suffix, gaps[0].target)
     assert chat[0].hint == 12 and chat[0].prefix.endswith("θηλειαν ") and chat[0].suffix == " πυρραν κεχαραγμενον"
     pairs = read_cullhed_predictions(EXAMPLES / "cullhed-predictions.example.jsonl", gaps)
@@ -98,7 +98,7 @@ def test_formats_cullhed_custom_prompt(tmp_path):
         ("αβ [3 letters missing] γδ", ("αβ ", " γδ", 3)),
         ("αβ[1 letter missing]γδ", ("αβ", "γδ", 1)),
         ("α--β [2 letters missing] γ---δ", ("α--β ", " γ---δ", 2)),
-        ("Ἀβ, [2 letters missing]", ("αβ · ", "", 2)),
+        ("Ἀβ, [2 letters missing]", ("αβ· ", "", 2)),
     ],
 )
 def test_formats_cullhed_user_split(user, expected):

@@ -173,41 +173,51 @@ class Restorer:
     def restore(
         self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
     ) -> Restoration:
-        """Restore every lacuna of a Leiden text, left to right.
+        """Restore every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
+        return restore_text(self, text, hints, pins, k or self.config.k, self.name)
 
-        Args:
-            text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...) or a
-                parsed :class:`Document`.
-            hints: per-gap hint overrides (0-based gap index → hint); ``None`` as a value
-                removes the hint the text gives.
-            pins: per-gap readings fixed by the caller; those gaps are not searched.
-            k: candidates per gap.
 
-        Raises:
-            LeidenError: the text is not well-formed Leiden.
-        """
-        started = time.perf_counter()
-        if isinstance(text, Document):
-            doc, spans = text, []
-        else:
-            doc, markers = parse_leiden_with_gaps(text)
-            spans = [(m.start, m.end) for m in markers]
-        lacunae = [s for s in doc.segments if isinstance(s, Lacuna)]
-        hints, pins = hints or {}, pins or {}
-        fills: list[str] = []
-        gaps: list[GapResult] = []
-        for i, lacuna in enumerate(lacunae):
-            gap_started = time.perf_counter()
-            hint = hints[i] if i in hints else hint_of(lacuna)
-            prefix, suffix = context_of(doc.segments, i, fills)
-            pinned = pins.get(i)
-            cands = [] if pinned is not None else self.candidates(prefix, suffix, hint, k)
-            gap = GapResult(i, hint, prefix, suffix, cands, pinned, spans[i] if i < len(spans) else None)
-            gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
-            gaps.append(gap)
-            fills.append(gap.best)
-        source = text if isinstance(text, str) else doc.id
-        return Restoration(source, gaps, self.name, round((time.perf_counter() - started) * 1000, 1))
+def restore_text(
+    filler, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int = 20, name: str = ""
+) -> Restoration:
+    """Restore every lacuna of a Leiden text, left to right, with any gap filler.
+
+    Args:
+        filler: anything with ``candidates(prefix, suffix, hint, k)`` (the neural
+            :class:`Restorer`, an ensemble, retrieval-augmented search).
+        text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...) or a
+            parsed :class:`Document`.
+        hints: per-gap hint overrides (0-based gap index → hint); ``None`` as a value
+            removes the hint the text gives.
+        pins: per-gap readings fixed by the caller; those gaps are not searched.
+        k: candidates per gap.
+        name: model name recorded in the result.
+
+    Raises:
+        LeidenError: the text is not well-formed Leiden.
+    """
+    started = time.perf_counter()
+    if isinstance(text, Document):
+        doc, spans = text, []
+    else:
+        doc, markers = parse_leiden_with_gaps(text)
+        spans = [(m.start, m.end) for m in markers]
+    lacunae = [s for s in doc.segments if isinstance(s, Lacuna)]
+    hints, pins = hints or {}, pins or {}
+    fills: list[str] = []
+    gaps: list[GapResult] = []
+    for i, lacuna in enumerate(lacunae):
+        gap_started = time.perf_counter()
+        hint = hints[i] if i in hints else hint_of(lacuna)
+        prefix, suffix = context_of(doc.segments, i, fills)
+        pinned = pins.get(i)
+        cands = [] if pinned is not None else filler.candidates(prefix, suffix, hint, k)
+        gap = GapResult(i, hint, prefix, suffix, cands, pinned, spans[i] if i < len(spans) else None)
+        gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
+        gaps.append(gap)
+        fills.append(gap.best)
+    source = text if isinstance(text, str) else doc.id
+    return Restoration(source, gaps, name, round((time.perf_counter() - started) * 1000, 1))
 
 
 def to_candidates(readings: list[tuple[str, float]]) -> list[Candidate]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from apollo_restore.data.document import Document
 from apollo_restore.fim.examples import Hint
-from apollo_restore.restore.engine import Restorer, match_key, to_candidates
+from apollo_restore.restore.engine import Restorer, match_key, restore_text, to_candidates
 from apollo_restore.restore.types import Candidate, Restoration
 from apollo_restore.retrieve.index import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
@@ -132,5 +132,5 @@ class RetrievalAugmented:
     def restore(
         self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
     ) -> Restoration:
-        """:meth:`Restorer.restore` with these candidates (gaps left to right, pins, hints)."""
-        return Restorer.restore(self, text, hints, pins, k)  # type: ignore[arg-type]  # needs .candidates and .name only
+        """:func:`~apollo_restore.restore.engine.restore_text` with these candidates."""
+        return restore_text(self, text, hints, pins, k or self.restorer.config.k, self.name)
