@@ -21,10 +21,11 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=4)
 def load_restorer(model: str | None = None) -> "Restorer":
-    """A :class:`Restorer` for a model folder (default: the embedded model), loaded once."""
-    from apollo_restore.restore.engine import Restorer
+    """The restorer of a model folder (default: the embedded model: the neural model in an
+    ensemble with its n-gram member when the folder ships one), loaded once."""
+    from apollo_restore.restore.ensemble import load_filler
 
-    return Restorer.load(model)
+    return load_filler(model)
 
 
 def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = None) -> "Restoration":

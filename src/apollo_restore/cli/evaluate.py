@@ -90,6 +90,7 @@ def evaluate_command(
     bpc_windows: int = typer.Option(64, "--bpc-windows", help="Held-out windows per source and period for bits per character (0: skip)."),
     bpc_mode: str = typer.Option("prefix", "--bpc-mode", help="prefix (every-position LM) or middle."),
     threads: int = typer.Option(None, "--threads", help="Torch threads."),
+    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
 ) -> None:
     """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots."""
     from apollo_restore.data.formats import read_predictions
@@ -112,9 +113,11 @@ def evaluate_command(
     if predictions:
         ours = read_predictions(predictions)
     else:
-        from apollo_restore.restore.engine import Restorer, RestoreConfig
+        from apollo_restore.restore.engine import RestoreConfig
+        from apollo_restore.restore.ensemble import load_filler
 
-        filler = Restorer.load(model, config=RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length), threads=threads)
+        config = RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length)
+        filler = load_filler(model, config=config, use_ngram=not neural_only, threads=threads)
         name = filler.name
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
     meta = {"gap_set": str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}",

@@ -16,17 +16,18 @@ def restore_command(
     hint: list[str] = typer.Option(None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=none (0-based gaps)."),
     show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
+    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
 ) -> None:
     """Restore every lacuna of a Leiden text and print ranked candidates with probabilities."""
     from apollo_restore.errors import LeidenError
-    from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restore.ensemble import load_filler
 
     source = _read_text(text)
     try:
         hints = dict(_parse_hint(h) for h in hint or [])
     except ValueError as err:
         raise typer.BadParameter(str(err), param_hint="--hint") from err
-    restorer = Restorer.load(model)
+    restorer = load_filler(model, use_ngram=not neural_only)
     try:
         result = restorer.restore(source, hints=hints, k=k)
     except LeidenError as err:
@@ -83,12 +84,14 @@ def predict_command(
     k: int = typer.Option(20, "--k", help="Candidates per gap."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
+    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
-    from apollo_restore.restore.engine import Restorer, RestoreConfig
+    from apollo_restore.restore.engine import RestoreConfig
+    from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.restore.predict import predict_file
 
-    restorer = Restorer.load(model, config=RestoreConfig(k=k, exact_length=exact_length))
+    restorer = load_filler(model, config=RestoreConfig(k=k, exact_length=exact_length), use_ngram=not neural_only)
     n = predict_file(restorer, gaps, out, k)
     typer.echo(f"wrote {n} predictions to {out}")
 

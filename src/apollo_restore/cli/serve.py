@@ -18,12 +18,12 @@ def serve_command(
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
     import uvicorn
 
-    from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.web.app import create_app
     from apollo_restore.web.limits import Limits
 
     try:
-        restorer = Restorer.load(model, threads=threads)
+        restorer = load_filler(model, threads=threads)
     except (FileNotFoundError, ValueError) as err:
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
     parallels = load_parallels(index) if index else None

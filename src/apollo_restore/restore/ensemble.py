@@ -11,11 +11,14 @@ validation split (``benchmarks/ensemble_weights.py``), never on test gaps.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Protocol
 
 from apollo_restore.data.document import Document
 from apollo_restore.fim.examples import Hint
-from apollo_restore.restore.engine import RestoreConfig, match_key, restore_text, to_candidates
+from apollo_restore.model.checkpoint import META_FILE
+from apollo_restore.restore.engine import DEFAULT_MODEL, Restorer, RestoreConfig, match_key, restore_text, to_candidates
 from apollo_restore.restore.types import Candidate, Restoration
 
 
@@ -40,6 +43,8 @@ class Ensemble:
         if not members:
             raise ValueError("an ensemble needs at least one member")
         self.members, self.name, self.config = members, name, config
+        #: the first member (the neural model, by convention): what bits-per-character reports use
+        self.neural = members[0][0]
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``Σ wᵢ · log pᵢ(reading)`` for each reading."""
@@ -68,3 +73,26 @@ class Ensemble:
     ) -> Restoration:
         """Every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
         return restore_text(self, text, hints, pins, k or self.config.k, self.name)
+
+
+def load_filler(
+    folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), use_ngram: bool = True, threads: int | None = None
+) -> Restorer | Ensemble:
+    """The restorer a model folder describes (default: the embedded model).
+
+    A folder whose ``apollo_restore.json`` has an ``ensemble`` entry, e.g.
+    ``{"ngram": "ngram.npz", "weights": {"neural": 1.0, "ngram": 0.5}}``, gives an
+    :class:`Ensemble` of its neural model and that n-gram file; any other folder (or
+    ``use_ngram=False``) gives the plain neural :class:`Restorer`.
+    """
+    path = Path(folder) if folder else DEFAULT_MODEL
+    neural = Restorer.load(path, config=config, threads=threads)
+    meta_file = path / META_FILE
+    spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
+    if not (use_ngram and spec and (path / spec["ngram"]).exists()):
+        return neural
+    from apollo_restore.ngram.fill import NgramRestorer
+
+    ngram = NgramRestorer.load(path / spec["ngram"])
+    weights = spec["weights"]
+    return Ensemble([(neural, weights["neural"]), (ngram, weights["ngram"])], name=f"{neural.name}+ngram", config=config)
