@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from transformers import DynamicCache
 
 from apollo_restore.data.document import Document, Lacuna, Segment, Supplied, Text, render
 from apollo_restore.data.readers.leiden import hint_of, parse_leiden_with_gaps
@@ -149,25 +150,31 @@ class Restorer:
         """Log-probability (nats) the model gives to each reading as the gap's middle,
         ``[EOS]`` included: the same quantity beam search ranks by.
 
+        The prompt runs once; its KV cache is repeated for all readings, which run as one
+        right-padded batch (causal attention keeps padding out of every real position).
+
         Returns:
             One score per reading, in order.
         """
         if not readings:
             return []
         n = self.config.context_chars
+        device = next(self.model.parameters()).device
         prompt = encode_prompt(self.tok, prefix[-n:], suffix[:n], hint)
-        rows = [prompt + self.tok.encode(r) + [self.tok.eos_id] for r in readings]
-        width = max(len(r) for r in rows)
-        ids = torch.full((len(rows), width), self.tok.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for i, row in enumerate(rows):
-            ids[i, : len(row)] = torch.tensor(row)
-            mask[i, : len(row)] = 1
-        logp = torch.log_softmax(self.model(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)  # (R, T, V)
+        cache = DynamicCache()
+        out = self.model(input_ids=torch.tensor([prompt], device=device), past_key_values=cache, use_cache=True)
+        first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)  # (V,): the reading's first token
+        bodies = [self.tok.encode(r) + [self.tok.eos_id] for r in readings]
+        width = max(len(b) for b in bodies)
+        ids = torch.full((len(bodies), width), self.tok.pad_id, dtype=torch.long, device=device)
+        for i, body in enumerate(bodies):
+            ids[i, : len(body)] = torch.tensor(body)
+        cache.batch_repeat_interleave(len(bodies))
+        logp = torch.log_softmax(self.model(input_ids=ids, past_key_values=cache, use_cache=True).logits.float(), dim=-1)  # (R, W, V)
         scores = []
-        for i, row in enumerate(rows):
-            positions = torch.arange(len(prompt) - 1, len(row) - 1)
-            scores.append(float(logp[i, positions, torch.tensor(row[len(prompt) :])].sum()))
+        for i, body in enumerate(bodies):
+            rest = logp[i, torch.arange(len(body) - 1), torch.tensor(body[1:])].sum() if len(body) > 1 else 0.0
+            scores.append(float(first[body[0]] + rest))
         return scores
 
     def restore(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from apollo_restore.data.document import Document
-from apollo_restore.fim.examples import Hint
+from apollo_restore.fim.examples import Hint, letter_count
 from apollo_restore.model.checkpoint import META_FILE
 from apollo_restore.restore.engine import DEFAULT_MODEL, Restorer, RestoreConfig, match_key, restore_text, to_candidates
 from apollo_restore.restore.types import Candidate, Restoration
@@ -28,6 +28,23 @@ class ScoringFiller(Protocol):
     def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]: ...
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]: ...
+
+
+class LengthPrior:
+    """A soft length hint as an ensemble member: each reading scores minus the number of
+    letters by which it misses the hinted count or range (0 with no hint). It proposes no
+    candidates; its weight in the ensemble sets how firmly hints are followed."""
+
+    name = "length-prior"
+
+    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+        return []
+
+    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
+        if hint is None:
+            return [0.0] * len(readings)
+        lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
+        return [-float(max(lo - n, n - hi, 0)) for n in map(letter_count, readings)]
 
 
 class Ensemble:
@@ -81,9 +98,9 @@ def load_filler(
     """The restorer a model folder describes (default: the embedded model).
 
     A folder whose ``apollo_restore.json`` has an ``ensemble`` entry, e.g.
-    ``{"ngram": "ngram.npz", "weights": {"neural": 1.0, "ngram": 0.5}}``, gives an
-    :class:`Ensemble` of its neural model and that n-gram file; any other folder (or
-    ``use_ngram=False``) gives the plain neural :class:`Restorer`.
+    ``{"ngram": "ngram.npz", "weights": {"neural": 1.0, "ngram": 0.5, "length": 2.0}}``, gives an
+    :class:`Ensemble` of its neural model, that n-gram file and a :class:`LengthPrior`; any
+    other folder (or ``use_ngram=False``) gives the plain neural :class:`Restorer`.
     """
     path = Path(folder) if folder else DEFAULT_MODEL
     neural = Restorer.load(path, config=config, threads=threads)
@@ -95,4 +112,5 @@ def load_filler(
 
     ngram = NgramRestorer.load(path / spec["ngram"])
     weights = spec["weights"]
-    return Ensemble([(neural, weights["neural"]), (ngram, weights["ngram"])], name=f"{neural.name}+ngram", config=config)
+    members = [(neural, weights["neural"]), (ngram, weights["ngram"]), (LengthPrior(), weights.get("length", 0.0))]
+    return Ensemble(members, name=f"{neural.name}+ngram", config=config)

@@ -1,0 +1,103 @@
+"""Choose the ensemble weights on the VALIDATION split (never on test gaps).
+
+    python benchmarks/ensemble_weights.py --model runs/default/best --ngram data/ngram.npz \\
+        --per-length 8 --conditions exact,none,wrong50 --out /tmp/ensemble-val.jsonl
+
+For each validation gap, the neural beam and the n-gram beam each propose 20 readings; the union
+is scored by the neural model, the n-gram model and the length prior once, and saved. A grid of
+weights is then scored offline: Top-1/Top-20 (uniform-weighted over lengths 1–20) per hint
+condition, neural-only and n-gram-only rows included. Prints Markdown and the best weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+from pathlib import Path
+
+from tqdm import tqdm
+
+from apollo_restore.data.prepare import load_documents
+from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
+from apollo_restore.evaluate.metrics import score_gap, uniform
+from apollo_restore.ngram.fill import NgramRestorer
+from apollo_restore.restore.engine import Restorer, match_key
+from apollo_restore.restore.ensemble import LengthPrior
+
+
+def collect(args) -> list[dict]:
+    table = load_documents(args.prepared, split="validation", sources=["ddb"])
+    gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=args.conditions.split(","), seed=11)
+    neural, ngram, prior = Restorer.load(args.model, threads=args.threads), NgramRestorer.load(args.ngram), LengthPrior()
+    rows = []
+    for gap in tqdm(gaps, desc="score pool"):
+        pool: dict[str, str] = {}
+        origin: dict[str, list[str]] = {}
+        for name, filler in (("neural", neural), ("ngram", ngram)):
+            for cand in filler.candidates(gap.prefix, gap.suffix, gap.hint, 20):
+                key = match_key(cand.text)
+                pool.setdefault(key, cand.text)
+                origin.setdefault(key, []).append(name)
+        readings = list(pool.values())
+        rows.append({
+            "id": gap.id, "condition": condition_of(gap), "target": gap.target, "readings": readings,
+            "origin": [origin[match_key(r)] for r in readings],
+            "neural": neural.score_readings(gap.prefix, gap.suffix, gap.hint, readings),
+            "ngram": ngram.score_readings(gap.prefix, gap.suffix, gap.hint, readings),
+            "length": prior.score_readings(gap.prefix, gap.suffix, gap.hint, readings),
+        })  # fmt: skip
+    return rows
+
+
+def ranked(row: dict, weights: dict[str, float], only: str | None = None) -> list[str]:
+    items = [(r, sum(w * row[m][i] for m, w in weights.items()))
+             for i, r in enumerate(row["readings"]) if only is None or only in row["origin"][i]]
+    return [r for r, _ in sorted(items, key=lambda item: -item[1])]
+
+
+def table(rows: list[dict], weights: dict[str, float], only: str | None = None) -> dict[str, tuple[float, float]]:
+    out = {}
+    for cond in sorted({r["condition"] for r in rows}):
+        scores = [score_gap(r["target"], ranked(r, weights, only)) for r in rows if r["condition"] == cond]
+        summary = uniform(scores)
+        out[cond] = (summary.top1, summary.top20)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--ngram", type=Path, required=True)
+    parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
+    parser.add_argument("--per-length", type=int, default=8)
+    parser.add_argument("--conditions", default="exact,none,wrong50")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/ensemble-val.jsonl"))
+    args = parser.parse_args()
+    if args.out.exists():
+        rows = [json.loads(line) for line in args.out.read_text().splitlines()]
+    else:
+        rows = collect(args)
+        args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    conds = sorted({r["condition"] for r in rows})
+    candidates = [("neural only (its own beam)", {"neural": 1.0}, "neural"),
+                  ("n-gram only (its own beam)", {"ngram": 1.0}, "ngram")]
+    for w_ngram, w_len in itertools.product((0.0, 0.25, 0.5, 1.0, 2.0), (0.0, 0.5, 1.0, 2.0, 4.0)):
+        candidates.append((f"neural 1 + ngram {w_ngram} + length {w_len}", {"neural": 1.0, "ngram": w_ngram, "length": w_len}, None))
+    print(f"## Ensemble weights on ddb validation ({len(rows)} gaps, {args.per_length} per length and condition)\n")
+    print("| members | " + " | ".join(f"{c} Top-1 / Top-20" for c in conds) + " | mean Top-1 |")
+    print("|---|" + "---:|" * (len(conds) + 1))
+    best = None
+    for label, weights, only in candidates:
+        res = table(rows, weights, only)
+        mean = statistics.mean(v[0] for v in res.values())
+        print(f"| {label} | " + " | ".join(f"{res[c][0]:.3f} / {res[c][1]:.3f}" for c in conds) + f" | {mean:.3f} |")
+        if only is None and (best is None or mean > best[0]):
+            best = (mean, weights)
+    print(f"\nbest (mean uniform Top-1 over conditions): {json.dumps(best[1])} → {best[0]:.3f}")
+
+
+if __name__ == "__main__":
+    main()
