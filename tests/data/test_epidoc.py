@@ -183,3 +183,15 @@ def test_epidoc_corrupt_member_in_archive_is_skipped_and_reported(tmp_path):
     assert len(skips) == 1
     assert skips.items[0].path == "corpus.tar.xz:corpus/broken.xml"
     assert skips.items[0].reason.startswith("not well-formed XML")
+
+
+def test_epidoc_machine_readings_read_back_as_lacunae():
+    from apollo_restore.data.document import Lacuna, Supplied
+    from apollo_restore.data.readers.epidoc import parse_epidoc_file
+
+    xml = b"""<TEI xmlns="http://www.tei-c.org/ns/1.0"><text><body><div type="edition" xml:lang="grc">
+    <ab>\xce\xba\xce\xb1\xce\xb9 <supplied reason="lost" resp="#apollo-restore" cert="low">\xcf\x84\xce\xbf\xcf\x85</supplied>
+    <supplied reason="lost">\xce\xb8\xce\xb5\xce\xbf\xcf\x85</supplied></ab></div></body></text></TEI>"""
+    doc = parse_epidoc_file(xml, "machine.xml", "user")
+    assert Lacuna(3) in doc.segments
+    assert [s.text for s in doc.segments if isinstance(s, Supplied)] == ["θεου"]

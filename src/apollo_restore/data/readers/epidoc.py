@@ -42,6 +42,9 @@ from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.readers.leiden import tidy_segments
 from apollo_restore.errors import CorpusError
 
+#: ``@resp`` of readings exported by the web page (:mod:`apollo_restore.web.export`)
+MACHINE_RESP = "#apollo-restore"
+
 log = logging.getLogger(__name__)
 
 TEI = "{http://www.tei-c.org/ns/1.0}"
@@ -267,7 +270,11 @@ def _walk(el: etree._Element, out: list[Segment], mode: str) -> None:
     if tag == "div" and el.get("type") == "textpart" and el.get(XML_LANG) and not is_greek(el.get(XML_LANG)):
         return
     if tag == "supplied":
-        if (el.get("reason") or "") in _SUPPLIED_REASONS:
+        if el.get("resp") == MACHINE_RESP:
+            # a reading proposed by this software and exported by its web page: never an
+            # editor's supplement, so it is read back as the lacuna it fills
+            out.append(Lacuna(sum(ch.isalpha() for ch in "".join(el.itertext())) or None))
+        elif (el.get("reason") or "") in _SUPPLIED_REASONS:
             _walk_children(el, out, "supplied")
         return
     if tag == "gap":
