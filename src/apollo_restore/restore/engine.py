@@ -16,13 +16,14 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping, Sequence
 
 import torch
 from transformers import DynamicCache
 
 from apollo_restore.data.document import Document, Lacuna, Segment, Supplied, Text, render
 from apollo_restore.data.readers.leiden import hint_of, parse_leiden_with_gaps
-from apollo_restore.fim.examples import Hint, encode_prompt, letter_count
+from apollo_restore.fim.examples import Hint, encode_prompt
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.restore.beam import Beam, LengthBound, beam_search
@@ -79,24 +80,37 @@ def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
     return LengthBound(max_chars=max(4, top + top // 2 + 4), exact_letters=exact)
 
 
-def context_of(segments: list[Segment], index: int, fills: list[str]) -> tuple[str, str]:
+def context_of(
+    segments: list[Segment], index: int, fills: Sequence[str] | Mapping[int, str], later_unknown: bool = True
+) -> tuple[str, str]:
     """Normalised prefix and suffix around the ``index``-th lacuna of ``segments``.
 
-    Lacunae before it are replaced by ``fills`` (their chosen readings), lacunae after it
-    are rendered ``…``. A space touching the gap is kept on its side.
+    Args:
+        fills: readings of earlier lacunae (a list, or gap index → reading); an earlier
+            lacuna without one stays a lacuna (``-``×n or ``…``).
+        later_unknown: render later lacunae as ``…`` (what the model sees, paper App. F)
+            rather than as their own ``-``×n.
+
+    A space touching the gap is kept on its side.
+
+    Raises:
+        IndexError: ``segments`` has no lacuna ``index``.
     """
+    fills = fills if isinstance(fills, Mapping) else dict(enumerate(fills))
     before: list[Segment] = []
     after: list[Segment] = []
     seen = 0
     for seg in segments:
         if isinstance(seg, Lacuna):
             if seen < index:
-                before.append(Supplied(fills[seen]))
+                before.append(Supplied(fills[seen]) if seen in fills else seg)
             elif seen > index:
-                after.append(Lacuna(None))
+                after.append(Lacuna(None) if later_unknown else seg)
             seen += 1
             continue
         (before if seen <= index else after).append(seg)
+    if index >= seen:
+        raise IndexError(f"the text has {seen} gaps, not {index + 1}")
     prefix = render(Document("ctx", "user", before + [Text(_ANCHOR)])).text[: -len(_ANCHOR)]
     suffix = render(Document("ctx", "user", [Text(_ANCHOR)] + after)).text[len(_ANCHOR) :]
     return prefix, suffix

@@ -41,7 +41,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from apollo_restore.data.document import Document, Lacuna, Segment, Text, render
+from apollo_restore.data.document import Segment
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, NORMALISER, normalise
 from apollo_restore.data.prepare import load_documents
 from apollo_restore.data.readers.leiden import hint_of, parse_leiden_with_gaps
@@ -469,11 +469,9 @@ def default_index_path() -> Path:
 def gap_contexts(segments: list[Segment], index: int) -> tuple[str, str]:
     """Normalised text either side of the ``index``-th lacuna, the other lacunae rendered as
     gap markers (``-``/``…``), so that no anchor reaches across them."""
-    where = [i for i, seg in enumerate(segments) if isinstance(seg, Lacuna)][index]
-    anchor = "α"  # keeps the space that touches the gap
-    prefix = render(Document("ctx", "user", segments[:where] + [Text(anchor)])).text[: -len(anchor)]
-    suffix = render(Document("ctx", "user", [Text(anchor)] + segments[where + 1 :])).text[len(anchor) :]
-    return prefix, suffix
+    from apollo_restore.restore.engine import context_of
+
+    return context_of(segments, index, {}, later_unknown=False)
 
 
 def leiden_gap_parallels(index: ParallelIndex, text: str, **options: Any) -> list[GapParallels]:

@@ -30,14 +30,14 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, render, to_leiden
+from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text, to_leiden
 from apollo_restore.data.readers.leiden import parse_leiden
+from apollo_restore.restore.engine import context_of
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 RESP_ID = "apollo-restore"
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-_ANCHOR = "α"
 
 
 @dataclass(frozen=True)
@@ -194,21 +194,4 @@ def gap_context(text: str, index: int, pins: dict[int, str]) -> tuple[str, str]:
         LeidenError: malformed text.
         IndexError: no such gap.
     """
-    segments = parse_leiden(text).segments
-    before: list[Segment] = []
-    after: list[Segment] = []
-    seen = 0
-    for seg in segments:
-        if isinstance(seg, Lacuna):
-            if seen < index:
-                before.append(Supplied(pins[seen]) if seen in pins else seg)
-            elif seen > index:
-                after.append(seg)
-            seen += 1
-            continue
-        (before if seen <= index else after).append(seg)
-    if index >= seen:
-        raise IndexError(f"the text has {seen} gaps")
-    prefix = render(Document("ctx", "user", before + [Text(_ANCHOR)])).text[: -len(_ANCHOR)]
-    suffix = render(Document("ctx", "user", [Text(_ANCHOR)] + after)).text[len(_ANCHOR) :]
-    return prefix, suffix
+    return context_of(parse_leiden(text).segments, index, pins, later_unknown=False)
