@@ -1,10 +1,10 @@
 """Choose the ensemble weights on the VALIDATION split (never on test gaps).
 
-    python benchmarks/ensemble_weights.py --model runs/default/best --ngram data/ngram.npz \\
+    python benchmarks/ensemble_weights.py --model runs/default/best --ngram data/ngram.npz --backward data/ngram-bwd.npz \\
         --per-length 8 --conditions exact,none,wrong50 --out /tmp/ensemble-val.jsonl
 
-For each validation gap, the neural beam and the n-gram beam each propose 20 readings; the union
-is scored by the neural model, the n-gram model and the length prior once, and saved. A grid of
+For each validation gap, the neural beam and the forward and backward n-gram beams each propose
+20 readings; the union is scored by every member (and the length prior) once, and saved. A grid of
 weights is then scored offline: Top-1/Top-20 (uniform-weighted over lengths 1–20) per hint
 condition, neural-only and n-gram-only rows included. Prints Markdown and the best weights.
 """
@@ -22,7 +22,7 @@ from tqdm import tqdm
 from apollo_restore.data.prepare import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.ngram.fill import NgramRestorer
+from apollo_restore.ngram.fill import load_ngram
 from apollo_restore.restore.engine import Restorer, match_key
 from apollo_restore.restore.ensemble import LengthPrior
 
@@ -30,12 +30,13 @@ from apollo_restore.restore.ensemble import LengthPrior
 def collect(args) -> list[dict]:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=args.conditions.split(","), seed=11)
-    neural, ngram, prior = Restorer.load(args.model, threads=args.threads), NgramRestorer.load(args.ngram), LengthPrior()
+    members = {"neural": Restorer.load(args.model, threads=args.threads), "ngram": load_ngram(args.ngram),
+               "backward": load_ngram(args.backward), "length": LengthPrior()}
     rows = []
     for gap in tqdm(gaps, desc="score pool"):
         pool: dict[str, str] = {}
         origin: dict[str, list[str]] = {}
-        for name, filler in (("neural", neural), ("ngram", ngram)):
+        for name, filler in members.items():
             for cand in filler.candidates(gap.prefix, gap.suffix, gap.hint, 20):
                 key = match_key(cand.text)
                 pool.setdefault(key, cand.text)
@@ -44,9 +45,7 @@ def collect(args) -> list[dict]:
         rows.append({
             "id": gap.id, "condition": condition_of(gap), "target": gap.target, "readings": readings,
             "origin": [origin[match_key(r)] for r in readings],
-            "neural": neural.score_readings(gap.prefix, gap.suffix, gap.hint, readings),
-            "ngram": ngram.score_readings(gap.prefix, gap.suffix, gap.hint, readings),
-            "length": prior.score_readings(gap.prefix, gap.suffix, gap.hint, readings),
+            **{name: filler.score_readings(gap.prefix, gap.suffix, gap.hint, readings) for name, filler in members.items()},
         })  # fmt: skip
     return rows
 
@@ -69,7 +68,8 @@ def table(rows: list[dict], weights: dict[str, float], only: str | None = None) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--ngram", type=Path, required=True)
+    parser.add_argument("--ngram", type=Path, required=True, help="forward n-gram file")
+    parser.add_argument("--backward", type=Path, required=True, help="backward n-gram file")
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
     parser.add_argument("--per-length", type=int, default=8)
     parser.add_argument("--conditions", default="exact,none,wrong50")
@@ -83,9 +83,12 @@ def main() -> None:
         args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     conds = sorted({r["condition"] for r in rows})
     candidates = [("neural only (its own beam)", {"neural": 1.0}, "neural"),
-                  ("n-gram only (its own beam)", {"ngram": 1.0}, "ngram")]
-    for w_ngram, w_len in itertools.product((0.0, 0.25, 0.5, 1.0, 2.0), (0.0, 0.5, 1.0, 2.0, 4.0)):
-        candidates.append((f"neural 1 + ngram {w_ngram} + length {w_len}", {"neural": 1.0, "ngram": w_ngram, "length": w_len}, None))
+                  ("forward n-gram only (its own beam)", {"ngram": 1.0}, "ngram"),
+                  ("backward n-gram only (its own beam)", {"backward": 1.0}, "backward")]
+    grid = itertools.product((0.0, 0.25, 0.5, 1.0), (1.0,), (0.0, 0.5, 1.0), (0.0, 1.0, 2.0, 4.0))
+    for w_neural, w_fwd, w_bwd, w_len in grid:
+        weights = {"neural": w_neural, "ngram": w_fwd, "backward": w_bwd, "length": w_len}
+        candidates.append((" + ".join(f"{k} {v}" for k, v in weights.items()), weights, None))
     print(f"## Ensemble weights on ddb validation ({len(rows)} gaps, {args.per_length} per length and condition)\n")
     print("| members | " + " | ".join(f"{c} Top-1 / Top-20" for c in conds) + " | mean Top-1 |")
     print("|---|" + "---:|" * (len(conds) + 1))
@@ -97,6 +100,7 @@ def main() -> None:
         if only is None and (best is None or mean > best[0]):
             best = (mean, weights)
     print(f"\nbest (mean uniform Top-1 over conditions): {json.dumps(best[1])} → {best[0]:.3f}")
+    print("(pool: union of the neural, forward and backward n-gram beams; rows re-rank it)")
 
 
 if __name__ == "__main__":

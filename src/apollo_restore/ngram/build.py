@@ -19,13 +19,17 @@ log = logging.getLogger(__name__)
 
 
 def build_from_prepared(
-    prepared: Path, sources: list[str] | None, order: int = 8, min_count: int = 1, split: str = "train"
+    prepared: Path, sources: list[str] | None, order: int = 8, min_count: int = 1, split: str = "train", backward: bool = False
 ) -> NgramModel:
-    """An :class:`NgramModel` over the ``text`` column of one split of ``documents.parquet``."""
+    """An :class:`NgramModel` over the ``text`` column of one split of ``documents.parquet``;
+    ``backward`` counts the texts reversed (a right-to-left model, see ``fill.ReversedFiller``)."""
     from apollo_restore.data.prepare import load_documents
 
     table = load_documents(Path(prepared), split=split, sources=sources or None)
-    return NgramModel.build(table["text"].to_pylist(), order=order, min_count=min_count)
+    texts = table["text"].to_pylist()
+    model = NgramModel.build([t[::-1] for t in texts] if backward else texts, order=order, min_count=min_count)
+    model.meta["direction"] = "backward" if backward else "forward"
+    return model
 
 
 def main(
@@ -35,10 +39,11 @@ def main(
     order: int = typer.Option(8, help="highest n-gram order (≤ 10)"),
     min_count: int = typer.Option(1, help="drop n-grams of order ≥ 3 seen fewer times"),
     split: str = typer.Option("train", help="split to count"),
+    backward: bool = typer.Option(False, help="count right to left (texts reversed)"),
 ) -> None:
     """Count a character n-gram model and save it."""
     started = time.perf_counter()
-    model = build_from_prepared(prepared, sources, order, min_count, split)
+    model = build_from_prepared(prepared, sources, order, min_count, split, backward)
     size = model.save(out)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(

@@ -257,3 +257,28 @@ class _Cache:
 
 def _decode(codes: np.ndarray) -> str:
     return "".join(SYMBOLS[c - 1] for c in codes)
+
+
+class ReversedFiller:
+    """A right-to-left n-gram model as a gap filler: the gap is filled from its right edge,
+    the suffix read backwards as the context and the prefix as what must follow. Combined
+    with the forward model, each side of the gap gets a full n-gram context."""
+
+    def __init__(self, inner: NgramRestorer):
+        self.inner, self.name = inner, inner.name
+
+    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+        cands = self.inner.candidates(suffix[::-1], prefix[::-1], hint, k)
+        for cand in cands:
+            cand.text = cand.text[::-1]
+        return cands
+
+    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
+        return self.inner.score_readings(suffix[::-1], prefix[::-1], hint, [r[::-1] for r in readings])
+
+
+def load_ngram(path: str | Path, config: FillConfig = FillConfig()) -> NgramRestorer | ReversedFiller:
+    """The gap filler of an n-gram file: forward, or wrapped in :class:`ReversedFiller` when
+    it was counted right to left."""
+    filler = NgramRestorer.load(path, config)
+    return ReversedFiller(filler) if filler.model.meta.get("direction") == "backward" else filler
