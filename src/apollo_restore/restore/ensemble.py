@@ -98,9 +98,11 @@ def load_filler(
     """The restorer a model folder describes (default: the embedded model).
 
     A folder whose ``apollo_restore.json`` has an ``ensemble`` entry, e.g.
-    ``{"ngram": "ngram.npz", "weights": {"neural": 1.0, "ngram": 0.5, "length": 2.0}}``, gives an
-    :class:`Ensemble` of its neural model, that n-gram file and a :class:`LengthPrior`; any
-    other folder (or ``use_ngram=False``) gives the plain neural :class:`Restorer`.
+    ``{"ngram": "ngram.npz", "backward": "ngram-backward.npz", "weights": {"neural": 0.5,
+    "ngram": 1.0, "backward": 1.0, "length": 2.0}}``, gives an :class:`Ensemble` of its neural
+    model, those n-gram files (forward and, optionally, right-to-left) and a
+    :class:`LengthPrior`; any other folder (or ``use_ngram=False``) gives the plain neural
+    :class:`Restorer`.
     """
     path = Path(folder) if folder else DEFAULT_MODEL
     neural = Restorer.load(path, config=config, threads=threads)
@@ -108,9 +110,11 @@ def load_filler(
     spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
     if not (use_ngram and spec and (path / spec["ngram"]).exists()):
         return neural
-    from apollo_restore.ngram.fill import NgramRestorer
+    from apollo_restore.ngram.fill import load_ngram
 
-    ngram = NgramRestorer.load(path / spec["ngram"])
     weights = spec["weights"]
-    members = [(neural, weights["neural"]), (ngram, weights["ngram"]), (LengthPrior(), weights.get("length", 0.0))]
+    members: list[tuple[ScoringFiller, float]] = [(neural, weights["neural"]), (load_ngram(path / spec["ngram"]), weights["ngram"])]
+    if spec.get("backward"):
+        members.append((load_ngram(path / spec["backward"]), weights["backward"]))
+    members.append((LengthPrior(), weights.get("length", 0.0)))
     return Ensemble(members, name=f"{neural.name}+ngram", config=config)

@@ -1,0 +1,91 @@
+"""Ensemble of gap fillers, the length prior, the backward n-gram, and model-folder loading."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from apollo_restore.fim.examples import letter_count
+from apollo_restore.ngram.fill import ReversedFiller, load_ngram
+from apollo_restore.ngram.model import NgramModel
+from apollo_restore.restore.engine import Restorer, to_candidates
+from apollo_restore.restore.ensemble import Ensemble, LengthPrior, load_filler
+from apollo_restore.restore.types import Candidate
+
+from ..conftest import MEMORISED, PASSAGE_1, PASSAGE_2
+
+
+class Fixed:
+    """A filler with fixed log-scores per reading."""
+
+    def __init__(self, scores: dict[str, float]):
+        self.scores = scores
+
+    def candidates(self, prefix, suffix, hint=None, k=None) -> list[Candidate]:
+        return to_candidates(sorted(self.scores.items(), key=lambda kv: -kv[1])[: k or 20])
+
+    def score_readings(self, prefix, suffix, hint, readings):
+        return [self.scores.get(r, -30.0) for r in readings]
+
+
+def test_ensemble_reranks_union_by_weighted_scores():
+    a = Fixed({"αβγ": -1.0, "δεζ": -2.0})
+    b = Fixed({"δεζ": -0.5, "ηθι": -0.7})
+    ens = Ensemble([(a, 1.0), (b, 1.0)])
+    cands = ens.candidates("", "", None, k=5)
+    assert [c.text for c in cands] == ["δεζ", "ηθι", "αβγ"]  # -2.5, -30.7, -31.0
+    assert cands[0].log_score == pytest.approx(-2.5)
+    assert sum(c.prob for c in cands) == pytest.approx(1.0)
+    only_a = Ensemble([(a, 1.0), (b, 0.0)]).candidates("", "", None, k=5)
+    assert only_a[0].text == "αβγ"
+
+
+def test_length_prior_penalises_letters_outside_the_hint():
+    prior = LengthPrior()
+    assert prior.score_readings("", "", 4, ["αβγδ", "αβ γδ", "αβ", "αβγδεζ"]) == [0.0, 0.0, -2.0, -2.0]
+    assert prior.score_readings("", "", (3, 5), ["αβ", "αβγ", "αβγδεζ"]) == [-1.0, 0.0, -1.0]
+    assert prior.score_readings("", "", None, ["α"]) == [0.0]
+    assert prior.candidates("", "", 3) == []
+
+
+@pytest.fixture(scope="module")
+def ngram_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ngram")
+    texts = [PASSAGE_1, PASSAGE_2] * 5
+    forward = NgramModel.build(texts, order=6)
+    forward.meta["direction"] = "forward"
+    backward = NgramModel.build([t[::-1] for t in texts], order=6)
+    backward.meta["direction"] = "backward"
+    forward.save(folder / "fwd.npz")
+    backward.save(folder / "bwd.npz")
+    return folder
+
+
+def test_backward_ngram_restores_memorised_word(ngram_files):
+    bwd = load_ngram(ngram_files / "bwd.npz")
+    assert isinstance(bwd, ReversedFiller)
+    for prefix, middle, suffix in MEMORISED:
+        cands = bwd.candidates(prefix, suffix, len(middle))
+        assert cands[0].text == middle
+        assert all(letter_count(c.text) == len(middle) for c in cands)
+        score = bwd.score_readings(prefix, suffix, None, [middle])[0]
+        assert score == pytest.approx(cands[0].log_score, abs=1e-6)
+
+
+def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, tmp_path):
+    import shutil
+
+    folder = tmp_path / "model"
+    shutil.copytree(memorised_model, folder)
+    shutil.copy(ngram_files / "fwd.npz", folder / "ngram.npz")
+    shutil.copy(ngram_files / "bwd.npz", folder / "ngram-backward.npz")
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    meta["ensemble"] = {"ngram": "ngram.npz", "backward": "ngram-backward.npz",
+                        "weights": {"neural": 0.5, "ngram": 1.0, "backward": 1.0, "length": 2.0}}
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))
+    ens = load_filler(folder)
+    assert isinstance(ens, Ensemble) and len(ens.members) == 4
+    assert isinstance(load_filler(folder, use_ngram=False), Restorer)
+    result = ens.restore("Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
+    assert result.gaps[0].candidates[0].text == "πεπρακεναι"
