@@ -35,7 +35,7 @@ def test_ensemble_reranks_union_by_weighted_scores():
     ens = Ensemble([(a, 1.0), (b, 1.0)])
     cands = ens.candidates("", "", None, k=5)
     assert [c.text for c in cands] == ["δεζ", "ηθι", "αβγ"]  # -2.5, -30.7, -31.0
-    assert cands[0].log_score == pytest.approx(-2.5)
+    assert cands[0].log_score == pytest.approx(-2.5 / 2)  # weighted mean over the two members
     assert sum(c.prob for c in cands) == pytest.approx(1.0)
     only_a = Ensemble([(a, 1.0), (b, 0.0)]).candidates("", "", None, k=5)
     assert only_a[0].text == "αβγ"

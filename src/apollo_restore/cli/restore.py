@@ -42,10 +42,10 @@ def restore_command(
 def _read_text(text: str | None) -> str:
     if text is None or text == "-":
         return sys.stdin.read()
+    if "[" in text or "\n" in text or len(text.encode()) > 255:
+        return text  # Leiden text itself (no file name holds brackets here)
     path = Path(text)
-    if len(text) < 4096 and "\n" not in text and path.is_file():
-        return path.read_text(encoding="utf-8")
-    return text
+    return path.read_text(encoding="utf-8") if path.is_file() else text
 
 
 def _parse_hint(item: str) -> tuple[int, object]:

@@ -59,7 +59,7 @@ def evaluate_to_folder(
         "machine": f"{platform.machine()} {platform.system()}",
     }  # fmt: skip
     if bpc_table is not None and bpc_windows > 0 and hasattr(filler, "model") and hasattr(filler, "tok"):
-        neural = getattr(filler, "neural", filler)  # an ensemble's language model is its neural member
+        neural = getattr(filler, "neural", None) or filler  # an ensemble reports its neural model
         metrics["bpc"] = bpc_by_period(neural.model, neural.tok, bpc_table, bpc_windows, seed=seed, mode=bpc_mode)
         info["bpc_mode"] = bpc_mode
     if peers:

@@ -56,13 +56,16 @@ class Ensemble:
         config: ``k`` (candidates returned) is read from here.
     """
 
-    def __init__(self, members: list[tuple[ScoringFiller, float]], name: str = "ensemble", config: RestoreConfig = RestoreConfig()):
+    def __init__(
+        self, members: list[tuple[ScoringFiller, float]], name: str = "ensemble", config: RestoreConfig = RestoreConfig(),
+        neural: Restorer | None = None,
+    ):
         if not members:
             raise ValueError("an ensemble needs at least one member")
         self.members, self.name, self.config = members, name, config
-        #: the first member (the neural model, by convention): what bits-per-character reports use
-        self.neural = members[0][0]
-
+        #: the neural language model of the model folder (bits-per-character reports use it),
+        #: whether or not it is a member
+        self.neural = neural
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``Σ wᵢ · log pᵢ(reading)`` for each reading."""
         totals = [0.0] * len(readings)
@@ -74,7 +77,8 @@ class Ensemble:
     def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
         """The union of the members' candidates, re-ranked by the weighted score.
 
-        Probabilities are normalised over the returned list; ``log_score`` is the weighted sum.
+        Probabilities are normalised over the returned list; ``log_score`` is the weighted
+        mean ``Σ wᵢ log pᵢ / Σ wᵢ`` (language models' weights in the denominator).
         """
         k = k or self.config.k
         pool: dict[str, str] = {}
@@ -82,7 +86,11 @@ class Ensemble:
             for cand in filler.candidates(prefix, suffix, hint, k):
                 pool.setdefault(match_key(cand.text), cand.text)
         readings = list(pool.values())
-        scored = sorted(zip(readings, self.score_readings(prefix, suffix, hint, readings)), key=lambda item: -item[1])
+        # Σ wᵢ log pᵢ / Σ wᵢ (over the language models): the same ranking, and probabilities
+        # of a geometric mean rather than of a product, which would be overconfident
+        scale = sum(w for filler, w in self.members if not isinstance(filler, LengthPrior)) or 1.0
+        scores = [s / scale for s in self.score_readings(prefix, suffix, hint, readings)]
+        scored = sorted(zip(readings, scores), key=lambda item: -item[1])
         return to_candidates(scored[:k])
 
     def restore(
@@ -117,4 +125,7 @@ def load_filler(
     if spec.get("backward"):
         members.append((load_ngram(path / spec["backward"]), weights["backward"]))
     members.append((LengthPrior(), weights.get("length", 0.0)))
-    return Ensemble(members, name=f"{neural.name}+ngram", config=config)
+    # a member weighted 0 changes no ranking: leave it out rather than run its search
+    members = [(filler, w) for filler, w in members if w > 0]
+    label = "+".join(name for name, w in weights.items() if w > 0)
+    return Ensemble(members, name=f"{path.name} ({label})", config=config, neural=neural)
