@@ -24,20 +24,21 @@ from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.ngram.fill import load_ngram
 from apollo_restore.restore.engine import Restorer, match_key
-from apollo_restore.restore.ensemble import LengthPrior
+from apollo_restore.restore.ensemble import LengthPrior, widen
 
 
 def collect(args) -> list[dict]:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=args.conditions.split(","), seed=11)
-    members = {"neural": Restorer.load(args.model, threads=args.threads), "ngram": load_ngram(args.ngram),
-               "backward": load_ngram(args.backward), "length": LengthPrior()}
+    members = {"ngram": load_ngram(args.ngram), "backward": load_ngram(args.backward), "length": LengthPrior()}
+    if not args.no_neural:
+        members["neural"] = Restorer.load(args.model, threads=args.threads)
     rows = []
     for gap in tqdm(gaps, desc="score pool"):
         pool: dict[str, str] = {}
         origin: dict[str, list[str]] = {}
         for name, filler in members.items():
-            for cand in filler.candidates(gap.prefix, gap.suffix, gap.hint, 20):
+            for cand in filler.candidates(gap.prefix, gap.suffix, widen(gap.hint, args.slack), 20):
                 key = match_key(cand.text)
                 pool.setdefault(key, cand.text)
                 origin.setdefault(key, []).append(name)
@@ -74,6 +75,8 @@ def main() -> None:
     parser.add_argument("--per-length", type=int, default=8)
     parser.add_argument("--conditions", default="exact,none,wrong50")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--slack", type=int, default=0, help="members search this many letters beyond the hint")
+    parser.add_argument("--no-neural", action="store_true", help="leave the neural model out (scores and pool)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/ensemble-val.jsonl"))
     args = parser.parse_args()
     if args.out.exists():
@@ -82,14 +85,18 @@ def main() -> None:
         rows = collect(args)
         args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     conds = sorted({r["condition"] for r in rows})
-    candidates = [("neural only (its own beam)", {"neural": 1.0}, "neural"),
-                  ("forward n-gram only (its own beam)", {"ngram": 1.0}, "ngram"),
+    candidates = [("neural only (its own beam)", {"neural": 1.0}, "neural")] if "neural" in rows[0] else []
+    candidates += [("forward n-gram only (its own beam)", {"ngram": 1.0}, "ngram"),
                   ("backward n-gram only (its own beam)", {"backward": 1.0}, "backward")]
-    grid = itertools.product((0.0, 0.25, 0.5, 1.0), (1.0,), (0.0, 0.5, 1.0), (0.0, 1.0, 2.0, 4.0))
+    neural_weights = (0.0,) if "neural" not in rows[0] else (0.0, 0.25, 0.5, 1.0)
+    grid = itertools.product(neural_weights, (1.0,), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0, 2.0, 4.0, 8.0))
     for w_neural, w_fwd, w_bwd, w_len in grid:
         weights = {"neural": w_neural, "ngram": w_fwd, "backward": w_bwd, "length": w_len}
+        if "neural" not in rows[0]:
+            del weights["neural"]
         candidates.append((" + ".join(f"{k} {v}" for k, v in weights.items()), weights, None))
-    print(f"## Ensemble weights on ddb validation ({len(rows)} gaps, {args.per_length} per length and condition)\n")
+    print(f"## Ensemble weights on ddb validation ({len(rows)} gaps, {args.per_length} per length and condition, "
+          f"search slack {args.slack})\n")
     print("| members | " + " | ".join(f"{c} Top-1 / Top-20" for c in conds) + " | mean Top-1 |")
     print("|---|" + "---:|" * (len(conds) + 1))
     best = None

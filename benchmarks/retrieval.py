@@ -206,30 +206,31 @@ def compare_engines(args: argparse.Namespace) -> None:
 
 def rag_eval(args: argparse.Namespace) -> None:
     """Top-1 / Top-20 of the same gap set with retrieval off and on."""
-    from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.restore.predict import predict
     from apollo_restore.retrieve.augment import RetrievalAugmented
 
     gaps = read_gapset(args.rag_eval)[: args.limit]
-    restorer = Restorer.load(args.model)
+    restorer = load_filler(args.model)
     index = ParallelIndex.open(args.index)
-    print(f"{len(gaps)} gaps from {args.rag_eval}; model {args.model}; index {args.index} (count weight {args.count_weight})\n")
-    print("| retrieval | Top-1 | Top-20 | gaps with parallels | ms/gap |\n|---|---:|---:|---:|---:|")
-    for enabled in (False, True):
-        filler = RetrievalAugmented(restorer, index, enabled=enabled, count_weight=args.count_weight)
-        top1 = top20 = from_parallels = 0
-        ms = []
-        for gap, pred in zip(gaps, predict(filler, gaps, k=20, progress=False)):
-            keys = [match_key(text) for text, _ in pred.candidates]
-            want = match_key(gap.target)
-            top1 += bool(keys) and keys[0] == want
-            top20 += want in keys
-            ms.append(pred.ms or 0.0)
-        if enabled:  # how many gaps had any parallel reading at all
-            from_parallels = sum(bool(index.gap_parallels(g.prefix, g.suffix, g.hint).groups) for g in gaps)
-        n = max(1, len(gaps))
-        extra = f"{from_parallels / n:.1%} of gaps" if enabled else "–"
-        print(f"| {'on' if enabled else 'off'} | {top1 / n:.3f} | {top20 / n:.3f} | {extra} | {statistics.mean(ms):.0f} |")
+    print(f"{len(gaps)} gaps from {args.rag_eval}; model {restorer.name}; index {args.index} (count weight {args.count_weight})\n")
+    print("| gaps | retrieval | n | Top-1 | Top-20 | gaps with parallels | ms/gap |\n|---|---|---:|---:|---:|---:|---:|")
+    for kind in sorted({g.kind for g in gaps}):
+        subset = [g for g in gaps if g.kind == kind]
+        with_parallels = sum(bool(index.gap_parallels(g.prefix, g.suffix, g.hint).groups) for g in subset)
+        for enabled in (False, True):
+            filler = RetrievalAugmented(restorer, index, enabled=enabled, count_weight=args.count_weight)
+            top1 = top20 = 0
+            ms = []
+            for gap, pred in zip(subset, predict(filler, subset, k=20, progress=False)):
+                keys = [match_key(text) for text, _ in pred.candidates]
+                want = match_key(gap.target)
+                top1 += bool(keys) and keys[0] == want
+                top20 += want in keys
+                ms.append(pred.ms or 0.0)
+            n = max(1, len(subset))
+            extra = f"{with_parallels / n:.1%}" if enabled else "–"
+            print(f"| {kind} | {'on' if enabled else 'off'} | {len(subset)} | {top1 / n:.3f} | {top20 / n:.3f} | {extra} | {statistics.mean(ms):.0f} |")
 
 
 def make_gapset(args: argparse.Namespace) -> None:

@@ -2,7 +2,7 @@
 
     python scripts/package_default_model.py --model runs/default/best \\
         --ngram data/ngram-8-min4.npz --backward data/ngram-8-min4-bwd.npz \\
-        --weights '{"neural": 0.5, "ngram": 1.0, "backward": 1.0, "length": 2.0}'
+        --weights '{"neural": 0.0, "ngram": 1.0, "backward": 1.0, "length": 4.0}' --hint-slack 2
 
 Only weights, tokenizer and JSON go in (no optimiser state). The weights of the ensemble come
 from ``benchmarks/ensemble_weights.py`` on the validation split.
@@ -27,6 +27,7 @@ def main() -> None:
     parser.add_argument("--ngram", type=Path)
     parser.add_argument("--backward", type=Path)
     parser.add_argument("--weights", type=json.loads, default=None)
+    parser.add_argument("--hint-slack", type=int, default=0)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     args = parser.parse_args()
     tmp = args.out.with_name(args.out.name + ".tmp")
@@ -38,7 +39,7 @@ def main() -> None:
     meta = json.loads((tmp / META_FILE).read_text())
     if args.ngram:
         shutil.copy(args.ngram, tmp / "ngram.npz")
-        meta["ensemble"] = {"ngram": "ngram.npz", "weights": args.weights}
+        meta["ensemble"] = {"ngram": "ngram.npz", "weights": args.weights, "hint_slack": args.hint_slack}
         if args.backward:
             shutil.copy(args.backward, tmp / "ngram-backward.npz")
             meta["ensemble"]["backward"] = "ngram-backward.npz"

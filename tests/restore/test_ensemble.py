@@ -89,3 +89,23 @@ def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, 
     assert isinstance(load_filler(folder, use_ngram=False), Restorer)
     result = ens.restore("Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
     assert result.gaps[0].candidates[0].text == "πεπρακεναι"
+
+
+def test_widen_gives_room_around_hints():
+    from apollo_restore.restore.ensemble import widen
+
+    assert widen(5, 2) == (3, 7) and widen((2, 4), 2) == (1, 6) and widen(None, 2) is None and widen(5, 0) == 5
+
+
+def test_ensemble_with_slack_can_leave_a_wrong_hint():
+    a = Fixed({"αβγ": -1.0, "δεζηθ": -9.0})
+
+    class LengthAware(Fixed):
+        def candidates(self, prefix, suffix, hint=None, k=None):
+            lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
+            return [c for c in super().candidates(prefix, suffix, None, k) if lo <= len(c.text) <= hi]
+
+    strict = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)])
+    assert strict.candidates("", "", 5)[0].text == "δεζηθ"  # only the hinted length is searched
+    slack = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], hint_slack=2)
+    assert slack.candidates("", "", 5)[0].text == "αβγ"  # 2 letters short (−2) but far likelier (+8)

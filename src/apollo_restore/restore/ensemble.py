@@ -47,6 +47,14 @@ class LengthPrior:
         return [-float(max(lo - n, n - hi, 0)) for n in map(letter_count, readings)]
 
 
+def widen(hint: Hint, slack: int) -> Hint:
+    """The hint with ``slack`` letters of room either side (``None`` stays ``None``)."""
+    if hint is None or slack <= 0:
+        return hint
+    lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
+    return (max(1, lo - slack), hi + slack)
+
+
 class Ensemble:
     """Weighted product of experts over gap fillers.
 
@@ -54,15 +62,18 @@ class Ensemble:
         members: ``(filler, weight)`` pairs; weights multiply each member's log-score.
         name: shown in results.
         config: ``k`` (candidates returned) is read from here.
+        neural: the folder's neural model, for reports, whether or not it is a member.
+        hint_slack: members search ``slack`` letters beyond the hint either side; the
+            :class:`LengthPrior` member then decides how firmly the hint holds.
     """
 
     def __init__(
         self, members: list[tuple[ScoringFiller, float]], name: str = "ensemble", config: RestoreConfig = RestoreConfig(),
-        neural: Restorer | None = None,
+        neural: Restorer | None = None, hint_slack: int = 0,
     ):
         if not members:
             raise ValueError("an ensemble needs at least one member")
-        self.members, self.name, self.config = members, name, config
+        self.members, self.name, self.config, self.hint_slack = members, name, config, hint_slack
         #: the neural language model of the model folder (bits-per-character reports use it),
         #: whether or not it is a member
         self.neural = neural
@@ -82,8 +93,9 @@ class Ensemble:
         """
         k = k or self.config.k
         pool: dict[str, str] = {}
+        search_hint = widen(hint, self.hint_slack)  # so that a wrong hint can be survived
         for filler, _ in self.members:
-            for cand in filler.candidates(prefix, suffix, hint, k):
+            for cand in filler.candidates(prefix, suffix, search_hint, k):
                 pool.setdefault(match_key(cand.text), cand.text)
         readings = list(pool.values())
         # Σ wᵢ log pᵢ / Σ wᵢ (over the language models): the same ranking, and probabilities
@@ -128,4 +140,4 @@ def load_filler(
     # a member weighted 0 changes no ranking: leave it out rather than run its search
     members = [(filler, w) for filler, w in members if w > 0]
     label = "+".join(name for name, w in weights.items() if w > 0)
-    return Ensemble(members, name=f"{path.name} ({label})", config=config, neural=neural)
+    return Ensemble(members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=spec.get("hint_slack", 0))
