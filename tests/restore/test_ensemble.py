@@ -109,3 +109,9 @@ def test_ensemble_with_slack_can_leave_a_wrong_hint():
     assert strict.candidates("", "", 5)[0].text == "δεζηθ"  # only the hinted length is searched
     slack = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], hint_slack=2)
     assert slack.candidates("", "", 5)[0].text == "αβγ"  # 2 letters short (−2) but far likelier (+8)
+
+
+def test_ensemble_scores_readings_on_the_scale_of_its_candidates():
+    ens = Ensemble([(Fixed({"αβγ": -1.0, "δεζ": -2.0}), 1.0), (Fixed({"αβγ": -3.0}), 1.0), (LengthPrior(), 2.0)])
+    cands = ens.candidates("", "", 3)
+    assert ens.score_readings("", "", 3, [c.text for c in cands]) == pytest.approx([c.log_score for c in cands])

@@ -78,12 +78,15 @@ class Ensemble:
         #: whether or not it is a member
         self.neural = neural
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
-        """``Σ wᵢ · log pᵢ(reading)`` for each reading."""
+        """``Σ wᵢ · log pᵢ(reading) / Σ wᵢ`` for each reading (the language models' weights in
+        the denominator): the weighted mean, on the scale of one model's log-probability, and
+        the ``log_score`` of :meth:`candidates`."""
         totals = [0.0] * len(readings)
         for filler, weight in self.members:
             for i, score in enumerate(filler.score_readings(prefix, suffix, hint, readings)):
                 totals[i] += weight * score
-        return totals
+        scale = sum(w for filler, w in self.members if not isinstance(filler, LengthPrior)) or 1.0
+        return [t / scale for t in totals]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
         """The union of the members' candidates, re-ranked by the weighted score.
@@ -98,11 +101,9 @@ class Ensemble:
             for cand in filler.candidates(prefix, suffix, search_hint, k):
                 pool.setdefault(match_key(cand.text), cand.text)
         readings = list(pool.values())
-        # Σ wᵢ log pᵢ / Σ wᵢ (over the language models): the same ranking, and probabilities
-        # of a geometric mean rather than of a product, which would be overconfident
-        scale = sum(w for filler, w in self.members if not isinstance(filler, LengthPrior)) or 1.0
-        scores = [s / scale for s in self.score_readings(prefix, suffix, hint, readings)]
-        scored = sorted(zip(readings, scores), key=lambda item: -item[1])
+        # weighted mean rather than sum: the same ranking, and the probabilities of a geometric
+        # mean rather than of a product, which would be overconfident
+        scored = sorted(zip(readings, self.score_readings(prefix, suffix, hint, readings)), key=lambda item: -item[1])
         return to_candidates(scored[:k])
 
     def restore(

@@ -1,0 +1,63 @@
+"""Screenshot of the web page restoring a papyrus with the embedded model (docs/web-screenshot.png).
+
+    python scripts/screenshot.py [--index DIR] [--out docs/web-screenshot.png]
+
+Needs Debian chromium (apt-get install -y chromium) and the pip playwright package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+from playwright.sync_api import sync_playwright
+
+from apollo_restore.restore.ensemble import load_filler
+from apollo_restore.web.app import create_app
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run", "--disable-sync", "--disable-quic"]
+TEXT = ("1 Σαραπίω[ν] Ἰσιδώρου τοῦ [καὶ] Παν[ᾶ]τος Ἀμμωνίου τοῦ [κ]αὶ Ἀθηνοδ[ώ]ρου\n"
+        "2 Σωσικόσμι[ος] ὁ καὶ Ἀλθαιεὺς Ἀντωνίῳ Τ[ι]βερείνῳ [.9] χαίριν.\n"
+        "3 ἐπ[εὶ] ἐπεγράψω κύρ[ι]ος τῆς [ἐ]μῆς [.8] περιλυούσης δάνιον μητρικὸν αὐτῆς")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=Path("docs/web-screenshot.png"))
+    args = parser.parse_args()
+    parallels = None
+    if args.index:
+        from apollo_restore.cli.serve import load_parallels
+
+        parallels = load_parallels(args.index)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(load_filler(), parallels), host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.fill("#leiden", TEXT)
+        page.click("#restore")
+        page.wait_for_selector("#gap-1 .candidate")
+        page.locator("#gap-0 .candidate").nth(0).click()
+        page.wait_for_selector("#gap-0 .badge.pinned")
+        page.wait_for_selector("#gap-1 .candidate")
+        page.screenshot(path=str(args.out), full_page=True)
+        browser.close()
+    server.should_exit = True
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
