@@ -33,12 +33,13 @@ def load_restorer(model: Path | None, threads: int | None):
     import torch
 
     from apollo_restore.restore.engine import DEFAULT_MODEL, Restorer
+    from apollo_restore.restore.ensemble import load_filler
 
     if threads:
         torch.set_num_threads(threads)
     folder = model or (DEFAULT_MODEL if (DEFAULT_MODEL / "config.json").exists() else None)
     if folder is not None:
-        return Restorer.load(folder)
+        return load_filler(folder)
     from apollo_restore.fim.tokenizer import CharTokenizer
     from apollo_restore.model.builders import build_model
 
