@@ -26,7 +26,9 @@ from apollo_restore.data.formats import (
 )
 from apollo_restore.errors import FormatError
 
-EXAMPLES = Path("/work/shared/formats")
+EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "formats"  # ../shared from the repository root
+if not EXAMPLES.exists():
+    EXAMPLES = Path("/work/shared/formats")
 PREFIX = "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν "
 SUFFIX = " πυρραν κεχαραγμενον"
 

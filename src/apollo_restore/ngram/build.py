@@ -1,6 +1,6 @@
 """Build an n-gram model from a prepared corpus.
 
-    python -m apollo_restore.ngram.build --prepared /work/data/prepared-v0 --sources ddb \\
+    python -m apollo_restore.ngram.build --prepared data/prepared --sources ddb \\
         --order 8 --out ddb-8.npz [--min-count 2] [--split train]
 """
 
