@@ -173,68 +173,54 @@ def peers_section(peers: dict[str, Any] | None) -> list[str]:
     return lines + [""]
 
 
-def plot_per_length(groups: dict[str, Any], out: Path, kind: str = "synthetic") -> list[str]:
-    """One PNG per source: Top-1 (upper) and Top-20 (lower) against gap length, one line per hint
-    condition. Returns the file names written."""
+def _plot_curves(curves: dict[str, dict[str, Any]], title: str, path: Path) -> None:
+    """Top-1 (upper) and Top-20 (lower) against gap length, one line per labelled
+    per-length table, saved to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    for label, table in curves.items():
+        xs = [int(n) for n in table]
+        for ax, metric in zip(axes, ("top1", "top20")):
+            ax.plot(xs, [table[str(n)][metric] for n in xs], marker="o", ms=3, label=label)
+    for ax, name in zip(axes, ("Top-1", "Top-20")):
+        ax.set_ylabel(name)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[1].set_xlabel("gap length (letters)")
+    axes[0].set_title(title)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_per_length(groups: dict[str, Any], out: Path, kind: str = "synthetic") -> list[str]:
+    """One PNG per source: Top-1 (upper) and Top-20 (lower) against gap length, one line per hint
+    condition. Returns the file names written."""
     block = groups.get(kind, {}).get("included", {})
-    sources = sorted({src for c in block.values() for src in c})
     written = []
-    for source in sources:
-        fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
-        for cond in _conditions(block):
-            table = block[cond].get(source, {}).get("per_length", {})
-            xs = [int(n) for n in table]
-            for ax, metric in zip(axes, ("top1", "top20")):
-                ax.plot(xs, [table[str(n)][metric] for n in xs], marker="o", ms=3, label=CONDITION_NAMES.get(cond, cond))
-        for ax, title in zip(axes, ("Top-1", "Top-20")):
-            ax.set_ylabel(title)
-            ax.set_ylim(-0.02, 1.02)
-            ax.grid(alpha=0.3)
-        axes[1].set_xlabel("gap length (letters)")
-        axes[0].set_title(f"{source}: accuracy by gap length ({kind} gaps)")
-        axes[0].legend(fontsize=8)
+    for source in sorted({src for c in block.values() for src in c}):
+        curves = {CONDITION_NAMES.get(cond, cond): block[cond].get(source, {}).get("per_length", {}) for cond in _conditions(block)}
         name = f"per_length_{source}.png"
-        fig.tight_layout()
-        fig.savefig(out / name, dpi=110)
-        plt.close(fig)
+        _plot_curves(curves, f"{source}: accuracy by gap length ({kind} gaps)", out / name)
         written.append(name)
     return written
 
 
 def plot_peers(peers: dict[str, Any], out: Path, condition: str = "exact") -> list[str]:
     """Per-length Top-1/Top-20 of every system on the shared gaps (one PNG per source)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     by_source: dict[str, dict[str, dict[str, Any]]] = {}
     for name, groups in peers["metrics"].items():
         for source, s in groups.get("synthetic", {}).get("included", {}).get(condition, {}).items():
             by_source.setdefault(source, {})[name] = s["per_length"]
     written = []
     for source, systems in sorted(by_source.items()):
-        fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
-        for name, table in systems.items():
-            xs = [int(n) for n in table]
-            for ax, metric in zip(axes, ("top1", "top20")):
-                ax.plot(xs, [table[str(n)][metric] for n in xs], marker="o", ms=3, label=name)
-        for ax, title in zip(axes, ("Top-1", "Top-20")):
-            ax.set_ylabel(title)
-            ax.set_ylim(-0.02, 1.02)
-            ax.grid(alpha=0.3)
-        axes[1].set_xlabel("gap length (letters)")
-        axes[0].set_title(f"{source}: systems side by side ({condition} hint)")
-        axes[0].legend(fontsize=8)
         name = f"peers_per_length_{source}.png"
-        fig.tight_layout()
-        fig.savefig(out / name, dpi=110)
-        plt.close(fig)
+        _plot_curves(systems, f"{source}: systems side by side ({condition} hint)", out / name)
         written.append(name)
     return written
 
