@@ -28,6 +28,8 @@ _DELETED = re.compile(r"⟦[^⟦⟧]*⟧")
 _EXPANSION = re.compile(r"\([^()]*\)")
 _EDITORIAL_ADDITION = re.compile(r"<[^<>]*>")
 _IGNORED = str.maketrans("", "", "*\\/{}?`")
+#: any character that needs more than copying: brackets, tags, line breaks, underdots, entities
+_MARKUP = re.compile(r"[\[\]|@⟦⟧()<>&*\\/{}?`\-\u0323]")
 
 
 def _strip_editorial(original: str) -> str:
@@ -57,6 +59,8 @@ def parse_original(original: str, in_supplied: bool) -> tuple[list[Segment], boo
         ``(segments, in_supplied)`` with the bracket state after this token. A ``-`` inside
         the token is a line break inside the word.
     """
+    if not _MARKUP.search(original):  # most tokens: plain letters, nothing to resolve
+        return [Supplied(original) if in_supplied else Text(original)], in_supplied
     segments: list[Segment] = []
     buf: list[str] = []
 
