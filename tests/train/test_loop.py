@@ -108,3 +108,10 @@ def test_shipped_configs_load():
 
     for path in Path(__file__).resolve().parents[2].joinpath("configs").glob("default*.yaml"):
         TrainConfig.from_dict(load_config(path, []))
+
+
+def test_train_warm_restart_continues_the_data_stream(tiny_prepared, tmp_path):
+    train(_cfg(tiny_prepared, tmp_path / "first", steps=3), progress=False)
+    result = train(_cfg(tiny_prepared, tmp_path / "second", steps=2, init_from=str(tmp_path / "first" / "best")), progress=False)
+    assert result["rows"] == 3 * 2 + 2 * 2  # rows 6..9: not the first run's rows 0..5 again
+    assert result["history"][-1]["step"] == 3

@@ -175,8 +175,11 @@ def train(cfg: TrainConfig, progress: bool = True) -> dict[str, Any]:
         model, _, meta = load_model(Path(cfg.init_from))
         model.train()
         optimizer = _optimizer(model, cfg)
-        trainer["history"] = meta.get("training", {}).get("history", []) + [meta.get("training", {})]
-        log.info("warm restart from %s", cfg.init_from)
+        earlier = meta.get("training", {}).get("history", []) + [meta.get("training", {})]
+        trainer["history"] = earlier
+        # continue the data stream where the earlier runs stopped, rather than re-reading it
+        trainer["rows"] = sum(run.get("rows", run.get("step", 0) * meta.get("config", {}).get("batch_size", cfg.batch_size)) for run in earlier)
+        log.info("warm restart from %s at data row %d", cfg.init_from, trainer["rows"])
     else:
         model = build_model(cfg.size, tok, cfg.seed)
         model.train()
@@ -227,4 +230,4 @@ def train(cfg: TrainConfig, progress: bool = True) -> dict[str, Any]:
 
 
 def _summary(trainer: dict[str, Any]) -> dict[str, Any]:
-    return {k: trainer[k] for k in ("step", "tokens", "seconds", "best_val", "history")}
+    return {k: trainer[k] for k in ("step", "rows", "tokens", "seconds", "best_val", "history")}
