@@ -60,7 +60,7 @@ def parse_original(original: str, in_supplied: bool) -> tuple[list[Segment], boo
         the token is a line break inside the word.
     """
     if not _MARKUP.search(original):  # most tokens: plain letters, nothing to resolve
-        return [Supplied(original) if in_supplied else Text(original)], in_supplied
+        return ([Supplied(original) if in_supplied else Text(original)] if original else []), in_supplied
     segments: list[Segment] = []
     buf: list[str] = []
 
