@@ -177,8 +177,10 @@ def train(cfg: TrainConfig, progress: bool = True) -> dict[str, Any]:
         optimizer = _optimizer(model, cfg)
         earlier = meta.get("training", {}).get("history", []) + [meta.get("training", {})]
         trainer["history"] = earlier
-        # continue the data stream where the earlier runs stopped, rather than re-reading it
-        trainer["rows"] = sum(run.get("rows", run.get("step", 0) * meta.get("config", {}).get("batch_size", cfg.batch_size)) for run in earlier)
+        # continue the data stream where the earlier runs stopped, rather than re-reading it: the
+        # last run's row count already includes its own starting offset
+        batch = meta.get("config", {}).get("batch_size", cfg.batch_size)
+        trainer["rows"] = earlier[-1].get("rows") or sum(run.get("step", 0) * batch for run in earlier)
         log.info("warm restart from %s at data row %d", cfg.init_from, trainer["rows"])
     else:
         model = build_model(cfg.size, tok, cfg.seed)
