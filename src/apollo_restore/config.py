@@ -7,10 +7,22 @@ that receives the mapping.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
+
+T = TypeVar("T")
+
+
+def from_mapping(cls: type[T], values: dict[str, Any], what: str = "option") -> T:
+    """Build the config dataclass ``cls`` from a mapping; unknown keys raise ``ValueError``
+    naming them (``what`` names the kind of option in the message)."""
+    unknown = sorted(set(values) - {f.name for f in fields(cls)})
+    if unknown:
+        raise ValueError(f"unknown {what}(s): {', '.join(unknown)}")
+    return cls(**values)
 
 
 def load_config(path: Path | None, overrides: list[str]) -> dict[str, Any]:

@@ -24,13 +24,13 @@ import argparse
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from apollo_restore.config import load_config
+from apollo_restore.config import from_mapping, load_config
 from apollo_restore.scale.hf_model import (
     enable_activation_checkpointing,
     fim_loss,
@@ -102,10 +102,7 @@ class FinetuneConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "FinetuneConfig":
         """Build from a mapping; unknown keys raise ``ValueError`` naming them."""
-        unknown = sorted(set(values) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown option(s): {', '.join(unknown)}")
-        return cls(**values)
+        return from_mapping(cls, values)
 
 
 def _device(name: str) -> torch.device:

@@ -33,14 +33,14 @@ import logging
 import math
 import os
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 import torch.distributed as dist
 
-from apollo_restore.config import load_config
+from apollo_restore.config import from_mapping, load_config
 from apollo_restore.scale import fsdp
 from apollo_restore.scale.hf_model import (
     DTYPES,
@@ -125,10 +125,7 @@ class FsdpConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "FsdpConfig":
         """Build from a mapping; unknown keys raise ``ValueError`` naming them."""
-        unknown = sorted(set(values) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown option(s): {', '.join(unknown)}")
-        return cls(**values)
+        return from_mapping(cls, values)
 
 
 class FsdpRecipe:

@@ -15,13 +15,14 @@ import json
 import logging
 import math
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 from tqdm.auto import tqdm
 
+from apollo_restore.config import from_mapping
 from apollo_restore.data.prepare import load_documents
 from apollo_restore.fim.dataset import Corpus, PackedFimStream
 from apollo_restore.fim.examples import GAP_SAMPLER, IGNORE_INDEX, FimConfig
@@ -95,11 +96,7 @@ class TrainConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
         """Build from a mapping; unknown keys raise ``ValueError`` naming them."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown training option(s): {', '.join(unknown)}")
-        return cls(**values)
+        return from_mapping(cls, values, "training option")
 
 
 def _corpus(cfg: TrainConfig, split: str) -> Corpus:
