@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from apollo_restore.data.prepare import write_documents
-from apollo_restore.fim.examples import FimExample, encode_example
+from apollo_restore.fim.examples import FimExample
+from apollo_restore.fim.layout import DEFAULT_LAYOUT
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
 from apollo_restore.model.checkpoint import save_model
@@ -31,7 +32,7 @@ def memorise(examples: list[FimExample], steps: int = 120, seed: int = 0) -> tup
     torch.manual_seed(seed)
     tok = CharTokenizer()
     model = build_model("tiny", tok, seed)
-    rows = [encode_example(tok, ex, loss="all") for ex in examples]
+    rows = [DEFAULT_LAYOUT.encode(tok, ex.prefix, ex.middle, ex.suffix, ex.hint, "all") for ex in examples]
     width = max(len(ids) for ids, _ in rows)
     ids = torch.tensor([r[0] + [tok.pad_id] * (width - len(r[0])) for r in rows])
     labels = torch.tensor([r[1] + [-100] * (width - len(r[1])) for r in rows])

@@ -1,23 +1,11 @@
-"""FIM example builder: proportions of gaps and hints, sequence layout, loss masks."""
+"""FIM example builder: proportions of gaps and hints (layouts: tests/fim/test_layout.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from apollo_restore.fim.examples import (
-    IGNORE_INDEX,
-    FimConfig,
-    FimExample,
-    encode_example,
-    format_hint,
-    letter_count,
-    sample_example,
-    sample_hint,
-)
-from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.fim.examples import FimConfig, FimExample, letter_count, sample_example, sample_hint
 
 TEXT = ("κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν "
         "δευτεροβολον πυρραν κεχαραγμενην δεξιαι σιαγονι ταυτην αναπορριφον και απεχω την τιμην ") * 6
@@ -67,47 +55,6 @@ def test_hint_proportions_and_wrongness():
         assert (hint == n) == correct and hint >= 0
     for n, (lo, hi), correct in ranges:
         assert lo <= hi and (lo <= n <= hi) == correct and lo >= 0
-
-
-def test_hint_format():
-    assert format_hint(7) == "[7]" and format_hint((5, 8)) == "[5-8]" and format_hint(None) == ""
-
-
-def test_encode_example_layout_and_middle_loss():
-    tok = CharTokenizer()
-    ex = FimExample("και ", "του", " θεου", 3)
-    ids, labels = encode_example(tok, ex, loss="middle")
-    text = tok.decode(ids)
-    assert ids[:2] == [tok.bos_id, tok.suffix_id] and ids[-1] == tok.eos_id
-    assert text == " θεου" + "και " + "[3]" + "του"
-    targets = [tok.id_to_token[t] for t in labels if t != IGNORE_INDEX]
-    assert targets == ["τ", "ο", "υ", "[EOS]"]
-
-
-def test_encode_example_all_positions_never_targets_control_or_hint():
-    tok = CharTokenizer()
-    ids, labels = encode_example(tok, FimExample("και ", "του", " θεου", (2, 4)), loss="all")
-    targets = [tok.id_to_token[t] for t in labels if t != IGNORE_INDEX]
-    assert "".join(t for t in targets if t != "[EOS]") == " θεου" + "και " + "του"
-    assert targets[-1] == "[EOS]" and not {"[", "]", "2", "4", "[MIDDLE]", "[PREFIX]"} & set(targets)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.text(alphabet="αβγδεζηθικλμνξοπρστυφχψως ·-…", min_size=60, max_size=700), st.integers(0, 2**32 - 1))
-def test_masked_span_never_in_its_own_position(text, seed):
-    rng = np.random.default_rng(seed)
-    ex = sample_example(text, rng, CFG)
-    if ex is None:
-        return
-    tok = CharTokenizer()
-    ids, labels = encode_example(tok, ex)
-    middle_at = ids.index(tok.middle_id)
-    context = tok.decode(ids[:middle_at])
-    # the context is exactly suffix, prefix and hint: the middle is cut out, not kept
-    assert context == ex.suffix + ex.prefix + format_hint(ex.hint)
-    assert "-" not in ex.middle and "…" not in ex.middle
-    if ex.middle:
-        assert ex.middle[0] not in " ·" and ex.middle[-1] not in " ·"
 
 
 def test_config_rejects_bad_values():

@@ -5,7 +5,8 @@ from __future__ import annotations
 from transformers import AutoTokenizer
 
 from apollo_restore.fim.dataset import Corpus, PackedFimStream
-from apollo_restore.fim.examples import IGNORE_INDEX, FimConfig
+from apollo_restore.fim.examples import FimConfig
+from apollo_restore.fim.layout import IGNORE_INDEX
 from apollo_restore.fim.tokenizer import CharTokenizer
 
 from ..conftest import PASSAGE_1, PASSAGE_2

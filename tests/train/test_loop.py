@@ -32,7 +32,7 @@ def _cfg(prepared: Path, out: Path, **kw) -> TrainConfig:
 def test_train_overfit_save_reload_predicts_the_same(tmp_path):
     examples = [FimExample(p, m, s, None) for p, m, s in MEMORISED]
     model, tok, losses = memorise(examples)
-    assert losses[-1] < 0.05 < losses[0]
+    assert losses[-1] < 0.25 < losses[0]
     restorer = Restorer(model, tok)
     before = [restorer.candidates(p, s, None)[:5] for p, _, s in MEMORISED]
     from apollo_restore.model.checkpoint import save_model

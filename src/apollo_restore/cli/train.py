@@ -21,7 +21,12 @@ def train_command(
         cfg = TrainConfig.from_dict(load_config(config, override or []))
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
-    result = train(cfg, progress=not quiet)
+    validate = None
+    if cfg.val_gaps:
+        from apollo_restore.evaluate.selection import restoration_validator
+
+        validate = restoration_validator(cfg.val_gaps)
+    result = train(cfg, progress=not quiet, validate=validate)
     typer.echo(json.dumps({k: result[k] for k in ("step", "tokens", "seconds", "best_val")}))
 
 

@@ -14,11 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from apollo_restore.fim.examples import IGNORE_INDEX, FimConfig, encode_example, sample_example
+from apollo_restore.fim.examples import FimConfig, sample_example
+from apollo_restore.fim.layout import DEFAULT_LAYOUT, IGNORE_INDEX, FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
-
-# [BOS][SUFFIX][PREFIX][MIDDLE][EOS] + the longest hint "[25-31]": tokens beyond the window.
-EXAMPLE_OVERHEAD = 5 + 7
 
 
 @dataclass
@@ -51,12 +49,16 @@ class PackedFimStream:
         cfg: the gap/hint recipe.
         block_size: tokens per row ``T``.
         seed, rank: with the row index, fix every random choice.
+        layout: how an example becomes tokens.
     """
 
-    def __init__(self, corpus: Corpus, tok: CharTokenizer, cfg: FimConfig, block_size: int, seed: int = 0, rank: int = 0):
-        if block_size < cfg.min_window + EXAMPLE_OVERHEAD:
+    def __init__(
+        self, corpus: Corpus, tok: CharTokenizer, cfg: FimConfig, block_size: int, seed: int = 0, rank: int = 0,
+        layout: FimLayout = DEFAULT_LAYOUT,
+    ):
+        if block_size < cfg.min_window + layout.overhead:
             raise ValueError(f"block_size {block_size} cannot hold a {cfg.min_window}-character window")
-        self.corpus, self.tok, self.cfg = corpus, tok, cfg
+        self.corpus, self.tok, self.cfg, self.layout = corpus, tok, cfg, layout
         self.block_size, self.seed, self.rank = block_size, seed, rank
 
     def row(self, index: int) -> tuple[list[int], list[int]]:
@@ -65,13 +67,13 @@ class PackedFimStream:
         ids: list[int] = []
         labels: list[int] = []
         for _ in range(64):
-            room = self.block_size - len(ids) - EXAMPLE_OVERHEAD
+            room = self.block_size - len(ids) - self.layout.overhead
             if room < self.cfg.min_window:
                 break
             ex = sample_example(self.corpus.sample(rng), rng, self.cfg, max_len=room)
             if ex is None:
                 continue
-            ex_ids, ex_labels = encode_example(self.tok, ex, self.cfg.loss)
+            ex_ids, ex_labels = self.layout.encode(self.tok, ex.prefix, ex.middle, ex.suffix, ex.hint, self.cfg.loss)
             ids += ex_ids
             labels += ex_labels
         pad = self.block_size - len(ids)

@@ -1,9 +1,6 @@
-"""FIM examples (DESIGN §4; paper §3.1, §3.4, §3.6): windows, synthetic gaps, hints, sequences.
+"""FIM examples (DESIGN §4; paper §3.1, §3.4, §3.6): windows, synthetic gaps and hints.
 
-Layout ``fim.spm.v1`` (suffix–prefix–middle)::
-
-    [BOS][SUFFIX] s [PREFIX] p ⟨hint⟩ [MIDDLE] m [EOS]
-
+How an example becomes tokens is its layout's business (:mod:`apollo_restore.fim.layout`).
 Every random choice draws from a ``numpy.random.Generator`` passed in by the caller, so a
 stream of examples is fixed by its seed (see :mod:`apollo_restore.fim.dataset`).
 """
@@ -15,11 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
-from apollo_restore.fim.tokenizer import CharTokenizer
 
-FIM_FORMAT = "apollo_restore fim.spm.v1"
 GAP_SAMPLER = "apollo_restore gaps.uniform25.v1"
-IGNORE_INDEX = -100
 _NOT_LETTERS = frozenset(" ·" + GAP_CHAR + UNKNOWN_GAP)
 
 Hint = int | tuple[int, int] | None
@@ -76,15 +70,6 @@ class FimExample:
 def letter_count(text: str) -> int:
     """Letters in ``text``: hints and gap lengths count letters, not spaces or punctuation."""
     return sum(ch not in _NOT_LETTERS for ch in text)
-
-
-def format_hint(hint: Hint) -> str:
-    """``7`` → ``[7]``; ``(5, 8)`` → ``[5-8]``; ``None`` → ``""``."""
-    if hint is None:
-        return ""
-    if isinstance(hint, tuple):
-        return f"[{hint[0]}-{hint[1]}]"
-    return f"[{hint}]"
 
 
 def sample_window(text: str, rng: np.random.Generator, cfg: FimConfig, max_len: int | None = None) -> str:
@@ -168,40 +153,3 @@ def sample_example(text: str, rng: np.random.Generator, cfg: FimConfig, max_len:
         suffix = ""
     hint, correct = sample_hint(letter_count(middle), rng, cfg)
     return FimExample(prefix, middle, suffix, hint, correct)
-
-
-def encode_prompt(tok: CharTokenizer, prefix: str, suffix: str, hint: Hint) -> list[int]:
-    """Token ids of ``[BOS][SUFFIX] s [PREFIX] p ⟨hint⟩ [MIDDLE]``: what the model sees
-    before it writes the middle."""
-    return (
-        [tok.bos_id, tok.suffix_id]
-        + tok.encode(suffix)
-        + [tok.prefix_id]
-        + tok.encode(prefix)
-        + tok.encode(format_hint(hint))
-        + [tok.middle_id]
-    )
-
-
-def encode_example(tok: CharTokenizer, ex: FimExample, loss: str = "middle") -> tuple[list[int], list[int]]:
-    """Token ids and next-token labels of one example.
-
-    Returns:
-        ``(ids, labels)``, both of length ``T``; ``labels[t]`` is the target for the
-        prediction made *at* position ``t`` (i.e. ``ids[t + 1]``), or :data:`IGNORE_INDEX`.
-        With ``loss="middle"`` only the middle and ``[EOS]`` are targets; with ``"all"``
-        every suffix, prefix and middle character too, but never control or hint tokens.
-    """
-    suffix_ids, prefix_ids = tok.encode(ex.suffix), tok.encode(ex.prefix)
-    hint_ids, middle_ids = tok.encode(format_hint(ex.hint)), tok.encode(ex.middle)
-    ids = [tok.bos_id, tok.suffix_id] + suffix_ids + [tok.prefix_id] + prefix_ids + hint_ids + [tok.middle_id]
-    n_prompt = len(ids)
-    ids += middle_ids + [tok.eos_id]
-    labels = [IGNORE_INDEX] * len(ids)
-    for t in range(n_prompt - 1, len(ids) - 1):  # predictions of middle and EOS
-        labels[t] = ids[t + 1]
-    if loss == "all":
-        for start, n in ((2, len(suffix_ids)), (3 + len(suffix_ids), len(prefix_ids))):
-            for t in range(start, start + n):
-                labels[t - 1] = ids[t]
-    return ids, labels

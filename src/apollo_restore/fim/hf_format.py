@@ -5,7 +5,7 @@
     fim = HfFim(AutoTokenizer.from_pretrained("path/to/Mistral-Small-24B-Base-2503"))
     ids, labels = fim.encode_example(example)          # same layout as fim.examples
 
-The layout is :data:`~apollo_restore.fim.examples.FIM_FORMAT` (``fim.spm.v1``)::
+The layout is :data:`~apollo_restore.fim.layout.SPM_V1` (``fim.spm.v1``), Mistral's::
 
     [BOS][SUFFIX] s [PREFIX] p ⟨hint⟩ [MIDDLE] m [EOS]
 
@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from apollo_restore.fim.dataset import Corpus
-from apollo_restore.fim.examples import IGNORE_INDEX, FimConfig, FimExample, Hint, format_hint, sample_example
+from apollo_restore.fim.examples import FimConfig, FimExample, Hint, sample_example
+from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 
 FIM_TOKEN_NAMES = {"prefix": "[PREFIX]", "suffix": "[SUFFIX]", "middle": "[MIDDLE]"}
 #: other spellings of the same control tokens, tried in order after Mistral's
@@ -116,38 +117,18 @@ class HfFim:
         """Text of ``ids``, special tokens dropped."""
         return self.tokenizer.decode(ids, skip_special_tokens=True)
 
-    def _head(self) -> list[int]:
-        return [self.bos_id, self.suffix_id] if self.bos_id is not None else [self.suffix_id]
+    def encode(self, text: str) -> list[int]:
+        """Ids of ``text`` (the layout's vocabulary interface; same as :meth:`encode_text`)."""
+        return self.encode_text(text)
 
     def encode_prompt(self, prefix: str, suffix: str, hint: Hint) -> list[int]:
-        """Ids of ``[BOS][SUFFIX] s [PREFIX] p ⟨hint⟩ [MIDDLE]``."""
-        return (
-            self._head() + self.encode_text(suffix) + [self.prefix_id]
-            + self.encode_text(prefix) + self.encode_text(format_hint(hint)) + [self.middle_id]
-        )
+        """Ids of ``[BOS][SUFFIX] s [PREFIX] p ⟨hint⟩ [MIDDLE]`` (:data:`SPM_V1`)."""
+        return SPM_V1.prompt(self, prefix, suffix, hint)
 
     def encode_example(self, ex: FimExample, loss: str = "middle") -> tuple[list[int], list[int]]:
-        """Ids and next-token labels of one example, as :func:`~apollo_restore.fim.examples.encode_example`.
-
-        Returns:
-            ``(ids, labels)`` of equal length ``T``; ``labels[t]`` is the target of the
-            prediction at ``t`` (``ids[t+1]``) or :data:`IGNORE_INDEX`. ``loss="middle"``: middle
-            and ``[EOS]`` only; ``"all"``: suffix and prefix text too (never control/hint tokens).
-        """
-        head = self._head()
-        suffix_ids, prefix_ids = self.encode_text(ex.suffix), self.encode_text(ex.prefix)
-        ids = head + suffix_ids + [self.prefix_id] + prefix_ids + self.encode_text(format_hint(ex.hint)) + [self.middle_id]
-        n_prompt = len(ids)
-        ids += self.encode_text(ex.middle) + [self.eos_id]
-        labels = [IGNORE_INDEX] * len(ids)
-        for t in range(n_prompt - 1, len(ids) - 1):
-            labels[t] = ids[t + 1]
-        if loss == "all":
-            suffix_start = len(head)
-            for start, n in ((suffix_start, len(suffix_ids)), (suffix_start + len(suffix_ids) + 1, len(prefix_ids))):
-                for t in range(start, start + n):
-                    labels[t - 1] = ids[t]
-        return ids, labels
+        """Ids and next-token labels of one example in :data:`SPM_V1` (see
+        :meth:`~apollo_restore.fim.layout.FimLayout.encode`)."""
+        return SPM_V1.encode(self, ex.prefix, ex.middle, ex.suffix, ex.hint, loss)
 
 
 def pack_examples(
@@ -196,7 +177,7 @@ class HfFimPacker:
     """
 
     def __init__(self, corpus: Corpus, fim: HfFim, cfg: FimConfig, block_size: int, seed: int = 0, rank: int = 0):
-        overhead = len(fim.encode_prompt("", "", (25, 31))) + 1
+        overhead = len(fim.encode_prompt("", "", (25, 31))) + 1  # + [EOS]
         if block_size < cfg.min_window + overhead:
             raise ValueError(f"block_size {block_size} cannot hold a {cfg.min_window}-character window")
         self.corpus, self.fim, self.cfg = corpus, fim, cfg

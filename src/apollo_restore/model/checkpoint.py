@@ -2,7 +2,8 @@
 
 A *model folder* is a Hugging Face folder (``config.json``, ``model.safetensors``,
 ``tokenizer.json``) plus ``apollo_restore.json`` naming the normaliser and FIM layout it was
-trained with, so ``transformers``/vLLM load it and this package refuses a mismatched one.
+trained with (``fim_format``), so ``transformers``/vLLM load it, this package refuses a
+mismatched one, and every user of the model asks :func:`layout_of` how to lay out a gap.
 A *training checkpoint* is a model folder plus ``optimizer.safetensors`` and ``trainer.json``.
 """
 
@@ -18,7 +19,7 @@ from safetensors.torch import load_file, save_file
 from transformers.utils import logging as hf_logging
 
 from apollo_restore.data.normalise import NORMALISER
-from apollo_restore.fim.examples import FIM_FORMAT
+from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
 
 hf_logging.disable_progress_bar()  # no per-file bars when saving or loading small models
@@ -28,13 +29,38 @@ OPTIMIZER_FILE = "optimizer.safetensors"
 TRAINER_FILE = "trainer.json"
 
 
+def layout_of(meta: dict[str, Any]) -> FimLayout:
+    """The FIM layout a model folder's metadata names (folders from before v2 lack the
+    field only if they predate it; they used ``fim.spm.v1``)."""
+    return layout_named(meta.get("fim_format", "apollo_restore fim.spm.v1"))
+
+
 def save_model(model: torch.nn.Module, tok: CharTokenizer, folder: Path, meta: dict[str, Any]) -> None:
-    """Write a model folder (see module docstring) in place."""
+    """Write a model folder (see module docstring) in place; ``meta["fim_format"]`` names its
+    layout (default :data:`~apollo_restore.fim.layout.DEFAULT_LAYOUT`)."""
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(folder), safe_serialization=True)
     tok.save(folder)
-    record = {"normaliser": NORMALISER, "fim_format": FIM_FORMAT, **meta}
+    record = {"normaliser": NORMALISER, "fim_format": DEFAULT_LAYOUT.name, **meta}
     (folder / META_FILE).write_text(json.dumps(record, ensure_ascii=False, indent=1))
+
+
+def save_model_atomic(model: torch.nn.Module, tok: CharTokenizer, folder: Path, meta: dict[str, Any]) -> None:
+    """Write a model folder into ``folder.tmp`` and rename it over ``folder``: a kill at any
+    moment leaves the old folder (or its ``.old`` copy) or the new one, never a torn one."""
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    save_model(model, tok, tmp, meta)
+    _swap_in(tmp, folder)
+
+
+def _swap_in(tmp: Path, folder: Path) -> None:
+    old = folder.with_name(folder.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if folder.exists():
+        folder.rename(old)
+    tmp.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def load_model(folder: Path, dtype: torch.dtype = torch.float32):
@@ -53,9 +79,10 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
     if not (folder / "config.json").exists():
         raise FileNotFoundError(f"no model folder at {folder} (config.json missing)")
     meta = json.loads((folder / META_FILE).read_text()) if (folder / META_FILE).exists() else {}
-    for key, expected in (("normaliser", NORMALISER), ("fim_format", FIM_FORMAT)):
-        if meta.get(key, expected) != expected:
-            raise ValueError(f"{folder} was trained with {key} {meta[key]!r}; this code uses {expected!r}")
+    if meta.get("normaliser", NORMALISER) != NORMALISER:
+        raise ValueError(f"{folder} was trained with normaliser {meta['normaliser']!r}; this code uses {NORMALISER!r}")
+    if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:
+        raise ValueError(f"{folder} was trained with fim_format {meta['fim_format']!r}; this code knows {', '.join(LAYOUTS)}")
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype)
     model.eval()
     return model, CharTokenizer.load(folder), meta
@@ -66,7 +93,7 @@ def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torc
     tensors = {}
     for idx, entries in state["state"].items():
         for key, value in entries.items():
-            tensors[f"{idx}.{key}"] = value if torch.is_tensor(value) else torch.tensor(value)
+            tensors[f"{idx}.{key}"] = value.detach().cpu() if torch.is_tensor(value) else torch.tensor(value)
     return tensors, {"param_groups": state["param_groups"]}
 
 
@@ -84,12 +111,7 @@ def save_checkpoint(
     tensors, groups = _optimizer_tensors(optimizer)
     save_file({k: v.contiguous() for k, v in tensors.items()}, str(tmp / OPTIMIZER_FILE))
     (tmp / TRAINER_FILE).write_text(json.dumps({**trainer, **groups}, indent=1))
-    old = folder.with_name(folder.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if folder.exists():
-        folder.rename(old)
-    tmp.rename(folder)
-    shutil.rmtree(old, ignore_errors=True)
+    _swap_in(tmp, folder)
 
 
 def recover_checkpoint(folder: Path) -> Path | None:

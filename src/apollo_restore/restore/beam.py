@@ -1,9 +1,13 @@
-"""Beam search over the middle of a FIM prompt, with a KV cache and all beams batched.
+"""Beam search over a gap's middle, scoring the join with the text after the gap.
 
-The prompt (``[BOS][SUFFIX] s [PREFIX] p ⟨hint⟩ [MIDDLE]``) is run once; each step then feeds
-one token per live beam, ``(beams, 1)``, reusing the cached keys and values. A beam ends when
-it emits ``[EOS]``. Scores are summed log-probabilities (``[EOS]`` included), so candidates of
-different lengths compete on the probability the model gives to the whole middle.
+The prompt (the layout's tokens before the middle) runs once; each step then feeds one token
+per live row, ``(rows, 1)``, reusing the cached keys and values. A row is either *free* (still
+writing the middle) or *joining*: when a free row may end (its letter count fits the bound) it
+also spawns a joining row that is forced through the layout's join tokens (the first ``J``
+characters of the suffix, or ``[EOS]``). A candidate's score is ``log P(m + join | prompt)``
+plus the bound's length penalty, so middles of different lengths compete on how well they lead
+into the suffix. Scores only fall as rows grow, so a row below the ``k``-th finished score is
+dropped (exact pruning).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from apollo_restore.fim.tokenizer import CharTokenizer
 
 @dataclass(frozen=True)
 class Beam:
-    """A finished hypothesis: token ids of the middle (no EOS) and its log-probability."""
+    """A finished hypothesis: token ids of the middle (no join) and its log-probability (nats)."""
 
     ids: tuple[int, ...]
     score: float
@@ -26,89 +30,148 @@ class Beam:
 
 @dataclass(frozen=True)
 class LengthBound:
-    """Letters the middle may hold. ``exact`` forces EOS exactly at ``n`` letters (the
-    length-bound mode used to compare with systems that need the gap length)."""
+    """Letters the middle may hold.
+
+    Attributes:
+        max_chars: longest middle, in characters (spaces included).
+        lo, hi: letters the hint allows (``hi=None``: no upper limit).
+        slack: letters beyond ``[lo, hi]`` still searched (a wrong hint is survived).
+        penalty: nats charged per letter outside ``[lo, hi]``.
+    """
 
     max_chars: int
-    exact_letters: int | None = None
+    lo: int = 1
+    hi: int | None = None
+    slack: int = 0
+    penalty: float = 0.0
+
+    def end_cost(self, letters: int) -> float | None:
+        """Log-score added when a middle of ``letters`` letters ends; ``None``: not allowed."""
+        if letters < max(1, self.lo - self.slack) or (self.hi is not None and letters > self.hi + self.slack):
+            return None
+        return self.penalty_of(letters)
+
+    def penalty_of(self, letters: int) -> float:
+        """``-penalty`` × letters outside ``[lo, hi]`` (nats, ≤ 0)."""
+        outside = max(0, self.lo - letters, letters - self.hi if self.hi is not None else 0)
+        return -self.penalty * outside
+
+    def max_letters(self) -> int | None:
+        """Most letters a middle may reach (``None``: unbounded)."""
+        return None if self.hi is None else self.hi + self.slack
 
 
-def _allowed_mask(tok: CharTokenizer, vocab_size: int) -> torch.Tensor:
-    mask = torch.full((vocab_size,), float("-inf"))
-    mask[tok.middle_char_ids] = 0.0
-    mask[tok.eos_id] = 0.0
-    return mask
+@dataclass
+class _Row:
+    seq: tuple[int, ...]
+    score: float
+    letters: int
+    after_separator: bool
+    join_at: int | None = None  # index of the next join token; None: a free row
+
+
+class _Alphabet:
+    """Token masks of the middle's alphabet, ``(V,)`` each."""
+
+    def __init__(self, tok: CharTokenizer, vocab_size: int, device: torch.device):
+        self.allowed = torch.full((vocab_size,), float("-inf"), device=device)
+        self.allowed[tok.middle_char_ids] = 0.0
+        separators = tok.middle_char_ids[-2:]  # space and '·'; the rest are letters
+        self.separator = torch.zeros(vocab_size, dtype=torch.bool, device=device)
+        self.separator[separators] = True
+        self.separator_ids = frozenset(separators)
 
 
 @torch.no_grad()
 def beam_search(
-    model: torch.nn.Module, tok: CharTokenizer, prompt: list[int], k: int = 20, bound: LengthBound = LengthBound(40)
+    model: torch.nn.Module, tok: CharTokenizer, prompt: list[int], join: list[int], k: int = 20, bound: LengthBound = LengthBound(40)
 ) -> list[Beam]:
-    """The ``k`` most probable middles for ``prompt``.
+    """The ``k`` best middles for ``prompt`` followed by ``join``.
 
     Args:
-        model: a causal LM returning ``logits`` of shape ``(B, T, V)`` and a KV cache.
+        model: a causal LM returning ``logits`` ``(B, T, V)`` and a KV cache.
         tok: its tokenizer.
-        prompt: ids of the FIM prompt, ending with ``[MIDDLE]``.
-        k: beams kept and candidates returned.
-        bound: maximum length and optional exact letter count.
+        prompt: the layout's tokens before the middle.
+        join: tokens scored after the middle (at least one).
+        k: free rows kept per step and candidates returned.
+        bound: allowed letter counts and their penalty.
 
     Returns:
-        Up to ``k`` beams, best first, each with at least one letter. Beams cut by
-        ``max_chars`` (scored without ``[EOS]``) fill the list only when fewer than ``k``
-        beams finished.
+        Up to ``k`` beams, best first. A middle starts and ends on a letter, holds at least one,
+        and never two separators in a row.
     """
     device = next(model.parameters()).device
     cache = DynamicCache()
-    out = model(input_ids=torch.tensor([prompt], device=device), past_key_values=cache, use_cache=True)
-    logits = out.logits[:, -1, :].float()  # (1, V)
-    allowed = _allowed_mask(tok, logits.size(-1)).to(device)
-    letter = torch.zeros(logits.size(-1), dtype=torch.long, device=device)
-    letter[tok.middle_char_ids[:-2]] = 1  # every middle char but space and '·' is a letter
-    separator = 1 - letter - (torch.arange(logits.size(-1), device=device) == tok.eos_id).long()
-    separator[[i for i in range(logits.size(-1)) if i not in tok.middle_char_ids]] = 0  # space, '·'
-    after_separator = torch.ones(1, dtype=torch.bool, device=device)  # the middle starts on a letter
-    scores = torch.zeros(1, device=device)  # (beams,)
-    letters = torch.zeros(1, dtype=torch.long, device=device)  # letters so far, per beam
-    seqs: list[tuple[int, ...]] = [()]
+    logits = model(input_ids=torch.tensor([prompt], device=device), past_key_values=cache, use_cache=True).logits[:, -1, :]
+    alphabet = _Alphabet(tok, logits.size(-1), device)
+    rows = [_Row((), 0.0, 0, True)]
     finished: list[Beam] = []
-    for _ in range(bound.max_chars + 1):
-        logp = torch.log_softmax(logits, dim=-1) + allowed  # (beams, V)
-        logp[letters == 0, tok.eos_id] = float("-inf")  # a lacuna holds at least one letter
-        logp[after_separator[:, None] & separator.bool()[None, :]] = float("-inf")  # no "  ", no leading space
-        if bound.exact_letters is not None:
-            done = letters >= bound.exact_letters
-            logp[~done, tok.eos_id] = float("-inf")
-            logp[done] = torch.where(
-                torch.arange(logp.size(-1), device=device) == tok.eos_id, logp[done], torch.tensor(float("-inf"), device=device)
-            )
-        total = (scores[:, None] + logp).view(-1)  # (beams * V,)
-        top_scores, top_idx = total.topk(min(2 * k, int(torch.isfinite(total).sum())))
-        beam_idx, token_idx = top_idx // logp.size(-1), top_idx % logp.size(-1)
-        keep_beam, keep_tok, keep_score = [], [], []
-        for s, b, t in zip(top_scores.tolist(), beam_idx.tolist(), token_idx.tolist()):
-            if t == tok.eos_id:
-                finished.append(Beam(seqs[b], s))
-            elif len(keep_beam) < k:
-                keep_beam.append(b)
-                keep_tok.append(t)
-                keep_score.append(s)
-        finished.sort(key=lambda beam: -beam.score)
+    cap = bound.max_letters()
+    for _ in range(bound.max_chars + len(join) + 1):
+        logp = torch.log_softmax(logits.float(), dim=-1)  # (R, V)
+        floor = finished[k - 1].score if len(finished) >= k else float("-inf")
+        nxt: list[tuple[_Row, int, int]] = []  # (new row, parent index, token fed)
+        join_logp = logp[:, join].tolist()  # (R, J): cheap to read for every row
+        free = [i for i, row in enumerate(rows) if row.join_at is None]
+        for i, row in enumerate(rows):
+            at = 0 if row.join_at is None else row.join_at
+            if row.join_at is None:
+                cost = None if row.after_separator else bound.end_cost(row.letters)
+                if cost is None:
+                    continue
+            else:
+                cost = 0.0
+            score = row.score + cost + join_logp[i][at]
+            if score <= floor:
+                continue
+            if at + 1 == len(join):
+                finished.append(Beam(row.seq, score))
+            else:
+                nxt.append((_Row(row.seq, score, row.letters, False, at + 1), i, join[at]))
+        finished.sort(key=lambda b: -b.score)
         del finished[k:]
-        if not keep_beam or (len(finished) >= k and keep_score[0] < finished[-1].score):
+        floor = finished[k - 1].score if len(finished) >= k else float("-inf")
+        joining = sorted((item for item in nxt if item[0].score > floor), key=lambda item: -item[0].score)[: 2 * k]
+        growing = _expand(rows, free, logp, alphabet, k, floor, cap, bound.max_chars)
+        items = joining + growing
+        if not items:
             break
-        if len(seqs[0]) >= bound.max_chars:
-            break
-        index = torch.tensor(keep_beam, device=device)
+        rows = [item[0] for item in items]
+        index = torch.tensor([item[1] for item in items], device=device)
         cache.reorder_cache(index)
-        seqs = [seqs[b] + (t,) for b, t in zip(keep_beam, keep_tok)]
-        scores = torch.tensor(keep_score, device=device)
-        new_tokens = torch.tensor(keep_tok, device=device)
-        letters = letters[index] + letter[new_tokens]
-        after_separator = separator[new_tokens].bool()
-        out = model(input_ids=new_tokens[:, None], past_key_values=cache, use_cache=True)
-        logits = out.logits[:, -1, :].float()
-    if len(finished) < k:  # the length guard cut the search: return the live beams too
-        finished += [Beam(seq, score) for seq, score, n in zip(seqs, scores.tolist(), letters.tolist()) if n > 0]
-        finished.sort(key=lambda beam: -beam.score)
+        fed = torch.tensor([[item[2]] for item in items], device=device)
+        logits = model(input_ids=fed, past_key_values=cache, use_cache=True).logits[:, -1, :]
     return finished[:k]
+
+
+def _expand(
+    rows: list[_Row], free: list[int], logp: torch.Tensor, alphabet: _Alphabet, k: int, floor: float, cap: int | None, max_chars: int
+) -> list[tuple[_Row, int, int]]:
+    """The ``k`` best one-character extensions of the free rows, above ``floor``."""
+    if not free:
+        return []
+    sub = logp[free] + alphabet.allowed  # (F, V)
+    for j, i in enumerate(free):
+        row = rows[i]
+        if row.after_separator:
+            sub[j, alphabet.separator] = float("-inf")
+        if len(row.seq) >= max_chars:
+            sub[j] = float("-inf")
+        elif cap is not None and row.letters >= cap:
+            sub[j, ~alphabet.separator] = float("-inf")
+    total = sub + torch.tensor([rows[i].score for i in free], device=sub.device)[:, None]
+    flat = total.view(-1)
+    n = min(k, int(torch.isfinite(flat).sum()))
+    if n == 0:
+        return []
+    top_scores, top_idx = flat.topk(n)
+    out = []
+    width = sub.size(-1)
+    for score, idx in zip(top_scores.tolist(), top_idx.tolist()):
+        if score <= floor:
+            break
+        j, token = divmod(idx, width)
+        parent = rows[free[j]]
+        is_sep = token in alphabet.separator_ids
+        out.append((_Row(parent.seq + (token,), score, parent.letters + (not is_sep), is_sep), free[j], token))
+    return out

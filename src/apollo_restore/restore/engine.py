@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -23,9 +23,10 @@ from transformers import DynamicCache
 
 from apollo_restore.data.document import Document, Lacuna, Segment, Supplied, Text, render
 from apollo_restore.data.readers.leiden import hint_of, parse_leiden_with_gaps
-from apollo_restore.fim.examples import Hint, encode_prompt
+from apollo_restore.fim.examples import Hint, letter_count
+from apollo_restore.fim.layout import DEFAULT_LAYOUT, FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.model.checkpoint import load_model
+from apollo_restore.model.checkpoint import layout_of, load_model
 from apollo_restore.restore.beam import Beam, LengthBound, beam_search
 from apollo_restore.restore.types import Candidate, GapResult, Restoration
 
@@ -45,12 +46,19 @@ class RestoreConfig:
         max_chars: longest middle searched when there is no hint (characters, spaces included).
         exact_length: force candidates to the hinted letter count (only for exact hints);
             for comparisons with systems that need the gap length.
+        hint_slack: letters beyond the hint still searched, so a wrong hint is survived.
+        hint_penalty: nats charged per letter outside the hint.
+        join_chars: suffix characters scored after the middle (at most the layout's; ``None``:
+            the layout's).
     """
 
     k: int = 20
     context_chars: int = 250
     max_chars: int = 40
     exact_length: bool = False
+    hint_slack: int = 2
+    hint_penalty: float = 3.0
+    join_chars: int | None = None
 
 
 def match_key(text: str) -> str:
@@ -75,9 +83,9 @@ def merge_equivalent(beams: list[tuple[str, float]]) -> list[tuple[str, float]]:
 def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
     if hint is None:
         return LengthBound(cfg.max_chars)
-    top = hint[1] if isinstance(hint, tuple) else hint
-    exact = hint if cfg.exact_length and isinstance(hint, int) else None
-    return LengthBound(max_chars=max(4, top + top // 2 + 4), exact_letters=exact)
+    lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
+    slack = 0 if cfg.exact_length and not isinstance(hint, tuple) else cfg.hint_slack
+    return LengthBound(max_chars=max(4, 2 * (hi + slack) + 2), lo=max(1, lo), hi=max(1, hi), slack=slack, penalty=cfg.hint_penalty)
 
 
 def context_of(
@@ -123,10 +131,14 @@ class Restorer:
         model: a causal LM in eval mode.
         tok: its :class:`CharTokenizer`.
         name: shown in results.
+        layout: the FIM layout the model was trained with.
     """
 
-    def __init__(self, model: torch.nn.Module, tok: CharTokenizer, name: str = "", config: RestoreConfig = RestoreConfig()):
-        self.model, self.tok, self.name, self.config = model, tok, name, config
+    def __init__(
+        self, model: torch.nn.Module, tok: CharTokenizer, name: str = "", config: RestoreConfig = RestoreConfig(),
+        layout: FimLayout = DEFAULT_LAYOUT,
+    ):
+        self.model, self.tok, self.name, self.config, self.layout = model, tok, name, config, layout
 
     @classmethod
     def load(cls, folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), threads: int | None = None) -> "Restorer":
@@ -138,8 +150,14 @@ class Restorer:
         if threads:
             torch.set_num_threads(threads)
         path = Path(folder) if folder else DEFAULT_MODEL
-        model, tok, _ = load_model(path)
-        return cls(model, tok, name=path.name, config=config)
+        model, tok, meta = load_model(path)
+        return cls(model, tok, name=path.name, config=config, layout=layout_of(meta))
+
+    def _prompt_and_join(self, prefix: str, suffix: str, hint: Hint) -> tuple[list[int], list[int]]:
+        """The layout's prompt and join tokens for a gap (context cut to ``context_chars``)."""
+        n, j = self.config.context_chars, self.config.join_chars
+        layout = self.layout if j is None else replace(self.layout, join_chars=min(j, self.layout.join_chars))
+        return layout.prompt(self.tok, prefix[-n:], suffix[:n], hint), layout.join(self.tok, suffix[:n])
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap given normalised context (the gap-set interface).
@@ -153,16 +171,16 @@ class Restorer:
             Up to ``k`` candidates, best first, probabilities normalised over them.
         """
         k = k or self.config.k
-        n = self.config.context_chars
-        prompt = encode_prompt(self.tok, prefix[-n:], suffix[:n], hint)
-        beams: list[Beam] = beam_search(self.model, self.tok, prompt, k=k, bound=_bound(hint, self.config))
+        prompt, join = self._prompt_and_join(prefix, suffix, hint)
+        beams: list[Beam] = beam_search(self.model, self.tok, prompt, join, k=k, bound=_bound(hint, self.config))
         readings = merge_equivalent([(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams])
         return to_candidates(readings)
 
     @torch.no_grad()
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
-        """Log-probability (nats) the model gives to each reading as the gap's middle,
-        ``[EOS]`` included: the same quantity beam search ranks by.
+        """Log-probability (nats) the model gives to each reading as the gap's middle, the
+        join with the suffix and the hint's length penalty included: the quantity beam search
+        ranks by (a reading the search would not allow still gets a finite score).
 
         The prompt runs once; its KV cache is repeated for all readings, which run as one
         right-padded batch (causal attention keeps padding out of every real position).
@@ -172,13 +190,13 @@ class Restorer:
         """
         if not readings:
             return []
-        n = self.config.context_chars
         device = next(self.model.parameters()).device
-        prompt = encode_prompt(self.tok, prefix[-n:], suffix[:n], hint)
+        prompt, join = self._prompt_and_join(prefix, suffix, hint)
+        bound = _bound(hint, self.config)
         cache = DynamicCache()
         out = self.model(input_ids=torch.tensor([prompt], device=device), past_key_values=cache, use_cache=True)
         first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)  # (V,): the reading's first token
-        bodies = [self.tok.encode(r) + [self.tok.eos_id] for r in readings]
+        bodies = [self.tok.encode(r) + join for r in readings]
         width = max(len(b) for b in bodies)
         ids = torch.full((len(bodies), width), self.tok.pad_id, dtype=torch.long, device=device)
         for i, body in enumerate(bodies):
@@ -188,7 +206,7 @@ class Restorer:
         scores = []
         for i, body in enumerate(bodies):
             rest = logp[i, torch.arange(len(body) - 1), torch.tensor(body[1:])].sum() if len(body) > 1 else 0.0
-            scores.append(float(first[body[0]] + rest))
+            scores.append(float(first[body[0]] + rest) + bound.penalty_of(letter_count(readings[i])))
         return scores
 
     def restore(

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from apollo_restore.data.normalise import NORMALISER
-from apollo_restore.fim.examples import FIM_FORMAT, IGNORE_INDEX
+from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 from apollo_restore.fim.hf_format import HfFim
 from apollo_restore.model.checkpoint import META_FILE
 from apollo_restore.scale.shards import TOKENIZER_DIR, read_manifest
@@ -97,7 +97,7 @@ def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, 
 
 def write_meta(folder: Path, meta: dict[str, Any]) -> None:
     """``apollo_restore.json`` naming the normaliser and FIM layout (read by ``load_model``)."""
-    record = {"normaliser": NORMALISER, "fim_format": FIM_FORMAT, **meta}
+    record = {"normaliser": NORMALISER, "fim_format": SPM_V1.name, **meta}
     (Path(folder) / META_FILE).write_text(json.dumps(record, ensure_ascii=False, indent=1, default=str))
 
 

@@ -48,7 +48,8 @@ from tqdm.auto import tqdm
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.prepare import load_documents
 from apollo_restore.fim.dataset import Corpus
-from apollo_restore.fim.examples import FIM_FORMAT, GAP_SAMPLER, FimConfig
+from apollo_restore.fim.examples import GAP_SAMPLER, FimConfig
+from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.hf_format import HfFim, HfFimPacker, load_tokenizer
 from apollo_restore.train.loop import TrainConfig
 
@@ -125,7 +126,7 @@ def export_shards(
     bar.close()
     manifest = {
         "format": SHARD_FORMAT,
-        "fim_format": FIM_FORMAT,
+        "fim_format": SPM_V1.name,
         "gap_sampler": GAP_SAMPLER,
         "normaliser": NORMALISER,
         "tokenizer": {"source": tokenizer, "dir": TOKENIZER_DIR, **encoder.describe()},
@@ -160,7 +161,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     if not path.exists():
         raise FileNotFoundError(f"no {MANIFEST_FILE} in {folder}: export shards first (or the export did not finish)")
     manifest = json.loads(path.read_text())
-    for key, expected in (("format", SHARD_FORMAT), ("fim_format", FIM_FORMAT), ("normaliser", NORMALISER)):
+    for key, expected in (("format", SHARD_FORMAT), ("fim_format", SPM_V1.name), ("normaliser", NORMALISER)):
         if manifest.get(key) != expected:
             raise ValueError(f"{folder} has {key} {manifest.get(key)!r}; this code reads {expected!r}")
     return manifest

@@ -1,0 +1,46 @@
+"""Model selection on what users get: restoration accuracy of the neural filler alone on a
+fixed validation gap set, scored during training (the ``validate`` callback of
+:func:`apollo_restore.train.loop.train`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from apollo_restore.evaluate.gapsets import condition_of, load_gaps
+from apollo_restore.evaluate.metrics import score_gap, uniform
+from apollo_restore.fim.layout import FimLayout
+from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.restore.engine import Restorer, RestoreConfig
+
+
+def restoration_validator(gaps_path: str | Path, k: int = 20) -> Callable[[torch.nn.Module, FimLayout], dict[str, float]]:
+    """A callback scoring a model on the gap set at ``gaps_path``.
+
+    The callback returns ``{"score": …, "w_top1_<condition>": …, "w_top20_<condition>": …}``:
+    uniform-weighted Top-1/Top-20 (lengths 1–20) per hint condition, and ``score``, their Top-1
+    mean over conditions (what chooses the shipped checkpoint).
+    """
+    gaps = load_gaps(Path(gaps_path))
+    tok = CharTokenizer()
+
+    def validate(model: torch.nn.Module, layout: FimLayout) -> dict[str, float]:
+        restorer = Restorer(model, tok, config=RestoreConfig(k=k), layout=layout)
+        by_condition: dict[str, list] = {}
+        with torch.no_grad():
+            for gap in gaps:
+                texts = [c.text for c in restorer.candidates(gap.prefix, gap.suffix, gap.hint, k)]
+                by_condition.setdefault(condition_of(gap), []).append(score_gap(gap.target, texts, k))
+        record: dict[str, float] = {}
+        for condition, scores in sorted(by_condition.items()):
+            summary = uniform(scores)
+            record[f"w_top1_{condition}"] = round(summary.top1 or 0.0, 4)
+            record[f"w_top20_{condition}"] = round(summary.top20 or 0.0, 4)
+        top1 = [v for key, v in record.items() if key.startswith("w_top1_")]
+        record["score"] = round(sum(top1) / max(len(top1), 1), 4)
+        return record
+
+    return validate
