@@ -1,7 +1,7 @@
 """Several gap fillers on the same gap set, side by side (uniform-weighted over lengths 1–20).
 
     python benchmarks/compare_fillers.py --gaps reports/ddb-test/gaps.jsonl --conditions exact,none \\
-        --ngram /tmp/ngram/ddb-8-min1.npz [--neural]
+        --ngram /tmp/ngram/ddb-8-min1.npz [--neural [MODEL_FOLDER]] [--no-default]
 
 Rows: the shipped default (``load_filler()``), a plain forward n-gram file (the classical
 baseline), and optionally the neural model alone. Prints Markdown.
@@ -26,13 +26,15 @@ def main() -> None:
     parser.add_argument("--gaps", type=Path, required=True)
     parser.add_argument("--conditions", default="exact,none")
     parser.add_argument("--ngram", type=Path, action="append", default=[])
-    parser.add_argument("--neural", action="store_true")
+    parser.add_argument("--neural", nargs="?", const="", default=None, help="the neural model alone (a folder; default: the shipped one)")
+    parser.add_argument("--no-default", action="store_true", help="skip the shipped default ensemble")
     args = parser.parse_args()
     wanted = args.conditions.split(",")
     gaps = [g for g in read_gapset(args.gaps) if g.kind == "synthetic" and not is_excluded(g) and condition_of(g) in wanted]
-    fillers = [("shipped default", load_filler())] + [(f"{p.stem}", load_ngram(p)) for p in args.ngram]
-    if args.neural:
-        fillers.append(("neural model alone", Restorer.load()))
+    fillers = [] if args.no_default else [("shipped default", load_filler())]
+    fillers += [(f"{p.stem}", load_ngram(p)) for p in args.ngram]
+    if args.neural is not None:
+        fillers.append((f"neural model alone ({args.neural or 'shipped'})", Restorer.load(args.neural or None, threads=1)))
     print(f"## {len(gaps)} gaps of {args.gaps} ({', '.join(wanted)})\n")
     print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in wanted) + " | ms/gap |")
     print("|---|" + "---:|" * (len(wanted) + 1))

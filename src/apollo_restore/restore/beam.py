@@ -1,7 +1,8 @@
 """Beam search over a gap's middle, scoring the join with the text after the gap.
 
 The prompt (the layout's tokens before the middle) runs once; each step then feeds one token
-per live row, ``(rows, 1)``, reusing the cached keys and values. A row is either *free* (still
+per live row through :class:`~apollo_restore.model.lean.LeanDecoder`, which keeps the prompt's
+keys and values once for all rows. A row is either *free* (still
 writing the middle) or *joining*: when a free row may end (its letter count fits the bound) it
 also spawns a joining row that is forced through the layout's join tokens (the first ``J``
 characters of the suffix, or ``[EOS]``). A candidate's score is ``log P(m + join | prompt)``
@@ -15,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-from transformers import DynamicCache
 
 from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.model.lean import LeanDecoder
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,8 @@ def beam_search(
         and never two separators in a row.
     """
     device = next(model.parameters()).device
-    cache = DynamicCache()
-    logits = model(input_ids=torch.tensor([prompt], device=device), past_key_values=cache, use_cache=True).logits[:, -1, :]
+    decoder = LeanDecoder(model)
+    logits = decoder.start(prompt)
     alphabet = _Alphabet(tok, logits.size(-1), device)
     rows = [_Row((), 0.0, 0, True)]
     finished: list[Beam] = []
@@ -131,16 +132,14 @@ def beam_search(
         finished.sort(key=lambda b: -b.score)
         del finished[k:]
         floor = finished[k - 1].score if len(finished) >= k else float("-inf")
-        joining = sorted((item for item in nxt if item[0].score > floor), key=lambda item: -item[0].score)[: 2 * k]
+        joining = sorted((item for item in nxt if item[0].score > floor), key=lambda item: -item[0].score)[:k]
         growing = _expand(rows, free, logp, alphabet, k, floor, cap, bound.max_chars)
         items = joining + growing
         if not items:
             break
         rows = [item[0] for item in items]
-        index = torch.tensor([item[1] for item in items], device=device)
-        cache.reorder_cache(index)
-        fed = torch.tensor([[item[2]] for item in items], device=device)
-        logits = model(input_ids=fed, past_key_values=cache, use_cache=True).logits[:, -1, :]
+        parents = torch.tensor([item[1] for item in items], device=device)
+        logits = decoder.step(torch.tensor([item[2] for item in items], device=device), parents)
     return finished[:k]
 
 
