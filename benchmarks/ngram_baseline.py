@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import load_documents
 from apollo_restore.fim.examples import letter_count
 from apollo_restore.ngram.fill import FillConfig, NgramRestorer
 from apollo_restore.restore.engine import match_key

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
 from apollo_restore.fim.examples import encode_prompt
 from apollo_restore.restore.engine import Restorer, match_key

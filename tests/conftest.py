@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from apollo_restore.data.prepare import write_documents
+from apollo_restore.data.table import write_documents
 from apollo_restore.fim.examples import FimExample, encode_example
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model

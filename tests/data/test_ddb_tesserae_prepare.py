@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
-from apollo_restore.data.prepare import CorpusSpec, load_documents, prepare
+from apollo_restore.data.prepare import CorpusSpec, prepare
+from apollo_restore.data.table import load_documents
 from apollo_restore.data.readers.archive import SkipLog
 from apollo_restore.data.readers.ddb import parse_original, read_ddb
 from apollo_restore.data.readers.tesserae import read_tesserae

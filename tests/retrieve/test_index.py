@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from tests.retrieve.conftest import HELD_OUT, TRAIN
 
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import load_documents
 from apollo_restore.retrieve.index import ParallelIndex, build_index, leiden_gap_parallels, suffix_array
 
 

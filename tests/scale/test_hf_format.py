@@ -98,7 +98,7 @@ def test_pack_examples_fixed_rows_no_cut():
 
 
 def test_hf_packer_rows_deterministic_and_full(prepared):
-    from apollo_restore.data.prepare import load_documents
+    from apollo_restore.data.table import load_documents
 
     table = load_documents(prepared, split="train")
     corpus = Corpus(table.column("text").to_pylist(), table.column("source").to_pylist(), {})

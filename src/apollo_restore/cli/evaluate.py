@@ -94,7 +94,7 @@ def evaluate_command(
 ) -> None:
     """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots."""
     from apollo_restore.data.formats import read_predictions
-    from apollo_restore.data.prepare import load_documents
+    from apollo_restore.data.table import load_documents
     from apollo_restore.evaluate.gapsets import load_gaps
     from apollo_restore.evaluate.peers import load_peer, parse_peer_arg, read_ithaca_input_ids
     from apollo_restore.evaluate.pipeline import evaluate_to_folder

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.data.table import load_documents
 from apollo_restore.ngram.model import NgramModel
 
 log = logging.getLogger(__name__)
@@ -23,8 +24,6 @@ def build_from_prepared(
 ) -> NgramModel:
     """An :class:`NgramModel` over the ``text`` column of one split of ``documents.parquet``;
     ``backward`` counts the texts reversed (a right-to-left model, see ``fill.ReversedFiller``)."""
-    from apollo_restore.data.prepare import load_documents
-
     table = load_documents(Path(prepared), split=split, sources=sources or None)
     texts = table["text"].to_pylist()
     model = NgramModel.build([t[::-1] for t in texts] if backward else texts, order=order, min_count=min_count)

@@ -46,19 +46,16 @@ import torch
 from tqdm.auto import tqdm
 
 from apollo_restore.data.normalise import NORMALISER
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import SOURCE_WEIGHTS, load_documents
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.examples import FIM_FORMAT, GAP_SAMPLER, FimConfig
 from apollo_restore.fim.hf_format import HfFim, HfFimPacker, load_tokenizer
-from apollo_restore.train.loop import TrainConfig
 
 log = logging.getLogger(__name__)
 
 SHARD_FORMAT = "apollo_restore shards.parquet.v1"
 MANIFEST_FILE = "manifest.json"
 TOKENIZER_DIR = "tokenizer"
-#: the single-device recipe's source weights (documentary papyri 3×, as in the paper)
-DEFAULT_WEIGHTS: dict[str, float] = TrainConfig.__dataclass_fields__["weights"].default_factory()
 _SCHEMA = pa.schema([("input_ids", pa.list_(pa.int32())), ("labels", pa.list_(pa.int32()))])
 
 
@@ -97,7 +94,7 @@ def export_shards(
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
+    weights = dict(SOURCE_WEIGHTS if weights is None else weights)
     table = load_documents(Path(prepared), split=split)
     corpus = Corpus(table.column(text_column).to_pylist(), table.column("source").to_pylist(), weights)
     hf_tok = load_tokenizer(tokenizer)
@@ -287,7 +284,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--loss", default="middle", choices=["middle", "all"])
     parser.add_argument("--text-column", default="text", choices=["text", "text_uncertain_excluded"])
     args = parser.parse_args(argv)
-    weights = dict(DEFAULT_WEIGHTS)
+    weights = dict(SOURCE_WEIGHTS)
     for item in args.weight:
         source, _, value = item.partition("=")
         weights[source] = float(value)
