@@ -18,7 +18,7 @@ def train_command(
     from apollo_restore.train.loop import TrainConfig, train
 
     try:
-        cfg = TrainConfig.from_dict(load_config(config, override or []))
+        cfg = TrainConfig.from_dict(load_config(config, override or [], TrainConfig))
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
     result = train(cfg, progress=not quiet)
