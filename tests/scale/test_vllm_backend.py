@@ -49,11 +49,12 @@ def _restorer(readings=READINGS) -> VllmRestorer:
     return VllmRestorer("fake-model", llm=FakeLLM(readings), tokenizer=to_hf_tokenizer(CharTokenizer()))
 
 
-def test_vllm_backend_imports_without_vllm_and_says_what_to_install():
-    if importlib.util.find_spec("vllm") is not None:
-        pytest.skip("vllm is installed here")
+def test_vllm_backend_imports_without_vllm_and_says_what_to_install(monkeypatch):
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real_find_spec(name, *a))
     with pytest.raises(VllmUnavailable) as err:
         VllmRestorer("some/model")
+    assert str(err.value) == f"vllm is not installed: {vllm_backend.INSTALL_HINT}"
     assert "pip install 'apollo-restore[vllm]'" in str(err.value) and "GPU" in str(err.value)
 
 
@@ -101,4 +102,3 @@ def test_vllm_backend_batches_gaps_in_one_call():
     assert len(batch) == 2 and len(r.llm.calls) == 1 and len(r.llm.calls[0][0]) == 2
     with pytest.raises(NotImplementedError):
         r.score_readings("a", "b", None, ["x"])
-    assert vllm_backend.INSTALL_HINT
