@@ -8,7 +8,7 @@ from transformers import PreTrainedTokenizerFast
 
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.examples import IGNORE_INDEX, FimConfig, FimExample, encode_example, encode_prompt
-from apollo_restore.fim.hf_format import HfFim, HfFimPacker, pack_examples
+from apollo_restore.fim.hf_format import HfFim, HfFimPacker
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 
 EXAMPLES = [
@@ -86,15 +86,6 @@ def test_hf_format_loss_on_middle_and_eos_only():
     assert targets == fim.encode_text("ηρακλ") + [fim.eos_id]
     # labels are shifted: the target at t is the token at t + 1
     assert all(labels[t] == ids[t + 1] for t in range(len(ids) - 1) if labels[t] != IGNORE_INDEX)
-
-
-def test_pack_examples_fixed_rows_no_cut():
-    examples = [([1] * 5, [7] * 5), ([2] * 4, [8] * 4), ([3] * 12, [9] * 12), ([4] * 6, [6] * 6)]
-    rows, labels, dropped = pack_examples(examples, block_size=10, pad_id=0)
-    assert dropped == 1
-    assert rows == [[1] * 5 + [2] * 4 + [0], [4] * 6 + [0] * 4]
-    assert labels[1] == [6] * 6 + [IGNORE_INDEX] * 4
-    assert all(len(r) == 10 for r in rows)
 
 
 def test_hf_packer_rows_deterministic_and_full(prepared):
