@@ -23,11 +23,28 @@ TOLERANCE = 0.02
 
 
 def test_train_tiny_run_matches_recorded_loss(tiny_prepared: Path, tmp_path: Path) -> None:
-    cfg = TrainConfig.from_dict({
-        "prepared": str(tiny_prepared), "out": str(tmp_path / "run"), "size": "tiny", "steps": 60,
-        "batch_size": 4, "block_size": 128, "lr": 3e-3, "min_lr": 3e-4, "warmup": 4, "bf16": False,
-        "threads": 1, "seed": 0, "eval_every": 1000, "eval_rows": 8, "log_every": 5, "checkpoint_every": 1e9,
-    })  # fmt: skip
+    cfg = TrainConfig.from_dict(
+        {
+            "prepared": str(tiny_prepared),
+            "out": str(tmp_path / "run"),
+            "size": "tiny",
+            "steps": 60,
+            "batch_size": 4,
+            "block_size": 128,
+            "lr": 3e-3,
+            "min_lr": 3e-4,
+            "warmup": 4,
+            "bf16": False,
+            "threads": 1,
+            "seed": 0,
+            "eval_every": 1000,
+            "eval_rows": 8,
+            "log_every": 5,
+            "checkpoint_every": 1e9,
+        }
+    )
     result = train(cfg, progress=False)
     assert result["step"] == 60
-    assert result["best_val"] == pytest.approx(RECORDED_VAL_LOSS, abs=TOLERANCE), f"val loss now {result['best_val']:.4f}"
+    assert result["best_val"] == pytest.approx(RECORDED_VAL_LOSS, abs=TOLERANCE), (
+        f"val loss now {result['best_val']:.4f}"
+    )

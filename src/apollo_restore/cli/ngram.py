@@ -1,6 +1,8 @@
 """``apollo-restore ngram``: count a character n-gram model from a prepared corpus.
 
     apollo-restore ngram --prepared data/prepared --source ddb --order 8 --out data/ngram.npz
+
+The counting is :func:`apollo_restore.ngram.build.build_from_prepared`.
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ def ngram_command(
         raise typer.Exit(2) from err
     size = model.save(out)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    typer.echo(f"{out}: order {order}, min_count {min_count}, {model.meta['characters']:,} characters, "
-               f"{sum(model.meta['ngrams']):,} n-grams, {size / 1e6:.1f} MB, "
-               f"{time.perf_counter() - started:.1f} s, peak RSS {peak_mb:.0f} MB")  # fmt: skip
+    typer.echo(
+        f"{out}: order {order}, min_count {min_count}, {model.meta['characters']:,} characters, "
+        f"{sum(model.meta['ngrams']):,} n-grams, {size / 1e6:.1f} MB, "
+        f"{time.perf_counter() - started:.1f} s, peak RSS {peak_mb:.0f} MB"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -53,10 +53,23 @@ def shards_command(
     except ValueError as err:
         raise typer.BadParameter(str(err), param_hint="--loss") from err
     logging.basicConfig(level=logging.INFO, format="%(message)s", force=True)
-    manifest = export_shards(prepared, out, tokenizer, rows, block_size, rows_per_shard, split=split, seed=seed,
-                             weights=weights, fim=fim, text_column=text_column)  # fmt: skip
-    typer.echo(f"{manifest['rows']} rows, {manifest['tokens']} tokens ({manifest['labelled_tokens']} labelled) "
-               f"in {len(manifest['shards'])} shards → {out}")  # fmt: skip
+    manifest = export_shards(
+        prepared,
+        out,
+        tokenizer,
+        rows,
+        block_size,
+        rows_per_shard,
+        split=split,
+        seed=seed,
+        weights=weights,
+        fim=fim,
+        text_column=text_column,
+    )
+    typer.echo(
+        f"{manifest['rows']} rows, {manifest['tokens']} tokens ({manifest['labelled_tokens']} labelled) "
+        f"in {len(manifest['shards'])} shards → {out}"
+    )
 
 
 def finetune_command(
@@ -99,8 +112,12 @@ def train_fsdp_command(
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
     rank = int(os.environ.get("RANK", 0))
-    logging.basicConfig(level=logging.INFO if rank == 0 else logging.WARNING,
-                        format=f"[rank {rank}] %(asctime)s %(message)s", datefmt="%H:%M:%S", force=True)  # fmt: skip
+    logging.basicConfig(
+        level=logging.INFO if rank == 0 else logging.WARNING,
+        format=f"[rank {rank}] %(asctime)s %(message)s",
+        datefmt="%H:%M:%S",
+        force=True,
+    )
     try:
         FsdpRecipe(cfg).train()
     finally:
@@ -112,7 +129,9 @@ def consolidate_command(
     checkpoint: Path = typer.Argument(..., help="A step-* folder, a run's checkpoints/ folder or its latest file."),
     out: Path = typer.Argument(..., help="Model folder to write."),
     dtype: str = typer.Option("bfloat16", "--dtype", help="float32, bfloat16 or float16."),
-    max_shard_gb: float = typer.Option(0.0, "--max-shard-gb", help="Split the weights into files of at most this size."),
+    max_shard_gb: float = typer.Option(
+        0.0, "--max-shard-gb", help="Split the weights into files of at most this size."
+    ),
 ) -> None:
     """Turn a sharded FSDP checkpoint into one safetensors model folder (one process, no GPU)."""
     # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
