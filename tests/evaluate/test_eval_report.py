@@ -46,7 +46,8 @@ def test_report_bpc_of_an_ensemble_is_its_neural_model(toy_table, tmp_path):
     neural = Restorer(build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6))
     ensemble = Ensemble([(neural, 1.0), (LengthPrior(), 1.0)], name="tiny+prior", neural=neural)
     gaps = build_synthetic(toy_table, "ddb", "test", 1, ["exact"], range(1, 2), seed=0, context_chars=40, uncertain_excluded=[])
-    args = dict(gaps=gaps, k=3, bpc_table=toy_table, bpc_windows=1, progress=False)
+    perfect = [Prediction(g.id, [(g.target, 1.0)]) for g in gaps]  # no search: only bits per character runs the model
+    args = dict(gaps=gaps, k=3, predictions=perfect, bpc_table=toy_table, bpc_windows=1, progress=False)
     alone = evaluate_to_folder(tmp_path / "neural", neural, **args)
     metrics = evaluate_to_folder(tmp_path / "ensemble", ensemble, **args)
     assert metrics["bpc"] == alone["bpc"] and "ddb" in metrics["bpc"]  # the shipped model is an ensemble
