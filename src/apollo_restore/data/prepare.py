@@ -259,4 +259,3 @@ def format_stats(report: PrepareReport) -> str:
         reasons[item["reason"].split(":")[0].split(" '")[0]] += 1
     lines += ["", f"Skipped files: {len(report.skipped)}"] + [f"- {r}: {n}" for r, n in sorted(reasons.items())]
     return "\n".join(lines) + "\n"
-
