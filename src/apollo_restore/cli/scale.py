@@ -100,7 +100,7 @@ def train_fsdp_command(
     override: list[str] = typer.Argument(None, help="key=value overrides of FsdpConfig, e.g. steps=40"),
     config: Path = typer.Option(None, "--config", help="YAML file of FsdpConfig options."),
 ) -> None:
-    """Distributed FIM fine-tuning with FSDP2; run under torchrun (``-m apollo_restore train-fsdp``)."""
+    """Distributed FIM fine-tuning with FSDP2, one process per device (torchrun -m apollo_restore train-fsdp)."""
     # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     import torch.distributed as dist
 
