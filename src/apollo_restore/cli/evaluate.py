@@ -18,6 +18,7 @@ _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
 
 
 def _conditions(value: str) -> list[str]:
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.evaluate.gapsets import CONDITIONS
 
     conds = [c.strip() for c in value.split(",") if c.strip()]
@@ -29,6 +30,7 @@ def _conditions(value: str) -> list[str]:
 
 def _build(prepared: Path, split: str, sources: list[str], per_length: int, conditions: str, true_lacunae: int,
            seed: int, context_chars: int, uncertain_excluded: bool):  # fmt: skip
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.evaluate.gapsets import build_from_prepared
 
     if not sources:
@@ -57,6 +59,7 @@ def gaps_command(
     ithaca_out: Path = typer.Option(None, "--ithaca-out", help="Also write Ithaca inputs ('?' placeholders) as JSONL."),
 ) -> None:
     """Build synthetic and true-lacuna gap sets from a prepared split and write them."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.formats import write_gapset
     from apollo_restore.evaluate.peers import export_cullhed, write_ithaca_inputs
 
@@ -93,6 +96,7 @@ def evaluate_command(
     neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
 ) -> None:
     """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.formats import read_predictions
     from apollo_restore.data.table import load_documents
     from apollo_restore.evaluate.gapsets import load_gaps
@@ -113,6 +117,7 @@ def evaluate_command(
     if predictions:
         ours = read_predictions(predictions)
     else:
+        # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.restore.engine import RestoreConfig
         from apollo_restore.restore.ensemble import load_filler
 

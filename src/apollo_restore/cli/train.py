@@ -14,6 +14,7 @@ def train_command(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Train or resume a model (see apollo_restore.train.loop.TrainConfig for every option)."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.config import load_config
     from apollo_restore.train.loop import TrainConfig, train
 
