@@ -125,8 +125,8 @@ def evaluate_command(
         filler = load_filler(model, config=config, use_ngram=not neural_only, threads=threads)
         name = filler.name
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
-    meta = {"gap_set": str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}",
-            "exact_length": exact_length, "context_chars": context_chars}  # fmt: skip
+    gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
+    meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
     metrics = evaluate_to_folder(out, filler, gap_set, k, ours, peers, bpc_table, bpc_windows, bpc_mode, name, meta, seed=seed)
     typer.echo(f"{metrics['gaps']} gaps scored; report in {out / 'report.md'}")
 

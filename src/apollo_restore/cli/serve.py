@@ -9,7 +9,8 @@ import typer
 
 def serve_command(
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
-    index: Path = typer.Option(None, "--index", help="Parallel-passage index folder (default: the package's or $APOLLO_RESTORE_INDEX when built; else none, and the page says so)."),
+    index: Path = typer.Option(None, "--index", help="Parallel-passage index folder (default: the package's or $APOLLO_RESTORE_INDEX when built; "
+        "else none, and the page says so)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (loopback by default)."),
     port: int = typer.Option(8000, "--port", help="TCP port."),
     max_concurrent: int = typer.Option(2, "--max-concurrent", help="Restorations running at once."),
