@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.ngram.fill import load_ngram

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import load_documents
 from apollo_restore.fim.examples import letter_count
 from apollo_restore.ngram.fill import FillConfig, NgramRestorer
 from apollo_restore.restore.engine import match_key
@@ -39,7 +39,7 @@ def build(prepared: Path, workdir: Path, order: int, min_count: int) -> tuple[Pa
     out = workdir / f"ddb-{order}-min{min_count}.npz"
     log = out.with_suffix(".log")
     if not out.exists() or not log.exists():
-        cmd = [sys.executable, "-m", "apollo_restore.ngram.build", "--prepared", str(prepared), "--sources", "ddb",
+        cmd = [sys.executable, "-m", "apollo_restore", "ngram", "--prepared", str(prepared), "--source", "ddb",
                "--order", str(order), "--min-count", str(min_count), "--out", str(out)]
         done = subprocess.run(cmd, check=True, capture_output=True, text=True)
         log.write_text(done.stdout)

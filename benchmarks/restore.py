@@ -20,9 +20,8 @@ import numpy as np
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
-from apollo_restore.fim.examples import encode_prompt
 from apollo_restore.restore.engine import Restorer, match_key
 from apollo_restore.restore.ensemble import load_filler
 
@@ -41,7 +40,7 @@ class AllowedTokens(LogitsProcessor):
 
 def generate_top(restorer: Restorer, prefix: str, suffix: str, hint, k: int) -> list[str]:
     tok = restorer.tok
-    prompt = torch.tensor([encode_prompt(tok, prefix, suffix, hint)])
+    prompt = torch.tensor([restorer.layout.prompt(tok, prefix, suffix, hint)])
     out = restorer.model.generate(
         prompt, num_beams=k, num_return_sequences=k, max_new_tokens=40, length_penalty=0.0, do_sample=False,
         eos_token_id=tok.eos_id, pad_token_id=tok.pad_id, early_stopping=True,

@@ -39,7 +39,7 @@ from typing import Callable
 import numpy as np
 
 from apollo_restore.data.formats import GapExample, read_gapset, write_gapset
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, build_true_lacunae
 from apollo_restore.restore.engine import match_key
 from apollo_restore.retrieve.index import ANCHORS, MAX_BETWEEN, MIN_SIDE, MIN_TOTAL, ParallelIndex

@@ -1,4 +1,11 @@
-"""Shared fixtures: a tiny model that has memorised two passages, a tiny prepared corpus."""
+"""Shared fixtures (a tiny model that has memorised two passages, a tiny prepared corpus) and
+the test tiers: tests marked ``slow`` or ``distributed`` (spawns torchrun) are skipped unless
+``--runslow`` is given::
+
+    pytest                              # the fast tier
+    pytest --runslow                    # everything
+    pytest --runslow -m distributed     # only the torchrun tests
+"""
 
 from __future__ import annotations
 
@@ -7,12 +14,28 @@ from pathlib import Path
 import pytest
 import torch
 
-from apollo_restore.data.prepare import write_documents
+from apollo_restore.data.table import write_documents
 from apollo_restore.fim.examples import FimExample
 from apollo_restore.fim.layout import DEFAULT_LAYOUT
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
 from apollo_restore.model.checkpoint import save_model
+
+SLOW_MARKERS = ("slow", "distributed")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow or distributed")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow tier: give --runslow")
+    for item in items:
+        if any(marker in item.keywords for marker in SLOW_MARKERS):
+            item.add_marker(skip)
+
 
 PASSAGE_1 = "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν"
 PASSAGE_2 = "ετους δευτερου και εικοστου αντωνινου καισαρος του κυριου τυβι· ελαβον παρα σου τας δραχμας"
@@ -57,6 +80,17 @@ def memorised_model(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("memorised")
     save_model(model, tok, folder, {"size": "tiny", "final_loss": losses[-1]})
     return folder
+
+
+@pytest.fixture
+def cli_error():
+    """The message of a usage error as typer prints it (in a box, wrapped): one line."""
+
+    def message(result) -> str:
+        inside = [line.strip("│ ") for line in result.output.splitlines() if line.startswith("│")]
+        return " ".join(inside)
+
+    return message
 
 
 def document_row(doc_id: str, text: str, split: str, source: str = "ddb", **extra) -> dict:

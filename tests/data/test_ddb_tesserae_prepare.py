@@ -10,10 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
-from apollo_restore.data.prepare import CorpusSpec, load_documents, prepare
-from apollo_restore.data.readers.archive import SkipLog
-from apollo_restore.data.readers.ddb import parse_original, read_ddb
-from apollo_restore.data.readers.tesserae import read_tesserae
+from apollo_restore.data.prepare import CorpusSpec, parse_corpus_rows, prepare
+from apollo_restore.data.table import load_documents
+from apollo_restore.data.readers.archive import iter_files
+from apollo_restore.data.readers.ddb import parse_file, parse_original
+from apollo_restore.data.readers.tesserae import parse_tess
 from apollo_restore.data.splits import split_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -42,9 +43,8 @@ def test_ddb_original_markup(original, in_supplied, segments, still_open):
 
 
 def test_ddb_reads_fixture_archive_folder():
-    skips = SkipLog()
-    docs = {d.id: d for d in read_ddb(FIXTURES / "ddb", skips)}
-    assert "bgu.1.100" in docs and len(skips) == 0
+    docs = {d.id: d for d in (parse_file(content, name) for name, content in iter_files(FIXTURES / "ddb", (".xml",)))}
+    assert "bgu.1.100" in docs
     doc = docs["bgu.1.100"]
     assert doc.meta["tm"] == "8875" and doc.group == "tm:8875"
     rendering = render(doc)
@@ -62,15 +62,14 @@ def test_ddb_corrupt_member_is_skipped_and_reported(tmp_path):
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
-    skips = SkipLog()
-    docs = list(read_ddb(archive, skips))
-    assert [d.id for d in docs] == ["a", "c"]
-    assert len(skips) == 1 and "broken" in skips.items[0].path and "well-formed" in skips.items[0].reason
+    rows = list(parse_corpus_rows(CorpusSpec("ddb", archive), workers=1))
+    assert [row["id"] for _, row, _ in rows if row] == ["a", "c"]
+    skipped = [(name, reason) for name, row, reason in rows if row is None]
+    assert len(skipped) == 1 and "broken" in skipped[0][0] and "well-formed" in skipped[0][1]
 
 
 def test_tesserae_reads_works_and_groups_parts():
-    skips = SkipLog()
-    docs = {d.id: d for d in read_tesserae(FIXTURES / "tesserae", skips)}
+    docs = {d.id: d for d in (parse_tess(content, name) for name, content in iter_files(FIXTURES / "tesserae", (".tess",)))}
     assert {"plato.epistles.part.10", "plato.epistles.part.12"} <= set(docs)
     assert docs["plato.epistles.part.10"].group == docs["plato.epistles.part.12"].group == "literary:work:plato.epistles"
     text = render(docs["plato.epistles.part.10"]).text

@@ -10,19 +10,16 @@ import pytest
 from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
-from apollo_restore.data.readers.archive import SkipLog
-from apollo_restore.data.readers.epidoc import gap_segments, read_epidoc
+from apollo_restore.data.prepare import CorpusSpec, parse_corpus_rows
+from apollo_restore.data.readers.epidoc import gap_segments, parse_epidoc_file
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "epidoc"
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 
 
 def _read(name: str, source: str = "inscription"):
-    skips = SkipLog()
-    docs = list(read_epidoc(FIXTURES / name, source, skips))
-    assert len(skips) == 0, skips.items
-    assert len(docs) == 1
-    return docs[0]
+    path = FIXTURES / name
+    return parse_epidoc_file(path.read_bytes(), str(path), source)
 
 
 def test_epidoc_fixtures_are_small():
@@ -143,9 +140,9 @@ def _tei(edition: str, lang: str = 'xml:lang="grc"') -> bytes:
 )
 def test_epidoc_element_mapping(tmp_path, edition, expected):
     (tmp_path / "doc.xml").write_bytes(_tei(edition))
-    docs = list(read_epidoc(tmp_path / "doc.xml", "inscription", SkipLog()))
-    assert docs[0].segments == expected
-    assert docs[0].id == "doc"
+    doc = parse_epidoc_file((tmp_path / "doc.xml").read_bytes(), str(tmp_path / "doc.xml"), "inscription")
+    assert doc.segments == expected
+    assert doc.id == "doc"
 
 
 def test_epidoc_keeps_only_greek_textparts(tmp_path):
@@ -154,14 +151,13 @@ def test_epidoc_keeps_only_greek_textparts(tmp_path):
         '<div type="textpart" xml:lang="grc"><ab>ἑλληνική</ab></div>'
     )
     (tmp_path / "bi.xml").write_bytes(_tei(body, lang=""))
-    assert list(read_epidoc(tmp_path / "bi.xml", "inscription", SkipLog()))[0].segments == [Text("ἑλληνική")]
+    assert parse_epidoc_file((tmp_path / "bi.xml").read_bytes(), "bi.xml", "inscription").segments == [Text("ἑλληνική")]
 
 
 def test_epidoc_skips_non_greek_edition(tmp_path):
     (tmp_path / "heb.xml").write_bytes(_tei("שלום", lang='xml:lang="heb"'))
-    skips = SkipLog()
-    assert list(read_epidoc(tmp_path, "inscription", skips)) == []
-    assert [s.reason for s in skips.items] == ["no Greek edition"]
+    rows = list(parse_corpus_rows(CorpusSpec("inscription", tmp_path), workers=1))
+    assert rows == [(str(tmp_path / "heb.xml"), None, "no Greek edition")]
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -177,12 +173,11 @@ def test_epidoc_corrupt_member_in_archive_is_skipped_and_reported(tmp_path):
         _add(tar, "corpus/broken.xml", b"<TEI><text><div type='edition'>")
         _add(tar, "corpus/b.xml", (FIXTURES / "o.claud.1.150.xml").read_bytes())
         _add(tar, "corpus/readme.txt", b"not xml, not read")
-    skips = SkipLog()
-    docs = list(read_epidoc(archive, "inscription", skips))
-    assert [d.id for d in docs] == ["iAph150279", "o.claud.1.150"]
-    assert len(skips) == 1
-    assert skips.items[0].path == "corpus.tar.xz:corpus/broken.xml"
-    assert skips.items[0].reason.startswith("not well-formed XML")
+    rows = list(parse_corpus_rows(CorpusSpec("inscription", archive), workers=1))
+    assert [row["id"] for _, row, _ in rows if row] == ["iAph150279", "o.claud.1.150"]
+    skipped = [(name, reason) for name, row, reason in rows if row is None]
+    assert len(skipped) == 1 and skipped[0][0] == "corpus.tar.xz:corpus/broken.xml"
+    assert skipped[0][1].startswith("not well-formed XML")
 
 
 def test_epidoc_machine_readings_read_back_as_lacunae():

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 from evaltoy import toy_rows
 
-from apollo_restore.data.prepare import SCHEMA, write_documents
+from apollo_restore.data.table import SCHEMA, write_documents
 
 
 @pytest.fixture

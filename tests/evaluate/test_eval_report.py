@@ -15,6 +15,7 @@ from apollo_restore.evaluate.report import render_markdown
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
 from apollo_restore.restore.engine import Restorer, RestoreConfig
+from apollo_restore.restore.ensemble import Ensemble, LengthPrior
 
 
 def test_report_folder_for_tiny_random_model(toy_table, tmp_path):
@@ -38,6 +39,18 @@ def test_report_folder_for_tiny_random_model(toy_table, tmp_path):
     for heading in ("Headline", "Hint robustness", "Agreement with editors", "Bits per character", "Uncertain-included", "Per gap length", "Side by side"):
         assert heading in text, heading
     assert "no gaps of length 2, 3" in text  # missing lengths are reported and skipped
+
+
+def test_report_bpc_of_an_ensemble_is_its_neural_model(toy_table, tmp_path):
+    tok = CharTokenizer()
+    neural = Restorer(build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6))
+    ensemble = Ensemble([(neural, 1.0), (LengthPrior(), 1.0)], name="tiny+prior", neural=neural)
+    gaps = build_synthetic(toy_table, "ddb", "test", 1, ["exact"], range(1, 2), seed=0, context_chars=40, uncertain_excluded=[])
+    perfect = [Prediction(g.id, [(g.target, 1.0)]) for g in gaps]  # no search: only bits per character runs the model
+    args = dict(gaps=gaps, k=3, predictions=perfect, bpc_table=toy_table, bpc_windows=1, progress=False)
+    alone = evaluate_to_folder(tmp_path / "neural", neural, **args)
+    metrics = evaluate_to_folder(tmp_path / "ensemble", ensemble, **args)
+    assert metrics["bpc"] == alone["bpc"] and "ddb" in metrics["bpc"]  # the shipped model is an ensemble
 
 
 def test_report_markdown_without_optional_parts():
@@ -71,11 +84,19 @@ def test_report_cli_gaps_and_evaluate_from_predictions(toy_prepared, tmp_path, r
     assert metrics["peers"]["head_to_head"]["predictions vs again"]["both"] == len(gaps)
 
 
-def test_report_cli_evaluate_needs_gaps_or_prepared(tmp_path, runner):
+def test_report_cli_evaluate_needs_gaps_or_prepared(tmp_path, runner, cli_error):
     result = runner.invoke(app, ["evaluate", "--out", str(tmp_path / "x")])
-    assert result.exit_code != 0
+    assert result.exit_code == 2
+    assert cli_error(result) == "Invalid value for --gaps: give --gaps FILE or --prepared DIR with --source"
 
 
-def test_report_cli_evaluate_unknown_condition(toy_prepared, tmp_path, runner):
+def test_report_cli_evaluate_unknown_condition(toy_prepared, tmp_path, runner, cli_error):
     result = runner.invoke(app, ["gaps", "--prepared", str(toy_prepared), "--source", "ddb", "--conditions", "exactish", "--out", str(tmp_path / "g.jsonl")])
-    assert result.exit_code != 0
+    assert result.exit_code == 2
+    choices = "exact, range, wrong10, wrong50, wrong100, none"
+    assert cli_error(result) == f"Invalid value for --conditions: unknown condition(s) exactish; choose from {choices}"
+
+
+def test_report_cli_gaps_source_missing_from_split(toy_prepared, tmp_path, runner):
+    result = runner.invoke(app, ["gaps", "--prepared", str(toy_prepared), "--source", "literary", "--out", str(tmp_path / "g.jsonl")])
+    assert (result.exit_code, result.output) == (2, f"error: no test documents of source 'literary' in {toy_prepared}\n")

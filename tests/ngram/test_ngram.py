@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from apollo_restore.data.document import render
-from apollo_restore.data.readers.archive import SkipLog
-from apollo_restore.data.readers.ddb import read_ddb
+from apollo_restore.data.readers.archive import iter_files
+from apollo_restore.data.readers.ddb import parse_file
 from apollo_restore.fim.examples import letter_count
 from apollo_restore.ngram.fill import FillConfig, NgramRestorer
 from apollo_restore.ngram.model import SYMBOLS, NgramModel, encode
@@ -98,7 +98,7 @@ def test_save_load_round_trip(lm: NgramModel, restorer: NgramRestorer, tmp_path)
 
 
 def test_builds_on_rendered_ddb_documents() -> None:
-    texts = [render(doc).text for doc in read_ddb("tests/fixtures/ddb", SkipLog())]
+    texts = [render(parse_file(content, name)).text for name, content in iter_files("tests/fixtures/ddb", (".xml",))]
     lm = NgramModel.build(texts, order=8, min_count=2)
     assert lm.meta["characters"] == sum(len(encode(t)) for t in texts) + len(texts) + 1
     np.testing.assert_allclose(np.exp(lm.logprobs_next(["και ", texts[0][:40]])).sum(axis=1), 1.0, atol=1e-6)

@@ -27,8 +27,20 @@ def beams(restorer: Restorer) -> list[Candidate]:
     return restorer.candidates(PREFIX, SUFFIX, 8, 5)
 
 
+class _NoIndex:
+    """An index that must not be asked."""
+
+    def gap_parallels(self, *args, **kwargs):
+        raise AssertionError("a disabled RetrievalAugmented consulted the index")
+
+
 def test_augment_off_gives_model_candidates(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
-    assert RetrievalAugmented(restorer, index, enabled=False).candidates(PREFIX, SUFFIX, 8, 5) == beams
+    off = RetrievalAugmented(restorer, _NoIndex(), enabled=False)
+    cands = off.candidates(PREFIX, SUFFIX, 8, 5)
+    assert [(c.text, c.log_score, c.origin, c.citations) for c in cands] == [(b.text, b.log_score, ["model"], []) for b in beams]
+    assert off.name == "tiny"
+    on = RetrievalAugmented(restorer, index, count_weight=1000.0).candidates(PREFIX, SUFFIX, 8, 5)
+    assert on[0].text == "τραιανου" and on != cands  # the same gap with parallels does change the answer
 
 
 def test_augment_merges_and_cites(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from apollo_restore.data.prepare import DOCUMENTS_FILE, CorpusSpec, load_documents, prepare, write_documents
+from apollo_restore.data.prepare import CorpusSpec, prepare
+from apollo_restore.data.table import DOCUMENTS_FILE, load_documents, write_documents
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -23,7 +23,7 @@ TORCHRUN = Path(sys.executable).with_name("torchrun")
 
 
 def _torchrun(run: Path, *overrides: str) -> subprocess.CompletedProcess:
-    cmd = [str(TORCHRUN), "--standalone", "--nproc_per_node", "2", "-m", "apollo_restore.scale.train_fsdp",
+    cmd = [str(TORCHRUN), "--standalone", "--nproc_per_node", "2", "-m", "apollo_restore", "train-fsdp",
            "--config", str(ROOT / "configs" / "tiny_fsdp.yaml"), *overrides]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
     proc = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True, timeout=150)

@@ -7,8 +7,9 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
 from apollo_restore.fim.dataset import Corpus
-from apollo_restore.fim.examples import IGNORE_INDEX, FimConfig, FimExample, encode_example, encode_prompt
-from apollo_restore.fim.hf_format import HfFim, HfFimPacker, pack_examples
+from apollo_restore.fim.examples import FimConfig, FimExample
+from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
+from apollo_restore.fim.hf_format import HfFim, HfFimPacker
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 
 EXAMPLES = [
@@ -36,8 +37,8 @@ def test_hf_format_matches_char_tokenizer(example, loss):
     char = CharTokenizer()
     fim = HfFim(to_hf_tokenizer(char))
     assert fim.added == []
-    assert fim.encode_example(example, loss) == encode_example(char, example, loss)
-    assert fim.encode_prompt(example.prefix, example.suffix, example.hint) == encode_prompt(char, example.prefix, example.suffix, example.hint)
+    assert fim.encode_example(example, loss) == SPM_V1.encode(char, example.prefix, example.middle, example.suffix, example.hint, loss)
+    assert fim.encode_prompt(example.prefix, example.suffix, example.hint) == SPM_V1.prompt(char, example.prefix, example.suffix, example.hint)
 
 
 def test_hf_format_finds_reserved_mistral_tokens():
@@ -88,17 +89,8 @@ def test_hf_format_loss_on_middle_and_eos_only():
     assert all(labels[t] == ids[t + 1] for t in range(len(ids) - 1) if labels[t] != IGNORE_INDEX)
 
 
-def test_pack_examples_fixed_rows_no_cut():
-    examples = [([1] * 5, [7] * 5), ([2] * 4, [8] * 4), ([3] * 12, [9] * 12), ([4] * 6, [6] * 6)]
-    rows, labels, dropped = pack_examples(examples, block_size=10, pad_id=0)
-    assert dropped == 1
-    assert rows == [[1] * 5 + [2] * 4 + [0], [4] * 6 + [0] * 4]
-    assert labels[1] == [6] * 6 + [IGNORE_INDEX] * 4
-    assert all(len(r) == 10 for r in rows)
-
-
 def test_hf_packer_rows_deterministic_and_full(prepared):
-    from apollo_restore.data.prepare import load_documents
+    from apollo_restore.data.table import load_documents
 
     table = load_documents(prepared, split="train")
     corpus = Corpus(table.column("text").to_pylist(), table.column("source").to_pylist(), {})

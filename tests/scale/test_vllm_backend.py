@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from apollo_restore.data.readers.leiden import parse_leiden
-from apollo_restore.fim.examples import encode_prompt
+from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 from apollo_restore.restore.types import Candidate, GapResult, Restoration
 from apollo_restore.scale import vllm_backend
@@ -49,19 +49,20 @@ def _restorer(readings=READINGS) -> VllmRestorer:
     return VllmRestorer("fake-model", llm=FakeLLM(readings), tokenizer=to_hf_tokenizer(CharTokenizer()))
 
 
-def test_vllm_backend_imports_without_vllm_and_says_what_to_install():
-    if importlib.util.find_spec("vllm") is not None:
-        pytest.skip("vllm is installed here")
+def test_vllm_backend_imports_without_vllm_and_says_what_to_install(monkeypatch):
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real_find_spec(name, *a))
     with pytest.raises(VllmUnavailable) as err:
         VllmRestorer("some/model")
+    assert str(err.value) == f"vllm is not installed: {vllm_backend.INSTALL_HINT}"
     assert "pip install 'apollo-restore[vllm]'" in str(err.value) and "GPU" in str(err.value)
 
 
 def test_vllm_backend_prompt_is_the_fim_layout():
     r = _restorer()
-    assert r.prompt("κομων του ", "κλειτου", (3, 5)) == encode_prompt(CHAR, "κομων του ", "κλειτου", (3, 5))
+    assert r.prompt("κομων του ", "κλειτου", (3, 5)) == SPM_V1.prompt(CHAR, "κομων του ", "κλειτου", (3, 5))
     long = "α" * 1000
-    assert len(r.prompt(long, long, None)) == len(encode_prompt(CHAR, long[-250:], long[:250], None))
+    assert len(r.prompt(long, long, None)) == len(SPM_V1.prompt(CHAR, long[-250:], long[:250], None))
 
 
 def test_vllm_backend_converts_beams_to_candidates():
@@ -69,7 +70,7 @@ def test_vllm_backend_converts_beams_to_candidates():
     cands = r.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", 3)
     prompts, params = r.llm.calls[0]
     assert params.beam_width == 20 and params.length_penalty == 0.0 and params.max_tokens >= 4
-    assert prompts == [{"prompt_token_ids": encode_prompt(CHAR, "κομων μουσαιου του ", "κλειτου χαιρειν", 3)}]
+    assert prompts == [{"prompt_token_ids": SPM_V1.prompt(CHAR, "κομων μουσαιου του ", "κλειτου χαιρειν", 3)}]
     assert [c.text for c in cands] == ["ηρα", "ερμ", "ηραικ"]
     assert all(isinstance(c, Candidate) for c in cands)
     assert abs(sum(c.prob for c in cands) - 1) < 1e-9
@@ -101,4 +102,3 @@ def test_vllm_backend_batches_gaps_in_one_call():
     assert len(batch) == 2 and len(r.llm.calls) == 1 and len(r.llm.calls[0][0]) == 2
     with pytest.raises(NotImplementedError):
         r.score_readings("a", "b", None, ["x"])
-    assert vllm_backend.INSTALL_HINT

@@ -69,6 +69,7 @@ def test_train_resumes_where_it_stopped(tiny_prepared, tmp_path):
     assert uninterrupted["tokens"] == result["tokens"]
 
 
+@pytest.mark.slow
 def test_train_survives_sigkill(tiny_prepared, tmp_path):
     out = tmp_path / "killed"
     args = [sys.executable, "-m", "apollo_restore", "train", "--quiet", f"prepared={tiny_prepared}", f"out={out}",

@@ -18,6 +18,7 @@ _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
 
 
 def _conditions(value: str) -> list[str]:
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.evaluate.gapsets import CONDITIONS
 
     conds = [c.strip() for c in value.split(",") if c.strip()]
@@ -29,6 +30,7 @@ def _conditions(value: str) -> list[str]:
 
 def _build(prepared: Path, split: str, sources: list[str], per_length: int, conditions: str, true_lacunae: int,
            seed: int, context_chars: int, uncertain_excluded: bool):  # fmt: skip
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.evaluate.gapsets import build_from_prepared
 
     if not sources:
@@ -57,6 +59,7 @@ def gaps_command(
     ithaca_out: Path = typer.Option(None, "--ithaca-out", help="Also write Ithaca inputs ('?' placeholders) as JSONL."),
 ) -> None:
     """Build synthetic and true-lacuna gap sets from a prepared split and write them."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.formats import write_gapset
     from apollo_restore.evaluate.peers import export_cullhed, write_ithaca_inputs
 
@@ -93,8 +96,9 @@ def evaluate_command(
     neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
 ) -> None:
     """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.formats import read_predictions
-    from apollo_restore.data.prepare import load_documents
+    from apollo_restore.data.table import load_documents
     from apollo_restore.evaluate.gapsets import load_gaps
     from apollo_restore.evaluate.peers import load_peer, parse_peer_arg, read_ithaca_input_ids
     from apollo_restore.evaluate.pipeline import evaluate_to_folder
@@ -113,6 +117,7 @@ def evaluate_command(
     if predictions:
         ours = read_predictions(predictions)
     else:
+        # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.restore.engine import RestoreConfig
         from apollo_restore.restore.ensemble import load_filler
 
@@ -120,8 +125,8 @@ def evaluate_command(
         filler = load_filler(model, config=config, use_ngram=not neural_only, threads=threads)
         name = filler.name
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
-    meta = {"gap_set": str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}",
-            "exact_length": exact_length, "context_chars": context_chars}  # fmt: skip
+    gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
+    meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
     metrics = evaluate_to_folder(out, filler, gap_set, k, ours, peers, bpc_table, bpc_windows, bpc_mode, name, meta, seed=seed)
     typer.echo(f"{metrics['gaps']} gaps scored; report in {out / 'report.md'}")
 

@@ -17,6 +17,7 @@ def parallels_command(
 ) -> None:
     """Show where the gap's contexts stand together in the training corpus, and what stands
     between them; or, for a phrase, where it stands."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.errors import LeidenError
     from apollo_restore.retrieve.index import ParallelIndex, default_index_path, leiden_gap_parallels
 

@@ -13,6 +13,7 @@ def prepare_command(
     dedup_threshold: float = typer.Option(0.5, help="Drop a validation/test document when this share of its 25-letter runs is in train."),
 ) -> None:
     """Read corpora in place and write documents.parquet, stats.md/json and skipped.jsonl."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.prepare import CorpusSpec, format_stats, prepare
 
     try:

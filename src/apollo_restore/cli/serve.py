@@ -9,16 +9,19 @@ import typer
 
 def serve_command(
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
-    index: Path = typer.Option(None, "--index", help="Parallel-passage index folder (default: the package's or $APOLLO_RESTORE_INDEX when built; else none, and the page says so)."),
+    index: Path = typer.Option(None, "--index", help="Parallel-passage index folder (default: the package's or $APOLLO_RESTORE_INDEX when built; "
+        "else none, and the page says so)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (loopback by default)."),
     port: int = typer.Option(8000, "--port", help="TCP port."),
     max_concurrent: int = typer.Option(2, "--max-concurrent", help="Restorations running at once."),
     threads: int = typer.Option(None, "--threads", help="Torch threads (default: torch's choice)."),
 ) -> None:
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     import uvicorn
 
     from apollo_restore.restore.ensemble import load_filler
+    from apollo_restore.retrieve.index import default_index_path
     from apollo_restore.web.app import create_app
     from apollo_restore.web.limits import Limits
 
@@ -26,8 +29,6 @@ def serve_command(
         restorer = load_filler(model, threads=threads)
     except (FileNotFoundError, ValueError) as err:
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
-    from apollo_restore.retrieve.index import default_index_path
-
     index = index or (default_index_path() if (default_index_path() / "meta.json").exists() else None)
     parallels = load_parallels(index) if index else None
     app = create_app(restorer, parallels, Limits(max_concurrent=max_concurrent))
@@ -41,6 +42,7 @@ def load_parallels(folder: Path):
     Raises:
         typer.BadParameter: no readable index there.
     """
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.web.parallels import IndexParallels
 
     try:

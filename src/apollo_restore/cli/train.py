@@ -14,11 +14,12 @@ def train_command(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Train or resume a model (see apollo_restore.train.loop.TrainConfig for every option)."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.config import load_config
     from apollo_restore.train.loop import TrainConfig, train
 
     try:
-        cfg = TrainConfig.from_dict(load_config(config, override or []))
+        cfg = TrainConfig.from_dict(load_config(config, override or [], TrainConfig))
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
     validate = None

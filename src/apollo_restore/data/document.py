@@ -170,11 +170,6 @@ def render(doc: Document, uncertain_as_gap: bool = False) -> Rendering:
     return Rendering(stripped, [sp for sp in spans if sp.text.strip()])
 
 
-def training_text(doc: Document, uncertain_as_gap: bool = False) -> str:
-    """Shortcut for ``render(doc, uncertain_as_gap).text``."""
-    return render(doc, uncertain_as_gap).text
-
-
 def to_leiden(segments: list[Segment]) -> str:
     """Render segments in Leiden conventions for display (letters as the edition gives them)."""
     out: list[str] = []

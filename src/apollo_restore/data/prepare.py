@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from apollo_restore.data.dedup import RUN, duplicate_fraction, shingles
@@ -34,29 +32,14 @@ from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.tesserae import parse_tess
 from apollo_restore.errors import CorpusError
 from apollo_restore.data.splits import SPLITS, SPLITTER, split_of
+from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
+# re-exported while train/loop.py and retrieve/index.py still import it from here; new code: data.table
+from apollo_restore.data.table import load_documents as load_documents
 
 log = logging.getLogger(__name__)
 
-DOCUMENTS_FILE = "documents.parquet"
 Parser = Callable[[bytes, str, str], Document]
 _LETTERS = frozenset(GREEK_LETTERS)
-
-SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("source", pa.string()),
-        ("split", pa.string()),
-        ("group", pa.string()),
-        ("tm", pa.string()),
-        ("date", pa.int32()),
-        ("text", pa.string()),
-        ("text_uncertain_excluded", pa.string()),
-        ("supplied_start", pa.list_(pa.int32())),
-        ("supplied_end", pa.list_(pa.int32())),
-        ("letters", pa.int64()),
-        ("lacunae", pa.int32()),
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -104,16 +87,6 @@ def reader_for(spec: CorpusSpec) -> tuple[Parser, tuple[str, ...]]:
     if _is_ddb_token_xml(spec.path):
         return parse_ddb_file, (".xml",)
     return parse_epidoc_file, (".xml",)
-
-
-def read_corpus(spec: CorpusSpec, skips: SkipLog) -> Iterator[Document]:
-    """Documents of one corpus, in file order, with the reader its format needs."""
-    parse, suffixes = reader_for(spec)
-    for name, content in iter_files(spec.path, suffixes):
-        try:
-            yield parse(content, name, spec.source)
-        except CorpusError as err:
-            skips.add(name, err.reason)
 
 
 def _parse_chunk(parse: Parser, source: str, items: list[tuple[str, bytes]]) -> list[tuple[str, dict[str, Any] | None, str]]:
@@ -244,14 +217,6 @@ def _drop_near_duplicates(
     return kept, dict(sorted(dropped.items()))
 
 
-def write_documents(rows: list[dict[str, Any]], path: Path) -> None:
-    table = pa.Table.from_pylist(rows, schema=SCHEMA)
-    table = table.replace_schema_metadata({"normaliser": NORMALISER, "splitter": SPLITTER})
-    tmp = path.with_suffix(".tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    tmp.replace(path)
-
-
 def _stats(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
     stats: dict[str, dict[str, dict[str, int]]] = {}
     for row in rows:
@@ -294,24 +259,3 @@ def format_stats(report: PrepareReport) -> str:
         reasons[item["reason"].split(":")[0].split(" '")[0]] += 1
     lines += ["", f"Skipped files: {len(report.skipped)}"] + [f"- {r}: {n}" for r, n in sorted(reasons.items())]
     return "\n".join(lines) + "\n"
-
-
-def load_documents(prepared: Path, split: str | None = None, sources: list[str] | None = None) -> pa.Table:
-    """Read ``documents.parquet`` from a prepared folder, optionally filtered.
-
-    Raises:
-        FileNotFoundError: ``prepared`` holds no ``documents.parquet``.
-        ValueError: it was prepared with another normaliser.
-    """
-    path = Path(prepared) / DOCUMENTS_FILE
-    if not path.exists():
-        raise FileNotFoundError(f"no {DOCUMENTS_FILE} in {prepared}: run `apollo-restore prepare` first")
-    table = pq.read_table(path)
-    found = (table.schema.metadata or {}).get(b"normaliser", b"").decode()
-    if found != NORMALISER:
-        raise ValueError(f"{path} was prepared with normaliser {found!r}, this code uses {NORMALISER!r}")
-    if split is not None:
-        table = table.filter(pa.compute.equal(table["split"], split))
-    if sources:
-        table = table.filter(pa.compute.is_in(table["source"], pa.array(sources)))
-    return table

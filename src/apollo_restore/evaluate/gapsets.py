@@ -36,9 +36,11 @@ from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from apollo_restore.data.formats import GapExample, Hint, read_cullhed_chat, read_gapset
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
+from apollo_restore.data.table import load_documents
 from apollo_restore.fim.examples import letter_count
 
 log = logging.getLogger(__name__)
@@ -288,7 +290,7 @@ def build_synthetic(
     """Synthetic gaps of one source's split under each hint condition.
 
     Args:
-        table: documents (:func:`~apollo_restore.data.prepare.load_documents`); rows of other
+        table: documents (:func:`~apollo_restore.data.table.load_documents`); rows of other
             sources are ignored.
         source, split: written into ids.
         per_length: spans per letter count.
@@ -302,7 +304,7 @@ def build_synthetic(
     Returns:
         Gap examples, condition by condition, spans in the same order within each.
     """
-    docs = _docs(table.filter(pa.compute.equal(table["source"], source)))
+    docs = _docs(table.filter(pc.equal(table["source"], source)))
     spans = sample_spans(docs, per_length, list(lengths), _rng(seed, GAP_SAMPLER, source), avoid_supplied)
     conditions = list(conditions)
     excluded = set(uncertain_excluded)
@@ -329,7 +331,7 @@ def build_true_lacunae(
         max_letters: longer supplements are skipped.
         uncertain_excluded: also write each gap with uncertain-excluded context (``:ue``).
     """
-    docs = _docs(table.filter(pa.compute.equal(table["source"], source)))
+    docs = _docs(table.filter(pc.equal(table["source"], source)))
     spans = supplied_spans(docs, max_letters)
     if limit is not None and limit < len(spans):
         keep = np.sort(_rng(seed, GAP_SAMPLER, source, "true").choice(len(spans), size=limit, replace=False))
@@ -355,13 +357,11 @@ def build_from_prepared(
     Raises:
         ValueError: a source has no documents in the split.
     """
-    from apollo_restore.data.prepare import load_documents
-
     table = load_documents(Path(prepared), split, list(sources))
     conditions, excluded, lengths = list(conditions), list(uncertain_excluded), list(lengths)
     out: list[GapExample] = []
     for source in sources:
-        if not pa.compute.any(pa.compute.equal(table["source"], source)).as_py():
+        if not pc.any(pc.equal(table["source"], source)).as_py():
             raise ValueError(f"no {split} documents of source {source!r} in {prepared}")
         if per_length > 0:
             out += build_synthetic(table, source, split, per_length, conditions, lengths, seed, context_chars, excluded)

@@ -39,7 +39,8 @@ def evaluate_to_folder(
         predictions: score these instead of running the filler.
         peers: other systems' predictions (ids already joined to ``gaps``) for the side-by-side.
         bpc_table: held-out documents for bits per character (needs a filler with ``model`` and
-            ``tok``, as :class:`~apollo_restore.restore.engine.Restorer`); ``None`` skips it.
+            ``tok``, as :class:`~apollo_restore.restore.engine.Restorer`, or an ensemble whose
+            ``neural`` member has them); ``None`` skips it.
         name: our system's name in the side-by-side.
         meta: extra facts for the report header.
 
@@ -58,8 +59,8 @@ def evaluate_to_folder(
         "ms_per_gap": round(sum(ms) / len(ms), 1) if ms else None,
         "machine": f"{platform.machine()} {platform.system()}",
     }  # fmt: skip
-    if bpc_table is not None and bpc_windows > 0 and hasattr(filler, "model") and hasattr(filler, "tok"):
-        neural = getattr(filler, "neural", None) or filler  # an ensemble reports its neural model
+    neural = getattr(filler, "neural", None) or filler  # an ensemble reports its neural model
+    if bpc_table is not None and bpc_windows > 0 and hasattr(neural, "model") and hasattr(neural, "tok"):
         metrics["bpc"] = bpc_by_period(neural.model, neural.tok, bpc_table, bpc_windows, seed=seed, mode=bpc_mode)
         info["bpc_mode"] = bpc_mode
     if peers:

@@ -131,35 +131,6 @@ class HfFim:
         return SPM_V1.encode(self, ex.prefix, ex.middle, ex.suffix, ex.hint, loss)
 
 
-def pack_examples(
-    examples: list[tuple[list[int], list[int]]], block_size: int, pad_id: int
-) -> tuple[list[list[int]], list[list[int]], int]:
-    """Greedily pack encoded examples, in order, into rows of exactly ``block_size`` tokens.
-
-    Returns:
-        ``(rows_ids, rows_labels, dropped)``; rows are padded with ``pad_id`` / ignored labels,
-        ``dropped`` counts examples longer than a row (never cut: a cut middle is a wrong label).
-    """
-    rows_ids: list[list[int]] = []
-    rows_labels: list[list[int]] = []
-    ids: list[int] = []
-    labels: list[int] = []
-    dropped = 0
-    for ex_ids, ex_labels in examples:
-        if len(ex_ids) > block_size:
-            dropped += 1
-            continue
-        if len(ids) + len(ex_ids) > block_size:
-            rows_ids.append(ids + [pad_id] * (block_size - len(ids)))
-            rows_labels.append(labels + [IGNORE_INDEX] * (block_size - len(labels)))
-            ids, labels = [], []
-        ids, labels = ids + ex_ids, labels + ex_labels
-    if ids:
-        rows_ids.append(ids + [pad_id] * (block_size - len(ids)))
-        rows_labels.append(labels + [IGNORE_INDEX] * (block_size - len(labels)))
-    return rows_ids, rows_labels, dropped
-
-
 class HfFimPacker:
     """Rows of packed FIM examples for any tokenizer, like
     :class:`~apollo_restore.fim.dataset.PackedFimStream`.

@@ -1,6 +1,6 @@
 """Single-process FIM fine-tuning of any Hugging Face causal LM: full or LoRA (one GPU or CPU).
 
-    python -m apollo_restore.scale.finetune --model /models/Mistral-Small-24B-Base-2503 \\
+    apollo-restore finetune --model /models/Mistral-Small-24B-Base-2503 \\
         --shards data/shards/mistral --out runs/lora lora=true steps=2000 bf16=true
 
 Options are :class:`FinetuneConfig` fields, given as ``key=value`` (or in ``--config FILE``).
@@ -20,7 +20,6 @@ This path does not resume a killed run (it keeps no optimiser checkpoint); for l
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import time
@@ -30,7 +29,7 @@ from typing import Any
 
 import torch
 
-from apollo_restore.config import from_mapping, load_config
+from apollo_restore.config import from_mapping
 from apollo_restore.scale.hf_model import (
     enable_activation_checkpointing,
     fim_loss,
@@ -204,23 +203,3 @@ def finetune(cfg: FinetuneConfig, progress: bool = True) -> dict[str, Any]:
         trainer["model_dir"] = str(out / "model")
     return trainer
 
-
-def main(argv: list[str] | None = None) -> None:
-    """``--model DIR --shards DIR --out DIR [--config FILE] key=value ...``."""
-    parser = argparse.ArgumentParser(prog="python -m apollo_restore.scale.finetune", description=__doc__.split("\n")[0])
-    parser.add_argument("--config", type=Path, default=None)
-    parser.add_argument("--model")
-    parser.add_argument("--shards")
-    parser.add_argument("--out")
-    parser.add_argument("overrides", nargs="*", help="key=value overrides of FinetuneConfig")
-    args = parser.parse_args(argv)
-    values = load_config(args.config, args.overrides)
-    values.update({k: v for k, v in (("model", args.model), ("shards", args.shards), ("out", args.out)) if v})
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    record = finetune(FinetuneConfig.from_dict(values))
-    saved = record.get("model_dir") or Path(values.get("out", "runs/finetune")) / "adapter"
-    print(f"{record['step']} steps, final loss {record['losses'][-1]:.4f}; saved {saved}")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,7 +1,7 @@
 """FSDP2 helpers for :mod:`apollo_restore.scale.train_fsdp`: process group, device mesh,
 sharding, sharded (DCP) checkpoints, and consolidation into one safetensors model folder.
 
-    python -m apollo_restore.scale.fsdp consolidate runs/large/checkpoints/latest runs/large/model --dtype bfloat16
+    apollo-restore consolidate runs/large/checkpoints/latest runs/large/model --dtype bfloat16
 
 Sharding follows torchtune: every decoder layer (``model._no_split_modules``) is its own
 ``fully_shard`` unit, then the root; with ``shard_size < world_size`` the mesh is 2-D
@@ -16,7 +16,6 @@ position, config) and the model's ``config.json`` and tokenizer files, then poin
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -230,22 +229,3 @@ def _write_safetensors(tensors: dict[str, torch.Tensor], folder: Path, max_shard
     index = {"metadata": {"total_size": total}, "weight_map": weight_map}
     (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=1))
 
-
-def main(argv: list[str] | None = None) -> None:
-    """``consolidate CHECKPOINT OUT [--dtype bfloat16] [--max-shard-gb 5]``."""
-    from apollo_restore.scale.hf_model import DTYPES
-
-    parser = argparse.ArgumentParser(prog="python -m apollo_restore.scale.fsdp")
-    sub = parser.add_subparsers(dest="command", required=True)
-    cmd = sub.add_parser("consolidate", help="sharded DCP checkpoint → one safetensors model folder")
-    cmd.add_argument("checkpoint", type=Path, help="a step-* folder, a run's checkpoints/ folder or its latest file")
-    cmd.add_argument("out", type=Path)
-    cmd.add_argument("--dtype", default="bfloat16", choices=sorted(DTYPES))
-    cmd.add_argument("--max-shard-gb", type=float, default=0.0, help="split the weights into files of at most this size")
-    args = parser.parse_args(argv)
-    limit = int(args.max_shard_gb * 2**30) or None
-    print(consolidate(args.checkpoint, args.out, DTYPES[args.dtype], max_shard_bytes=limit))
-
-
-if __name__ == "__main__":
-    main()

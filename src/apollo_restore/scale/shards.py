@@ -1,6 +1,6 @@
 """FIM training data as streaming Parquet shards: export once, read from every rank and worker.
 
-    python -m apollo_restore.scale.shards --prepared data/prepared --out data/shards/mistral \\
+    apollo-restore shards --prepared data/prepared --out data/shards/mistral \\
         --tokenizer /models/Mistral-Small-24B-Base-2503 --rows 160000 --block-size 4096
 
 Export: rows of packed FIM examples (the paper's gap/hint recipe, sources ∝ letters × weight)
@@ -30,7 +30,6 @@ object stores, mount the bucket (e.g. ``s3fs``/``gcsfuse``) or copy shards to lo
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import math
@@ -46,20 +45,17 @@ import torch
 from tqdm.auto import tqdm
 
 from apollo_restore.data.normalise import NORMALISER
-from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.table import SOURCE_WEIGHTS, load_documents
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.examples import GAP_SAMPLER, FimConfig
 from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.hf_format import HfFim, HfFimPacker, load_tokenizer
-from apollo_restore.train.loop import TrainConfig
 
 log = logging.getLogger(__name__)
 
 SHARD_FORMAT = "apollo_restore shards.parquet.v1"
 MANIFEST_FILE = "manifest.json"
 TOKENIZER_DIR = "tokenizer"
-#: the single-device recipe's source weights (documentary papyri 3×, as in the paper)
-DEFAULT_WEIGHTS: dict[str, float] = TrainConfig.__dataclass_fields__["weights"].default_factory()
 _SCHEMA = pa.schema([("input_ids", pa.list_(pa.int32())), ("labels", pa.list_(pa.int32()))])
 
 
@@ -98,7 +94,7 @@ def export_shards(
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
+    weights = dict(SOURCE_WEIGHTS if weights is None else weights)
     table = load_documents(Path(prepared), split=split)
     corpus = Corpus(table.column(text_column).to_pylist(), table.column("source").to_pylist(), weights)
     hf_tok = load_tokenizer(tokenizer)
@@ -272,33 +268,3 @@ class ShardLoader:
             self.rows += batch["input_ids"].size(0)
             yield batch["input_ids"], batch["labels"]
 
-
-def main(argv: list[str] | None = None) -> None:
-    """Command line of :func:`export_shards`."""
-    parser = argparse.ArgumentParser(prog="python -m apollo_restore.scale.shards", description=export_shards.__doc__.split("\n")[0])
-    parser.add_argument("--prepared", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--tokenizer", default="char", help='"char" or a local tokenizer/model folder')
-    parser.add_argument("--rows", type=int, required=True)
-    parser.add_argument("--block-size", type=int, default=4096)
-    parser.add_argument("--rows-per-shard", type=int, default=4096)
-    parser.add_argument("--split", default="train")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--weight", action="append", default=[], metavar="SOURCE=W", help="e.g. --weight ddb=3")
-    parser.add_argument("--loss", default="middle", choices=["middle", "all"])
-    parser.add_argument("--text-column", default="text", choices=["text", "text_uncertain_excluded"])
-    args = parser.parse_args(argv)
-    weights = dict(DEFAULT_WEIGHTS)
-    for item in args.weight:
-        source, _, value = item.partition("=")
-        weights[source] = float(value)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    manifest = export_shards(args.prepared, args.out, args.tokenizer, args.rows, args.block_size, args.rows_per_shard,
-                             split=args.split, seed=args.seed, weights=weights, fim=FimConfig(loss=args.loss),
-                             text_column=args.text_column)
-    print(f"{manifest['rows']} rows, {manifest['tokens']} tokens ({manifest['labelled_tokens']} labelled) "
-          f"in {len(manifest['shards'])} shards → {args.out}")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,7 +1,7 @@
 """Distributed FIM fine-tuning of any Hugging Face causal LM with FSDP2, under torchrun.
 
-    torchrun --nproc_per_node 8 -m apollo_restore.scale.train_fsdp --config configs/large_fsdp.yaml
-    torchrun --nproc_per_node 2 -m apollo_restore.scale.train_fsdp --config configs/tiny_fsdp.yaml steps=40
+    torchrun --nproc_per_node 8 -m apollo_restore train-fsdp --config configs/large_fsdp.yaml
+    torchrun --nproc_per_node 2 -m apollo_restore train-fsdp --config configs/tiny_fsdp.yaml steps=40
 
 Multi-node: the same command on every node with ``--nnodes N --rdzv-backend c10d
 --rdzv-endpoint HOST:29500`` (see ``scripts/slurm/train_fsdp.sbatch``). On CPU the process
@@ -27,11 +27,9 @@ averaged per rank, then gradients across ranks, so rows with more labelled token
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import math
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,7 +38,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from apollo_restore.config import from_mapping, load_config
+from apollo_restore.config import from_mapping
 from apollo_restore.scale import fsdp
 from apollo_restore.scale.hf_model import (
     DTYPES,
@@ -265,23 +263,3 @@ class FsdpRecipe:
         dist.barrier()
         return self.trainer
 
-
-def main(argv: list[str] | None = None) -> None:
-    """Parse ``--config FILE key=value ...``, train, tear the process group down."""
-    parser = argparse.ArgumentParser(prog="torchrun ... -m apollo_restore.scale.train_fsdp", description=__doc__.split("\n")[0])
-    parser.add_argument("--config", type=Path, default=None, help="YAML file of FsdpConfig options")
-    parser.add_argument("overrides", nargs="*", help="key=value overrides")
-    args = parser.parse_args(argv)
-    cfg = FsdpConfig.from_dict(load_config(args.config, args.overrides))  # fails before any process group
-    rank = int(os.environ.get("RANK", 0))
-    logging.basicConfig(level=logging.INFO if rank == 0 else logging.WARNING,
-                        format=f"[rank {rank}] %(asctime)s %(message)s", datefmt="%H:%M:%S")
-    try:
-        FsdpRecipe(cfg).train()
-    finally:
-        if dist.is_initialized():
-            dist.destroy_process_group()
-
-
-if __name__ == "__main__":
-    main()

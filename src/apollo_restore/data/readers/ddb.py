@@ -4,20 +4,20 @@ Each file holds one text: ``<file name="bgu.1.100" TM="8875" ...>`` with ``<word
 original=...>`` tokens. ``original`` is what the papyrus has, in Leiden-like markup
 (see ``../shared/corpora/README.md``); :func:`parse_original` turns one token into segments.
 
-    from apollo_restore.data.readers.ddb import read_ddb
-    for doc in read_ddb("../shared/corpora/ddb-trismegistos-2016.tar.xz", skips): ...
+    from apollo_restore.data.readers.ddb import parse_file
+    doc = parse_file(Path("bgu.1.100_lemmatized.xml").read_bytes(), "bgu.1.100_lemmatized.xml")
+
+Whole corpora are read by :func:`apollo_restore.data.prepare.parse_corpus_rows`.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterator
 
 from lxml import etree
 
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
-from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.errors import CorpusError
 
 _UNDERDOT = "\u0323"
@@ -136,15 +136,3 @@ def parse_file(content: bytes, name: str, source: str = "ddb") -> Document:
             "textpart": root.get("textpart"), "lang": root.get("lang")}
     doc_id = Path(name.split(":")[-1]).name.removesuffix(".xml").removesuffix("_lemmatized")
     return Document(id=doc_id, source=source, segments=merge_texts(segments), meta=meta)
-
-
-def read_ddb(path: str | Path, skips: SkipLog) -> Iterator[Document]:
-    """Stream documents from the DDB-TM archive (or a folder of its XML files).
-
-    Files that are not well-formed or hold no text are recorded in ``skips`` and skipped.
-    """
-    for name, content in iter_files(path, (".xml",)):
-        try:
-            yield parse_file(content, name)
-        except CorpusError as err:
-            skips.add(name, err.reason)

@@ -32,13 +32,10 @@ from __future__ import annotations
 
 import logging
 import re
-from pathlib import Path
-from typing import Iterator
 
 from lxml import etree
 
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text
-from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.readers.leiden import tidy_segments
 from apollo_restore.errors import CorpusError
 
@@ -65,25 +62,6 @@ _SKIPPED_TAGS = frozenset(
 _LACUNA_REASONS = frozenset({"lost", "illegible", "ellipsis", ""})
 _SUPPLIED_REASONS = frozenset({"lost", ""})
 _LINE_UNITS = frozenset({"line", "lines"})
-
-
-def read_epidoc(path_or_archive: str | Path, source: str, skips: SkipLog) -> Iterator[Document]:
-    """Yield one :class:`Document` per EpiDoc file with a Greek edition.
-
-    Args:
-        path_or_archive: an ``.xml`` file, a folder, or a ``.tar.xz`` archive (read in place).
-        source: the documents' source: ``ddb``, ``dclp`` or ``inscription``.
-        skips: receives every file not turned into a document, with the reason.
-
-    Yields:
-        Documents whose id is ``<idno type="filename">`` (when it has no spaces) or else
-        the file name's stem.
-    """
-    for name, content in iter_files(path_or_archive, (".xml",)):
-        try:
-            yield parse_epidoc_file(content, name, source)
-        except CorpusError as exc:
-            skips.add(name, exc.reason)
 
 
 def parse_epidoc_file(content: bytes, name: str, source: str) -> Document:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterator
 
 from apollo_restore.data.document import Document, LineBreak, Segment, Text
-from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.errors import CorpusError
 
 _REF = re.compile(r"^\s*<[^>]*>\s*")
@@ -39,12 +37,3 @@ def parse_tess(content: bytes, name: str, source: str = "literary") -> Document:
         raise CorpusError(name, "no text lines")
     stem = Path(name.split(":")[-1]).name.removesuffix(".tess")
     return Document(id=stem, source=source, segments=segments, meta={"work": _PART.sub("", stem)})
-
-
-def read_tesserae(path: str | Path, skips: SkipLog) -> Iterator[Document]:
-    """Stream literary documents from a Tesserae archive or folder; bad files go to ``skips``."""
-    for name, content in iter_files(path, (".tess",)):
-        try:
-            yield parse_tess(content, name)
-        except CorpusError as err:
-            skips.add(name, err.reason)
