@@ -46,7 +46,7 @@ MEMORISED = [
 ]
 
 
-def memorise(examples: list[FimExample], steps: int = 120, seed: int = 0) -> tuple[torch.nn.Module, CharTokenizer, list[float]]:
+def memorise(examples: list[FimExample], steps: int = 300, seed: int = 0) -> tuple[torch.nn.Module, CharTokenizer, list[float]]:
     """Train ``tiny`` on fixed FIM examples (every example, every step) until it recites them.
 
     Returns:

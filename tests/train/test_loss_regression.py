@@ -16,8 +16,8 @@ import pytest
 from apollo_restore.train.loop import TrainConfig, train
 
 #: validation loss (nats per labelled middle token) after 60 steps, recorded on x86-64 CPU,
-#: fp32, one thread (commit "tests: recorded-loss regression")
-RECORDED_VAL_LOSS = 2.1529
+#: fp32, one thread (re-recorded for the fim.join.v2 layout: the join tokens are cheap copies)
+RECORDED_VAL_LOSS = 1.5152
 #: covers float differences between CPUs and torch versions, not a change of recipe
 TOLERANCE = 0.02
 
