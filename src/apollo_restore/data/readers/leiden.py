@@ -235,6 +235,7 @@ class _Parser:
             elif ch == "?":
                 m = _QUERIES.match(text, self.i)
                 assert m is not None
+                self.check_run(m)
                 self.emit_lacuna(Lacuna(m.end() - m.start()), m.start(), m.end())
                 self.i = m.end()
             elif ch in _DASHES or ch == "=":
@@ -384,11 +385,17 @@ class _Parser:
             count = m.end() - m.start()
             if count == 1 and prev_letter:
                 return False  # '[ἔδοξεν.]': a full stop after a word, not a lost letter
+            self.check_run(m)
             lacuna = Lacuna(None) if count == 3 else Lacuna(count)
             self.emit_lacuna(lacuna, m.start(), m.end())
             self.i = m.end()
             return True
         return False
+
+    def check_run(self, m: re.Match) -> None:
+        """A run of dots or question marks counts letters: no more than :data:`MAX_GAP_LENGTH`."""
+        if m.end() - m.start() > MAX_GAP_LENGTH:
+            raise self.error(Errors.E007, m.start(), spec=f"{m.group()[0]}×{m.end() - m.start()}", limit=MAX_GAP_LENGTH)
 
     def number(self, digits: str, pos: int, spec: str) -> int:
         if len(digits) > 6 or int(digits) > MAX_GAP_LENGTH:
