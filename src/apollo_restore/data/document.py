@@ -81,16 +81,31 @@ class Document:
 
 
 def merge_texts(segments: list[Segment]) -> list[Segment]:
-    """Join adjacent :class:`Text` segments of equal certainty, and adjacent supplements."""
+    """Join adjacent :class:`Text` segments of equal certainty, and adjacent supplements.
+
+    Each run is joined once, so the time is linear in the total text length.
+    """
     out: list[Segment] = []
+    run: list[Segment] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            joined = "".join(seg.text for seg in run)  # type: ignore[union-attr]
+            out.append(Text(joined, run[0].uncertain) if isinstance(run[0], Text) else Supplied(joined))
+        run.clear()
+
     for seg in segments:
-        prev = out[-1] if out else None
-        if isinstance(seg, Text) and isinstance(prev, Text) and prev.uncertain == seg.uncertain:
-            out[-1] = Text(prev.text + seg.text, seg.uncertain)
-        elif isinstance(seg, Supplied) and isinstance(prev, Supplied):
-            out[-1] = Supplied(prev.text + seg.text)
+        prev = run[-1] if run else None
+        same_text = isinstance(seg, Text) and isinstance(prev, Text) and prev.uncertain == seg.uncertain
+        if not (same_text or (isinstance(seg, Supplied) and isinstance(prev, Supplied))):
+            flush()
+        if isinstance(seg, (Text, Supplied)):
+            run.append(seg)
         else:
             out.append(seg)
+    flush()
     return out
 
 
