@@ -42,7 +42,8 @@ def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = N
 
 class _Package(types.ModuleType):
     """This package's module type: importing the ``restore`` subpackage binds it as the
-    attribute ``restore`` of its parent, which would hide the function above; the function stays."""
+    attribute ``restore`` of its parent, which would hide the function above; the function stays.
+    Reach the subpackage's modules with ``from apollo_restore.restore.engine import ...``."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "restore" and isinstance(value, types.ModuleType):

@@ -125,11 +125,7 @@ class RestoreRequest:
         hints: dict[int, Hint] = {}
         for i, lacuna in enumerate(lacunae):
             hint = overrides[i] if i in overrides else hint_of(lacuna)
-            top = hint[1] if isinstance(hint, tuple) else hint
-            if top is not None and top > limits.max_gap_letters:
-                position = markers[i].start if i < len(markers) else None
-                raise RequestError("E304", gap=i + 1, position=position, n=top, limit=limits.max_gap_letters)
-            hints[i] = hint
+            hints[i] = check_hint(hint, i + 1, limits, markers[i].start if i < len(markers) else None)
         pins = {i: check_reading(value, i + 1, limits) for i, value in _by_gap(self.pins, len(lacunae), "E307")}
         warnings = greek_warnings(doc, limits)
         return RestoreRequest(self.text, hints, pins, k, doc, markers, warnings)
@@ -162,6 +158,18 @@ def check_k(k: Any, limits: RequestLimits) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= limits.max_k:
         raise RequestError("E305", k=k, limit=limits.max_k)
     return k
+
+
+def check_hint(hint: Hint, gap: int | str, limits: RequestLimits, position: int | None = None) -> Hint:
+    """``hint`` when it asks for at most ``max_gap_letters`` letters.
+
+    Raises:
+        RequestError: ``E304`` naming ``gap`` (a number, or a gap set's id).
+    """
+    top = hint[1] if isinstance(hint, tuple) else hint
+    if top is not None and top > limits.max_gap_letters:
+        raise RequestError("E304", gap=gap, position=position, n=top, limit=limits.max_gap_letters)
+    return hint
 
 
 def parse_hint_value(value: Any, gap: int) -> Hint:
