@@ -14,6 +14,9 @@ from typing import Any, Iterator, Union
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, fix_final_sigma, fold
 
 SOURCES = ("ddb", "dclp", "inscription", "literary", "user")
+#: Longest lacuna a corpus may state (letters); a longer or unreadable length is read as
+#: unknown extent, so that one absurd attribute can neither overflow nor build a huge row.
+MAX_LACUNA_LETTERS = 1000
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,20 @@ class Document:
         if self.meta.get("work"):
             return f"{self.source}:work:{self.meta['work']}"
         return f"{self.source}:{self.id}"
+
+
+def lacuna_length(value: str | None) -> tuple[int | None, str]:
+    """A stated lacuna length → ``(letters, "")``, or ``(None, reason)`` when the value is not
+    a count from 1 to :data:`MAX_LACUNA_LETTERS` (``None`` and ``""`` give no reason)."""
+    if value is None or not value.strip():
+        return None, ""
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None, f"length {value!r} is not a number: read as unknown extent"
+    if not 1 <= number <= MAX_LACUNA_LETTERS:  # NaN and ±inf fail too
+        return None, f"length {value!r} is outside 1–{MAX_LACUNA_LETTERS} letters: read as unknown extent"
+    return int(number), ""
 
 
 def merge_texts(segments: list[Segment]) -> list[Segment]:
