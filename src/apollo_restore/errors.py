@@ -110,3 +110,7 @@ class RequestError(ValueError):
     def __init__(self, code: str, gap: int | None = None, position: int | None = None, **fields: object) -> None:
         super().__init__(getattr(Errors, code).format(gap=gap, position=position, **fields))
         self.code, self.gap, self.position = code, gap, position
+
+
+class RestoreStopped(RuntimeError):
+    """A restoration stopped between two gaps because its caller asked (time limit, client gone)."""

@@ -21,6 +21,7 @@ import torch
 from transformers import DynamicCache
 
 from apollo_restore.data.document import Document
+from apollo_restore.errors import RestoreStopped
 from apollo_restore.fim.examples import Hint, encode_prompt
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.checkpoint import load_model
@@ -188,6 +189,7 @@ def restore_text(
     Raises:
         RequestError: the request is out of limits, not Greek enough, or has no gap.
         LeidenError: the text is not well-formed Leiden.
+        RestoreStopped: the request's ``should_stop`` answered true before a gap.
     """
     started = time.perf_counter()
     if isinstance(text, RestoreRequest) and text.document is not None:
@@ -201,6 +203,8 @@ def restore_text(
     fills: list[str] = []
     gaps: list[GapResult] = []
     for i in range(len(contexts)):
+        if request.should_stop is not None and request.should_stop():
+            raise RestoreStopped(f"stopped before gap {i + 1} of {len(contexts)}")
         gap_started = time.perf_counter()
         hint = request.hints[i]
         prefix, suffix = contexts.context(i, fills)

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.normalise import GREEK_LETTERS, fold
@@ -82,6 +82,8 @@ class RestoreRequest:
             string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
         pins: per-gap readings fixed by the caller (those gaps are not searched).
         k: candidates per gap.
+        should_stop: asked before each gap; when it answers true the restoration stops with
+            :class:`~apollo_restore.errors.RestoreStopped` (a time limit, a client gone).
 
     After :meth:`validate`: ``document`` and ``markers`` hold the parsed text, ``hints``
     one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``.
@@ -91,6 +93,7 @@ class RestoreRequest:
     hints: Mapping[Any, Any] | None = None
     pins: Mapping[Any, Any] | None = None
     k: Any = 20
+    should_stop: Callable[[], bool] | None = field(default=None, repr=False)
     document: Document | None = field(default=None, repr=False)
     markers: list[GapMarker] = field(default_factory=list, repr=False)
     warnings: list[str] = field(default_factory=list)
@@ -102,13 +105,9 @@ class RestoreRequest:
             RequestError: ``E300``–``E310`` (see :class:`~apollo_restore.errors.Errors`).
             LeidenError: malformed Leiden brackets or lengths.
         """
-        if not isinstance(self.text, str):
-            raise RequestError("E310", name="text", expected="a string", value=type(self.text).__name__)
-        check_characters(self.text)
+        check_text(self.text, limits)
         if not self.text.strip():
             raise RequestError("E300")
-        if len(self.text) > limits.max_text_chars:
-            raise RequestError("E302", n=len(self.text), limit=limits.max_text_chars)
         k = check_k(self.k, limits)
         doc, markers = parse_leiden_with_gaps(self.text)
         return self.with_document(doc, markers, k, limits)
@@ -128,7 +127,7 @@ class RestoreRequest:
             hints[i] = check_hint(hint, i + 1, limits, markers[i].start if i < len(markers) else None)
         pins = {i: check_reading(value, i + 1, limits) for i, value in _by_gap(self.pins, len(lacunae), "E307")}
         warnings = greek_warnings(doc, limits)
-        return RestoreRequest(self.text, hints, pins, k, doc, markers, warnings)
+        return RestoreRequest(self.text, hints, pins, k, self.should_stop, doc, markers, warnings)
 
 
 def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tuple[int, Any]]:
@@ -147,6 +146,20 @@ def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tu
             raise RequestError(code, gap=key + 1, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)} (numbered from 0)")
         out.append((key, value))
     return out
+
+
+def check_text(text: Any, limits: RequestLimits) -> str:
+    """``text`` when it is a string of readable characters within ``max_text_chars``.
+
+    Raises:
+        RequestError: ``E310`` (not a string), ``E309`` (unreadable character), ``E302`` (too long).
+    """
+    if not isinstance(text, str):
+        raise RequestError("E310", name="text", expected="a string", value=type(text).__name__)
+    check_characters(text)
+    if len(text) > limits.max_text_chars:
+        raise RequestError("E302", n=len(text), limit=limits.max_text_chars)
+    return text
 
 
 def check_k(k: Any, limits: RequestLimits) -> int:
