@@ -8,6 +8,7 @@ supplied ("silver") spans, or as Leiden for display.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Union
 
@@ -207,14 +208,36 @@ def training_text(doc: Document, uncertain_as_gap: bool = False) -> str:
     return render(doc, uncertain_as_gap).text
 
 
+# Characters a Leiden reader would take for markup (brackets, gap and line markers, numbers
+# that may read as line numbers or lengths) or refuse (control characters): in an edition's
+# letters they are punctuation at most, and the normaliser makes any punctuation one "·".
+_LEIDEN_SYNTAX = re.compile(r"[\[\](){}<>⟦⟧⟨⟩〈〉\\/|‖?=…\-\u2013\u2014⸢⸣⌜⌝⸤⸥.]|\d+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_VACAT_WORD = re.compile(r"(?<![^\W\d_])vac(?:at)?(?![^\W\d_])", re.IGNORECASE)
+
+
+def leiden_escape(text: str) -> str:
+    """Letters of an edition, safe to write between Leiden markup: syntax characters become
+    ``·``, digits and the Latin word *vac(at)* are dropped (the normaliser drops them too) and
+    control characters become spaces, so that parsing the Leiden text again gives back the same
+    letters and no markup that was not there."""
+    text = _CONTROL.sub(" ", text)
+    text = _LEIDEN_SYNTAX.sub(lambda m: "" if m.group()[0].isdigit() else "·", text)
+    return _VACAT_WORD.sub("", text)
+
+
 def to_leiden(segments: list[Segment]) -> str:
-    """Render segments in Leiden conventions for display (letters as the edition gives them)."""
+    """Render segments in Leiden conventions for display: letters as the edition gives them,
+    passed through :func:`leiden_escape`, so that the result always parses back to the same
+    letters and gaps."""
     out: list[str] = []
     for seg in segments:
         if isinstance(seg, Text):
-            out.append("".join(c + "\u0323" if c.isalpha() else c for c in seg.text) if seg.uncertain else seg.text)
+            text = leiden_escape(seg.text)
+            out.append("".join(c + "\u0323" if c.isalpha() else c for c in text) if seg.uncertain else text)
         elif isinstance(seg, Supplied):
-            out.append(f"[{seg.text}]")
+            supplied = leiden_escape(seg.text)
+            out.append(f"[{supplied}]" if supplied.strip() else supplied)
         elif isinstance(seg, Lacuna):
             if seg.length is None:
                 out.append("[- - -]")
@@ -225,5 +248,6 @@ def to_leiden(segments: list[Segment]) -> str:
             else:
                 out.append(f"[.{seg.length}]")
         elif isinstance(seg, LineBreak):
-            out.append("-\n" if seg.in_word else "\n")
+            glued = bool(out) and out[-1][-1:] not in ("", " ", "\n")
+            out.append(("-\n" if glued else "=\n") if seg.in_word else "\n")  # a lone '-' would read as a gap
     return "".join(out)
