@@ -193,17 +193,17 @@ async def _run_until(work: Callable[[RestoreRequest], Any], request: RestoreRequ
 
 
 def _mount_docs(app: FastAPI) -> None:
-    """Swagger UI at ``/docs`` from the packaged ``swagger-ui-bundle`` assets (no CDN); without
-    that package there is no ``/docs`` and the page links ``/openapi.json`` alone."""
+    """Swagger UI at ``/docs`` from the assets packaged in ``fastapi-offline`` (no CDN); without
+    that package there is no ``/docs`` (the page also links ``/openapi.json``)."""
     try:
-        from swagger_ui_bundle import swagger_ui_path
+        import fastapi_offline
     except ImportError:
         return
-    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+    app.mount("/docs-assets", StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"), name="docs-assets")
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         return get_swagger_ui_html(
             openapi_url="/openapi.json", title="apollo-restore API", swagger_js_url="/docs-assets/swagger-ui-bundle.js",
-            swagger_css_url="/docs-assets/swagger-ui.css", swagger_favicon_url="/docs-assets/favicon-32x32.png",
+            swagger_css_url="/docs-assets/swagger-ui.css", swagger_favicon_url="/docs-assets/favicon.png",
         )
