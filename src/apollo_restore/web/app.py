@@ -106,8 +106,14 @@ def create_app(
         deadline = time.monotonic() + limits.request_timeout_s
         stop = threading.Event()
         request = RestoreRequest(req.text, req.hints, req.pins, req.k, stop.is_set).validate(limits.request)
-        async with gate.slot(deadline - time.monotonic()):
-            result = await _run_until(restorer.restore, request, stop, deadline, http)
+        release = await gate.enter(deadline - time.monotonic())
+        try:
+            work = asyncio.ensure_future(run_in_threadpool(restorer.restore, request))
+        except BaseException:
+            release()
+            raise
+        work.add_done_callback(lambda _: release())  # the slot is free once the thread has stopped
+        result = await _wait(work, stop, deadline, http)
         if result is None:
             raise gate.busy("W014")
         return result.to_dict()
@@ -167,29 +173,29 @@ def create_app(
     return app
 
 
-async def _run_until(work: Callable[[RestoreRequest], Any], request: RestoreRequest, stop: threading.Event, deadline: float, http: Request) -> Any:
-    """Run ``work(request)`` in a worker thread; set ``stop`` (the request's ``should_stop``)
-    at ``deadline`` or when the client disconnects, then wait for the thread to finish its gap.
-
-    Returns:
-        The result, or ``None`` when the work was stopped.
-    """
-    task = asyncio.ensure_future(run_in_threadpool(work, request))
-    while not task.done():
-        await asyncio.wait({task}, timeout=min(_POLL_S, max(0.0, deadline - time.monotonic())))
-        if task.done():
+async def _wait(work: asyncio.Future, stop: threading.Event, deadline: float, http: Request) -> Any:
+    """The result of ``work`` (a restoration in a worker thread), or ``None`` at ``deadline`` or
+    when the client disconnects: then ``stop`` (the request's ``should_stop``) is set, and the
+    thread ends before its next gap, on its own time, not the client's."""
+    while True:
+        left = deadline - time.monotonic()
+        done, _ = await asyncio.wait({work}, timeout=max(0.0, min(_POLL_S, left)))
+        if done:
             break
-        if time.monotonic() >= deadline or await http.is_disconnected():
+        if left <= _POLL_S or await http.is_disconnected():
             stop.set()
-            try:
-                await task  # the thread stops before its next gap; its slot is freed only then
-            except RestoreStopped:
-                pass
+            work.add_done_callback(_consume)
             return None
     try:
-        return task.result()
+        return work.result()
     except RestoreStopped:
         return None
+
+
+def _consume(work: asyncio.Future) -> None:
+    """Retrieve the outcome of abandoned work, so that nothing is logged as never retrieved."""
+    if not work.cancelled():
+        work.exception()
 
 
 def _mount_docs(app: FastAPI) -> None:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, replace
-from typing import Any, AsyncIterator
+from typing import Any, Callable
 
 from apollo_restore.restore.request import WEB_LIMITS, RequestLimits
 from apollo_restore.web.errors import ApiError, WebErrors, error_body
@@ -167,9 +166,9 @@ class Gate:
         err.headers["Retry-After"] = str(self.limits.retry_after_s)
         return err
 
-    @asynccontextmanager
-    async def slot(self, timeout: float) -> AsyncIterator[None]:
-        """Hold one restoration slot, waiting at most ``timeout`` seconds for it.
+    async def enter(self, timeout: float) -> Callable[[], None]:
+        """Take one restoration slot, waiting at most ``timeout`` seconds for it; returns the
+        function that gives it back (call it once the work has really ended).
 
         Raises:
             ApiError: 503 ``W009`` when the queue is full, ``W014`` when the wait outlasts
@@ -189,8 +188,13 @@ class Gate:
             finally:
                 self.waiting -= 1
         self.running += 1
-        try:
-            yield
-        finally:
-            self.running -= 1
-            sem.release()
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.running -= 1
+                sem.release()
+
+        return release
