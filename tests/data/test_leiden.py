@@ -171,3 +171,22 @@ def test_leiden_written_from_any_edition_parses_back_with_the_same_gaps(segments
     back = parse_leiden(to_leiden(segments)).segments
     assert sum(isinstance(s, Lacuna) for s in back) == sum(isinstance(s, Lacuna) for s in segments)
     assert _letters(back) == _letters(segments)
+
+
+def _parse_seconds(text: str) -> float:
+    """Best of two runs (the machine is shared)."""
+    import time
+
+    best = float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        parse_leiden(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize("unit", ["α̣β̣γ̣ ", "αβ [γδ] ε̣ ", "λόγος ἐστὶν [.3] ἐν ἀρχῇ\n", "α" * 40])
+def test_parsing_time_is_linear(unit):
+    """800k characters took 20.7 s before (merge_texts re-concatenated); now linear."""
+    small, large = (_parse_seconds(unit * (n // len(unit))) for n in (20_000, 160_000))
+    assert large < 24 * small + 0.2  # 8× the text: linear ~8×, quadratic ~64×

@@ -161,15 +161,20 @@ def test_windowed_contexts_equal_the_whole_rendering_near_the_gap():
 
 
 def _context_seconds(gaps: int) -> float:
+    """Best of two runs (the machine is shared)."""
     segments = parse_leiden(" ".join(f"λόγος ἐστὶν [.{i % 9 + 1}] ἐν ἀρχῇ" for i in range(gaps))).segments
-    started = time.perf_counter()
-    contexts, fills = GapContexts(segments), []
-    for i in range(len(contexts)):
-        contexts.context(i, fills)
-        fills.append("αβγ")
-    return time.perf_counter() - started
+    best = float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        contexts, fills = GapContexts(segments), []
+        for i in range(len(contexts)):
+            contexts.context(i, fills)
+            fills.append("αβγ")
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 def test_context_building_is_linear_in_the_gaps():
-    small, large = _context_seconds(250), _context_seconds(1000)
-    assert large < 8 * small + 0.2  # quadratic would be ~16×
+    """4,000 gaps took 44 s before (each context rendered the whole text)."""
+    small, large = _context_seconds(100), _context_seconds(800)
+    assert large < 20 * small + 0.3  # 8× the gaps: linear ~8×, quadratic ~64×

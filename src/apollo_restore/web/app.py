@@ -36,7 +36,7 @@ from apollo_restore.restore.request import RestoreRequest, check_k, check_readin
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
 from apollo_restore.web.export import MachineReading, export_epidoc, export_leiden, gap_context
-from apollo_restore.web.limits import BodyLimit, Gate, Limits
+from apollo_restore.web.limits import ARRIVED, BodyLimit, Gate, Limits
 
 STATIC = Path(__file__).resolve().parent / "static"
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
@@ -103,7 +103,7 @@ def create_app(
         """Ranked candidates for every gap of a Leiden text, filled left to right; pinned gaps
         keep the given reading and the gaps after them are restored with it in place.
         Answers 503 with ``Retry-After`` when the queue is full or the time limit is reached."""
-        deadline = time.monotonic() + limits.request_timeout_s
+        deadline = limits.deadline(http.scope.get(ARRIVED, time.monotonic()))
         stop = threading.Event()
         request = RestoreRequest(req.text, req.hints, req.pins, req.k, stop.is_set).validate(limits.request)
         release = await gate.enter(deadline - time.monotonic())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
@@ -19,6 +20,8 @@ from apollo_restore.restore.request import WEB_LIMITS, RequestLimits
 from apollo_restore.web.errors import ApiError, WebErrors, error_body
 
 EPIDOC_PATH = "/api/epidoc"
+#: Scope key holding when the request reached the app (``time.monotonic()``).
+ARRIVED = "apollo_restore.arrived"
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,11 @@ class Limits:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def deadline(self, arrived: float) -> float:
+        """When a request that arrived at ``arrived`` must be answered by: the time limit less
+        a margin (a tenth of it, at most 2 s) for the answer itself on a busy server."""
+        return arrived + self.request_timeout_s - min(2.0, 0.1 * self.request_timeout_s)
+
     @property
     def request(self) -> RequestLimits:
         """The core limits every restoration request is validated against."""
@@ -83,6 +91,8 @@ class BodyLimit:
         self.app, self.limits = app, limits
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            scope[ARRIVED] = time.monotonic()  # a request's time limit counts from here
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
