@@ -146,3 +146,15 @@ def test_prepare_survives_a_folder_of_mutated_files(tmp_path):
     (folder / "ok.xml").write_bytes(EPIDOC)
     report = prepare([CorpusSpec("dclp", folder)], tmp_path / "out", progress=False, workers=1)
     assert report.documents >= 1 and (tmp_path / "out" / "documents.parquet").exists()
+
+
+def test_prepare_command_fails_when_no_document_is_read(tmp_path):
+    from typer.testing import CliRunner
+
+    from apollo_restore.cli.app import app
+
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "README.xml").write_bytes(b"<readme/>")
+    result = CliRunner().invoke(app, ["prepare", "--corpus", f"ddb={tmp_path / 'corpus'}", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and "skipped.jsonl" in result.output
+    assert (tmp_path / "out" / "skipped.jsonl").read_text().count("\n") == 1
