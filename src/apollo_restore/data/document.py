@@ -218,10 +218,10 @@ _VACAT_WORD = re.compile(r"(?<![^\W\d_])vac(?:at)?(?![^\W\d_])", re.IGNORECASE)
 
 def leiden_escape(text: str) -> str:
     """Letters of an edition, safe to write between Leiden markup: syntax characters become
-    ``·``, digits and the Latin word *vac(at)* are dropped (the normaliser drops them too) and
-    control characters become spaces, so that parsing the Leiden text again gives back the same
+    ``·``, digits, the Latin word *vac(at)* and control characters are dropped (line and
+    other separators become spaces), as the normaliser does, so that parsing the Leiden text again gives back the same
     letters and no markup that was not there."""
-    text = _CONTROL.sub(" ", text)
+    text = _CONTROL.sub(lambda m: " " if m.group().isspace() else "", text)  # as the normaliser does
     text = _LEIDEN_SYNTAX.sub(lambda m: "" if m.group()[0].isdigit() else "·", text)
     return _VACAT_WORD.sub("", text)
 
