@@ -133,7 +133,7 @@ def mutate(content: bytes, steps) -> bytes:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=mutations)
 def test_random_epidoc_mutations_never_abort_prepare(steps):
-    [(name, row, reason, notes)] = _parse_chunk(parse_xml_file, "dclp", [("m.xml", mutate(EPIDOC, steps))])
+    [(_, row, reason, _)] = _parse_chunk(parse_xml_file, "dclp", [("m.xml", mutate(EPIDOC, steps))])
     assert (row is None) == bool(reason)
     assert row is None or len(row["text"]) < 2 * len(EPIDOC)
 

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import apollo_restore
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.errors import LeidenError, RequestError
 from apollo_restore.restore.context import GapContexts, context_of
@@ -138,7 +137,7 @@ def test_restore_text_validates_and_never_reads_silently():
 def test_public_restore_stays_a_function_after_importing_the_subpackage():
     import sys
 
-    import apollo_restore.restore.engine  # noqa: F401  (binds the subpackage on its parent)
+    import apollo_restore.restore.engine
 
     assert callable(apollo_restore.restore) and apollo_restore.restore.__name__ == "restore"
     assert sys.modules["apollo_restore.restore"].engine.restore_text is restore_text

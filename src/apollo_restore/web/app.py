@@ -18,7 +18,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 from fastapi import FastAPI, File, Request, UploadFile
 from fastapi.openapi.docs import get_swagger_ui_html
