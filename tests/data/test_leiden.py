@@ -190,3 +190,9 @@ def test_parsing_time_is_linear(unit):
     """800k characters took 20.7 s before (merge_texts re-concatenated); now linear."""
     small, large = (_parse_seconds(unit * (n // len(unit))) for n in (20_000, 160_000))
     assert large < 24 * small + 0.2  # 8× the text: linear ~8×, quadratic ~64×
+
+
+@pytest.mark.parametrize("text", ["αβ [" + "." * 10_000 + "] γδ", "αβ " + "?" * 10_000 + " γδ"])
+def test_runs_of_dots_or_queries_are_capped_like_stated_lengths(text):
+    with pytest.raises(LeidenError, match=r"^\[E007\]"):
+        parse_leiden(text)
