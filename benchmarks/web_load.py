@@ -1,32 +1,39 @@
-"""Load test of the HTTP API on loopback: N concurrent restore requests, failures and latency.
+"""Load test of the HTTP API on loopback (issue #13): typical load, heavy load, an abandoned request.
 
-    python benchmarks/web_load.py [--model DIR] [--requests 50] [--max-concurrent 2] [--k 10]
+    python benchmarks/web_load.py [--model DIR] [--requests 100] [--time-limit 30] [--threads 1]
 
-Starts ``apollo-restore``'s app under uvicorn in this process (a background thread, a free
-loopback port) with the model folder given (default: the embedded model if present, else a
-tiny random model), fires all requests at once with ``httpx.AsyncClient`` and prints a
-Markdown table: requests, failures (any status but 200), p50 / p95 / max latency in seconds
-(each measured from the moment all requests are sent, so it includes queueing behind
-``--max-concurrent`` restorations), throughput and server-side milliseconds per request.
+Starts the app under uvicorn in this process (:func:`apollo_restore.web.server.background_server`,
+with the server's read timeouts) and the embedded model (or ``--model``; a tiny random model
+when none is shipped), then prints Markdown tables for three phases:
+
+1. **typical**: ``--requests`` concurrent requests, each a short text with 2 gaps, k = 20. The
+   queue is sized to absorb them: every answer must be 200.
+2. **heavy**: ``--requests`` concurrent requests at the web limits (20 gaps of 30–50 letters,
+   k = 50). Every answer must be a 200 or a 503 with ``Retry-After``, and none may take longer
+   than the server's time limit (``--time-limit``); ``/api/health`` must answer afterwards.
+3. **abandoned**: a heavy request whose client leaves after 0.5 s, then one typical request:
+   its latency must be that of an idle server (the abandoned work stops within a gap).
+
+Latencies are measured from the moment all requests are sent, so they include queueing.
+Exit status 1 when a phase breaks its rule.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
-import statistics
-import threading
+import sys
 import time
 from pathlib import Path
 
 import httpx
 
-TEXTS = [
+TYPICAL = [
     "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην",
     "ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου Τῦβι [.2]. ἔλαβον παρὰ σοῦ τὰς δραχμάς",
-    "Πτολεμαῖος Διοδώρᾳ τῇ ἀδελφῇ χαίρειν. γινώσκειν σε θέλω ὅτι [.5] ἔρχεταί μοι διὰ νυκτός",
+    "Πτολεμαῖος Διοδώρᾳ τῇ ἀδελφῇ [.7] χαίρειν. γινώσκειν σε θέλω ὅτι [.5] ἔρχεταί μοι διὰ νυκτός",
 ]
+HEAVY = " ".join(f"ἔτους δευτέρου Αὐτοκράτορος Καίσαρος [.{30 + 20 * (i % 2)}] τοῦ κυρίου καὶ" for i in range(20))
 
 
 def load_restorer(model: Path | None, threads: int | None):
@@ -47,38 +54,41 @@ def load_restorer(model: Path | None, threads: int | None):
     return Restorer(build_model("tiny", tok, seed=0).eval(), tok, name="tiny (random)")
 
 
-def start_server(app) -> tuple[str, object, threading.Thread]:
-    import uvicorn
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    return f"http://127.0.0.1:{port}", server, thread
-
-
-async def fire(base: str, n: int, k: int, timeout: float) -> list[tuple[int, float, float]]:
-    """``(status, seconds, server ms)`` per request, all sent at once."""
-    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+async def fire(base: str, bodies: list[dict], timeout: float) -> list[tuple[int, float, bool]]:
+    """``(status, seconds, has Retry-After)`` per request, all sent at once."""
+    limits = httpx.Limits(max_connections=len(bodies), max_keepalive_connections=len(bodies))
     async with httpx.AsyncClient(base_url=base, timeout=timeout, limits=limits) as client:
-        await client.get("/api/health")  # warm up the connection path (not the model)
+        await client.get("/api/health")
 
-        async def one(i: int) -> tuple[int, float, float]:
+        async def one(body: dict) -> tuple[int, float, bool]:
             started = time.perf_counter()
             try:
-                r = await client.post("/api/restore", json={"text": TEXTS[i % len(TEXTS)], "k": k})
+                r = await client.post("/api/restore", json=body)
             except httpx.HTTPError:
-                return 0, time.perf_counter() - started, 0.0
-            ms = r.json().get("ms", 0.0) if r.status_code == 200 else 0.0
-            return r.status_code, time.perf_counter() - started, ms
+                return 0, time.perf_counter() - started, False
+            return r.status_code, time.perf_counter() - started, "retry-after" in r.headers
 
-        return await asyncio.gather(*(one(i) for i in range(n)))
+        return list(await asyncio.gather(*(one(b) for b in bodies)))
+
+
+async def abandon_then_time(base: str, timeout: float) -> tuple[float, float]:
+    """Seconds a typical request takes on an idle server, then right after a heavy request
+    whose client left after 0.5 s."""
+    async with httpx.AsyncClient(base_url=base, timeout=timeout) as client:
+        started = time.perf_counter()
+        await client.post("/api/restore", json={"text": TYPICAL[0], "k": 20})
+        idle = time.perf_counter() - started
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=0.5) as client:
+            await client.post("/api/restore", json={"text": HEAVY, "k": 50})
+    except httpx.TimeoutException:
+        pass  # the client has gone
+    async with httpx.AsyncClient(base_url=base, timeout=timeout) as client:
+        started = time.perf_counter()
+        r = await client.post("/api/restore", json={"text": TYPICAL[0], "k": 20})
+        after = time.perf_counter() - started
+        assert r.status_code == 200, r.text
+    return idle, after
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -86,47 +96,68 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def main() -> None:
+def row(name: str, results: list[tuple[int, float, bool]], wall: float) -> str:
+    latencies = [t for _, t, _ in results]
+    counts: dict[int, int] = {}
+    for status, _, _ in results:
+        counts[status] = counts.get(status, 0) + 1
+    codes = ", ".join(f"{s}: {n}" for s, n in sorted(counts.items()))
+    return (
+        f"| {name} | {len(results)} | {codes} | {percentile(latencies, 0.5):.2f} | {percentile(latencies, 0.95):.2f} | "
+        f"{max(latencies):.2f} | {wall:.1f} |"
+    )
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=None, help="model folder (default: embedded, else tiny random)")
-    parser.add_argument("--requests", type=int, default=50)
+    parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--max-concurrent", type=int, default=2, help="restorations running at once on the server")
-    parser.add_argument("--k", type=int, default=10, help="candidates per gap")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads")
-    parser.add_argument("--timeout", type=float, default=600.0, help="client timeout per request (s)")
+    parser.add_argument("--time-limit", type=float, default=30.0, help="the server's per-request time limit (s)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args()
 
     from apollo_restore.web.app import create_app
     from apollo_restore.web.limits import Limits
+    from apollo_restore.web.server import background_server
 
     restorer = load_restorer(args.model, args.threads)
-    limits = Limits(max_concurrent=args.max_concurrent, max_queued=max(Limits().max_queued, args.requests), queue_timeout_s=args.timeout)
-    base, server, thread = start_server(create_app(restorer, limits=limits))
-    try:
-        started = time.perf_counter()
-        results = asyncio.run(fire(base, args.requests, args.k, args.timeout))
-        wall = time.perf_counter() - started
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-    latencies = [t for _, t, _ in results]
-    failures = sum(status != 200 for status, _, _ in results)
-    server_ms = [ms for status, _, ms in results if status == 200]
-    by_status: dict[int, int] = {}
-    for status, _, _ in results:
-        by_status[status] = by_status.get(status, 0) + 1
-    print(f"### Web API load test: {args.requests} concurrent POST /api/restore\n")
-    print(f"Model `{restorer.name}`, k = {args.k}, {args.max_concurrent} restorations at once, loopback, "
-          f"texts of {min(len(t) for t in TEXTS)}–{max(len(t) for t in TEXTS)} characters with 1–2 gaps.\n")
-    print("| requests | failures | p50 (s) | p95 (s) | max (s) | wall (s) | req/s | server ms/request (median) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print(
-        f"| {args.requests} | {failures} | {percentile(latencies, 0.5):.2f} | {percentile(latencies, 0.95):.2f} | "
-        f"{max(latencies):.2f} | {wall:.2f} | {args.requests / wall:.1f} | "
-        f"{statistics.median(server_ms) if server_ms else float('nan'):.0f} |"
+    limits = Limits(max_concurrent=args.max_concurrent, max_queued=max(Limits().max_queued, args.requests), request_timeout_s=args.time_limit)
+    client_timeout = 10 * args.time_limit
+    typical = [{"text": TYPICAL[i % len(TYPICAL)], "k": 20} for i in range(args.requests)]
+    heavy = [{"text": HEAVY, "k": 50} for _ in range(args.requests)]
+    with background_server(create_app(restorer, limits=limits), limits) as base:
+        phases = {}
+        for name, bodies in (("typical", typical), ("heavy", heavy)):
+            started = time.perf_counter()
+            phases[name] = (asyncio.run(fire(base, bodies, client_timeout)), time.perf_counter() - started)
+        health = httpx.get(base + "/api/health", timeout=10)
+        idle, after = asyncio.run(abandon_then_time(base, client_timeout))
+
+    typical_ok = all(status == 200 for status, _, _ in phases["typical"][0])
+    heavy_ok = all(
+        (status == 200 or (status == 503 and retry)) and seconds <= args.time_limit + 0.5
+        for status, seconds, retry in phases["heavy"][0]
     )
-    print(f"\nStatus codes: {', '.join(f'{s}: {n}' for s, n in sorted(by_status.items()))}")
+    abandoned_ok = after < idle + 1.0
+    print(f"### Web API under load: {args.requests} concurrent POST /api/restore per phase\n")
+    print(
+        f"Model `{restorer.name}`, {args.max_concurrent} restorations at once ({args.threads} torch thread each), "
+        f"time limit {args.time_limit:g} s, queue {limits.max_queued}, loopback. Typical: 2 gaps, k = 20; "
+        f"heavy: 20 gaps of 30–50 letters, k = 50.\n"
+    )
+    print("| phase | requests | status codes | p50 (s) | p95 (s) | max (s) | wall (s) |")
+    print("|---|---:|---|---:|---:|---:|---:|")
+    for name, (results, wall) in phases.items():
+        print(row(name, results, wall))
+    print(
+        f"\nTypical all 200: **{typical_ok}**. Heavy all 200 or 503 with Retry-After within the limit: **{heavy_ok}**. "
+        f"Health after the run: {health.status_code} (running {health.json()['running']}, waiting {health.json()['waiting']}).\n"
+        f"Abandoned request: a typical request took {idle:.2f} s on the idle server and {after:.2f} s right after a "
+        f"heavy request was abandoned (not delayed: **{abandoned_ok}**)."
+    )
+    return 0 if typical_ok and heavy_ok and abandoned_ok and health.status_code == 200 else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -29,8 +31,27 @@ def load_restorer(model: str | None = None) -> "Restorer":
 
 
 def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = None) -> "Restoration":
-    """Restore every lacuna of a Leiden text; see :meth:`Restorer.restore`."""
+    """Restore every lacuna of a Leiden text; see :meth:`Restorer.restore`.
+
+    Raises:
+        RequestError: a request out of limits, not Greek enough, or with no gap (``E3xx``).
+        LeidenError: malformed Leiden text (``E0xx``).
+    """
     return load_restorer(model).restore(text, hints=hints, pins=pins, k=k)
+
+
+class _Package(types.ModuleType):
+    """This package's module type: importing the ``restore`` subpackage binds it as the
+    attribute ``restore`` of its parent, which would hide the function above; the function stays.
+    Reach the subpackage's modules with ``from apollo_restore.restore.engine import ...``."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "restore" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):

@@ -7,6 +7,9 @@ Codes:
     E0xx  Leiden plain text (:func:`apollo_restore.data.readers.leiden.parse_leiden`).
     E1xx  corpus files (readers).
     E2xx  interchange formats (:mod:`apollo_restore.data.formats`).
+    E3xx  restoration requests (:mod:`apollo_restore.restore.request`): the CLI, the Python API,
+          ``predict`` and the web layer all validate through it.
+    W3xx  warnings attached to a restoration (the reading is given, but is to be trusted less).
 """
 
 from __future__ import annotations
@@ -33,6 +36,31 @@ class Errors:
     E101 = "[E101] cannot read corpus file {path}: {reason}"
     # interchange formats
     E201 = "[E201] {path}, line {line}: {reason}"
+    # restoration requests
+    E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
+    E301 = (
+        "[E301] the text has no gap to restore: mark lost letters as [.5] (five letters), "
+        "[ca.5] (about five), [.5-8] (five to eight), [- - -] (unknown) or ??? (one letter each)"
+    )
+    E302 = "[E302] the text has {n:,} characters; at most {limit:,} are restored at a time: split the text"
+    E303 = "[E303] the text has {n:,} gaps; at most {limit:,} are restored at a time: split the text"
+    E304 = "[E304] gap {gap} asks for {n:,} letters; at most {limit:,} letters per gap are restored"
+    E305 = "[E305] k = {k!r} candidates per gap: give a whole number from 1 to {limit}"
+    E306 = "[E306] hint for gap {gap}: {reason}"
+    E307 = "[E307] reading for gap {gap}: {reason}"
+    E308 = (
+        "[E308] too few Greek letters to restore: the text has {greek} Greek letters "
+        "(at least {minimum} are needed) and {foreign} letters of other scripts{what}; "
+        "type the text in Greek letters (transliterated or Latin text cannot be restored)"
+    )
+    E309 = "[E309] unreadable character {char} at offset {position}{where}: remove control characters and broken Unicode"
+    E310 = "[E310] {name} must be {expected}, not {value!r}"
+    # warnings on a restoration
+    W301 = (
+        "[W301] {foreign} of the text's {total} letters are not Greek ({scripts}): they are left out of "
+        "the context the model sees, so its readings deserve less trust"
+    )
+    W302 = "[W302] only {greek} Greek letters around the gaps: with so little context every reading is a guess"
 
 
 class LeidenError(ValueError):
@@ -68,3 +96,21 @@ class FormatError(ValueError):
         self.path = path
         self.line = line
         self.reason = reason
+
+
+class RequestError(ValueError):
+    """A restoration request that cannot be served as asked (``E3xx``), with where it failed.
+
+    Attributes:
+        code: the message code (``"E304"``).
+        gap: 1-based gap number concerned, if any.
+        position: 0-based character offset in the text, if any.
+    """
+
+    def __init__(self, code: str, gap: int | None = None, position: int | None = None, **fields: object) -> None:
+        super().__init__(getattr(Errors, code).format(gap=gap, position=position, **fields))
+        self.code, self.gap, self.position = code, gap, position
+
+
+class RestoreStopped(RuntimeError):
+    """A restoration stopped between two gaps because its caller asked (time limit, client gone)."""

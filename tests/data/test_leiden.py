@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
-from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Supplied, Text, render, to_leiden
+from apollo_restore.data.readers.leiden import find_gaps, parse_leiden, tidy_segments
 from apollo_restore.errors import LeidenError
 
 T = Text
@@ -142,3 +142,57 @@ def test_leiden_random_input_raises_only_leiden_error(text):
     render(doc)
     for gap in find_gaps(text):
         assert 0 <= gap.start < gap.end <= len(text)
+
+
+# -- Leiden written back (issue #13: /api/epidoc output must always restore) -------------------
+
+_CHARS = st.sampled_from(list("αβγ δεσ[](){}<>⟦⟧\\/|?=…-–.·,12 vacat\x01\x85\u2028ά") + ["vac.", "ca.5", "[.3]"])
+_WORDS = st.lists(_CHARS, min_size=1, max_size=8).map("".join)
+_SEGMENTS = st.lists(
+    st.one_of(
+        st.builds(Text, _WORDS, st.booleans()),
+        st.builds(Supplied, _WORDS),
+        st.builds(Lacuna, st.one_of(st.none(), st.integers(1, 1000))),
+        st.builds(Lacuna, st.integers(1, 5), st.integers(6, 9)),
+        st.builds(LineBreak, st.booleans()),
+    ),
+    max_size=12,
+)
+
+
+def _letters(segments) -> str:
+    return "".join(ch for ch in render(Document("d", "user", segments)).text if ch.isalpha())
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SEGMENTS)
+def test_leiden_written_from_any_edition_parses_back_with_the_same_gaps(segments):
+    segments = tidy_segments(segments)
+    back = parse_leiden(to_leiden(segments)).segments
+    assert sum(isinstance(s, Lacuna) for s in back) == sum(isinstance(s, Lacuna) for s in segments)
+    assert _letters(back) == _letters(segments)
+
+
+def _parse_seconds(text: str) -> float:
+    """Best of two runs (the machine is shared)."""
+    import time
+
+    best = float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        parse_leiden(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize("unit", ["α̣β̣γ̣ ", "αβ [γδ] ε̣ ", "λόγος ἐστὶν [.3] ἐν ἀρχῇ\n", "α" * 40])
+def test_parsing_time_is_linear(unit):
+    """800k characters took 20.7 s before (merge_texts re-concatenated); now linear."""
+    small, large = (_parse_seconds(unit * (n // len(unit))) for n in (20_000, 160_000))
+    assert large < 24 * small + 0.2  # 8× the text: linear ~8×, quadratic ~64×
+
+
+@pytest.mark.parametrize("text", ["αβ [" + "." * 10_000 + "] γδ", "αβ " + "?" * 10_000 + " γδ"])
+def test_runs_of_dots_or_queries_are_capped_like_stated_lengths(text):
+    with pytest.raises(LeidenError, match=r"^\[E007\]"):
+        parse_leiden(text)

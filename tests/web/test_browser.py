@@ -142,6 +142,12 @@ def test_browser_paste_restore_pick_export(server, browser, tmp_path):
     page.wait_for_selector("#error:not([hidden])")
     assert "Line 1, column 7" in page.inner_text("#error")
     assert page.evaluate("document.getElementById('leiden').selectionStart") == 6
+    # the previous text's results and export are gone with the error (issue #13)
+    assert page.is_hidden("#text-panel") and page.is_hidden("#gaps-panel") and page.is_hidden("#export-panel")
+    assert page.input_value("#export-output") == ""
 
+    # the API docs render offline, from the packaged Swagger UI
+    page.goto(server + "/docs")
+    page.wait_for_selector(".swagger-ui .opblock")
     assert external == []  # no CDN, no outside request
     page.close()

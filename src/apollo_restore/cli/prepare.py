@@ -25,6 +25,9 @@ def prepare_command(
             raise typer.BadParameter(f"{spec.path} does not exist", param_hint="--corpus")
     report = prepare(specs, out, dedup_threshold=dedup_threshold)
     typer.echo(format_stats(report))
+    if report.documents == 0:
+        typer.echo(f"error: no document could be read; see {out / 'skipped.jsonl'} for why", err=True)
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,61 +3,81 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import typer
 
+_FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^\s/\\]+\.[A-Za-z0-9]{1,5})$")  # a path, or one word with an extension
+
 
 def restore_command(
     text: str = typer.Argument(None, help="Leiden text, a path to a text file, or '-' (or nothing) for stdin."),
-    k: int = typer.Option(20, "--k", help="Candidates per gap."),
+    k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
-    hint: list[str] = typer.Option(None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=none (0-based gaps)."),
+    hint: list[str] = typer.Option(None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=ca.7, 3=none (0-based gaps)."),
     show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
     neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
 ) -> None:
-    """Restore every lacuna of a Leiden text and print ranked candidates with probabilities."""
-    from apollo_restore.errors import LeidenError
+    """Restore every lacuna of a Leiden text and print ranked candidates with probabilities.
+
+    Exits with status 2 and a numbered message when the text cannot be restored as asked
+    (empty, no gap, not Greek, malformed, beyond the limits).
+    """
+    from apollo_restore.errors import LeidenError, RequestError
     from apollo_restore.restore.ensemble import load_filler
+    from apollo_restore.restore.request import RestoreRequest
 
     source = _read_text(text)
     try:
-        hints = dict(_parse_hint(h) for h in hint or [])
-    except ValueError as err:
-        raise typer.BadParameter(str(err), param_hint="--hint") from err
+        request = RestoreRequest(source, dict(_parse_hint(h) for h in hint or []), None, k).validate()
+    except (LeidenError, RequestError) as err:
+        _fail(err)
     restorer = load_filler(model, use_ngram=not neural_only)
-    try:
-        result = restorer.restore(source, hints=hints, k=k)
-    except LeidenError as err:
-        typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(2) from err
+    result = restorer.restore(request)
+    for warning in result.warnings:
+        typer.secho(f"warning: {warning}", err=True, fg="yellow")
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
         return
     _print(result, show)
 
 
+def _fail(err: Exception) -> None:
+    typer.echo(f"error: {err}", err=True)
+    raise typer.Exit(2) from err
+
+
 def _read_text(text: str | None) -> str:
+    """The text itself, a file's content, or stdin (with a prompt when it is a terminal).
+
+    Raises:
+        typer.Exit: a name that looks like a file name (one word with an extension, or a
+            path) names no file.
+    """
     if text is None or text == "-":
+        if sys.stdin.isatty():
+            typer.echo("Paste a Leiden text, then press Ctrl-D (Ctrl-Z Enter on Windows):", err=True)
         return sys.stdin.read()
     if "[" in text or "\n" in text or len(text.encode()) > 255:
         return text  # Leiden text itself (no file name holds brackets here)
     path = Path(text)
-    return path.read_text(encoding="utf-8") if path.is_file() else text
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    if _FILE_NAME.match(text):
+        typer.echo(f"error: no file named {text!r} (to restore a text, give it with its gaps marked, e.g. [.5])", err=True)
+        raise typer.Exit(2)
+    return text
 
 
-def _parse_hint(item: str) -> tuple[int, object]:
-    from apollo_restore.data.formats import parse_hint
-
+def _parse_hint(item: str) -> tuple[int | str, str]:
+    """``GAP=VALUE`` → ``(gap, value)``; the request validates both."""
     gap, sep, value = item.partition("=")
-    if not sep or not gap.strip().isdigit():
-        raise ValueError(f"hint {item!r} must look like GAP=7, GAP=5-8 or GAP=none")
-    if value.strip().lower() == "none":
-        return int(gap), None
-    lo, dash, hi = value.partition("-")
-    return int(gap), parse_hint([int(lo), int(hi)] if dash else int(lo))
+    if not sep:
+        raise typer.BadParameter(f"hint {item!r} must look like GAP=7, GAP=5-8, GAP=ca.7 or GAP=none", param_hint="--hint")
+    return gap.strip(), value
 
 
 def _print(result, show: int) -> None:
@@ -91,8 +111,18 @@ def predict_command(
     from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.restore.predict import predict_file
 
+    from apollo_restore.errors import FormatError, RequestError
+    from apollo_restore.restore.request import RequestLimits, check_k
+
+    try:
+        check_k(k, RequestLimits())
+    except RequestError as err:
+        _fail(err)
     restorer = load_filler(model, config=RestoreConfig(k=k, exact_length=exact_length), use_ngram=not neural_only)
-    n = predict_file(restorer, gaps, out, k)
+    try:
+        n = predict_file(restorer, gaps, out, k)
+    except (RequestError, FormatError) as err:
+        _fail(err)
     typer.echo(f"wrote {n} predictions to {out}")
 
 

@@ -14,16 +14,18 @@ def serve_command(
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (loopback by default)."),
     port: int = typer.Option(8000, "--port", help="TCP port."),
     max_concurrent: int = typer.Option(2, "--max-concurrent", help="Restorations running at once."),
+    max_queued: int = typer.Option(256, "--max-queued", help="Requests that may wait for a slot; more get 503 with Retry-After."),
+    request_timeout: float = typer.Option(60.0, "--request-timeout", help="Longest time (s) a restoration request may take, waiting included."),
+    allowed_host: list[str] = typer.Option(None, "--allowed-host", help="Host header answered (repeatable; default: loopback names, or --host when it is not loopback; '*' for any)."),
     threads: int = typer.Option(None, "--threads", help="Torch threads (default: torch's choice)."),
 ) -> None:
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    import uvicorn
-
     from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.retrieve.index import default_index_path
-    from apollo_restore.web.app import create_app
+    from apollo_restore.web.app import LOCAL_HOSTS, create_app
     from apollo_restore.web.limits import Limits
+    from apollo_restore.web.server import serve
 
     try:
         restorer = load_filler(model, threads=threads)
@@ -31,9 +33,11 @@ def serve_command(
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
     index = index or (default_index_path() if (default_index_path() / "meta.json").exists() else None)
     parallels = load_parallels(index) if index else None
-    app = create_app(restorer, parallels, Limits(max_concurrent=max_concurrent))
-    typer.echo(f"serving model {restorer.name} on http://{host}:{port}/  (API docs: /docs)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    limits = Limits(max_concurrent=max_concurrent, max_queued=max_queued, request_timeout_s=request_timeout)
+    hosts = allowed_host or (LOCAL_HOSTS if host in LOCAL_HOSTS else (host, *LOCAL_HOSTS))
+    app = create_app(restorer, parallels, limits, allowed_hosts=hosts)
+    typer.echo(f"serving model {restorer.name} on http://{host}:{port}/  (API docs: /docs; Host names answered: {', '.join(hosts)})")
+    serve(app, host, port, limits)
 
 
 def load_parallels(folder: Path):

@@ -8,12 +8,16 @@ supplied ("silver") spans, or as Leiden for display.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Union
 
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, fix_final_sigma, fold
 
 SOURCES = ("ddb", "dclp", "inscription", "literary", "user")
+#: Longest lacuna a corpus may state (letters); a longer or unreadable length is read as
+#: unknown extent, so that one absurd attribute can neither overflow nor build a huge row.
+MAX_LACUNA_LETTERS = 1000
 
 
 @dataclass(frozen=True)
@@ -80,17 +84,46 @@ class Document:
         return f"{self.source}:{self.id}"
 
 
+def lacuna_length(value: str | None) -> tuple[int | None, str]:
+    """A stated lacuna length → ``(letters, "")``, or ``(None, reason)`` when the value is not
+    a count from 1 to :data:`MAX_LACUNA_LETTERS` (``None`` and ``""`` give no reason)."""
+    if value is None or not value.strip():
+        return None, ""
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None, f"length {value!r} is not a number: read as unknown extent"
+    if not 1 <= number <= MAX_LACUNA_LETTERS:  # NaN and ±inf fail too
+        return None, f"length {value!r} is outside 1–{MAX_LACUNA_LETTERS} letters: read as unknown extent"
+    return int(number), ""
+
+
 def merge_texts(segments: list[Segment]) -> list[Segment]:
-    """Join adjacent :class:`Text` segments of equal certainty, and adjacent supplements."""
+    """Join adjacent :class:`Text` segments of equal certainty, and adjacent supplements.
+
+    Each run is joined once, so the time is linear in the total text length.
+    """
     out: list[Segment] = []
+    run: list[Segment] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            joined = "".join(seg.text for seg in run)  # type: ignore[union-attr]
+            out.append(Text(joined, run[0].uncertain) if isinstance(run[0], Text) else Supplied(joined))
+        run.clear()
+
     for seg in segments:
-        prev = out[-1] if out else None
-        if isinstance(seg, Text) and isinstance(prev, Text) and prev.uncertain == seg.uncertain:
-            out[-1] = Text(prev.text + seg.text, seg.uncertain)
-        elif isinstance(seg, Supplied) and isinstance(prev, Supplied):
-            out[-1] = Supplied(prev.text + seg.text)
+        prev = run[-1] if run else None
+        same_text = isinstance(seg, Text) and isinstance(prev, Text) and prev.uncertain == seg.uncertain
+        if not (same_text or (isinstance(seg, Supplied) and isinstance(prev, Supplied))):
+            flush()
+        if isinstance(seg, (Text, Supplied)):
+            run.append(seg)
         else:
             out.append(seg)
+    flush()
     return out
 
 
@@ -170,14 +203,36 @@ def render(doc: Document, uncertain_as_gap: bool = False) -> Rendering:
     return Rendering(stripped, [sp for sp in spans if sp.text.strip()])
 
 
+# Characters a Leiden reader would take for markup (brackets, gap and line markers, numbers
+# that may read as line numbers or lengths) or refuse (control characters): in an edition's
+# letters they are punctuation at most, and the normaliser makes any punctuation one "·".
+_LEIDEN_SYNTAX = re.compile(r"[\[\](){}<>⟦⟧⟨⟩〈〉\\/|‖?=…\-\u2013\u2014⸢⸣⌜⌝⸤⸥.]|\d+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_VACAT_WORD = re.compile(r"(?<![^\W\d_])vac(?:at)?(?![^\W\d_])", re.IGNORECASE)
+
+
+def leiden_escape(text: str) -> str:
+    """Letters of an edition, safe to write between Leiden markup: syntax characters become
+    ``·``, digits, the Latin word *vac(at)* and control characters are dropped (line and
+    other separators become spaces), as the normaliser does, so that parsing the Leiden text again gives back the same
+    letters and no markup that was not there."""
+    text = _CONTROL.sub(lambda m: " " if m.group().isspace() else "", text)  # as the normaliser does
+    text = _LEIDEN_SYNTAX.sub(lambda m: "" if m.group()[0].isdigit() else "·", text)
+    return _VACAT_WORD.sub("", text)
+
+
 def to_leiden(segments: list[Segment]) -> str:
-    """Render segments in Leiden conventions for display (letters as the edition gives them)."""
+    """Render segments in Leiden conventions for display: letters as the edition gives them,
+    passed through :func:`leiden_escape`, so that the result always parses back to the same
+    letters and gaps."""
     out: list[str] = []
     for seg in segments:
         if isinstance(seg, Text):
-            out.append("".join(c + "\u0323" if c.isalpha() else c for c in seg.text) if seg.uncertain else seg.text)
+            text = leiden_escape(seg.text)
+            out.append("".join(c + "\u0323" if c.isalpha() else c for c in text) if seg.uncertain else text)
         elif isinstance(seg, Supplied):
-            out.append(f"[{seg.text}]")
+            supplied = leiden_escape(seg.text)
+            out.append(f"[{supplied}]" if supplied.strip() else supplied)
         elif isinstance(seg, Lacuna):
             if seg.length is None:
                 out.append("[- - -]")
@@ -188,5 +243,6 @@ def to_leiden(segments: list[Segment]) -> str:
             else:
                 out.append(f"[.{seg.length}]")
         elif isinstance(seg, LineBreak):
-            out.append("-\n" if seg.in_word else "\n")
+            glued = bool(out) and out[-1][-1:] not in ("", " ", "\n")
+            out.append(("-\n" if glued else "=\n") if seg.in_word else "\n")  # a lone '-' would read as a gap
     return "".join(out)

@@ -5,8 +5,10 @@
 
 Writes ``documents.parquet`` (one row per document: normalised text in both uncertainty
 variants, supplied spans, split), ``stats.json``/``stats.md`` (documents, letters, lacunae
-and supplied spans per source and split), and ``skipped.jsonl`` (every file not used, with its
-reason). Re-running on the same input gives byte-identical Parquet.
+and supplied spans per source and split), ``skipped.jsonl`` (every file not used, and every
+broken archive, with its reason) and ``adjusted.jsonl`` (documents kept with a lacuna length
+read as unknown extent). No single file or archive stops the run. Re-running on the same
+input gives byte-identical Parquet.
 """
 
 from __future__ import annotations
@@ -62,42 +64,57 @@ class CorpusSpec:
 
 @dataclass
 class PrepareReport:
-    """What :func:`prepare` did: counts per (source, split), dedup, skipped files, timing."""
+    """What :func:`prepare` did: counts per (source, split), dedup, skipped files (and
+    broken archives), kept documents whose absurd lacuna lengths were read as unknown
+    (``adjusted``), timing."""
 
     stats: dict[str, dict[str, dict[str, int]]]
     near_duplicates: dict[str, int]
     skipped: list[dict[str, str]]
     seconds: float
+    adjusted: list[dict[str, str]] = field(default_factory=list)
     documents: int = 0
     letters: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _is_ddb_token_xml(path: Path) -> bool:
-    """Sniff the first XML file: DDB-TM token XML has a ``<file name=...>`` root."""
-    for _, content in iter_files(path, (".xml",)):
-        return b"<file " in content[:400]
-    return False
+def parse_xml_file(content: bytes, name: str, source: str) -> Document:
+    """One XML corpus file, its format told from the file itself: DDB-TM token XML (a
+    ``<file name=...>`` root) or EpiDoc TEI.
+
+    Raises:
+        CorpusError: the file cannot be read as either.
+    """
+    if b"<file " in content[:400]:
+        return parse_ddb_file(content, name, source)
+    return parse_epidoc_file(content, name, source)
 
 
 def reader_for(spec: CorpusSpec) -> tuple[Parser, tuple[str, ...]]:
-    """The per-file parser and file suffixes for a corpus, by its source and format."""
+    """The per-file parser and file suffixes for a corpus, by its source."""
     if spec.source == "literary" or spec.path.name.endswith(".tess"):
         return parse_tess, (".tess",)
-    if _is_ddb_token_xml(spec.path):
-        return parse_ddb_file, (".xml",)
-    return parse_epidoc_file, (".xml",)
+    return parse_xml_file, (".xml",)
 
 
-def _parse_chunk(parse: Parser, source: str, items: list[tuple[str, bytes]]) -> list[tuple[str, dict[str, Any] | None, str]]:
-    """Worker: ``(name, row or None, skip reason)`` for each file of a chunk."""
-    out = []
+#: ``(file name, row or None, why it was skipped, notes on a kept row)``, one per file.
+ParsedFile = tuple[str, "dict[str, Any] | None", str, list[str]]
+
+
+def _parse_chunk(parse: Parser, source: str, items: list[tuple[str, bytes]]) -> list[ParsedFile]:
+    """Worker: one :data:`ParsedFile` per file of a chunk. No file can stop the run: what a
+    reader cannot parse, for whatever reason, is a skip with that reason."""
+    out: list[ParsedFile] = []
     for name, content in items:
         try:
-            row = _row(parse(content, name, source))
-            out.append((name, row, "" if row else "no Greek letters in the edition"))
+            doc = parse(content, name, source)
+            row = _row(doc)
+            out.append((name, row, "" if row else "no Greek letters in the edition", list(doc.meta.get("notes", []))))
         except CorpusError as err:
-            out.append((name, None, err.reason))
+            out.append((name, None, err.reason, []))
+        except Exception as err:  # noqa: BLE001 - a reader's bug must not lose the corpus
+            log.warning("reader failed on %s", name, exc_info=True)
+            out.append((name, None, f"reader failed ({type(err).__name__}: {str(err)[:200]})", []))
     return out
 
 
@@ -112,14 +129,15 @@ def _chunks(files: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tupl
         yield chunk
 
 
-def parse_corpus_rows(spec: CorpusSpec, workers: int) -> Iterator[tuple[str, dict[str, Any] | None, str]]:
-    """``(name, row, reason)`` for every file of a corpus, parsed in ``workers`` processes.
+def parse_corpus_rows(spec: CorpusSpec, workers: int, skips: SkipLog) -> Iterator[ParsedFile]:
+    """A :data:`ParsedFile` for every file of a corpus, parsed in ``workers`` processes.
 
     The archive is streamed in this process; chunks of files go to the workers with at most
     ``2 × workers`` chunks in flight, so memory stays bounded; results come back in file order.
+    Broken archives, oversized members and escaping links go to ``skips`` as they are met.
     """
     parse, suffixes = reader_for(spec)
-    chunks = _chunks(iter_files(spec.path, suffixes), 256)
+    chunks = _chunks(iter_files(spec.path, suffixes, skips), 256)
     if workers <= 1:
         for chunk in chunks:
             yield from _parse_chunk(parse, spec.source, chunk)
@@ -146,7 +164,7 @@ def _row(doc: Document) -> dict[str, Any] | None:
         "split": split_of(doc.group),
         "group": doc.group,
         "tm": doc.meta.get("tm"),
-        "date": int(date) if date is not None else None,
+        "date": int(date) if date is not None and -10_000 <= int(date) <= 10_000 else None,
         "text": rendering.text,
         "text_uncertain_excluded": render(doc, uncertain_as_gap=True).text,
         "supplied_start": [s.start for s in rendering.supplied],
@@ -176,10 +194,11 @@ def prepare(
     out.mkdir(parents=True, exist_ok=True)
     skips = SkipLog()
     rows: list[dict[str, Any]] = []
+    adjusted: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for spec in corpora:
-        results = parse_corpus_rows(spec, workers)
-        for name, row, reason in tqdm(results, desc=f"read {spec.source}", unit="file", disable=not progress):
+        results = parse_corpus_rows(spec, workers, skips)
+        for name, row, reason, notes in tqdm(results, desc=f"read {spec.source}", unit="file", disable=not progress):
             if row is None:
                 skips.add(name, reason)
             elif (row["source"], row["id"]) in seen:
@@ -187,6 +206,7 @@ def prepare(
             else:
                 seen.add((row["source"], row["id"]))
                 rows.append(row)
+                adjusted.extend({"path": name, "reason": note} for note in notes)
     rows.sort(key=lambda r: (r["source"], r["id"]))
     rows, near_duplicates = _drop_near_duplicates(rows, dedup_threshold, progress)
     write_documents(rows, out / DOCUMENTS_FILE)
@@ -194,6 +214,7 @@ def prepare(
         stats=_stats(rows),
         near_duplicates=near_duplicates,
         skipped=[{"path": s.path, "reason": s.reason} for s in skips.items],
+        adjusted=adjusted,
         seconds=round(time.perf_counter() - started, 1),
         documents=len(rows),
         letters=sum(r["letters"] for r in rows),
@@ -232,9 +253,10 @@ def _stats(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
 
 def _write_reports(report: PrepareReport, out: Path) -> None:
     (out / "stats.json").write_text(json.dumps(report.__dict__, ensure_ascii=False, indent=1))
-    with (out / "skipped.jsonl").open("w") as fh:
-        for item in report.skipped:
-            fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+    for name, items in (("skipped.jsonl", report.skipped), ("adjusted.jsonl", report.adjusted)):
+        with (out / name).open("w") as fh:
+            for item in items:
+                fh.write(json.dumps(item, ensure_ascii=False) + "\n")
     (out / "stats.md").write_text(format_stats(report))
 
 
@@ -257,5 +279,6 @@ def format_stats(report: PrepareReport) -> str:
     reasons: dict[str, int] = defaultdict(int)
     for item in report.skipped:
         reasons[item["reason"].split(":")[0].split(" '")[0]] += 1
+    lines += ["", f"Lacuna lengths read as unknown extent (absurd or unreadable, see adjusted.jsonl): {len(report.adjusted)}"]
     lines += ["", f"Skipped files: {len(report.skipped)}"] + [f"- {r}: {n}" for r, n in sorted(reasons.items())]
     return "\n".join(lines) + "\n"

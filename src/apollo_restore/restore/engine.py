@@ -16,22 +16,22 @@ import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import torch
 from transformers import DynamicCache
 
-from apollo_restore.data.document import Document, Lacuna, Segment, Supplied, Text, render
-from apollo_restore.data.readers.leiden import hint_of, parse_leiden_with_gaps
+from apollo_restore.data.document import Document
+from apollo_restore.errors import RestoreStopped
 from apollo_restore.fim.examples import Hint, letter_count
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.checkpoint import layout_of, load_model
 from apollo_restore.restore.beam import Beam, LengthBound, beam_search
+from apollo_restore.restore.context import GapContexts, context_of  # noqa: F401  (context_of: its old home)
+from apollo_restore.restore.request import RequestLimits, RestoreRequest, check_k
 from apollo_restore.restore.types import Candidate, GapResult, Restoration
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "default"
-_ANCHOR = "α"  # a letter rendered beside the context to keep the space that touches the gap
 _NON_LETTERS = re.compile(r"[\s·.,;:'\"\-…]+")
 
 
@@ -86,42 +86,6 @@ def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
     lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
     slack = 0 if cfg.exact_length and not isinstance(hint, tuple) else cfg.hint_slack
     return LengthBound(max_chars=max(4, 2 * (hi + slack) + 2), lo=max(1, lo), hi=max(1, hi), slack=slack, penalty=cfg.hint_penalty)
-
-
-def context_of(
-    segments: list[Segment], index: int, fills: Sequence[str] | Mapping[int, str], later_unknown: bool = True
-) -> tuple[str, str]:
-    """Normalised prefix and suffix around the ``index``-th lacuna of ``segments``.
-
-    Args:
-        fills: readings of earlier lacunae (a list, or gap index → reading); an earlier
-            lacuna without one stays a lacuna (``-``×n or ``…``).
-        later_unknown: render later lacunae as ``…`` (what the model sees, paper App. F)
-            rather than as their own ``-``×n.
-
-    A space touching the gap is kept on its side.
-
-    Raises:
-        IndexError: ``segments`` has no lacuna ``index``.
-    """
-    fills = fills if isinstance(fills, Mapping) else dict(enumerate(fills))
-    before: list[Segment] = []
-    after: list[Segment] = []
-    seen = 0
-    for seg in segments:
-        if isinstance(seg, Lacuna):
-            if seen < index:
-                before.append(Supplied(fills[seen]) if seen in fills else seg)
-            elif seen > index:
-                after.append(Lacuna(None) if later_unknown else seg)
-            seen += 1
-            continue
-        (before if seen <= index else after).append(seg)
-    if index >= seen:
-        raise IndexError(f"the text has {seen} gaps, not {index + 1}")
-    prefix = render(Document("ctx", "user", before + [Text(_ANCHOR)])).text[: -len(_ANCHOR)]
-    suffix = render(Document("ctx", "user", [Text(_ANCHOR)] + after)).text[len(_ANCHOR) :]
-    return prefix, suffix
 
 
 class Restorer:
@@ -213,50 +177,64 @@ class Restorer:
         self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
     ) -> Restoration:
         """Restore every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
-        return restore_text(self, text, hints, pins, k or self.config.k, self.name)
+        return restore_text(self, text, hints, pins, self.config.k if k is None else k, self.name)
 
 
 def restore_text(
-    filler, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int = 20, name: str = ""
+    filler,
+    text: str | Document | RestoreRequest,
+    hints: dict[int, Hint] | None = None,
+    pins: dict[int, str] | None = None,
+    k: int = 20,
+    name: str = "",
+    limits: RequestLimits = RequestLimits(),
 ) -> Restoration:
     """Restore every lacuna of a Leiden text, left to right, with any gap filler.
 
     Args:
         filler: anything with ``candidates(prefix, suffix, hint, k)`` (the neural
             :class:`Restorer`, an ensemble, retrieval-augmented search).
-        text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...) or a
-            parsed :class:`Document`.
+        text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...), a
+            parsed :class:`Document`, or a request already validated (then ``hints``,
+            ``pins`` and ``k`` are its own).
         hints: per-gap hint overrides (0-based gap index → hint); ``None`` as a value
             removes the hint the text gives.
         pins: per-gap readings fixed by the caller; those gaps are not searched.
         k: candidates per gap.
         name: model name recorded in the result.
+        limits: what the request may ask (:class:`RequestLimits`).
 
     Raises:
+        RequestError: the request is out of limits, not Greek enough, or has no gap.
         LeidenError: the text is not well-formed Leiden.
+        RestoreStopped: the request's ``should_stop`` answered true before a gap.
     """
     started = time.perf_counter()
-    if isinstance(text, Document):
-        doc, spans = text, []
+    if isinstance(text, RestoreRequest) and text.document is not None:
+        request = text
+    elif isinstance(text, Document):
+        request = RestoreRequest(text.id, hints, pins, k).with_document(text, [], check_k(k, limits), limits)
     else:
-        doc, markers = parse_leiden_with_gaps(text)
-        spans = [(m.start, m.end) for m in markers]
-    lacunae = [s for s in doc.segments if isinstance(s, Lacuna)]
-    hints, pins = hints or {}, pins or {}
+        request = RestoreRequest(text, hints, pins, k).validate(limits)
+    spans = [(m.start, m.end) for m in request.markers]
+    contexts = GapContexts(request.document.segments)
     fills: list[str] = []
     gaps: list[GapResult] = []
-    for i, lacuna in enumerate(lacunae):
+    for i in range(len(contexts)):
+        if request.should_stop is not None and request.should_stop():
+            raise RestoreStopped(f"stopped before gap {i + 1} of {len(contexts)}")
         gap_started = time.perf_counter()
-        hint = hints[i] if i in hints else hint_of(lacuna)
-        prefix, suffix = context_of(doc.segments, i, fills)
-        pinned = pins.get(i)
-        cands = [] if pinned is not None else filler.candidates(prefix, suffix, hint, k)
+        hint = request.hints[i]
+        prefix, suffix = contexts.context(i, fills)
+        pinned = request.pins.get(i)
+        cands = [] if pinned is not None else filler.candidates(prefix, suffix, hint, request.k)
         gap = GapResult(i, hint, prefix, suffix, cands, pinned, spans[i] if i < len(spans) else None)
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
         fills.append(gap.best)
-    source = text if isinstance(text, str) else doc.id
-    return Restoration(source, gaps, name, round((time.perf_counter() - started) * 1000, 1))
+    prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    return Restoration(request.text, gaps, name, ms, prefix + fills[-1] + suffix, request.warnings)
 
 
 def to_candidates(readings: list[tuple[str, float]]) -> list[Candidate]:

@@ -110,7 +110,7 @@ class Ensemble:
         self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
     ) -> Restoration:
         """Every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
-        return restore_text(self, text, hints, pins, k or self.config.k, self.name)
+        return restore_text(self, text, hints, pins, self.config.k if k is None else k, self.name)
 
 
 def load_filler(

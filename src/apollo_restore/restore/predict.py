@@ -10,6 +10,7 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample, Prediction, read_gapset, write_predictions
 from apollo_restore.fim.examples import Hint
+from apollo_restore.restore.request import RequestLimits, check_hint, check_k
 from apollo_restore.restore.types import Candidate
 
 
@@ -20,9 +21,19 @@ class GapFiller(Protocol):
     def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]: ...
 
 
-def predict(filler: GapFiller, gaps: Iterable[GapExample], k: int = 20, progress: bool = True) -> Iterator[Prediction]:
-    """Predictions for each gap, in order, with the milliseconds each took."""
+def predict(
+    filler: GapFiller, gaps: Iterable[GapExample], k: int = 20, progress: bool = True, limits: RequestLimits = RequestLimits()
+) -> Iterator[Prediction]:
+    """Predictions for each gap, in order, with the milliseconds each took.
+
+    Raises:
+        RequestError: ``k`` or a gap's hint beyond ``limits`` (checked for every gap before
+            any search, so that a bad line fails at once).
+    """
+    check_k(k, limits)
     gaps = list(gaps)
+    for gap in gaps:
+        check_hint(gap.hint, gap.id, limits)
     for gap in tqdm(gaps, desc="predict", unit="gap", disable=not progress):
         started = time.perf_counter()
         cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, k)

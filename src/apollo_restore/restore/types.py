@@ -35,7 +35,9 @@ class GapResult:
     Attributes:
         index: 0-based position of the gap among the input's gaps.
         hint: the length hint used (letters): exact, range ``(lo, hi)`` or ``None``.
-        prefix, suffix: the normalised context the model saw (later gaps as ``…``).
+        prefix, suffix: the normalised context next to the gap, at most
+            :data:`~apollo_restore.restore.context.DEFAULT_WINDOW` characters each side
+            (later gaps as ``…``); the model reads the part nearest the gap.
         candidates: best first.
         pinned: the reading the caller fixed for this gap, if any (then no search was run).
         span: ``(start, end)`` character offsets of the gap in the input text, when known.
@@ -60,21 +62,25 @@ class GapResult:
 
 @dataclass
 class Restoration:
-    """All gaps of one input text, filled left to right."""
+    """All gaps of one input text, filled left to right.
+
+    Attributes:
+        text: the input text.
+        gaps: one result per gap.
+        model: the name of the model.
+        ms: milliseconds spent in all.
+        restored_text: the normalised text with every gap filled by its best reading.
+        warnings: ``W3xx`` messages: why the readings deserve less trust (foreign letters,
+            little context); empty when there is nothing to say.
+    """
 
     text: str
     gaps: list[GapResult]
     model: str = ""
     ms: float = 0.0
+    restored_text: str = ""
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-serialisable dict (tuples become lists)."""
         return asdict(self)
-
-    @property
-    def restored_text(self) -> str:
-        """The normalised text with every gap filled by its best reading."""
-        if not self.gaps:
-            return ""
-        last = self.gaps[-1]
-        return last.prefix + last.best + last.suffix

@@ -133,4 +133,4 @@ class RetrievalAugmented:
         self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
     ) -> Restoration:
         """:func:`~apollo_restore.restore.engine.restore_text` with these candidates."""
-        return restore_text(self, text, hints, pins, k or self.restorer.config.k, self.name)
+        return restore_text(self, text, hints, pins, self.restorer.config.k if k is None else k, self.name)

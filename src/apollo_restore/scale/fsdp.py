@@ -12,6 +12,13 @@ Checkpoints are ``torch.distributed.checkpoint`` folders ``checkpoints/step-0000
 writes its own shards of the model and optimiser; rank 0 adds ``trainer.json`` (step, data
 position, config) and the model's ``config.json`` and tokenizer files, then points
 ``checkpoints/latest`` at it. A run killed while writing resumes from the previous one.
+
+**Trust.** A DCP checkpoint's ``.metadata`` file is a Python pickle, and
+``torch.distributed.checkpoint`` unpickles it on every load (:func:`load_sharded`,
+:func:`consolidate`): loading a checkpoint runs whatever code its author put there. Load only
+checkpoints your own runs wrote, on storage only you can write to; never one downloaded or
+received. To share a model, share the consolidated folder (safetensors + JSON: no code runs
+when it is loaded).
 """
 
 from __future__ import annotations
@@ -137,7 +144,10 @@ def save_sharded(run: Path, step: int, model: torch.nn.Module, optimizer: torch.
 
 def load_sharded(folder: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
     """Collective: restore model and optimiser shards from a DCP checkpoint (any world size);
-    returns the trainer record."""
+    returns the trainer record.
+
+    The checkpoint must be trusted: its metadata is unpickled (see the module docstring).
+    """
     from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 
     model_sd, optim_sd = get_state_dict(model, optimizer)
@@ -150,6 +160,9 @@ def load_sharded(folder: Path, model: torch.nn.Module, optimizer: torch.optim.Op
 def consolidate(checkpoint: Path, out: Path, dtype: torch.dtype = torch.bfloat16, meta: dict[str, Any] | None = None,
                 max_shard_bytes: int | None = None) -> Path:
     """Turn a sharded checkpoint into one Hugging Face model folder, in one process, no GPU.
+
+    The checkpoint must be trusted: its metadata is unpickled (see the module docstring); the
+    folder this writes is safe to share.
 
     Only the model's tensors are read (the optimiser state is skipped), straight into
     plain CPU tensors of the checkpoint's shapes: no model is built, so memory is the model's

@@ -6,34 +6,42 @@ restorer (or the parallels index, or the exporter) and returns a JSON-ready resu
     from apollo_restore.web.app import create_app
     app = create_app(Restorer.load(), parallels=None)       # any ASGI server, or TestClient
 
-Endpoints (documented at ``/docs`` and ``/openapi.json``):
+Endpoints (documented at ``/docs``, from packaged assets, and ``/openapi.json``):
 ``POST /api/restore``, ``POST /api/parallels``, ``POST /api/epidoc``, ``POST /api/export``,
 ``GET /api/health``, ``GET /`` (the page) and ``/static/*`` (its script and style).
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
+import threading
+import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
-from fastapi import FastAPI, File, UploadFile
-from fastapi.responses import FileResponse
+from fastapi import FastAPI, File, Request, UploadFile
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.leiden import find_gaps
+from apollo_restore.errors import RestoreStopped
 from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
 from apollo_restore.web.export import MachineReading, export_epidoc, export_leiden, gap_context
-from apollo_restore.web.limits import BodyLimit, Gate, Limits, check_readings, checked_restore_args
+from apollo_restore.web.limits import ARRIVED, BodyLimit, Gate, Limits
 
 STATIC = Path(__file__).resolve().parent / "static"
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
 _SAFE_NAME = re.compile(r"[^\w.\-]+")
+_POLL_S = 0.25  # how often a running restoration checks its client and its deadline
 
 
 class ParallelsProvider(Protocol):
@@ -42,14 +50,23 @@ class ParallelsProvider(Protocol):
     def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]: ...
 
 
-def create_app(restorer: Restorer, parallels: ParallelsProvider | None = None, limits: Limits = Limits()) -> FastAPI:
+#: Host names a server on loopback answers to (``testserver``: Starlette's test client).
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1", "testserver")
+
+
+def create_app(
+    restorer: Restorer, parallels: ParallelsProvider | None = None, limits: Limits = Limits(),
+    allowed_hosts: Sequence[str] = LOCAL_HOSTS,
+) -> FastAPI:
     """The FastAPI app serving ``restorer`` (and ``parallels`` when an index is loaded).
 
     Args:
         restorer: a loaded :class:`Restorer`; its model runs in worker threads.
         parallels: an object with ``parallels(prefix, suffix, k) -> list[dict]``, or ``None``
             (then ``/api/parallels`` answers 503 and the page says no index is loaded).
-        limits: request and concurrency limits.
+        limits: request, time and concurrency limits.
+        allowed_hosts: ``Host`` headers answered (others get 400: no DNS rebinding);
+            ``"*"`` allows any.
     """
     app = FastAPI(
         title="apollo-restore",
@@ -58,12 +75,16 @@ def create_app(restorer: Restorer, parallels: ParallelsProvider | None = None, l
             "Restore lacunae in Ancient Greek texts. Machine-proposed readings are proposals, "
             "not the editor's: exports mark them as such. Errors: `{\"error\": {\"code\", \"message\", ...}}`."
         ),
+        docs_url=None,
+        redoc_url=None,
     )
     app.add_middleware(BodyLimit, limits=limits)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     install_handlers(app)
     gate = Gate(limits)
     app.state.gate = gate
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _mount_docs(app)
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
@@ -71,16 +92,30 @@ def create_app(restorer: Restorer, parallels: ParallelsProvider | None = None, l
 
     @app.get("/api/health", response_model=s.HealthOut, tags=["service"])
     async def health() -> dict:
-        """Model name, whether parallels are available, and the limits of this server."""
-        return {"status": "ok", "model": restorer.name, "parallels": parallels is not None, "limits": limits.to_dict()}
+        """Model name, whether parallels are available, the limits of this server and its load."""
+        return {
+            "status": "ok", "model": restorer.name, "parallels": parallels is not None, "limits": limits.to_dict(),
+            "running": gate.running, "waiting": gate.waiting,
+        }
 
     @app.post("/api/restore", response_model=s.RestorationOut, responses=_ERRORS, tags=["restore"])
-    async def restore(req: s.RestoreRequest) -> dict:
+    async def restore(req: s.RestoreRequest, http: Request) -> dict:
         """Ranked candidates for every gap of a Leiden text, filled left to right; pinned gaps
-        keep the given reading and the gaps after them are restored with it in place."""
-        hints, pins = checked_restore_args(limits, req.text, req.hints, req.pins, req.k)
-        async with gate.slot():
-            result = await run_in_threadpool(restorer.restore, req.text, hints=hints, pins=pins, k=req.k)
+        keep the given reading and the gaps after them are restored with it in place.
+        Answers 503 with ``Retry-After`` when the queue is full or the time limit is reached."""
+        deadline = limits.deadline(http.scope.get(ARRIVED, time.monotonic()))
+        stop = threading.Event()
+        request = RestoreRequest(req.text, req.hints, req.pins, req.k, stop.is_set).validate(limits.request)
+        release = await gate.enter(deadline - time.monotonic())
+        try:
+            work = asyncio.ensure_future(run_in_threadpool(restorer.restore, request))
+        except BaseException:
+            release()
+            raise
+        work.add_done_callback(lambda _: release())  # the slot is free once the thread has stopped
+        result = await _wait(work, stop, deadline, http)
+        if result is None:
+            raise gate.busy("W014")
         return result.to_dict()
 
     @app.post("/api/parallels", response_model=s.ParallelsOut, responses=_ERRORS, tags=["restore"])
@@ -89,16 +124,16 @@ def create_app(restorer: Restorer, parallels: ParallelsProvider | None = None, l
         server has no index)."""
         if parallels is None:
             raise ApiError.of(503, "W010")
-        limits.check_k(req.k)
+        check_k(req.k, limits.request)
         if req.text is not None:
-            limits.check_text(req.text)
+            check_text(req.text, limits.request)
             try:
                 prefix, suffix = gap_context(req.text, req.gap, req.pins)
             except IndexError as err:
                 raise ApiError.of(422, "W013", reason=str(err)) from None
         elif req.prefix is not None or req.suffix is not None:
             prefix, suffix = req.prefix or "", req.suffix or ""
-            limits.check_text(prefix + suffix)
+            check_text(prefix + suffix, limits.request)
         else:
             raise ApiError.of(422, "W013", reason="give either text (and gap) or prefix/suffix")
         found = await run_in_threadpool(parallels.parallels, prefix, suffix, req.k)
@@ -121,10 +156,14 @@ def create_app(restorer: Restorer, parallels: ParallelsProvider | None = None, l
         """The text with the chosen readings filled in, each marked as a machine proposal:
         Leiden ``[αβγ]⁽ᵐ¹⁾`` plus an apparatus note, or EpiDoc
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
-        limits.check_text(req.text)
+        check_text(req.text, limits.request)
         chosen = {i: MachineReading(i, t) for i, t in req.pins.items()}
         chosen.update({i: MachineReading(i, c.text, c.prob) for i, c in req.choices.items()})
-        check_readings(limits, {i: r.text for i, r in chosen.items()}, len(find_gaps(req.text)))
+        n_gaps = len(find_gaps(req.text))
+        for i, reading in chosen.items():
+            if not 0 <= i < n_gaps:
+                raise ApiError.of(422, "W008", gap=i + 1, reason=f"the text has {n_gaps} gaps")
+            check_reading(reading.text, i + 1, limits.request)
         if req.format == "epidoc":
             content, media, ext = export_epidoc(req.text, chosen, restorer.name), "application/tei+xml", "xml"
         else:
@@ -132,3 +171,45 @@ def create_app(restorer: Restorer, parallels: ParallelsProvider | None = None, l
         return {"format": req.format, "filename": f"restoration.{ext}", "media_type": media, "content": content, "machine_readings": len(chosen)}
 
     return app
+
+
+async def _wait(work: asyncio.Future, stop: threading.Event, deadline: float, http: Request) -> Any:
+    """The result of ``work`` (a restoration in a worker thread), or ``None`` at ``deadline`` or
+    when the client disconnects: then ``stop`` (the request's ``should_stop``) is set, and the
+    thread ends before its next gap, on its own time, not the client's."""
+    while True:
+        left = deadline - time.monotonic()
+        done, _ = await asyncio.wait({work}, timeout=max(0.0, min(_POLL_S, left)))
+        if done:
+            break
+        if left <= _POLL_S or await http.is_disconnected():
+            stop.set()
+            work.add_done_callback(_consume)
+            return None
+    try:
+        return work.result()
+    except RestoreStopped:
+        return None
+
+
+def _consume(work: asyncio.Future) -> None:
+    """Retrieve the outcome of abandoned work, so that nothing is logged as never retrieved."""
+    if not work.cancelled():
+        work.exception()
+
+
+def _mount_docs(app: FastAPI) -> None:
+    """Swagger UI at ``/docs`` from the assets packaged in ``fastapi-offline`` (no CDN); without
+    that package there is no ``/docs`` (the page also links ``/openapi.json``)."""
+    try:
+        import fastapi_offline
+    except ImportError:
+        return
+    app.mount("/docs-assets", StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json", title="apollo-restore API", swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css", swagger_favicon_url="/docs-assets/favicon.png",
+        )

@@ -1,7 +1,7 @@
 """JSON errors of the HTTP API: one shape, numbered codes, nothing that names a server path.
 
-Every error response is ``{"error": {"code", "message", ...}}``. Leiden and corpus errors keep
-their package codes (``E0xx``, ``E101``, see :mod:`apollo_restore.errors`) and add
+Every error response is ``{"error": {"code", "message", ...}}``. Leiden, request and corpus
+errors keep their package codes (``E0xx``, ``E3xx``, ``E101``, see :mod:`apollo_restore.errors`) and add
 ``position``/``line``/``column`` where known; errors of the web layer use the ``W`` codes
 below. Messages pass through :func:`scrub` so that no file path of the server can reach a
 client, whatever an underlying library puts in its exception text.
@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from apollo_restore.errors import CorpusError, LeidenError
+from apollo_restore.errors import CorpusError, LeidenError, RequestError
 
 log = logging.getLogger(__name__)
 
@@ -34,11 +34,13 @@ class WebErrors:
     W006 = "k = {k} candidates per gap is too many (at most {limit})"
     W007 = "hint for gap {gap}: {reason}"
     W008 = "reading for gap {gap}: {reason}"
-    W009 = "the server is busy restoring other texts; try again in a few seconds"
+    W009 = "the server is busy restoring other texts (its queue is full); try again in a few seconds"
     W010 = "no parallel-passage index is loaded on this server (start it with: apollo-restore serve --index DIR)"
     W011 = "uploaded file: {reason}"
     W012 = "{reason}"
     W013 = "parallels request: {reason}"
+    W014 = "the restoration took longer than this server's limit of {seconds:g} s (it is busy, or the text is long); try again later, or restore fewer gaps at a time"
+    W015 = "request body not received within {seconds:g} s"
     W500 = "internal error; the server log has the details"
 
 
@@ -48,6 +50,7 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
+        self.headers: dict[str, str] = {}
 
     @classmethod
     def of(cls, status: int, code: str, **fields: Any) -> "ApiError":
@@ -70,8 +73,8 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": scrub(message), **extra}}
 
 
-def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse(error_body(code, message, **extra), status_code=status)
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    return JSONResponse(error_body(code, message, **extra), status_code=status, headers=headers)
 
 
 def leiden_error(err: LeidenError) -> ApiError:
@@ -81,6 +84,15 @@ def leiden_error(err: LeidenError) -> ApiError:
     return ApiError(
         422, m.group(1) if m else "E000", text[m.end() :] if m else text, position=err.position, line=err.line, column=err.column
     )
+
+
+def request_error(err: RequestError) -> ApiError:
+    """A request the core refuses (``E3xx``) → 422 with its code, and the gap and offset
+    concerned where known."""
+    text = str(err)
+    m = _CODE.match(text)
+    extra = {k: v for k, v in (("gap", err.gap), ("position", err.position)) if isinstance(v, int)}
+    return ApiError(422, err.code, text[m.end() :] if m else text, **extra)
 
 
 def corpus_error(err: CorpusError) -> ApiError:
@@ -93,7 +105,12 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api(_: Request, err: ApiError) -> JSONResponse:
-        return error_response(err.status, err.code, err.message, **err.extra)
+        return error_response(err.status, err.code, err.message, err.headers or None, **err.extra)
+
+    @app.exception_handler(RequestError)
+    async def _request(_: Request, err: RequestError) -> JSONResponse:
+        e = request_error(err)
+        return error_response(e.status, e.code, e.message, **e.extra)
 
     @app.exception_handler(LeidenError)
     async def _leiden(_: Request, err: LeidenError) -> JSONResponse:

@@ -1,23 +1,27 @@
-"""What one request may ask of the server, and how many restorations run at once.
+"""What one request may ask of the server, how long it may take, and how many run at once.
 
-:class:`Limits` holds the numbers; :class:`BodyLimit` refuses an oversized body with 413 before
-anything parses it; :class:`Gate` lets ``max_concurrent`` restorations run, queues up to
-``max_queued`` more for at most ``queue_timeout_s`` seconds, and answers 503 beyond that.
+:class:`Limits` holds the numbers (its :attr:`~Limits.request` the core
+:class:`~apollo_restore.restore.request.RequestLimits` every restoration is validated against);
+:class:`BodyLimit` refuses an oversized body with 413 before anything parses it, and a body
+not received within ``read_timeout_s`` with 408; :class:`Gate` lets ``max_concurrent``
+restorations run and queues up to ``max_queued`` more, answering 503 with ``Retry-After`` only
+when the queue is full or a request's time is up.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass
-from typing import Any, AsyncIterator
+import time
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Callable
 
-from apollo_restore.data.readers.leiden import GapMarker
+from apollo_restore.restore.request import WEB_LIMITS, RequestLimits
 from apollo_restore.web.errors import ApiError, WebErrors, error_body
 
 EPIDOC_PATH = "/api/epidoc"
-_BRACKETS = frozenset("[]{}()<>⟦⟧⟨⟩〈〉\\/|")
+#: Scope key holding when the request reached the app (``time.monotonic()``).
+ARRIVED = "apollo_restore.arrived"
 
 
 @dataclass(frozen=True)
@@ -34,19 +38,24 @@ class Limits:
         max_pin_chars: longest pinned or exported reading (characters).
         max_concurrent: restorations running at once (each in a worker thread).
         max_queued: requests that may wait for a free slot; more get 503 at once.
-        queue_timeout_s: longest wait for a slot before 503 (seconds).
+        request_timeout_s: longest time a restoration request may take, waiting included
+            (seconds); past it the work stops between gaps and the answer is 503.
+        read_timeout_s: longest time to receive a request body (seconds); then 408.
+        retry_after_s: the ``Retry-After`` of a 503 (seconds).
     """
 
     max_body_bytes: int = 64 * 1024
     max_upload_bytes: int = 512 * 1024
-    max_text_chars: int = 10_000
-    max_gaps: int = 20
-    max_gap_letters: int = 50
-    max_k: int = 50
-    max_pin_chars: int = 200
+    max_text_chars: int = WEB_LIMITS.max_text_chars
+    max_gaps: int = WEB_LIMITS.max_gaps
+    max_gap_letters: int = WEB_LIMITS.max_gap_letters
+    max_k: int = WEB_LIMITS.max_k
+    max_pin_chars: int = WEB_LIMITS.max_pin_chars
     max_concurrent: int = 2
-    max_queued: int = 64
-    queue_timeout_s: float = 30.0
+    max_queued: int = 256
+    request_timeout_s: float = 60.0
+    read_timeout_s: float = 10.0
+    retry_after_s: int = 5
 
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
@@ -56,39 +65,34 @@ class Limits:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def check_text(self, text: str) -> None:
-        """Raises ApiError (422 W003): the text is too long."""
-        if len(text) > self.max_text_chars:
-            raise ApiError.of(422, "W003", n=len(text), limit=self.max_text_chars)
+    def deadline(self, arrived: float) -> float:
+        """When a request that arrived at ``arrived`` must be answered by: the time limit less
+        a margin (a tenth of it, at most 2 s) for the answer itself on a busy server."""
+        return arrived + self.request_timeout_s - min(2.0, 0.1 * self.request_timeout_s)
 
-    def check_gaps(self, gaps: list[GapMarker], overridden: set[int] = frozenset()) -> None:
-        """Raises ApiError (422): too many gaps, or a gap of the text states too many letters
-        (unless the request overrides that gap's hint)."""
-        if len(gaps) > self.max_gaps:
-            raise ApiError.of(422, "W004", n=len(gaps), limit=self.max_gaps)
-        for i, gap in enumerate(gaps):
-            top = gap.hint[1] if isinstance(gap.hint, tuple) else gap.hint
-            if i not in overridden and top is not None and top > self.max_gap_letters:
-                e = ApiError.of(422, "W005", gap=i + 1, n=top, limit=self.max_gap_letters)
-                e.extra["position"] = gap.start
-                raise e
-
-    def check_k(self, k: int) -> None:
-        if k > self.max_k:
-            raise ApiError.of(422, "W006", k=k, limit=self.max_k)
+    @property
+    def request(self) -> RequestLimits:
+        """The core limits every restoration request is validated against."""
+        return replace(
+            WEB_LIMITS, max_text_chars=self.max_text_chars, max_gaps=self.max_gaps, max_gap_letters=self.max_gap_letters,
+            max_k=self.max_k, max_pin_chars=self.max_pin_chars,
+        )
 
 
 class BodyLimit:
     """ASGI middleware: refuse bodies over the limit with 413 before any parsing.
 
     A declared ``Content-Length`` over the limit is refused without reading; otherwise the body
-    is read up to the limit (chunked uploads included) and replayed to the app.
+    is read up to the limit (chunked uploads included), within ``read_timeout_s`` (else 408),
+    and replayed to the app.
     """
 
     def __init__(self, app: Any, limits: Limits) -> None:
         self.app, self.limits = app, limits
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            scope[ARRIVED] = time.monotonic()  # a request's time limit counts from here
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
@@ -105,8 +109,13 @@ class BodyLimit:
                 return
         chunks: list[bytes] = []
         size = 0
+        deadline = asyncio.get_running_loop().time() + self.limits.read_timeout_s
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - asyncio.get_running_loop().time()))
+            except asyncio.TimeoutError:
+                await _send_json(send, 408, error_body("W015", WebErrors.W015.format(seconds=self.limits.read_timeout_s)))
+                return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
@@ -142,7 +151,11 @@ async def _send_json(send: Any, status: int, body: dict) -> None:
 
 
 class Gate:
-    """At most ``max_concurrent`` holders at once; a bounded, time-limited queue before 503."""
+    """At most ``max_concurrent`` holders at once; a bounded queue before 503.
+
+    A request waits for a slot until its own deadline; it is refused at once (503 with
+    ``Retry-After``) only when ``max_queued`` requests are already waiting.
+    """
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -157,74 +170,41 @@ class Gate:
             self._semaphore, self._loop = asyncio.Semaphore(self.limits.max_concurrent), loop
         return self._semaphore
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        """Hold one restoration slot.
+    def busy(self, code: str = "W009") -> ApiError:
+        """503 with ``Retry-After``."""
+        err = ApiError.of(503, code, seconds=self.limits.request_timeout_s)
+        err.headers["Retry-After"] = str(self.limits.retry_after_s)
+        return err
+
+    async def enter(self, timeout: float) -> Callable[[], None]:
+        """Take one restoration slot, waiting at most ``timeout`` seconds for it; returns the
+        function that gives it back (call it once the work has really ended).
 
         Raises:
-            ApiError: 503 ``W009`` when the queue is full or the wait times out.
+            ApiError: 503 ``W009`` when the queue is full, ``W014`` when the wait outlasts
+                ``timeout``; both with ``Retry-After``.
         """
         sem = self._sem()
         if not sem.locked():
             await sem.acquire()  # a free slot: taken at once, without yielding to the loop
         elif self.waiting >= self.limits.max_queued:
-            raise ApiError.of(503, "W009")
+            raise self.busy()
         else:
             self.waiting += 1
             try:
-                await asyncio.wait_for(sem.acquire(), self.limits.queue_timeout_s)
+                await asyncio.wait_for(sem.acquire(), max(0.0, timeout))
             except asyncio.TimeoutError:
-                raise ApiError.of(503, "W009") from None
+                raise self.busy("W014") from None
             finally:
                 self.waiting -= 1
         self.running += 1
-        try:
-            yield
-        finally:
-            self.running -= 1
-            sem.release()
+        released = False
 
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.running -= 1
+                sem.release()
 
-def checked_restore_args(limits: Limits, text: str, hints: dict[int, Any], pins: dict[int, str], k: int) -> tuple[dict, dict]:
-    """Validate a restore request against ``limits`` before the model runs.
-
-    Returns:
-        ``(hints, pins)`` in the engine's types (hints as ``None | int | (lo, hi)``).
-
-    Raises:
-        ApiError: 422 for a text, gap count, hint, reading or ``k`` beyond the limits.
-        LeidenError: the text is not well-formed Leiden.
-    """
-    from apollo_restore.data.formats import parse_hint
-    from apollo_restore.data.readers.leiden import find_gaps
-
-    limits.check_text(text)
-    limits.check_k(k)
-    gaps = find_gaps(text)
-    limits.check_gaps(gaps, overridden=set(hints))
-    parsed: dict[int, Any] = {}
-    for i, value in hints.items():
-        if not 0 <= i < len(gaps):
-            raise ApiError.of(422, "W007", gap=i + 1, reason=f"the text has {len(gaps)} gaps")
-        try:
-            parsed[i] = parse_hint(value)
-        except ValueError as err:
-            raise ApiError.of(422, "W007", gap=i + 1, reason=str(err)) from None
-        top = parsed[i][1] if isinstance(parsed[i], tuple) else parsed[i]
-        if top is not None and top > limits.max_gap_letters:
-            raise ApiError.of(422, "W005", gap=i + 1, n=top, limit=limits.max_gap_letters)
-    check_readings(limits, pins, len(gaps))
-    return parsed, dict(pins)
-
-
-def check_readings(limits: Limits, readings: dict[int, str], n_gaps: int) -> None:
-    """Raises ApiError (422 W008): a reading for a gap that does not exist, empty or too long."""
-    for i, reading in readings.items():
-        if not 0 <= i < n_gaps:
-            raise ApiError.of(422, "W008", gap=i + 1, reason=f"the text has {n_gaps} gaps")
-        if not reading.strip():
-            raise ApiError.of(422, "W008", gap=i + 1, reason="empty reading")
-        if len(reading) > limits.max_pin_chars:
-            raise ApiError.of(422, "W008", gap=i + 1, reason=f"longer than {limits.max_pin_chars} characters")
-        if any(ch in _BRACKETS for ch in reading):
-            raise ApiError.of(422, "W008", gap=i + 1, reason="a reading may not contain Leiden brackets")
+        return release

@@ -55,6 +55,8 @@ class RestorationOut(BaseModel):
     gaps: list[GapOut]
     model: str = Field(description="Name of the model that proposed the readings.")
     ms: float = Field(description="Milliseconds spent in all.")
+    restored_text: str = Field(description="The normalised text with every gap filled by its best reading.")
+    warnings: list[str] = Field(description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context).")
 
 
 class ParallelsRequest(BaseModel):
@@ -116,10 +118,13 @@ class HealthOut(BaseModel):
     model: str
     parallels: bool = Field(description="Whether a parallel-passage index is loaded.")
     limits: dict[str, Any]
+    running: int = Field(description="Restorations running now.")
+    waiting: int = Field(description="Restoration requests waiting for a slot.")
 
 
 class ErrorDetail(BaseModel):
-    code: str = Field(description="`E0xx` Leiden, `E101` EpiDoc, `W0xx` web layer, `W500` unexpected.")
+    code: str = Field(description="`E0xx` Leiden, `E3xx` request, `E101` EpiDoc, `W0xx` web layer, `W500` unexpected.")
+    gap: Optional[int] = Field(None, description="1-based number of the gap concerned.")
     message: str
     position: Optional[int] = Field(None, description="0-based character offset of the problem in the text.")
     line: Optional[int] = None

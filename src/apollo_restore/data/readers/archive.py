@@ -7,10 +7,15 @@ reports the files it cannot read through the same :class:`SkipLog`.
 from __future__ import annotations
 
 import logging
+import lzma
+import os
 import tarfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
+
+from apollo_restore.errors import CorpusError
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +42,24 @@ class SkipLog:
         return len(self.items)
 
 
-def iter_files(path: str | Path, suffixes: tuple[str, ...]) -> Iterator[tuple[str, bytes]]:
+#: Largest corpus file read (bytes): editions are kilobytes; a bigger member is skipped unread.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def iter_files(
+    path: str | Path, suffixes: tuple[str, ...], skips: SkipLog | None = None, max_bytes: int = MAX_FILE_BYTES
+) -> Iterator[tuple[str, bytes]]:
     """Yield ``(name, content)`` for every file under ``path`` ending in one of ``suffixes``.
 
     ``path`` may be a file, a folder (walked in sorted order) or a ``.tar``/``.tar.gz``/
     ``.tar.xz`` archive (streamed member by member, never unpacked to disk). Names inside an
     archive are given as ``archive.tar.xz:member/path``.
+
+    With ``skips``, nothing that can be read is lost to what cannot: a broken, truncated or
+    empty archive ends that archive only, an unreadable file is passed over, a file over
+    ``max_bytes`` is skipped without being read, and a symbolic link that leads out of the
+    folder is not followed; each is recorded in ``skips`` with its reason. Without ``skips``
+    the first of these raises :class:`~apollo_restore.errors.CorpusError`.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
@@ -50,22 +67,84 @@ def iter_files(path: str | Path, suffixes: tuple[str, ...]) -> Iterator[tuple[st
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"corpus path does not exist: {path}")
+    report = _reporter(skips)
     if path.is_dir():
-        for child in sorted(path.rglob("*")):
-            if child.is_file():
-                if _is_archive(child):
-                    yield from iter_files(child, suffixes)
-                elif child.name.endswith(suffixes):
-                    yield str(child), child.read_bytes()
+        yield from _iter_folder(path, suffixes, skips, max_bytes, report)
     elif _is_archive(path):
+        yield from _iter_archive(path, suffixes, max_bytes, report)
+    elif path.name.endswith(suffixes):
+        content = _read_file(path, max_bytes, report)
+        if content is not None:
+            yield str(path), content
+
+
+def _reporter(skips: SkipLog | None) -> Callable[[str, str], None]:
+    def report(name: str, reason: str) -> None:
+        if skips is None:
+            raise CorpusError(name, reason)
+        skips.add(name, reason)
+
+    return report
+
+
+def _iter_folder(
+    root: Path, suffixes: tuple[str, ...], skips: SkipLog | None, max_bytes: int, report: Callable[[str, str], None]
+) -> Iterator[tuple[str, bytes]]:
+    inside = root.resolve()
+    files = []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            files.append(Path(folder) / name)
+    for child in sorted(files):
+        if child.is_symlink() and not child.resolve().is_relative_to(inside):
+            if _is_archive(child) or child.name.endswith(suffixes) or child.is_dir():
+                report(str(child), "symbolic link leading out of the corpus folder: not followed")
+            continue
+        if not child.is_file():
+            continue
+        if _is_archive(child):
+            yield from iter_files(child, suffixes, skips, max_bytes)
+        elif child.name.endswith(suffixes):
+            content = _read_file(child, max_bytes, report)
+            if content is not None:
+                yield str(child), content
+
+
+def _read_file(path: Path, max_bytes: int, report: Callable[[str, str], None]) -> bytes | None:
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            report(str(path), f"file of {size:,} bytes is larger than the {max_bytes:,}-byte limit")
+            return None
+        return path.read_bytes()
+    except OSError as err:
+        report(str(path), f"cannot read: {err.strerror or err}")
+        return None
+
+
+def _iter_archive(
+    path: Path, suffixes: tuple[str, ...], max_bytes: int, report: Callable[[str, str], None]
+) -> Iterator[tuple[str, bytes]]:
+    members = 0
+    try:
         with tarfile.open(path, mode="r|*") as tar:
             for member in tar:
-                if member.isfile() and member.name.endswith(suffixes):
-                    handle = tar.extractfile(member)
-                    if handle is not None:
-                        yield f"{path.name}:{member.name}", handle.read()
-    elif path.name.endswith(suffixes):
-        yield str(path), path.read_bytes()
+                members += 1
+                if not (member.isfile() and member.name.endswith(suffixes)):
+                    continue
+                name = f"{path.name}:{member.name}"
+                if member.size > max_bytes:
+                    report(name, f"member of {member.size:,} bytes is larger than the {max_bytes:,}-byte limit")
+                    continue
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    yield name, handle.read(max_bytes + 1)
+    except (tarfile.TarError, EOFError, OSError, lzma.LZMAError, zlib.error) as err:
+        where = f" after {members} member{'s' * (members != 1)}" if members else ""
+        report(str(path), f"broken or truncated archive{where} ({type(err).__name__}: {err}); the rest of it was not read")
+    else:
+        if members == 0:
+            report(str(path), "empty archive")
 
 
 def _is_archive(path: Path) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, lacuna_length, merge_texts
 from apollo_restore.errors import CorpusError
 
 _UNDERDOT = "\u0323"
@@ -43,9 +43,8 @@ def _strip_editorial(original: str) -> str:
 
 
 def _gap(value: str | None) -> Lacuna:
-    if value and value.isdigit() and int(value) > 0:
-        return Lacuna(int(value))
-    return Lacuna(None)
+    """``|gap=5|`` → 5 letters; ``unknown`` or an absurd number → unknown extent."""
+    return Lacuna(lacuna_length(value)[0] if value and value.isascii() and value.isdigit() else None)
 
 
 def parse_original(original: str, in_supplied: bool) -> tuple[list[Segment], bool]:

@@ -35,7 +35,7 @@ import re
 
 from lxml import etree
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, lacuna_length
 from apollo_restore.data.readers.leiden import tidy_segments
 from apollo_restore.errors import CorpusError
 
@@ -88,7 +88,11 @@ def parse_epidoc_file(content: bytes, name: str, source: str) -> Document:
     segments = tidy_segments(segments)
     if not any(isinstance(s, (Text, Supplied)) and s.text.strip() for s in segments):
         raise CorpusError(name, "Greek edition has no text")
-    return Document(_doc_id(root, name), source, segments, metadata(root))
+    meta = metadata(root)
+    notes = lacuna_notes(editions)
+    if notes:
+        meta["notes"] = notes
+    return Document(_doc_id(root, name), source, segments, meta)
 
 
 def _parser() -> etree.XMLParser:
@@ -297,11 +301,19 @@ def _pick(el: etree._Element, wanted: tuple[str, ...], unwanted: tuple[str, ...]
 
 
 def _int(value: str | None) -> int | None:
-    try:
-        n = int(float(value)) if value else None
-    except ValueError:
-        return None
-    return n if n and n > 0 else None
+    return lacuna_length(value)[0]
+
+
+def lacuna_notes(editions: list[etree._Element]) -> list[str]:
+    """Why a ``<gap>`` length was read as unknown extent (absurd or unreadable), one note each."""
+    notes = []
+    for edition in editions:
+        for gap in edition.iter(f"{TEI}gap"):
+            for attr in ("quantity", "atLeast", "atMost"):
+                reason = lacuna_length(gap.get(attr))[1]
+                if reason:
+                    notes.append(f"<gap {attr}>: {reason}")
+    return notes
 
 
 def gap_segments(el: etree._Element) -> list[Segment]:

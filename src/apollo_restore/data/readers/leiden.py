@@ -63,6 +63,9 @@ _DOTS = re.compile(r"\.+")
 _DASH_RUN = re.compile(r"[-\u2013\u2014](?:[ \t]*[-\u2013\u2014])*")
 _QUERIES = re.compile(r"\?+")
 _WHITESPACE = re.compile(r"\s+")
+# A run of characters none of which starts a convention (brackets, markers, dots, digits, 'c', 'v',
+# line breaks, the underdot): read in one step, so that parsing stays fast on long texts.
+_PLAIN_RUN = re.compile(r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\d.cvV\[\](){}<>⟦⟧⟨⟩〈〉\\/|‖?=…\u2013\u2014\u0323⸢⸣⌜⌝⸤⸥-]+")
 _VACAT = re.compile(r"vac(?:at|\.)?(?:[ \t]*\d+|[ \t]*\?)?(?![^\W\d_])", re.IGNORECASE)
 
 
@@ -235,6 +238,7 @@ class _Parser:
             elif ch == "?":
                 m = _QUERIES.match(text, self.i)
                 assert m is not None
+                self.check_run(m)
                 self.emit_lacuna(Lacuna(m.end() - m.start()), m.start(), m.end())
                 self.i = m.end()
             elif ch in _DASHES or ch == "=":
@@ -251,7 +255,7 @@ class _Parser:
                     self.i += 1
                 self.emit_letters(" ")
             else:
-                self.letter()
+                self.letters()
         self.finish()
 
     def finish(self) -> None:
@@ -270,6 +274,21 @@ class _Parser:
         self.i += 1
         self.segments.append(LineBreak(False))
         self.skip_line_number()
+
+    def letters(self) -> None:
+        """A run of plain letters at once (its last cluster alone when an underdot follows it),
+        else one :meth:`letter`."""
+        m = _PLAIN_RUN.match(self.text, self.i)
+        end = m.end() if m else self.i
+        if end < len(self.text) and self.text[end] == UNDERDOT:
+            while end > self.i and unicodedata.combining(self.text[end - 1]):
+                end -= 1
+            end -= 1  # the base letter of the underdotted cluster
+        if end > self.i:
+            self.emit_letters(self.text[self.i : end])
+            self.i = end
+        else:
+            self.letter()
 
     def letter(self) -> None:
         """One base character with its combining marks; underdot = uncertain reading."""
@@ -384,11 +403,17 @@ class _Parser:
             count = m.end() - m.start()
             if count == 1 and prev_letter:
                 return False  # '[ἔδοξεν.]': a full stop after a word, not a lost letter
+            self.check_run(m)
             lacuna = Lacuna(None) if count == 3 else Lacuna(count)
             self.emit_lacuna(lacuna, m.start(), m.end())
             self.i = m.end()
             return True
         return False
+
+    def check_run(self, m: re.Match) -> None:
+        """A run of dots or question marks counts letters: no more than :data:`MAX_GAP_LENGTH`."""
+        if m.end() - m.start() > MAX_GAP_LENGTH:
+            raise self.error(Errors.E007, m.start(), spec=f"{m.group()[0]}×{m.end() - m.start()}", limit=MAX_GAP_LENGTH)
 
     def number(self, digits: str, pos: int, spec: str) -> int:
         if len(digits) > 6 or int(digits) > MAX_GAP_LENGTH:

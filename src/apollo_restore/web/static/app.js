@@ -78,6 +78,20 @@ function showError(err) {
 
 function clearError() { $("error").hidden = true; $("error").replaceChildren(); }
 
+// Results of an earlier text must not stay on screen (or be exported) once a request fails.
+function clearResults() {
+  state.result = null;
+  for (const id of ["text-panel", "gaps-panel", "export-panel", "export-result", "warnings"]) $(id).hidden = true;
+  for (const id of ["restored", "gaps", "warnings"]) { const box = $(id); if (box) box.replaceChildren(); }
+  $("export-output").value = "";
+}
+
+function showWarnings(warnings) {
+  const box = $("warnings");
+  box.replaceChildren(...(warnings || []).map((w) => el("p", { text: w })));
+  box.hidden = !(warnings && warnings.length);
+}
+
 function setBusy(busy, message) {
   state.busy = busy;
   for (const id of ["restore", "export-leiden", "export-epidoc"]) $(id).disabled = busy;
@@ -104,11 +118,13 @@ async function restore() {
     state.result = result;
     for (const gap of result.gaps) if (gap.pinned === null) state.cache[gap.index] = gap.candidates;
     render();
+    showWarnings(result.warnings);
     const secs = ((performance.now() - started) / 1000).toFixed(1);
     const n = result.gaps.length;
     setBusy(false, n ? `${n} gap${n > 1 ? "s" : ""} restored in ${secs} s (model ${result.model}).` : "No gaps found: mark lost letters as [.4], [- - -] or ???.");
     loadParallels(result);
   } catch (err) {
+    clearResults();
     setBusy(false, "");
     showError(err);
   }
@@ -318,6 +334,7 @@ async function openEpidoc(file) {
     setBusy(false, `Opened ${doc.id}: ${doc.gaps} gap${doc.gaps === 1 ? "" : "s"}.`);
     if (doc.gaps) await restore();
   } catch (err) {
+    clearResults();
     setBusy(false, "");
     showError(err);
   }

@@ -1,0 +1,281 @@
+"""One validated restoration request, shared by the CLI, the Python API, ``predict`` and the web.
+
+    from apollo_restore.restore.request import RestoreRequest, RequestLimits
+    req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={0: "ca.5"}, k=10).validate()
+    req.hints    # {0: (4, 6)}: one resolved hint per gap
+
+Everything a caller gives is checked here, once, before any model work; every failure is a
+:class:`~apollo_restore.errors.RequestError` (or a :class:`~apollo_restore.errors.LeidenError`
+for malformed brackets) with a numbered, scholar-readable message. Limits are configurable
+(:class:`RequestLimits`); :data:`WEB_LIMITS` are the stricter ones of the HTTP server.
+
+Text that is not Greek enough (too few Greek letters, mostly another script, transliteration)
+is refused (``E308``); some foreign letters give a warning (``W301``) carried in the result.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Mapping
+
+from apollo_restore.data.document import Document, Lacuna
+from apollo_restore.data.normalise import GREEK_LETTERS, fold
+from apollo_restore.data.readers.leiden import GapMarker, Hint, hint_of, parse_leiden_with_gaps
+from apollo_restore.errors import Errors, RequestError
+
+_BRACKETS = frozenset("[]{}()<>⟦⟧⟨⟩〈〉\\/|?")
+_GREEK = frozenset(GREEK_LETTERS)
+_HINT_TEXT = re.compile(r"^\s*(?:(ca?\.?)\s*)?\.?\s*(\d{1,9})\s*(?:[-\u2013]\s*(\d{1,9}))?\s*$", re.IGNORECASE)
+# control characters but tab, newline and carriage return; lone surrogates; the replacement character
+_BAD_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffd]")
+_GREEK_RUN = re.compile(f"[{GREEK_LETTERS}]")
+_FOREIGN_LETTER = re.compile(r"[^\W\d_\u0370-\u03ff\u1f00-\u1fff]")
+
+
+@dataclass(frozen=True)
+class RequestLimits:
+    """What one request may ask (defaults: the CLI and the Python API).
+
+    Attributes:
+        max_text_chars: longest text restored at once (characters).
+        max_gaps: most gaps in one text.
+        max_gap_letters: most letters a gap may state (in the text or in a hint).
+        max_k: most candidates per gap.
+        max_pin_chars: longest pinned reading (characters).
+        min_greek_letters: fewest Greek letters the context must hold.
+        max_foreign_share: largest share of non-Greek letters (above: refused).
+        warn_foreign_share: share of non-Greek letters from which a warning is given.
+    """
+
+    max_text_chars: int = 1_000_000
+    max_gaps: int = 5_000
+    max_gap_letters: int = 200
+    max_k: int = 200
+    max_pin_chars: int = 500
+    min_greek_letters: int = 5
+    max_foreign_share: float = 0.5
+    warn_foreign_share: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"RequestLimits.{name} must be a non-negative number, got {value!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+#: The HTTP server's limits: a public service answers many users on a small machine.
+WEB_LIMITS = RequestLimits(max_text_chars=10_000, max_gaps=20, max_gap_letters=50, max_k=50, max_pin_chars=200)
+
+
+@dataclass
+class RestoreRequest:
+    """A text to restore and what the caller asks of it.
+
+    Attributes:
+        text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???``...).
+        hints: per-gap hint overrides, 0-based gap → ``None`` | letters | ``(lo, hi)`` or a
+            string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
+        pins: per-gap readings fixed by the caller (those gaps are not searched).
+        k: candidates per gap.
+        should_stop: asked before each gap; when it answers true the restoration stops with
+            :class:`~apollo_restore.errors.RestoreStopped` (a time limit, a client gone).
+
+    After :meth:`validate`: ``document`` and ``markers`` hold the parsed text, ``hints``
+    one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``.
+    """
+
+    text: str
+    hints: Mapping[Any, Any] | None = None
+    pins: Mapping[Any, Any] | None = None
+    k: Any = 20
+    should_stop: Callable[[], bool] | None = field(default=None, repr=False)
+    document: Document | None = field(default=None, repr=False)
+    markers: list[GapMarker] = field(default_factory=list, repr=False)
+    warnings: list[str] = field(default_factory=list)
+
+    def validate(self, limits: RequestLimits = RequestLimits()) -> "RestoreRequest":
+        """The checked request, hints resolved for every gap.
+
+        Raises:
+            RequestError: ``E300``–``E310`` (see :class:`~apollo_restore.errors.Errors`).
+            LeidenError: malformed Leiden brackets or lengths.
+        """
+        check_text(self.text, limits)
+        if not self.text.strip():
+            raise RequestError("E300")
+        k = check_k(self.k, limits)
+        doc, markers = parse_leiden_with_gaps(self.text)
+        return self.with_document(doc, markers, k, limits)
+
+    def with_document(self, doc: Document, markers: list[GapMarker], k: int, limits: RequestLimits) -> "RestoreRequest":
+        """Validate against an already parsed document (``markers`` may be empty for a
+        :class:`Document` given directly)."""
+        lacunae = [seg for seg in doc.segments if isinstance(seg, Lacuna)]
+        if not lacunae:
+            raise RequestError("E301")
+        if len(lacunae) > limits.max_gaps:
+            raise RequestError("E303", n=len(lacunae), limit=limits.max_gaps)
+        overrides = {i: parse_hint_value(value, i + 1) for i, value in _by_gap(self.hints, len(lacunae), "E306")}
+        hints: dict[int, Hint] = {}
+        for i, lacuna in enumerate(lacunae):
+            hint = overrides[i] if i in overrides else hint_of(lacuna)
+            hints[i] = check_hint(hint, i + 1, limits, markers[i].start if i < len(markers) else None)
+        pins = {i: check_reading(value, i + 1, limits) for i, value in _by_gap(self.pins, len(lacunae), "E307")}
+        warnings = greek_warnings(doc, limits)
+        return RestoreRequest(self.text, hints, pins, k, self.should_stop, doc, markers, warnings)
+
+
+def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tuple[int, Any]]:
+    """``(0-based gap, value)`` pairs of a per-gap mapping, keys checked against the gaps."""
+    if values is None:
+        return []
+    if not isinstance(values, Mapping):
+        raise RequestError("E310", name="hints and pins", expected="a mapping of gap number to value", value=type(values).__name__)
+    out = []
+    for key, value in values.items():
+        if isinstance(key, str) and key.strip().isdigit():
+            key = int(key)
+        if not isinstance(key, int) or isinstance(key, bool):
+            raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 0")
+        if not 0 <= key < n_gaps:
+            raise RequestError(code, gap=key + 1, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)} (numbered from 0)")
+        out.append((key, value))
+    return out
+
+
+def check_text(text: Any, limits: RequestLimits) -> str:
+    """``text`` when it is a string of readable characters within ``max_text_chars``.
+
+    Raises:
+        RequestError: ``E310`` (not a string), ``E309`` (unreadable character), ``E302`` (too long).
+    """
+    if not isinstance(text, str):
+        raise RequestError("E310", name="text", expected="a string", value=type(text).__name__)
+    check_characters(text)
+    if len(text) > limits.max_text_chars:
+        raise RequestError("E302", n=len(text), limit=limits.max_text_chars)
+    return text
+
+
+def check_k(k: Any, limits: RequestLimits) -> int:
+    """``k`` as an int in ``1..max_k``.
+
+    Raises:
+        RequestError: ``E305``.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= limits.max_k:
+        raise RequestError("E305", k=k, limit=limits.max_k)
+    return k
+
+
+def check_hint(hint: Hint, gap: int | str, limits: RequestLimits, position: int | None = None) -> Hint:
+    """``hint`` when it asks for at most ``max_gap_letters`` letters.
+
+    Raises:
+        RequestError: ``E304`` naming ``gap`` (a number, or a gap set's id).
+    """
+    top = hint[1] if isinstance(hint, tuple) else hint
+    if top is not None and top > limits.max_gap_letters:
+        raise RequestError("E304", gap=gap, position=position, n=top, limit=limits.max_gap_letters)
+    return hint
+
+
+def parse_hint_value(value: Any, gap: int) -> Hint:
+    """A hint as given (``None``, ``7``, ``[5, 8]``, ``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``)
+    → ``None`` | ``int`` | ``(lo, hi)``; ``ca.n`` widens as the Leiden ``[ca.n]`` does.
+
+    Raises:
+        RequestError: ``E306`` naming the gap (1-based).
+    """
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "null", "")):
+        return None
+    if isinstance(value, str):
+        m = _HINT_TEXT.match(value)
+        if not m:
+            raise RequestError("E306", gap=gap, reason=f"{value!r} is not a letter count: write 7, 5-8, ca.7 or none")
+        lo, hi = int(m.group(2)), int(m.group(3)) if m.group(3) else None
+        if m.group(1) and hi is None:
+            if lo < 1:
+                raise RequestError("E306", gap=gap, reason="a gap holds at least one letter")
+            return hint_of(Lacuna(lo, approximate=True))
+        value = [lo, hi] if hi is not None else lo
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise RequestError("E306", gap=gap, reason=f"{value} is not a positive letter count")
+        return value
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        lo, hi = value
+        if not 1 <= lo <= hi:
+            raise RequestError("E306", gap=gap, reason=f"the range {lo}-{hi} must satisfy 1 ≤ low ≤ high")
+        return (lo, hi) if lo < hi else lo
+    raise RequestError("E306", gap=gap, reason=f"{value!r} is not a letter count: give a number, a range [low, high] or none")
+
+
+def check_reading(value: Any, gap: int, limits: RequestLimits) -> str:
+    """A pinned reading: a string of Greek letters, no Leiden brackets, not too long.
+
+    Raises:
+        RequestError: ``E307`` (or ``E309`` for unreadable characters).
+    """
+    if not isinstance(value, str):
+        raise RequestError("E307", gap=gap, reason=f"a reading is text, not {type(value).__name__}")
+    check_characters(value, f" of the reading for gap {gap}")
+    if len(value) > limits.max_pin_chars:
+        raise RequestError("E307", gap=gap, reason=f"longer than {limits.max_pin_chars} characters")
+    if any(ch in _BRACKETS for ch in value):
+        raise RequestError("E307", gap=gap, reason="a reading may not contain Leiden brackets or ?")
+    if not any(ch in _GREEK for ch in fold(value)):
+        raise RequestError("E307", gap=gap, reason="it holds no Greek letter (Latin or empty readings would vanish)")
+    return value
+
+
+def check_characters(text: str, where: str = "") -> None:
+    """Refuse control characters (but newline, carriage return, tab), lone surrogates and U+FFFD.
+
+    Raises:
+        RequestError: ``E309`` with the offset of the first one.
+    """
+    m = _BAD_CHARACTER.search(text)
+    if m:
+        raise RequestError("E309", position=m.start(), char=f"U+{ord(m.group()):04X}", where=where)
+
+
+def _script(ch: str) -> str:
+    """A letter's script, from its Unicode name (``LATIN``, ``CYRILLIC``, ``HEBREW``...)."""
+    name = unicodedata.name(ch, "")
+    return name.split(" ")[0] if name else "UNKNOWN"
+
+
+def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
+    """Warnings about the text's letters; refuse text that is not Greek enough.
+
+    Letters are counted in what the editor wrote and supplied (gap markers aside): Greek
+    letters (after folding) against letters of any other script.
+
+    Raises:
+        RequestError: ``E308``: fewer than ``min_greek_letters`` Greek letters, or more than
+            ``max_foreign_share`` of the letters in other scripts (transliteration, Latin...).
+    """
+    greek = 0
+    foreign: Counter[str] = Counter()
+    for seg in doc.segments:
+        text = getattr(seg, "text", "")
+        greek += len(_GREEK_RUN.findall(fold(text)))
+        foreign.update(_script(ch) for ch in _FOREIGN_LETTER.findall(text))
+    n_foreign = sum(foreign.values())
+    total = greek + n_foreign
+    scripts = ", ".join(name.lower().capitalize() for name, _ in foreign.most_common(3))
+    if greek < limits.min_greek_letters or (total and n_foreign / total > limits.max_foreign_share):
+        what = f" ({scripts})" if scripts else ""
+        raise RequestError("E308", greek=greek, minimum=limits.min_greek_letters, foreign=n_foreign, what=what)
+    warnings = []
+    if total and n_foreign / total >= limits.warn_foreign_share:
+        warnings.append(Errors.W301.format(foreign=n_foreign, total=total, scripts=scripts))
+    if greek < 4 * limits.min_greek_letters:
+        warnings.append(Errors.W302.format(greek=greek))
+    return warnings

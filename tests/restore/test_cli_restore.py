@@ -1,0 +1,76 @@
+"""``apollo-restore restore`` and ``predict`` refuse what they cannot restore, with a message and
+a non-zero exit, before loading any model (issue #13)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from apollo_restore.cli import restore as cli_restore
+from apollo_restore.cli.app import app
+
+GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος τοῦ κυρίου [.5] Τῦβι ἔλαβον παρὰ σοῦ"
+
+
+@pytest.fixture(autouse=True)
+def no_model(monkeypatch):
+    """Loading a model is a failure here: every case must stop before it."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    from apollo_restore.restore import ensemble
+
+    monkeypatch.setattr(ensemble, "load_filler", refuse)
+
+
+@pytest.mark.parametrize(
+    "args,code",
+    [
+        (["ἔτους δευτέρου"], "E301"),
+        (["[ca.]"], "E301"),
+        (["[abc]"], "E301"),
+        (["zenoni tou [.3] chairein"], "E308"),
+        ([GREEK, "--k", "0"], "E305"),
+        ([GREEK, "--k", "-1"], "E305"),
+        ([GREEK, "--hint", "0=1000000"], "E304"),
+        ([GREEK, "--hint", "3=2"], "E306"),
+        ([GREEK, "--hint", "0=ca.x"], "E306"),
+        (["missing-file.txt"], "no file named"),
+    ],
+)
+def test_cli_restore_exits_non_zero_with_a_message(args, code):
+    result = CliRunner().invoke(app, ["restore", *args])
+    assert result.exit_code == 2 and code in result.output
+
+
+def test_cli_restore_empty_stdin_is_an_error():
+    result = CliRunner().invoke(app, ["restore"], input="")
+    assert result.exit_code == 2 and "E300" in result.output
+
+
+def test_cli_restore_prompts_when_stdin_is_a_terminal(monkeypatch, capsys):
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(cli_restore.sys, "stdin", Terminal(GREEK))
+    assert cli_restore._read_text(None) == GREEK
+    assert "Ctrl-D" in capsys.readouterr().err
+
+
+def test_cli_predict_refuses_absurd_hints(tmp_path):
+    gaps = tmp_path / "gaps.jsonl"
+    row = {"id": "g1", "source": "ddb", "doc": "d", "prefix": "και ", "suffix": " του", "target": "αβ", "hint": 10**6, "kind": "synthetic"}
+    gaps.write_text(json.dumps(row) + "\n")
+    from apollo_restore.data.formats import read_gapset
+    from apollo_restore.errors import RequestError
+    from apollo_restore.restore.predict import predict
+
+    with pytest.raises(RequestError, match="E304"):
+        list(predict(object(), read_gapset(gaps), k=5, progress=False))
+    with pytest.raises(RequestError, match="E305"):
+        list(predict(object(), [], k=0, progress=False))
