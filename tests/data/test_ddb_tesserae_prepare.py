@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
+from apollo_restore.data.readers.archive import SkipLog
 from apollo_restore.data.prepare import CorpusSpec, parse_corpus_rows, prepare
 from apollo_restore.data.table import load_documents
 from apollo_restore.data.readers.archive import iter_files
@@ -62,9 +63,9 @@ def test_ddb_corrupt_member_is_skipped_and_reported(tmp_path):
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
-    rows = list(parse_corpus_rows(CorpusSpec("ddb", archive), workers=1))
-    assert [row["id"] for _, row, _ in rows if row] == ["a", "c"]
-    skipped = [(name, reason) for name, row, reason in rows if row is None]
+    rows = list(parse_corpus_rows(CorpusSpec("ddb", archive), workers=1, skips=SkipLog()))
+    assert [row["id"] for _, row, _, _ in rows if row] == ["a", "c"]
+    skipped = [(name, reason) for name, row, reason, _ in rows if row is None]
     assert len(skipped) == 1 and "broken" in skipped[0][0] and "well-formed" in skipped[0][1]
 
 

@@ -10,6 +10,7 @@ import pytest
 from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
+from apollo_restore.data.readers.archive import SkipLog
 from apollo_restore.data.prepare import CorpusSpec, parse_corpus_rows
 from apollo_restore.data.readers.epidoc import gap_segments, parse_epidoc_file
 
@@ -156,8 +157,8 @@ def test_epidoc_keeps_only_greek_textparts(tmp_path):
 
 def test_epidoc_skips_non_greek_edition(tmp_path):
     (tmp_path / "heb.xml").write_bytes(_tei("שלום", lang='xml:lang="heb"'))
-    rows = list(parse_corpus_rows(CorpusSpec("inscription", tmp_path), workers=1))
-    assert rows == [(str(tmp_path / "heb.xml"), None, "no Greek edition")]
+    rows = list(parse_corpus_rows(CorpusSpec("inscription", tmp_path), workers=1, skips=SkipLog()))
+    assert [r[:3] for r in rows] == [(str(tmp_path / "heb.xml"), None, "no Greek edition")]
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -173,9 +174,9 @@ def test_epidoc_corrupt_member_in_archive_is_skipped_and_reported(tmp_path):
         _add(tar, "corpus/broken.xml", b"<TEI><text><div type='edition'>")
         _add(tar, "corpus/b.xml", (FIXTURES / "o.claud.1.150.xml").read_bytes())
         _add(tar, "corpus/readme.txt", b"not xml, not read")
-    rows = list(parse_corpus_rows(CorpusSpec("inscription", archive), workers=1))
-    assert [row["id"] for _, row, _ in rows if row] == ["iAph150279", "o.claud.1.150"]
-    skipped = [(name, reason) for name, row, reason in rows if row is None]
+    rows = list(parse_corpus_rows(CorpusSpec("inscription", archive), workers=1, skips=SkipLog()))
+    assert [row["id"] for _, row, _, _ in rows if row] == ["iAph150279", "o.claud.1.150"]
+    skipped = [(name, reason) for name, row, reason, _ in rows if row is None]
     assert len(skipped) == 1 and skipped[0][0] == "corpus.tar.xz:corpus/broken.xml"
     assert skipped[0][1].startswith("not well-formed XML")
 
