@@ -113,7 +113,7 @@ def evaluate_command(
     if predictions:
         ours = read_predictions(predictions)
     else:
-        from apollo_restore.restore.engine import RestoreConfig
+        from apollo_restore.restore.common import RestoreConfig
         from apollo_restore.restore.ensemble import load_filler
 
         config = RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length)

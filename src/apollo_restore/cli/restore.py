@@ -87,7 +87,7 @@ def predict_command(
     neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
-    from apollo_restore.restore.engine import RestoreConfig
+    from apollo_restore.restore.common import RestoreConfig
     from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.restore.predict import predict_file
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fastapi import FastAPI, File, UploadFile
 from fastapi.responses import FileResponse
@@ -25,11 +25,13 @@ from starlette.concurrency import run_in_threadpool
 from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.leiden import find_gaps
-from apollo_restore.restore.engine import Restorer
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
 from apollo_restore.web.export import MachineReading, export_epidoc, export_leiden, gap_context
 from apollo_restore.web.limits import BodyLimit, Gate, Limits, check_readings, checked_restore_args
+
+if TYPE_CHECKING:
+    from apollo_restore.restore.engine import Restorer
 
 STATIC = Path(__file__).resolve().parent / "static"
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
@@ -42,7 +44,7 @@ class ParallelsProvider(Protocol):
     def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]: ...
 
 
-def create_app(restorer: Restorer, parallels: ParallelsProvider | None = None, limits: Limits = Limits()) -> FastAPI:
+def create_app(restorer: "Restorer", parallels: ParallelsProvider | None = None, limits: Limits = Limits()) -> FastAPI:
     """The FastAPI app serving ``restorer`` (and ``parallels`` when an index is loaded).
 
     Args:

@@ -32,7 +32,7 @@ from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text, to_leiden
 from apollo_restore.data.readers.leiden import parse_leiden
-from apollo_restore.restore.engine import context_of
+from apollo_restore.restore.common import context_of
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
