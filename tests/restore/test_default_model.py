@@ -23,7 +23,7 @@ def test_default_model_restores_offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     filler = load_filler()
-    assert isinstance(filler, Ensemble)
+    assert isinstance(filler.inner, Ensemble)
     result = filler.restore("ἔτους δευτέρου καὶ εἰκοστοῦ Ἀντωνίνου Καίσαρος τοῦ [.6] Τῦβι", k=20)
     cands = result.gaps[0].candidates
     assert 1 <= len(cands) <= 20 and abs(sum(c.prob for c in cands) - 1) < 1e-6

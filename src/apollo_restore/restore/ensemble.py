@@ -22,6 +22,7 @@ from apollo_restore.restore.types import Candidate, Restoration
 
 if TYPE_CHECKING:
     from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restore.present import Presented
 
 META_FILE = "apollo_restore.json"  # = model.checkpoint.META_FILE, without importing torch
 
@@ -127,9 +128,14 @@ class Ensemble:
 
 
 def load_filler(
-    folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), use_ngram: bool = True, threads: int | None = None
-) -> Restorer | Ensemble:
+    folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), use_ngram: bool = True, threads: int | None = None,
+    present: bool = True,
+) -> "Presented | Restorer | Ensemble":
     """The restorer a model folder describes (default: the embedded model).
+
+    With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
+    edition form (the package's form table) and, when the folder has a ``calibration.json``,
+    calibrated probabilities; ``present=False`` gives the bare filler (for fitting).
 
     A folder whose ``apollo_restore.json`` has an ``ensemble`` entry, e.g.
     ``{"ngram": "ngram.npz", "backward": "ngram-backward.npz", "weights": {"neural": 0.5,
@@ -139,7 +145,19 @@ def load_filler(
     :class:`Restorer`.
     """
     path = Path(folder) if folder else DEFAULT_MODEL
+    filler = _load_bare(path, config, use_ngram, threads)
+    if not present:
+        return filler
+    from apollo_restore.data.orthography import default_forms
+    from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration
+    from apollo_restore.restore.present import Presented
 
+    calibration = Calibration.load(path / CALIBRATION_FILE) if (path / CALIBRATION_FILE).exists() else None
+    return Presented(filler, default_forms(), calibration)
+
+
+def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None) -> "Restorer | Ensemble":
+    """The folder's filler without presentation (see :func:`load_filler`)."""
     def load_neural() -> "Restorer":
         from apollo_restore.restore.engine import Restorer  # torch: only when the neural model is needed
 

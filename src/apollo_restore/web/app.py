@@ -27,7 +27,7 @@ from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
-from apollo_restore.web.export import MachineReading, export_epidoc, export_leiden, gap_context
+from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden, gap_context
 from apollo_restore.web.limits import BodyLimit, Gate, Limits, check_readings, checked_restore_args
 
 if TYPE_CHECKING:
@@ -125,8 +125,12 @@ def create_app(restorer: "Restorer", parallels: ParallelsProvider | None = None,
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
         limits.check_text(req.text)
         chosen = {i: MachineReading(i, t) for i, t in req.pins.items()}
-        chosen.update({i: MachineReading(i, c.text, c.prob) for i, c in req.choices.items()})
-        check_readings(limits, {i: r.text for i, r in chosen.items()}, len(find_gaps(req.text)))
+        n_gaps = len(find_gaps(req.text))
+        check_readings(limits, {**req.pins, **{i: c.text for i, c in req.choices.items()}}, n_gaps)
+        chosen.update({i: _machine_reading(i, c) for i, c in req.choices.items()})
+        for i, reading in chosen.items():  # what is written: edition forms and alternatives too
+            for written in [reading.text, *(a.text for a in reading.alternatives)]:
+                check_readings(limits, {i: written}, n_gaps)
         if req.format == "epidoc":
             content, media, ext = export_epidoc(req.text, chosen, restorer.name), "application/tei+xml", "xml"
         else:
@@ -134,3 +138,9 @@ def create_app(restorer: "Restorer", parallels: ParallelsProvider | None = None,
         return {"format": req.format, "filename": f"restoration.{ext}", "media_type": media, "content": content, "machine_readings": len(chosen)}
 
     return app
+
+
+def _machine_reading(gap: int, choice: s.Choice) -> MachineReading:
+    """An export choice, written in edition form where the page sent one."""
+    alts = tuple(Alternative(a.display or a.text, a.prob) for a in choice.alternatives)
+    return MachineReading(gap, choice.display or choice.text, choice.prob, alts)
