@@ -6,7 +6,9 @@
 Reads every shared corpus in place (the readers of ``prepare``), counts the accented form of
 each whole word of the **train** split (words touching a lacuna left out), keeps for each
 normalised word the most frequent form (a final-syllable acute before punctuation counted as
-the running-text grave), and keeps words seen at least ``--min-count`` times. Then prints how
+the running-text grave) among those with an accent or breathing (bare forms are mostly
+abbreviations, see :func:`~apollo_restore.data.orthography.is_edition_form`), and keeps words
+seen so at least ``--min-count`` times. Then prints how
 often the chosen form (with its grave/acute by context) equals the edition's on the words of
 the **validation** split, per source: the figure in MODEL_CARD.md.
 """
@@ -20,7 +22,7 @@ from collections import Counter, defaultdict, deque
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from apollo_restore.data.orthography import FORMS_FILE, EditionForms, edition_words, final_accent
+from apollo_restore.data.orthography import FORMS_FILE, EditionForms, edition_words, final_accent, is_edition_form
 from apollo_restore.data.prepare import CorpusSpec, _chunks, reader_for
 from apollo_restore.data.readers.archive import iter_files
 from apollo_restore.data.splits import split_of
@@ -83,7 +85,11 @@ def main() -> None:
             while pending:
                 merge(pending.popleft().result(), counts, held[spec.source])
             print(f"{spec.path.name}: {time.perf_counter() - started:.0f} s, {len(counts):,} words so far", flush=True)
-    kept = {key: forms.most_common(1)[0][0] for key, forms in counts.items() if sum(forms.values()) >= args.min_count}
+    kept = {}
+    for key, forms in counts.items():
+        marked = [(n, form) for form, n in forms.items() if is_edition_form(key, form)]
+        if marked and sum(n for n, _ in marked) >= args.min_count:
+            kept[key] = max(marked)[1]
     table = EditionForms(kept)
     size = table.save(args.out)
     print(f"\n{len(kept):,} of {len(counts):,} normalised words (seen ≥ {args.min_count}×) → {args.out}: {size / 1e6:.2f} MB, "

@@ -47,3 +47,15 @@ def test_edition_words_skip_words_touching_a_lacuna():
     doc = Document("d", "ddb", [Text("τῷ κυρίῳ "), Supplied("χαίρειν"), Text(". ἔτο"), Lacuna(3), Text(" Ἀντωνίνου")])
     assert list(edition_words(doc)) == [("τωι", "τῷ", False), ("κυριωι", "κυρίῳ", False), ("χαιρειν", "χαίρειν", True),
                                         ("αντωνινου", "Ἀντωνίνου", True)]
+
+
+def test_the_end_of_the_text_is_a_word_boundary_but_a_context_cut_is_not():
+    assert FORMS.unknown_words("κυρ", "τωι ", "") == ["κυρ"]
+    assert FORMS.unknown_words("κυρ", "", " χαιρειν") == ["κυρ"]
+    assert FORMS.unknown_words("ρ", "κυ", " χαιρειν") == []  # the prefix was cut inside a word
+
+
+def test_abbreviations_written_bare_are_not_edition_forms():
+    from apollo_restore.data.orthography import is_edition_form
+
+    assert not is_edition_form("στρ", "στρ") and is_edition_form("εν", "ἐν") and is_edition_form("τις", "τις")

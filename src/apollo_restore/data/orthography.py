@@ -83,6 +83,19 @@ def word_key(form: str) -> str:
     return key
 
 
+#: enclitics an edition may write without any mark (no breathing: they start with a consonant)
+UNMARKED_WORDS = frozenset("τις τι τε γε μου μοι με σου σοι σε που πως ποτε πω τινος τινι τινα τινες τινων τισι τισιν τινας "
+                           "φημι φησι φησιν τοι νυν περ".split())
+
+
+def is_edition_form(key: str, form: str) -> bool:
+    """Whether a form may stand for its word: it carries an accent, breathing or other mark, or
+    is an enclitic written bare. Unmarked longer forms are mostly abbreviations written as on
+    the papyrus (``στρ`` for ``στρ(ατηγῷ)``, ``τραπ``), which must neither be shown as words
+    nor make a truncated reading look like a known word."""
+    return key in UNMARKED_WORDS or any(unicodedata.combining(ch) for ch in unicodedata.normalize("NFD", form))
+
+
 def final_accent(form: str, stop: bool) -> str:
     """``form`` with a final-syllable grave turned acute before a stop, and an acute turned grave
     before another word (NFC in, NFC out)."""
@@ -183,16 +196,18 @@ class EditionForms:
     def unknown_words(self, reading: str, prefix: str = "", suffix: str = "") -> list[str]:
         """Words a reading makes with its context that the training editions never spell.
 
-        Only whole words are checked: a word running into the end of the given context, or
-        into another gap (``-``/``…``), is not. A truncated reading where the gap ends at a
+        Only whole words are checked: a word running into another gap (``-``/``…``) or past
+        a context cut is not; the text's own start and end (empty context) are boundaries. A truncated reading where the gap ends at a
         word boundary (``τραπ`` before a space) is the case this catches.
         """
         left = _EDGE_LEFT.search(prefix).group()
         right = _EDGE_RIGHT.search(suffix).group()
         full = left + reading + right
-        open_left = len(left) == len(prefix) or prefix[-len(left) - 1 : len(prefix) - len(left)] in ("-", "…")
-        rest = suffix[len(right) :]
-        open_right = not rest or rest[0] in "-…"
+        before, rest = prefix[: len(prefix) - len(left)], suffix[len(right) :]
+        # a word runs on into another gap, or past a context cut inside it (the text's own
+        # start or end, an empty prefix or suffix, is a word boundary)
+        open_left = (bool(left) and not before) or before[-1:] in ("-", "…")
+        open_right = (bool(right) and not rest) or rest[:1] in ("-", "…")
         words = []
         for match in _LETTER_RUN.finditer(full):
             start, end = match.span()
