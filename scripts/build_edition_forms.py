@@ -6,9 +6,10 @@
 Reads every shared corpus in place (the readers of ``prepare``), counts the accented form of
 each whole word of the **train** split (words touching a lacuna left out), keeps for each
 normalised word the most frequent form (a final-syllable acute before punctuation counted as
-the running-text grave) among those with an accent or breathing (bare forms are mostly
-abbreviations, see :func:`~apollo_restore.data.orthography.is_edition_form`), and keeps words
-seen so at least ``--min-count`` times. Then prints how
+the running-text grave), and keeps words seen at least ``--min-count`` times of which some
+edition writes a form with an accent or breathing (a word only ever written bare is mostly an
+abbreviation, see :func:`~apollo_restore.data.orthography.is_edition_form`: it is shown as its
+letters and does not count as a known word). Then prints how
 often the chosen form (with its grave/acute by context) equals the edition's on the words of
 the **validation** split, per source: the figure in MODEL_CARD.md.
 """
@@ -85,11 +86,8 @@ def main() -> None:
             while pending:
                 merge(pending.popleft().result(), counts, held[spec.source])
             print(f"{spec.path.name}: {time.perf_counter() - started:.0f} s, {len(counts):,} words so far", flush=True)
-    kept = {}
-    for key, forms in counts.items():
-        marked = [(n, form) for form, n in forms.items() if is_edition_form(key, form)]
-        if marked and sum(n for n, _ in marked) >= args.min_count:
-            kept[key] = max(marked)[1]
+    kept = {key: forms.most_common(1)[0][0] for key, forms in counts.items()
+            if sum(forms.values()) >= args.min_count and any(is_edition_form(key, form) for form in forms)}
     table = EditionForms(kept)
     size = table.save(args.out)
     print(f"\n{len(kept):,} of {len(counts):,} normalised words (seen ≥ {args.min_count}×) → {args.out}: {size / 1e6:.2f} MB, "

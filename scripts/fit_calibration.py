@@ -28,7 +28,7 @@ from apollo_restore.data.prepare import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import agnostic, reliability
 from apollo_restore.evaluate.report import plot_reliability
-from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration, calibrated, fit
+from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration, calibrated, fingerprint, fit
 from apollo_restore.restore.common import DEFAULT_MODEL
 from apollo_restore.restore.ensemble import load_filler
 from apollo_restore.restore.present import Presented
@@ -121,7 +121,7 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--sources", default="ddb=8,inscription=2", help="SOURCE=SPANS_PER_LENGTH, comma-separated")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cache", type=Path, help="predictions JSONL: read if it exists, else written")
+    parser.add_argument("--cache", type=Path, help="predictions JSONL: read if it exists, else written (delete it when the model changes)")
     parser.add_argument("--plots", type=Path, help="folder for reliability_before.png / reliability_after.png")
     args = parser.parse_args()
     records = predictions(args)
@@ -135,7 +135,7 @@ def main() -> None:
         by_cond[cond] = (measures(*shown(rows, None)), measures(*shown(rows, cal)))
     cal.info = {
         "fitted_by": "scripts/fit_calibration.py", "split": "validation", "sources": args.sources, "seed": args.seed,
-        "gaps": len(records), "k": K, "model_meta_mtime": (args.model / "apollo_restore.json").stat().st_mtime,
+        "gaps": len(records), "k": K, "model_fingerprint": fingerprint(args.model),
         "ece_before": {"top1": before["top1"]["ece"], "top20": before["top20"]["ece"]},
         "ece_after_cross_fitted": {"top1": after["top1"]["ece"], "top20": after["top20"]["ece"]},
         "top1_before": round(before["top1_acc"], 4), "top1_after_cross_fitted": round(after["top1_acc"], 4),

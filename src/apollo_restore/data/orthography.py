@@ -3,8 +3,9 @@
 The model reads and writes lowercase unaccented letters with iota adscript (``κυριωι``); a
 scholar expects ``κυρίῳ``. :class:`EditionForms` maps each normalised word to the form the
 training editions use most often (accents, breathings, iota subscript where the corpus writes
-it, capitals of names, final sigma), with the grave/acute alternation of a final-syllable
-accent decided by context (acute before punctuation or at the end, grave before a word).
+it, capitals of names, final sigma), counted as running text (a final-syllable acute before
+punctuation counts as the grave it becomes before a word), and shown with that grave turned
+acute where the context asks for it (before punctuation or at the end of the text).
 
     forms = EditionForms.load()                    # the table shipped in the package
     forms.display("κυριωι", prefix="τωι ", suffix=" χαιρειν")   # 'κυρίῳ'
@@ -89,10 +90,10 @@ UNMARKED_WORDS = frozenset("τις τι τε γε μου μοι με σου σο
 
 
 def is_edition_form(key: str, form: str) -> bool:
-    """Whether a form may stand for its word: it carries an accent, breathing or other mark, or
-    is an enclitic written bare. Unmarked longer forms are mostly abbreviations written as on
-    the papyrus (``στρ`` for ``στρ(ατηγῷ)``, ``τραπ``), which must neither be shown as words
-    nor make a truncated reading look like a known word."""
+    """Whether a form shows its word is a word: it carries an accent, breathing or other mark,
+    or is an enclitic written bare. A key only ever written bare is mostly an abbreviation
+    written as on the papyrus (``στρ`` for ``στρ(ατηγῷ)``, ``τραπ``), which must not make a
+    truncated reading look like a known word; the table leaves such keys out."""
     return key in UNMARKED_WORDS or any(unicodedata.combining(ch) for ch in unicodedata.normalize("NFD", form))
 
 
@@ -158,9 +159,14 @@ class EditionForms:
         return key in self.forms
 
     def form(self, key: str, stop: bool = False) -> str:
-        """The edition form of one normalised word (the word itself when unknown)."""
+        """The edition form of one normalised word (the word itself when unknown). The table
+        holds running-text forms; before a stop a final-syllable grave turns acute. An acute
+        stored on a final syllable stays (it is what the editions mostly write there, e.g. an
+        abbreviated ``Αὐρήλ``)."""
         found = self.forms.get(key)
-        return final_accent(found, stop) if found else key
+        if not found:
+            return key
+        return final_accent(found, True) if stop else found
 
     def display(self, reading: str, prefix: str = "", suffix: str = "") -> str:
         """A ``norm.v1`` reading in edition form, each word chosen from the whole word it makes

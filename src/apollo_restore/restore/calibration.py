@@ -19,7 +19,9 @@ gives the filler's probabilities unchanged.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import math
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -30,9 +32,36 @@ import numpy as np
 from apollo_restore.fim.examples import Hint
 from apollo_restore.restore.types import Candidate
 
+log = logging.getLogger(__name__)
 CALIBRATION_FILE = "calibration.json"
 FORMAT = "apollo_restore calibration.v1"
 CONDITIONS = ("exact", "range", "none")
+
+
+def fingerprint(folder: str | Path) -> str:
+    """Identity of a model folder's scores: SHA-256 (16 hex digits) of its ``apollo_restore.json``
+    and the names and sizes of its other files (the calibration itself left out)."""
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        if path.name != CALIBRATION_FILE and path.is_file():
+            digest.update(f"{path.name}:{path.stat().st_size};".encode())
+            if path.suffix == ".json":
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def load_for(folder: str | Path) -> "Calibration | None":
+    """The calibration of a model folder, or ``None`` when it has none or it was fitted on a
+    different model (then a warning says to rerun ``scripts/fit_calibration.py``)."""
+    path = Path(folder) / CALIBRATION_FILE
+    if not path.exists():
+        return None
+    cal = Calibration.load(path)
+    if cal.info.get("model_fingerprint") not in (None, fingerprint(folder)):
+        log.warning("%s was fitted on another model: probabilities left uncalibrated; rerun scripts/fit_calibration.py", path)
+        return None
+    return cal
 
 
 def condition_of(hint: Hint) -> str:

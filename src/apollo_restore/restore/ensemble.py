@@ -134,8 +134,9 @@ def load_filler(
     """The restorer a model folder describes (default: the embedded model).
 
     With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
-    edition form (the package's form table) and, when the folder has a ``calibration.json``,
-    calibrated probabilities; ``present=False`` gives the bare filler (for fitting).
+    edition form (the package's form table) and, when the folder has a ``calibration.json``
+    fitted on this very model, calibrated probabilities; ``present=False`` gives the bare
+    filler (for fitting).
 
     A folder whose ``apollo_restore.json`` has an ``ensemble`` entry, e.g.
     ``{"ngram": "ngram.npz", "backward": "ngram-backward.npz", "weights": {"neural": 0.5,
@@ -149,11 +150,10 @@ def load_filler(
     if not present:
         return filler
     from apollo_restore.data.orthography import default_forms
-    from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration
+    from apollo_restore.restore.calibration import load_for
     from apollo_restore.restore.present import Presented
 
-    calibration = Calibration.load(path / CALIBRATION_FILE) if (path / CALIBRATION_FILE).exists() else None
-    return Presented(filler, default_forms(), calibration)
+    return Presented(filler, default_forms(), load_for(path))
 
 
 def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None) -> "Restorer | Ensemble":

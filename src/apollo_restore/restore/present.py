@@ -35,6 +35,8 @@ class Presented:
         self.inner, self.forms, self.calibration = inner, forms, calibration
 
     def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (copying, unpickling): no recursion
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     def annotate(self, candidates: list[Candidate], prefix: str, suffix: str) -> list[Candidate]:
