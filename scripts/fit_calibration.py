@@ -94,7 +94,7 @@ def shown(records: list[dict], cal: Calibration | None) -> tuple[np.ndarray, np.
         for cond in set(conds):
             rows = np.array([c == cond for c in conds])
             s = cal.conditions[cond]
-            probs[rows] = calibrated(logq[rows], unknown[rows], s.a, s.b, cal.unknown_word_penalty)
+            probs[rows] = calibrated(logq[rows], unknown[rows], s.a, s.b, cal.unknown_word_penalty, s.c)
     right = np.zeros_like(probs, dtype=bool)
     right[truth >= 0, truth[truth >= 0]] = True
     probs = np.where(np.isfinite(logq), probs, 0.0)

@@ -5,12 +5,13 @@ even when none is right. The calibration maps them, per hint condition (exact, r
 to probabilities fitted on validation gaps, with room for "none of these":
 
     z_i = a · log q_i − δ · [reading i makes a word the editions never spell]
-    p_i = exp(z_i) / (Σ_j exp(z_j) + exp(b))
+    p_i = exp(z_i) / (Σ_j exp(z_j) + exp(b − c · max_j z_j))
 
 ``q_i`` is the filler's normalised probability, ``a`` a temperature (``1/T``), ``b`` the
-weight of "the right reading is not in the list", ``δ`` the demotion of readings that leave an
-unknown word (e.g. a truncated word where the gap ends at a word boundary). The shown
-probabilities then sum to the chance that the list holds the right reading.
+weight of "the right reading is not in the list" when the filler is sure of its best reading
+(``max z = 0``), ``c ≥ 0`` how much that weight grows as it is less sure, ``δ`` the demotion of
+readings that leave an unknown word (e.g. a truncated word where the gap ends at a word
+boundary). The shown probabilities then sum to the chance that the list holds the right reading.
 
 The parameters live in ``calibration.json`` in the model folder, written by
 ``scripts/fit_calibration.py`` (rerun it whenever the model changes); a folder without one
@@ -73,10 +74,12 @@ def condition_of(hint: Hint) -> str:
 
 @dataclass(frozen=True)
 class Scaling:
-    """One condition's parameters: ``a`` (inverse temperature), ``b`` (log-weight of "none")."""
+    """One condition's parameters: ``a`` (inverse temperature), ``b`` and ``c`` (log-weight of
+    "none of these" and its growth with uncertainty)."""
 
     a: float = 1.0
     b: float = -math.inf
+    c: float = 0.0
 
 
 @dataclass
@@ -121,18 +124,20 @@ class Calibration:
         scale = self.conditions.get(condition_of(hint), Scaling())
         q = np.array([max(c.prob, 1e-12) for c in candidates])
         unknown = np.array([bool(c.unknown_words) for c in candidates], dtype=float)
-        probs = calibrated(np.log(q)[None], unknown[None], scale.a, scale.b, self.unknown_word_penalty)[0]
+        probs = calibrated(np.log(q)[None], unknown[None], scale.a, scale.b, self.unknown_word_penalty, scale.c)[0]
         order = np.argsort(-probs, kind="stable")
         return [replace(candidates[i], prob=float(probs[i]), calibrated=True) for i in order]
 
 
-def calibrated(logq: np.ndarray, unknown: np.ndarray, a: float, b: float, penalty: float) -> np.ndarray:
+def calibrated(logq: np.ndarray, unknown: np.ndarray, a: float, b: float, penalty: float, c: float = 0.0) -> np.ndarray:
     """``p`` of the module docstring for a batch: ``logq``/``unknown`` are ``(G, K)`` (pad
     missing readings with ``logq = -inf``); returns ``(G, K)``."""
     z = a * logq - penalty * unknown
-    top = np.maximum(z.max(axis=1, keepdims=True), b)
+    zmax = z.max(axis=1, keepdims=True)
+    none = b - c * zmax
+    top = np.maximum(zmax, none)
     w = np.exp(z - top)
-    return w / (w.sum(axis=1, keepdims=True) + np.exp(b - top))
+    return w / (w.sum(axis=1, keepdims=True) + np.exp(none - top))
 
 
 def fit(
@@ -152,8 +157,9 @@ def fit(
         The calibration with the smallest total negative log-likelihood.
     """
     conditions = np.asarray(conditions)
-    a_grid = np.round(np.arange(0.1, 3.01, 0.05), 2)
-    b_grid = np.arange(-8.0, 8.01, 0.25)
+    a_grid = np.round(np.arange(0.1, 3.01, 0.1), 2)
+    b_grid = np.arange(-8.0, 6.01, 0.5)
+    c_grid = np.arange(0.0, 3.01, 0.25)
     best: tuple[float, Calibration] | None = None
     for penalty in penalties:
         scalings, total = {}, 0.0
@@ -161,15 +167,17 @@ def fit(
             rows = conditions == cond
             if not rows.any():
                 continue
-            nll, a, b = min((_nll(logq[rows], unknown[rows], truth[rows], a, b, penalty), a, b) for a in a_grid for b in b_grid)
-            scalings[cond], total = Scaling(float(a), float(b)), total + nll
+            nll, a, b, c = min(
+                (_nll(logq[rows], unknown[rows], truth[rows], a, b, penalty, c), a, b, c) for a in a_grid for b in b_grid for c in c_grid
+            )
+            scalings[cond], total = Scaling(float(a), float(b), float(c)), total + nll
         if best is None or total < best[0]:
             best = (total, Calibration(scalings, float(penalty)))
     return best[1]
 
 
-def _nll(logq: np.ndarray, unknown: np.ndarray, truth: np.ndarray, a: float, b: float, penalty: float) -> float:
-    p = calibrated(logq, unknown, a, b, penalty)
+def _nll(logq: np.ndarray, unknown: np.ndarray, truth: np.ndarray, a: float, b: float, penalty: float, c: float) -> float:
+    p = calibrated(logq, unknown, a, b, penalty, c)
     hit = truth >= 0
     right = np.where(hit, p[np.arange(len(truth)), np.maximum(truth, 0)], 1.0 - p.sum(axis=1))
     return float(-np.log(np.clip(right, 1e-12, 1.0)).sum())
