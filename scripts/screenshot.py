@@ -1,4 +1,5 @@
-"""Screenshot of the web page restoring a papyrus with the embedded model (docs/web-screenshot.png).
+"""Screenshot of the web page restoring a papyrus with the embedded model (docs/web-screenshot.png):
+readings in edition form with calibrated percentages, a picked reading, the EpiDoc export.
 
     python scripts/screenshot.py [--index DIR] [--out docs/web-screenshot.png]
 
@@ -53,6 +54,9 @@ def main() -> None:
         page.locator("#gap-0 .candidate").nth(0).click()
         page.wait_for_selector("#gap-0 .badge.pinned")
         page.wait_for_selector("#gap-1 .candidate")
+        page.check("#fill-all")  # the EpiDoc export: <app> with the next readings as <rdg>s
+        page.click("#export-epidoc")
+        page.wait_for_function("document.getElementById('export-output').value.includes('<app')")
         page.screenshot(path=str(args.out), full_page=True)
         browser.close()
     server.should_exit = True
