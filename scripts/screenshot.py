@@ -61,6 +61,9 @@ def main() -> None:
         page.check("#fill-all")  # the EpiDoc export: <app> with the next readings as <rdg>s
         page.click("#export-epidoc")
         page.wait_for_function("document.getElementById('export-output').value.includes('<app')")
+        page.evaluate("""() => { const t = document.getElementById('export-output');
+            const lines = t.value.slice(0, t.value.indexOf('<app')).split('\\n').length;
+            t.scrollTop = (lines - 2) * t.scrollHeight / t.value.split('\\n').length; }""")
         page.screenshot(path=str(args.out), full_page=True)
         browser.close()
     server.should_exit = True

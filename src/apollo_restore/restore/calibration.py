@@ -111,6 +111,11 @@ class Calibration:
         conditions = {name: Scaling(**value) for name, value in data["conditions"].items()}
         return cls(conditions, data.get("unknown_word_penalty", 0.0), data.get("info", {}))
 
+    @property
+    def k(self) -> int:
+        """Readings per gap the filler returned when the calibration was fitted."""
+        return int(self.info.get("k", 20))
+
     def save(self, path: str | Path) -> None:
         data = {"format": FORMAT, "conditions": {k: asdict(v) for k, v in self.conditions.items()},
                 "unknown_word_penalty": self.unknown_word_penalty, "info": self.info}

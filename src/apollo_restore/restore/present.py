@@ -49,9 +49,16 @@ class Presented:
         ]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
-        """The wrapped filler's candidates, annotated, then demoted and calibrated."""
-        cands = self.annotate(self.inner.candidates(prefix, suffix, hint, k), prefix, suffix)
-        return self.calibration.apply(cands, hint) if self.calibration else cands
+        """The wrapped filler's candidates, annotated, then demoted and calibrated.
+
+        With a calibration the filler is asked for as many readings as the calibration was
+        fitted on (its probabilities are normalised over them), and the list cut to ``k`` after.
+        """
+        k = k or self.inner.config.k
+        if self.calibration is None:
+            return self.annotate(self.inner.candidates(prefix, suffix, hint, k), prefix, suffix)
+        cands = self.annotate(self.inner.candidates(prefix, suffix, hint, max(k, self.calibration.k)), prefix, suffix)
+        return self.calibration.apply(cands, hint)[:k]
 
     def restore(
         self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
