@@ -14,17 +14,17 @@ acute where the context asks for it (before punctuation or at the end of the tex
 A reading that is part of a word (the gap starts or ends inside one) is displayed as the
 matching part of the whole word formed with the context, so ``[.3]ου`` after ``κυ`` and a
 reading ``ρι`` shows ``ρί``, cut from ``κυρίου``. The table is built from the train split only
-(``scripts/build_edition_forms.py``); only the forms are stored, the keys are re-derived by
-normalising them in one pass at load time.
+(``scripts/build_edition_forms.py``) and stored as two sorted columns, keys and forms, so that
+loading it is one decompression and two splits (a CLI call waits for it), and a lookup a bisection.
 """
 
 from __future__ import annotations
 
+import bisect
 import lzma
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from apollo_restore.data.document import Document, Lacuna, LineBreak, Supplied, 
 from apollo_restore.data.normalise import GREEK_LETTERS, fix_final_sigma, fold, normalise
 
 FORMS_FILE = Path(__file__).resolve().parent / "forms" / "edition_forms.txt.xz"
-FORMAT = "apollo_restore edition-forms.v1"
+FORMAT = "apollo_restore edition-forms.v2"
 
 _GAP = "\x00"  # stands for a lacuna in the raw text of a document
 _WORD = re.compile(r"(?:[^\W\d_]|[\u0300-\u036f])+")
@@ -122,48 +122,64 @@ def _piece_lengths(form: str) -> list[int]:
     return [len(fold(ch).strip()) for ch in form]
 
 
-@dataclass
 class EditionForms:
     """Normalised word → its most frequent edition form.
 
-    Attributes:
-        forms: ``{key: form}``; ``key == normalise(form)``.
+    Args:
+        forms: ``{key: form}`` with ``key == normalise(form)``.
     """
 
-    forms: dict[str, str]
+    def __init__(self, forms: dict[str, str]):
+        self.keys = sorted(forms)
+        self.values = [forms[key] for key in self.keys]
 
     @classmethod
     def from_forms(cls, forms: list[str]) -> "EditionForms":
-        """Keys re-derived from the forms in one pass (one string, one translate)."""
-        blob = " ".join(forms)
-        keys = fix_final_sigma(unicodedata.normalize("NFD", blob.lower()).translate(_FOLD)).split(" ")
+        """A table of forms, keyed by normalising them (one string, one translate)."""
+        keys = fix_final_sigma(unicodedata.normalize("NFD", " ".join(forms).lower()).translate(_FOLD)).split(" ")
         return cls(dict(zip(keys, forms)))
 
     @classmethod
     def load(cls, path: Path = FORMS_FILE) -> "EditionForms":
-        """Read a table written by :meth:`save` (``.xz``: one form per line after a header)."""
-        lines = lzma.decompress(path.read_bytes()).decode("utf-8").split("\n")
-        if lines[0] != FORMAT:
+        """Read a table written by :meth:`save`: a header line, then the sorted keys and their
+        forms, each column one space-separated line, xz-compressed."""
+        header, keys, values = lzma.decompress(path.read_bytes()).decode("utf-8").split("\n")
+        if header != FORMAT:
             raise ValueError(f"{path}: not an {FORMAT} table")
-        return cls.from_forms([line for line in lines[1:] if line])
+        table = cls.__new__(cls)
+        table.keys, table.values = keys.split(" "), values.split(" ")
+        return table
 
     def save(self, path: Path) -> int:
-        """Write the forms sorted by key, xz-compressed; returns bytes written."""
-        text = "\n".join([FORMAT] + [self.forms[key] for key in sorted(self.forms)])
+        """Write the table xz-compressed; returns bytes written."""
+        text = "\n".join([FORMAT, " ".join(self.keys), " ".join(self.values)])
         data = lzma.compress(text.encode("utf-8"), preset=9 | lzma.PRESET_EXTREME)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         return len(data)
 
+    @property
+    def forms(self) -> dict[str, str]:
+        """The table as a dict (built on each call: for inspection, not lookups)."""
+        return dict(zip(self.keys, self.values))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def get(self, key: str) -> str | None:
+        """The stored form of ``key``, or ``None`` (a bisection over the sorted keys)."""
+        i = bisect.bisect_left(self.keys, key)
+        return self.values[i] if i < len(self.keys) and self.keys[i] == key else None
+
     def __contains__(self, key: str) -> bool:
-        return key in self.forms
+        return self.get(key) is not None
 
     def form(self, key: str, stop: bool = False) -> str:
         """The edition form of one normalised word (the word itself when unknown). The table
         holds running-text forms; before a stop a final-syllable grave turns acute. An acute
         stored on a final syllable stays (it is what the editions mostly write there, e.g. an
         abbreviated ``Αὐρήλ``)."""
-        found = self.forms.get(key)
+        found = self.get(key)
         if not found:
             return key
         return final_accent(found, True) if stop else found
@@ -219,7 +235,7 @@ class EditionForms:
             start, end = match.span()
             if (start == 0 and open_left) or (end == len(full) and open_right):
                 continue
-            if match.group() not in self.forms:
+            if match.group() not in self:
                 words.append(match.group())
         return words
 
