@@ -5,10 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# Chr.Mitt. 328 (a release, 2nd c. AD), lines 1-8 as edited (supplements in brackets), with two
-# lacunae of 9 and 8 letters (οὐετρανῷ, γυναικὸς) made for the demonstration. The document is
-# in the test split: the embedded model never saw it in training.
-TEXT="Σαραπίω[ν] Ἰσιδώρου τοῦ [καὶ] Παν[ᾶ]τος Ἀμμωνίου τοῦ [κ]αὶ Ἀθηνοδ[ώ]ρου Σωσικόσμι[ος] ὁ καὶ Ἀλθαιεὺς Ἀντωνίῳ Τ[ι]βερείνῳ [.9] χαίριν. ἐπ[εὶ] ἐπεγράψω κύρ[ι]ος τῆς [ἐ]μῆς [.8] περιλυούσης δάνιον μητρικὸν αὐτῆς"
+# O.Claud. 3.420 (a receipt, 2nd c. AD) as edited (supplements in brackets), with two of the
+# editor's supplements, Δίδυμος (7 letters) and κιβαριάτῃ (9), made lacunae for the demonstration
+# (scripts/demo_examples.py). The document is in the test split: the embedded model never saw it.
+TEXT="[.7] [Δ]ι̣οφάντου Ἀλεξάνδρῳ
+[.9] χαίριν . ὁμολογῶ
+[προκεχρῆσ]ται μου τὰς τρεῖς
+[κοτύλας] τοῦ ἐλαίου καὶ̣ τὸ̣ [φακοῦ]
+[μάτιον] [ὑ]π̣ὲρ̣ μηνὸς Μεχ[ειρ] [τοῦ]
+[πρώτου] [κ]αὶ εἰκοστοῦ ἔτο[υς]
+[Ἁδριανο]ῦ Καίσαρος τοῦ κυρίου ."
 .venv/bin/apollo-restore restore "$TEXT"
 [ "${QUICK:-0}" = 1 ] && exit 0
 # The index of parallel passages (train split of every corpus; ~8 min here, 337 MB, not shipped).

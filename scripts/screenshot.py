@@ -1,4 +1,5 @@
-"""Screenshot of the web page restoring a papyrus with the embedded model (docs/web-screenshot.png).
+"""Screenshot of the web page restoring a papyrus with the embedded model (docs/web-screenshot.png):
+readings in edition form with calibrated percentages, a picked reading, the EpiDoc export.
 
     python scripts/screenshot.py [--index DIR] [--out docs/web-screenshot.png]
 
@@ -21,9 +22,13 @@ from apollo_restore.web.app import create_app
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run", "--disable-sync", "--disable-quic"]
-TEXT = ("1 Σαραπίω[ν] Ἰσιδώρου τοῦ [καὶ] Παν[ᾶ]τος Ἀμμωνίου τοῦ [κ]αὶ Ἀθηνοδ[ώ]ρου\n"
-        "2 Σωσικόσμι[ος] ὁ καὶ Ἀλθαιεὺς Ἀντωνίῳ Τ[ι]βερείνῳ [.9] χαίριν.\n"
-        "3 ἐπ[εὶ] ἐπεγράψω κύρ[ι]ος τῆς [ἐ]μῆς [.8] περιλυούσης δάνιον μητρικὸν αὐτῆς")
+TEXT = """1 [.7] [Δ]ι̣οφάντου Ἀλεξάνδρῳ
+2 [.9] χαίριν . ὁμολογῶ
+3 [προκεχρῆσ]ται μου τὰς τρεῖς
+4 [κοτύλας] τοῦ ἐλαίου καὶ̣ τὸ̣ [φακοῦ]
+5 [μάτιον] [ὑ]π̣ὲρ̣ μηνὸς Μεχ[ειρ] [τοῦ]
+6 [πρώτου] [κ]αὶ εἰκοστοῦ ἔτο[υς]
+7 [Ἁδριανο]ῦ Καίσαρος τοῦ κυρίου ."""  # O.Claud. 3.420 (test split), two supplements made gaps (see README)
 
 
 def main() -> None:
@@ -53,6 +58,12 @@ def main() -> None:
         page.locator("#gap-0 .candidate").nth(0).click()
         page.wait_for_selector("#gap-0 .badge.pinned")
         page.wait_for_selector("#gap-1 .candidate")
+        page.check("#fill-all")  # the EpiDoc export: <app> with the next readings as <rdg>s
+        page.click("#export-epidoc")
+        page.wait_for_function("document.getElementById('export-output').value.includes('<app')")
+        page.evaluate("""() => { const t = document.getElementById('export-output');
+            const lines = t.value.slice(0, t.value.indexOf('<app')).split('\\n').length;
+            t.scrollTop = (lines - 2) * t.scrollHeight / t.value.split('\\n').length; }""")
         page.screenshot(path=str(args.out), full_page=True)
         browser.close()
     server.should_exit = True

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Supplied, Text, render, to_leiden
-from apollo_restore.data.readers.leiden import find_gaps, parse_leiden, tidy_segments
+from apollo_restore.data.readers.leiden import find_gaps, parse_leiden, parse_leiden_with_gaps, tidy_segments
 from apollo_restore.errors import LeidenError
 
 T = Text
@@ -196,3 +196,25 @@ def test_parsing_time_is_linear(unit):
 def test_runs_of_dots_or_queries_are_capped_like_stated_lengths(text):
     with pytest.raises(LeidenError, match=r"^\[E007\]"):
         parse_leiden(text)
+
+
+@pytest.mark.parametrize(
+    "leiden, lacuna, marker",
+    [
+        ("ἔτους [.?] Ἀντωνίνου", Lacuna(None), "[.?]"),
+        ("ἔτους [ca.?] Ἀντωνίνου", Lacuna(None), "[ca.?]"),
+        ("ἔτους .3 Ἀντωνίνου", Lacuna(3), ".3"),
+        ("ἔτους .? Ἀντωνίνου", Lacuna(None), ".?"),
+        ("ἔτους\nlost.?lin\nἈντωνίνου", Lacuna(None), "lost.?lin"),
+        ("ἔτους\nlost.3lin\nἈντωνίνου", Lacuna(None), "lost.3lin"),
+    ],
+)
+def test_leiden_plus_gap_conventions(leiden, lacuna, marker):
+    doc, gaps = parse_leiden_with_gaps(leiden)
+    assert [s for s in doc.segments if isinstance(s, Lacuna)] == [lacuna]
+    assert [leiden[g.start : g.end] for g in gaps] == [marker]
+
+
+def test_leiden_plus_keeps_full_stops_and_line_numbers():
+    assert not find_gaps("ἔδοξεν. καὶ [ἔδοξεν.]")
+    assert [g.hint for g in find_gaps("5. καὶ [.3]")] == [3]

@@ -114,3 +114,12 @@ def test_metrics_summarise_per_length_table():
     assert list(out["per_length"]) == ["1", "10", "15"]
     assert out["per_length"]["10"]["top1"] == 0.0 and out["per_length"]["1"]["n"] == 8
     assert by_length(_skewed())[15].top20 == 1.0
+
+
+def test_reliability_gives_ece_and_bins():
+    from apollo_restore.evaluate.metrics import reliability
+
+    out = reliability([0.9, 0.9, 0.1, 0.1], [True, False, False, False], bins=10)
+    assert out["n"] == 4 and abs(out["ece"] - (0.5 * 0.4 + 0.5 * 0.1)) < 1e-9
+    assert [(b["n"], b["accuracy"]) for b in out["bins"]] == [(2, 0.0), (2, 0.5)]
+    assert reliability([], [])["ece"] is None

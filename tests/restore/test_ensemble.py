@@ -85,10 +85,25 @@ def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, 
                         "weights": {"neural": 0.5, "ngram": 1.0, "backward": 1.0, "length": 2.0}}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder)
-    assert isinstance(ens, Ensemble) and len(ens.members) == 4
-    assert isinstance(load_filler(folder, use_ngram=False), Restorer)
+    assert isinstance(ens.inner, Ensemble) and len(ens.members) == 4
+    assert isinstance(load_filler(folder, use_ngram=False).inner, Restorer)
+    assert isinstance(load_filler(folder, present=False), Ensemble)
     result = ens.restore("Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
     assert result.gaps[0].candidates[0].text == "πεπρακεναι"
+
+
+def test_a_neural_member_weighted_zero_is_not_loaded(memorised_model, ngram_files, tmp_path):
+    import shutil
+
+    folder = tmp_path / "model"
+    shutil.copytree(memorised_model, folder)
+    shutil.copy(ngram_files / "fwd.npz", folder / "ngram.npz")
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    meta["ensemble"] = {"ngram": "ngram.npz", "weights": {"neural": 0.0, "ngram": 1.0}}
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))
+    ens = load_filler(folder, present=False)
+    assert callable(ens._neural) and [type(f).__name__ for f, _ in ens.members] == ["NgramRestorer"]
+    assert isinstance(ens.neural, Restorer)  # loaded when a report asks for it
 
 
 def test_widen_gives_room_around_hints():

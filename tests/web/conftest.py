@@ -14,3 +14,28 @@ def tiny_restorer() -> Restorer:
     """``tiny`` with random weights; short searches so each gap takes a fraction of a second."""
     tok = CharTokenizer()
     return Restorer(build_model("tiny", tok, seed=0).eval(), tok, name="tiny", config=RestoreConfig(k=5, max_chars=12))
+
+
+class StubFiller:
+    """Fixed readings for every gap (κυριωι, θεου, the truncated κυρ): what the page shows of
+    display forms, calibrated percentages and unknown words is then known in advance."""
+
+    name = "stub"
+    config = RestoreConfig(k=3)
+
+    def candidates(self, prefix, suffix, hint=None, k=None):
+        from apollo_restore.restore.common import to_candidates
+
+        return to_candidates([("κυριωι", -1.0), ("θεου", -1.5), ("κυρ", -1.2)])[: k or 3]
+
+
+@pytest.fixture(scope="session")
+def presented_stub():
+    """The stub wrapped as ``load_filler`` wraps a model: edition forms and a calibration."""
+    from apollo_restore.data.orthography import EditionForms
+    from apollo_restore.restore.calibration import Calibration, Scaling
+    from apollo_restore.restore.present import Presented
+
+    forms = EditionForms.from_forms(["κυρίῳ", "θεοῦ", "τῷ", "χαίρειν"])
+    calibration = Calibration({c: Scaling(1.0, 0.0) for c in ("exact", "range", "none")}, unknown_word_penalty=2.0)
+    return Presented(StubFiller(), forms, calibration)

@@ -335,6 +335,33 @@ def test_api_export_epidoc_marks_machine_readings(client):
     assert root.find(f".//{TEI}gap").get("quantity") == "12"
 
 
+def test_api_restore_gives_edition_forms_and_calibrated_probabilities(presented_stub):
+    body = TestClient(create_app(presented_stub)).post("/api/restore", json={"text": "τῷ [.6] χαίρειν"}).json()
+    cands = body["gaps"][0]["candidates"]
+    assert [(c["text"], c["display"]) for c in cands] == [("κυριωι", "κυρίῳ"), ("θεου", "θεοῦ"), ("κυρ", "κυρ")]
+    assert all(c["calibrated"] for c in cands) and sum(c["prob"] for c in cands) < 1  # room for "none of these"
+    assert cands[2]["unknown_words"] == ["κυρ"]  # truncated at a word boundary: demoted to last
+
+
+def test_api_export_writes_edition_forms_and_alternatives(client):
+    text = "τῷ [.6] χαίρειν"
+    choice = {"text": "κυριωι", "display": "κυρίῳ", "prob": 0.4,
+              "alternatives": [{"text": "θεου", "display": "θεοῦ", "prob": 0.2}, {"text": "κυρ", "prob": 0.01}]}
+    leiden = client.post("/api/export", json={"text": text, "choices": {"0": choice}}).json()["content"]
+    assert "[κυρίῳ]⁽ᵐ¹⁾" in leiden and "alternatives: θεοῦ (0.20), κυρ (0.01)" in leiden
+    body = client.post("/api/export", json={"text": text, "choices": {"0": choice}, "format": "epidoc"}).json()
+    root = etree.fromstring(body["content"].encode())
+    app = root.find(f".//{TEI}app")
+    assert app.get("resp") == "#apollo-restore" and app.get("type") == "alternative"
+    assert [(child.tag, child.get("resp"), child.findtext(f"{TEI}supplied")) for child in app] == [
+        (f"{TEI}lem", "#apollo-restore", "κυρίῳ"), (f"{TEI}rdg", "#apollo-restore", "θεοῦ"), (f"{TEI}rdg", "#apollo-restore", "κυρ")]
+    assert all(s.get("resp") == "#apollo-restore" and s.get("cert") == "low" for s in app.iter(f"{TEI}supplied"))
+    note = app.getnext()
+    assert note.tag == f"{TEI}note" and "alternatives: θεοῦ 0.20" in note.text
+    bad = dict(choice, alternatives=[{"text": "θεου", "display": "[θεοῦ]"}])
+    assert _error(client.post("/api/export", json={"text": text, "choices": {"0": bad}}), 422)["code"] == "W008"
+
+
 def test_api_export_rejects_readings_for_missing_gaps(client):
     assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"3": "αβγ"}}), 422)["code"] == "W008"
     assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"0": "ab"}}), 422)["code"] == "E307"

@@ -10,6 +10,7 @@ Set ``APOLLO_RESTORE_SCREENSHOT=path.png`` to keep the screenshot (default: the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -46,15 +47,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tiny_restorer):
-    """The app on loopback in a background thread; yields its base URL."""
+@contextlib.contextmanager
+def serving(filler):
+    """The app of ``filler`` on loopback in a background thread; yields its base URL."""
     import uvicorn
 
     from apollo_restore.web.app import create_app
 
     port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(tiny_restorer), host="127.0.0.1", port=port, log_level="warning"))
+    srv = uvicorn.Server(uvicorn.Config(create_app(filler), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -65,6 +66,12 @@ def server(tiny_restorer):
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(tiny_restorer):
+    with serving(tiny_restorer) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +158,32 @@ def test_browser_paste_restore_pick_export(server, browser, tmp_path):
     page.wait_for_selector(".swagger-ui .opblock")
     assert external == []  # no CDN, no outside request
     page.close()
+
+
+def test_browser_edition_forms_calibration_and_alternatives(presented_stub, browser):
+    """Readings in edition form, calibrated percentages explained, a truncated word flagged and
+    demoted, and the EpiDoc export's <app> with the next readings as <rdg>s."""
+    with serving(presented_stub) as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url + "/")
+        page.wait_for_selector("#server-status:has-text('Model: stub')")
+        page.fill("#leiden", "τῷ [.6] χαίρειν")
+        page.click("#restore")
+        page.wait_for_selector("#gap-0 .candidate")
+        readings = page.locator("#gap-0 .candidate .reading").all_inner_texts()
+        assert readings == ["κυρίῳ", "θεοῦ", "κυρ"]
+        assert page.locator("#gap-0 .candidate .normalised").first.inner_text() == "κυριωι"
+        assert page.inner_text("#mark-0").endswith("[κυρίῳ]")
+        assert "calibrated" in page.inner_text("#prob-help") and "held-out" in page.inner_text("#prob-help")
+        assert page.locator("#gap-0 .candidate").nth(2).locator(".flag").inner_text() == "not a known word"
+        assert page.locator("#gap-0 .candidate .prob").first.inner_text() == "24 %"
+        page.check("#fill-all")
+        page.click("#export-epidoc")
+        page.wait_for_function("document.getElementById('export-output').value.includes('<app')")
+        xml = page.input_value("#export-output")
+        assert '<lem resp="#apollo-restore" cert="low">' in xml and "κυρίῳ" in xml
+        assert xml.count("<rdg ") == 2 and "θεοῦ" in xml
+        shot = os.environ.get("APOLLO_RESTORE_SCREENSHOT_FORMS")
+        if shot:
+            page.screenshot(path=shot, full_page=True)
+        page.close()

@@ -118,7 +118,7 @@ def evaluate_command(
         ours = read_predictions(predictions)
     else:
         # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.restore.engine import RestoreConfig
+        from apollo_restore.restore.common import RestoreConfig
         from apollo_restore.restore.ensemble import load_filler
 
         config = RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length)

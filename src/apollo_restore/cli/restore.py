@@ -86,16 +86,26 @@ def _print(result, show: int) -> None:
 
     console = Console()
     console.print(f"[bold]Restored text[/bold] ({result.model}, {result.ms:.0f} ms):")
-    console.print(result.restored_text, highlight=False)
+    console.print(result.restored_leiden, highlight=False)
+    calibrated = any(c.calibrated for g in result.gaps for c in g.candidates)
     for gap in result.gaps:
-        table = Table(title=f"gap {gap.index + 1}  hint {gap.hint}  ({gap.ms:.0f} ms)", title_justify="left")
+        console.print(f"\n[bold]gap {gap.index + 1}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)
+        console.print(f"…{gap.prefix[-40:]}[bold red][ ][/bold red]{gap.suffix[:40]}…", highlight=False)
+        table = Table(show_edge=False, pad_edge=False)
         table.add_column("#", justify="right")
         table.add_column("reading")
+        table.add_column("normalised", style="dim")
         table.add_column("prob", justify="right")
+        table.add_column("note", style="yellow")
         for rank, cand in enumerate(gap.candidates[:show], 1):
-            table.add_row(str(rank), cand.text, f"{cand.prob:.3f}")
-        console.print(f"…{gap.prefix[-40:]}[bold red][ ][/bold red]{gap.suffix[:40]}…", highlight=False)
+            note = f"unknown word: {', '.join(cand.unknown_words)}" if cand.unknown_words else ""
+            table.add_row(str(rank), cand.display or cand.text, cand.text, f"{cand.prob:.0%}" if cand.prob >= 0.005 else "<1%", note)
         console.print(table)
+    if calibrated:
+        console.print("\n[dim]prob: how often a reading shown with this probability was the edition's reading on held-out "
+                      "(validation) texts; a gap's probabilities sum to the chance that the list holds it.[/dim]")
+    else:
+        console.print("\n[dim]prob: normalised over the listed readings (this model folder has no calibration.json).[/dim]")
 
 
 def predict_command(
@@ -107,7 +117,7 @@ def predict_command(
     neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
-    from apollo_restore.restore.engine import RestoreConfig
+    from apollo_restore.restore.common import RestoreConfig
     from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.restore.predict import predict_file
 

@@ -26,7 +26,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from apollo_restore.data.dedup import RUN, duplicate_fraction, shingles
-from apollo_restore.data.document import SOURCES, Document, Lacuna, render
+from apollo_restore.data.document import SOURCES, Document, Lacuna, Text, render
 from apollo_restore.data.normalise import GREEK_LETTERS, NORMALISER
 from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.readers.ddb import parse_file as parse_ddb_file
@@ -154,7 +154,7 @@ def parse_corpus_rows(spec: CorpusSpec, workers: int, skips: SkipLog) -> Iterato
 
 def _row(doc: Document) -> dict[str, Any] | None:
     rendering = render(doc)
-    letters = sum(ch in _LETTERS for ch in rendering.text)
+    letters = sum(rendering.text.count(ch) for ch in _LETTERS)  # one C-level count per letter, not a loop per character
     if letters == 0:
         return None
     date = doc.meta.get("date")
@@ -166,12 +166,17 @@ def _row(doc: Document) -> dict[str, Any] | None:
         "tm": doc.meta.get("tm"),
         "date": int(date) if date is not None and -10_000 <= int(date) <= 10_000 else None,
         "text": rendering.text,
-        "text_uncertain_excluded": render(doc, uncertain_as_gap=True).text,
+        # the same text when nothing is underdotted (all of the literary corpus): not rendered twice
+        "text_uncertain_excluded": render(doc, uncertain_as_gap=True).text if _has_uncertain(doc) else rendering.text,
         "supplied_start": [s.start for s in rendering.supplied],
         "supplied_end": [s.end for s in rendering.supplied],
         "letters": letters,
         "lacunae": sum(isinstance(s, Lacuna) for s in doc.segments),
     }
+
+
+def _has_uncertain(doc: Document) -> bool:
+    return any(isinstance(seg, Text) and seg.uncertain for seg in doc.segments)
 
 
 def prepare(

@@ -32,7 +32,7 @@ import torch
 from apollo_restore.data.formats import GapExample, Prediction
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
 from apollo_restore.evaluate.gapsets import condition_of, is_excluded, parse_gap_id
-from apollo_restore.evaluate.metrics import GapScore, score_gap, summarise, uniform
+from apollo_restore.evaluate.metrics import GapScore, reliability, score_gap, summarise, uniform
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.restore.predict import GapFiller, predict
 
@@ -145,8 +145,30 @@ def evaluate(
         "k": k,
         "groups": group_metrics(scored),
         "uncertain": uncertain_comparison(scored),
+        "calibration": calibration_metrics(scored, predictions, k),
     }
     return predictions, metrics
+
+
+def calibration_metrics(scored: Iterable[ScoredGap], predictions: Iterable[Prediction], k: int = 20) -> dict[str, Any]:
+    """How well the shown probabilities match outcomes, per hint condition and for ``all``:
+    ``{condition: {"top1": reliability, "top20": reliability}}``. Top-1 pairs the first
+    reading's probability with "it is the target"; top-20 pairs the sum of the ``k`` readings'
+    probabilities with "the target is among them". Gaps whose predictions carry no
+    probabilities are left out."""
+    probs = {p.id: [q for _, q in p.candidates[:k]] for p in predictions}
+    events: dict[str, list[tuple[float, bool, float, bool]]] = defaultdict(list)
+    for s in scored:
+        ps = probs.get(s.id) or []
+        if s.kind != "synthetic" or s.excluded or not ps or any(q is None for q in ps):
+            continue
+        event = (ps[0], bool(s.score.top1), min(1.0, sum(ps)), bool(s.score.top20))
+        events[s.condition].append(event)
+        events["all"].append(event)
+    return {
+        cond: {"top1": reliability([e[0] for e in rows], [e[1] for e in rows]), "top20": reliability([e[2] for e in rows], [e[3] for e in rows])}
+        for cond, rows in sorted(events.items())
+    }
 
 
 # -- bits per character -------------------------------------------------------------------------

@@ -173,3 +173,31 @@ __all__ = [
     "GapScore", "METRICS", "PRIOR_LENGTHS", "Summary", "UNIFORM_LENGTHS", "agnostic", "by_length",
     "levenshtein", "mean_of", "prior", "score_gap", "summarise", "uniform",
 ]  # fmt: skip
+
+
+def reliability(confidence: Sequence[float], correct: Sequence[bool], bins: int = 10) -> dict[str, Any]:
+    """Expected calibration error and the reliability table of probabilities vs outcomes.
+
+    Args:
+        confidence: the probability shown for each event (e.g. a gap's top-1 reading).
+        correct: whether each event came true (e.g. the top-1 reading is the target).
+        bins: equal-width bins over [0, 1].
+
+    Returns:
+        ``{"n", "ece", "bins": [{"lo", "hi", "n", "confidence", "accuracy"}]}``: ``ece`` is
+        ``Σ_b (n_b / n) · |accuracy_b − confidence_b|`` (0 = perfectly calibrated; ``None``
+        with no events); empty bins are left out.
+    """
+    rows: list[list[tuple[float, bool]]] = [[] for _ in range(bins)]
+    for p, ok in zip(confidence, correct):
+        rows[min(int(p * bins), bins - 1)].append((p, bool(ok)))
+    n = sum(len(r) for r in rows)
+    table, ece = [], 0.0
+    for b, row in enumerate(rows):
+        if not row:
+            continue
+        conf = sum(p for p, _ in row) / len(row)
+        acc = sum(ok for _, ok in row) / len(row)
+        ece += len(row) / n * abs(acc - conf)
+        table.append({"lo": b / bins, "hi": (b + 1) / bins, "n": len(row), "confidence": round(conf, 4), "accuracy": round(acc, 4)})
+    return {"n": n, "ece": round(ece, 4) if n else None, "bins": table}

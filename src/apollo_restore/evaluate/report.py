@@ -173,6 +173,48 @@ def peers_section(peers: dict[str, Any] | None) -> list[str]:
     return lines + [""]
 
 
+def calibration_section(calibration: dict[str, Any] | None) -> list[str]:
+    """Expected calibration error per hint condition (synthetic gaps, uncertain-included)."""
+    if not calibration:
+        return []
+    lines = ["## Calibration", "",
+             "How often a reading shown at *p* is right: top-1 pairs the first reading's probability with "
+             "\"it is the target\"; top-20 pairs the sum of the listed probabilities with \"the target is listed\". "
+             "ECE = mean |accuracy − probability| over 10 probability bins, weighted by gaps (0 is perfect).", ""]
+    rows = []
+    for cond, block in calibration.items():
+        t1, t20 = block["top1"], block["top20"]
+        rows.append([CONDITION_NAMES.get(cond, cond), str(t1["n"]), _f(t1["ece"]), _f(t20["ece"])])
+    return lines + _table(["hint", "gaps", "ECE top-1", "ECE top-20"], rows) + ["", "![reliability](reliability.png)", ""]
+
+
+def plot_reliability(calibration: dict[str, Any], path: Path, title: str = "reliability (all hint conditions)") -> None:
+    """Reliability diagram: accuracy against shown probability per bin, top-1 (left) and top-20
+    (right), for the ``all`` block of :func:`~apollo_restore.evaluate.harness.calibration_metrics`
+    (or any ``{"top1", "top20"}`` pair); marker area ∝ gaps in the bin."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(8, 4), sharey=True)
+    for ax, key, name in zip(axes, ("top1", "top20"), ("top-1 reading", "all listed readings (top-20)")):
+        bins = calibration[key]["bins"]
+        ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--")
+        ax.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], marker="o", color="C0")
+        ax.scatter([b["confidence"] for b in bins], [b["accuracy"] for b in bins], s=[8 + 2 * b["n"] ** 0.8 for b in bins], alpha=0.3)
+        ax.set_title(f"{name}: ECE {_f(calibration[key]['ece'])}", fontsize=10)
+        ax.set_xlabel("shown probability")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("fraction right")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def _plot_curves(curves: dict[str, dict[str, Any]], title: str, path: Path) -> None:
     """Top-1 (upper) and Top-20 (lower) against gap length, one line per labelled
     per-length table, saved to ``path``."""
@@ -238,6 +280,7 @@ def render_markdown(metrics: dict[str, Any], plots: list[str] | None = None) -> 
     lines += silver_section(groups)
     lines += bpc_section(metrics.get("bpc"), meta.get("bpc_mode"))
     lines += uncertain_section(metrics.get("uncertain", {}))
+    lines += calibration_section(metrics.get("calibration"))
     lines += per_length_section(groups, [p for p in plots if p.startswith("per_length")])
     lines += peers_section(metrics.get("peers"))
     lines += [f"![{p}]({p})" for p in plots if p.startswith("peers_")]
@@ -255,10 +298,12 @@ def write_report(out: Path, metrics: dict[str, Any]) -> Path:
     plots = plot_per_length(metrics.get("groups", {}), out)
     if metrics.get("peers"):
         plots += plot_peers(metrics["peers"], out)
+    if metrics.get("calibration", {}).get("all"):
+        plot_reliability(metrics["calibration"]["all"], out / "reliability.png")
     (out / METRICS_FILE).write_text(json.dumps(metrics, ensure_ascii=False, indent=1), encoding="utf-8")
     path = out / REPORT_FILE
     path.write_text(render_markdown(metrics, plots), encoding="utf-8")
     return path
 
 
-__all__ = ["METRICS_FILE", "REPORT_FILE", "plot_per_length", "plot_peers", "render_markdown", "write_report"]
+__all__ = ["METRICS_FILE", "REPORT_FILE", "plot_per_length", "plot_peers", "plot_reliability", "render_markdown", "write_report"]

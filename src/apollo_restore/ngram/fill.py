@@ -27,7 +27,7 @@ import numpy as np
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
 from apollo_restore.fim.examples import Hint
 from apollo_restore.ngram.model import B_CODE, PAD, SYMBOLS, NgramModel, encode, is_marker, pack
-from apollo_restore.restore.engine import merge_equivalent, to_candidates
+from apollo_restore.restore.common import merge_equivalent, to_candidates
 from apollo_restore.restore.types import Candidate
 
 _LETTERS = encode(GREEK_LETTERS)

@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from apollo_restore.data.document import Document
 from apollo_restore.fim.examples import Hint, letter_count
-from apollo_restore.model.checkpoint import META_FILE
-from apollo_restore.restore.engine import DEFAULT_MODEL, Restorer, RestoreConfig, match_key, restore_text, to_candidates
+from apollo_restore.restore.common import DEFAULT_MODEL, RestoreConfig, match_key, restore_text, to_candidates
 from apollo_restore.restore.types import Candidate, Restoration
+
+if TYPE_CHECKING:
+    from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restore.present import Presented
+
+META_FILE = "apollo_restore.json"  # = model.checkpoint.META_FILE, without importing torch
 
 
 class ScoringFiller(Protocol):
@@ -62,21 +67,30 @@ class Ensemble:
         members: ``(filler, weight)`` pairs; weights multiply each member's log-score.
         name: shown in results.
         config: ``k`` (candidates returned) is read from here.
-        neural: the folder's neural model, for reports, whether or not it is a member.
+        neural: the folder's neural model, for reports, whether or not it is a member; or a
+            function that loads it when first asked (a member weighted 0 is never loaded
+            for restoring, which spares importing torch).
         hint_slack: members search ``slack`` letters beyond the hint either side; the
             :class:`LengthPrior` member then decides how firmly the hint holds.
     """
 
     def __init__(
         self, members: list[tuple[ScoringFiller, float]], name: str = "ensemble", config: RestoreConfig = RestoreConfig(),
-        neural: Restorer | None = None, hint_slack: int = 0,
+        neural: "Restorer | Callable[[], Restorer] | None" = None, hint_slack: int = 0,
     ):
         if not members:
             raise ValueError("an ensemble needs at least one member")
         self.members, self.name, self.config, self.hint_slack = members, name, config, hint_slack
-        #: the neural language model of the model folder (bits-per-character reports use it),
-        #: whether or not it is a member
-        self.neural = neural
+        self._neural = neural
+
+    @property
+    def neural(self) -> "Restorer | None":
+        """The neural language model of the model folder (bits-per-character reports use it),
+        whether or not it is a member; loaded on first use."""
+        if callable(self._neural):
+            self._neural = self._neural()
+        return self._neural
+
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``Σ wᵢ · log pᵢ(reading) / Σ wᵢ`` for each reading (the language models' weights in
         the denominator): the weighted mean, on the scale of one model's log-probability, and
@@ -114,9 +128,15 @@ class Ensemble:
 
 
 def load_filler(
-    folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), use_ngram: bool = True, threads: int | None = None
-) -> Restorer | Ensemble:
+    folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), use_ngram: bool = True, threads: int | None = None,
+    present: bool = True,
+) -> "Presented | Restorer | Ensemble":
     """The restorer a model folder describes (default: the embedded model).
+
+    With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
+    edition form (the package's form table) and, when the folder has a ``calibration.json``
+    fitted on this very model, calibrated probabilities; ``present=False`` gives the bare
+    filler (for fitting).
 
     A folder whose ``apollo_restore.json`` has an ``ensemble`` entry, e.g.
     ``{"ngram": "ngram.npz", "backward": "ngram-backward.npz", "weights": {"neural": 0.5,
@@ -126,14 +146,31 @@ def load_filler(
     :class:`Restorer`.
     """
     path = Path(folder) if folder else DEFAULT_MODEL
-    neural = Restorer.load(path, config=config, threads=threads)
+    filler = _load_bare(path, config, use_ngram, threads)
+    if not present:
+        return filler
+    from apollo_restore.data.orthography import default_forms
+    from apollo_restore.restore.calibration import load_for
+    from apollo_restore.restore.present import Presented
+
+    return Presented(filler, default_forms(), load_for(path))
+
+
+def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None) -> "Restorer | Ensemble":
+    """The folder's filler without presentation (see :func:`load_filler`)."""
+    def load_neural() -> "Restorer":
+        from apollo_restore.restore.engine import Restorer  # torch: only when the neural model is needed
+
+        return Restorer.load(path, config=config, threads=threads)
+
     meta_file = path / META_FILE
     spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
     if not (use_ngram and spec and (path / spec["ngram"]).exists()):
-        return neural
+        return load_neural()
     from apollo_restore.ngram.fill import load_ngram
 
     weights = spec["weights"]
+    neural = load_neural() if weights["neural"] > 0 else load_neural
     members: list[tuple[ScoringFiller, float]] = [(neural, weights["neural"]), (load_ngram(path / spec["ngram"]), weights["ngram"])]
     if spec.get("backward"):
         members.append((load_ngram(path / spec["backward"]), weights["backward"]))

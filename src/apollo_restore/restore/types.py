@@ -13,12 +13,20 @@ class Candidate:
     """One proposed reading for a gap.
 
     Attributes:
-        text: the restored letters (``norm.v1``).
-        prob: probability normalised over the returned candidates (they sum to at most 1).
+        text: the restored letters (``norm.v1``); scoring and matching use this.
+        prob: with ``calibrated``, the fitted chance that this is the edition's reading (the
+            list's probabilities sum to the chance that it holds the right one); without,
+            the filler's probability normalised over the returned candidates.
         log_score: the model's log-probability of the middle and its end (nats).
         origin: ``"model"`` (beam search), ``"parallel"`` (found in a parallel passage and
             scored by the model), or both.
         citations: ids of documents where the reading stands in a parallel passage.
+        display: the reading as an edition writes it (accents, breathings, iota subscript,
+            capitals, final sigma), chosen with the whole words it makes with the context;
+            ``""`` when not computed.
+        unknown_words: words the reading makes with the context that no training edition
+            spells (e.g. a truncated word where the gap ends at a word boundary).
+        calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restore.calibration`).
     """
 
     text: str
@@ -26,6 +34,9 @@ class Candidate:
     log_score: float
     origin: list[str] = field(default_factory=lambda: ["model"])
     citations: list[str] = field(default_factory=list)
+    display: str = ""
+    unknown_words: list[str] = field(default_factory=list)
+    calibrated: bool = False
 
 
 @dataclass
@@ -53,11 +64,27 @@ class GapResult:
     ms: float = 0.0
 
     @property
+    def hint_label(self) -> str:
+        """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``."""
+        if self.hint is None:
+            return "no length hint"
+        if isinstance(self.hint, tuple):
+            return f"{self.hint[0]}–{self.hint[1]} letters"
+        return f"{self.hint} letter" + ("s" if self.hint != 1 else "")
+
+    @property
     def best(self) -> str:
         """The pinned reading, else the top candidate's text, else ``""``."""
         if self.pinned is not None:
             return self.pinned
         return self.candidates[0].text if self.candidates else ""
+
+    @property
+    def best_display(self) -> str:
+        """:attr:`best` in edition form where known (a pinned reading stays as typed)."""
+        if self.pinned is not None or not self.candidates:
+            return self.best
+        return self.candidates[0].display or self.candidates[0].text
 
 
 @dataclass
@@ -84,3 +111,16 @@ class Restoration:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-serialisable dict (tuples become lists)."""
         return asdict(self)
+
+    @property
+    def restored_leiden(self) -> str:
+        """The input text with each gap replaced by ``[reading]`` in edition form (its best or
+        pinned reading); the normalised :attr:`restored_text` when gap positions are unknown."""
+        if not self.gaps or any(g.span is None for g in self.gaps):
+            return self.restored_text
+        out, at = [], 0
+        for gap in self.gaps:
+            start, end = gap.span
+            out += [self.text[at:start], f"[{gap.best_display}]"]
+            at = end
+        return "".join(out) + self.text[at:]

@@ -469,7 +469,7 @@ def default_index_path() -> Path:
 def gap_contexts(segments: list[Segment], index: int) -> tuple[str, str]:
     """Normalised text either side of the ``index``-th lacuna, the other lacunae rendered as
     gap markers (``-``/``…``), so that no anchor reaches across them."""
-    from apollo_restore.restore.engine import context_of
+    from apollo_restore.restore.common import context_of
 
     return context_of(segments, index, {}, later_unknown=False)
 

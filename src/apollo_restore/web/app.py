@@ -18,7 +18,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from fastapi import FastAPI, File, Request, UploadFile
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -35,8 +35,11 @@ from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
-from apollo_restore.web.export import MachineReading, export_epidoc, export_leiden, gap_context
+from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden, gap_context
 from apollo_restore.web.limits import ARRIVED, BodyLimit, Gate, Limits
+
+if TYPE_CHECKING:
+    from apollo_restore.restore.engine import Restorer
 
 STATIC = Path(__file__).resolve().parent / "static"
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
@@ -158,12 +161,13 @@ def create_app(
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
         check_text(req.text, limits.request)
         chosen = {i: MachineReading(i, t) for i, t in req.pins.items()}
-        chosen.update({i: MachineReading(i, c.text, c.prob) for i, c in req.choices.items()})
         n_gaps = len(find_gaps(req.text))
-        for i, reading in chosen.items():
+        chosen.update({i: _machine_reading(i, c) for i, c in req.choices.items()})
+        for i, reading in chosen.items():  # what is written: edition forms and alternatives too
             if not 0 <= i < n_gaps:
                 raise ApiError.of(422, "W008", gap=i + 1, reason=f"the text has {n_gaps} gaps")
-            check_reading(reading.text, i + 1, limits.request)
+            for written in [reading.text, *(a.text for a in reading.alternatives)]:
+                check_reading(written, i + 1, limits.request)
         if req.format == "epidoc":
             content, media, ext = export_epidoc(req.text, chosen, restorer.name), "application/tei+xml", "xml"
         else:
@@ -213,3 +217,9 @@ def _mount_docs(app: FastAPI) -> None:
             openapi_url="/openapi.json", title="apollo-restore API", swagger_js_url="/docs-assets/swagger-ui-bundle.js",
             swagger_css_url="/docs-assets/swagger-ui.css", swagger_favicon_url="/docs-assets/favicon.png",
         )
+
+
+def _machine_reading(gap: int, choice: s.Choice) -> MachineReading:
+    """An export choice, written in edition form where the page sent one."""
+    alts = tuple(Alternative(a.display or a.text, a.prob) for a in choice.alternatives)
+    return MachineReading(gap, choice.display or choice.text, choice.prob, alts)

@@ -12,7 +12,10 @@ and its probability::
     Πεκύσι [κομω]⁽ᵐ¹⁾ χαίρειν
 
     ⁽ᵐ⁾ Machine-proposed readings (apollo-restore, model «tiny»): not the editor's; unverified.
-    ⁽ᵐ¹⁾ gap 1, line 1, [.4]: κομω (p = 0.42)
+    ⁽ᵐ¹⁾ gap 1, line 1, [.4]: κομω (p = 0.42); alternatives: κωμη (0.10), ...
+
+Readings are written in edition form (accents, breathings, iota subscript) when the caller
+gives one (:attr:`MachineReading.display`), else as the normalised letters.
 
 The editor's own supplements ``[αβγ]`` stay unmarked; gaps without a chosen reading stay as
 they were (``[.4]``, ``[- - -]``).
@@ -21,7 +24,13 @@ they were (``[.4]``, ``[- - -]``).
 cert="low">`` followed by ``<note type="machine-proposal" resp="#apollo-restore">``; the
 header's ``<respStmt xml:id="apollo-restore">`` states that those readings are machine
 proposals, not the editor's. The editor's supplements are ``<supplied reason="lost">`` without
-``@resp``.
+``@resp``. A reading exported with alternatives becomes a machine apparatus entry, the
+convention editions use for alternative restorations::
+
+    <app type="alternative" resp="#apollo-restore">
+      <lem resp="#apollo-restore" cert="low"><supplied reason="lost" resp="#apollo-restore" cert="low">κυρίου</supplied></lem>
+      <rdg resp="#apollo-restore" cert="low"><supplied ...>θεοῦ</supplied></rdg>
+    </app><note type="machine-proposal" resp="#apollo-restore">... p = 0.42; θεοῦ 0.13 ...</note>
 """
 
 from __future__ import annotations
@@ -41,12 +50,31 @@ _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """Another machine-proposed reading of the same gap: its letters as written, and probability."""
+
+    text: str
+    prob: float | None = None
+
+
+@dataclass(frozen=True)
 class MachineReading:
-    """A reading chosen for gap ``gap`` (0-based), with its probability when known."""
+    """A reading chosen for gap ``gap`` (0-based), with its probability when known.
+
+    Attributes:
+        text: the reading as it is to be written (edition form where known).
+        alternatives: other readings of the gap, best first (exported as ``<rdg>``s and in the
+            Leiden apparatus).
+    """
 
     gap: int
     text: str
     prob: float | None = None
+    alternatives: tuple[Alternative, ...] = ()
+
+
+def _p(prob: float | None) -> str:
+    return f"{prob:.2f}" if prob is not None else "p unknown"
 
 
 def marker(n: int) -> str:
@@ -56,7 +84,8 @@ def marker(n: int) -> str:
 
 def _note(model: str, reading: MachineReading) -> str:
     p = f", p = {reading.prob:.2f}" if reading.prob is not None else ""
-    return f"Machine proposal (apollo-restore, model «{model}»{p}); not the editor's reading, unverified."
+    alts = "; alternatives: " + ", ".join(f"{a.text} {_p(a.prob)}" for a in reading.alternatives) if reading.alternatives else ""
+    return f"Machine proposal (apollo-restore, model «{model}»{p}{alts}); not the editor's reading, unverified."
 
 
 def export_leiden(text: str, readings: dict[int, MachineReading], model: str) -> str:
@@ -81,7 +110,8 @@ def export_leiden(text: str, readings: dict[int, MachineReading], model: str) ->
                 n = len(notes) + 1
                 out.append(f"[{reading.text}]{marker(n)}")
                 p = f" (p = {reading.prob:.2f})" if reading.prob is not None else ""
-                notes.append(f"{marker(n)} gap {gap}, line {line}, {to_leiden([seg])}: {reading.text}{p}")
+                alts = "; alternatives: " + ", ".join(f"{a.text} ({_p(a.prob)})" for a in reading.alternatives) if reading.alternatives else ""
+                notes.append(f"{marker(n)} gap {gap}, line {line}, {to_leiden([seg])}: {reading.text}{p}{alts}")
                 gap += 1
                 continue
             gap += 1
@@ -111,8 +141,8 @@ def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, ti
     resp_stmt = etree.SubElement(title_stmt, tei + "respStmt")
     resp_stmt.set(f"{{{XML_NS}}}id", RESP_ID)
     etree.SubElement(resp_stmt, tei + "resp").text = (
-        "Machine-proposed restorations: every supplied element with resp='#apollo-restore' is a reading "
-        "proposed by a language model, not by the editor, and is unverified."
+        "Machine-proposed restorations: every supplied, app, lem and rdg element with resp='#apollo-restore' "
+        "is a reading proposed by a language model, not by the editor, and is unverified."
     )
     etree.SubElement(resp_stmt, tei + "name", type="software").text = f"apollo-restore, model {model}"
     pub = etree.SubElement(file_desc, tei + "publicationStmt")
@@ -140,12 +170,25 @@ class _Writer:
         else:
             self.last.tail = (self.last.tail or "") + s
 
-    def element(self, tag: str, text: str | None = None, **attrs: str) -> etree._Element:
-        el = etree.SubElement(self.ab, self.tei + tag, **attrs)
+    def element(self, tag: str, text: str | None = None, parent: etree._Element | None = None, **attrs: str) -> etree._Element:
+        el = etree.SubElement(self.ab if parent is None else parent, self.tei + tag, **attrs)
         if text is not None:
             el.text = text
-        self.last = el
+        if parent is None:
+            self.last = el
         return el
+
+    def machine(self, reading: MachineReading) -> None:
+        """A machine reading: ``<supplied>``, or ``<app>`` with ``<lem>`` and one ``<rdg>`` per
+        alternative; then its ``<note>``."""
+        mark = {"resp": f"#{RESP_ID}", "cert": "low"}
+        if not reading.alternatives:
+            self.element("supplied", reading.text, reason="lost", **mark)
+        else:
+            app = self.element("app", type="alternative", resp=f"#{RESP_ID}")
+            for tag, text in [("lem", reading.text)] + [("rdg", a.text) for a in reading.alternatives]:
+                self.element("supplied", text, parent=self.element(tag, parent=app, **mark), reason="lost", **mark)
+        self.element("note", _note(self.model, reading), type="machine-proposal", resp=f"#{RESP_ID}")
 
     def write(self, segments: list[Segment], readings: dict[int, MachineReading]) -> None:
         self.element("lb", n="1")
@@ -169,8 +212,7 @@ class _Writer:
                 if reading is None:
                     self.element("gap", **_gap_attrs(seg))
                 else:
-                    self.element("supplied", reading.text, reason="lost", resp=f"#{RESP_ID}", cert="low")
-                    self.element("note", _note(self.model, reading), type="machine-proposal", resp=f"#{RESP_ID}")
+                    self.machine(reading)
 
 
 def _gap_attrs(lacuna: Lacuna) -> dict[str, str]:

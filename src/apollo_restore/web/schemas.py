@@ -32,8 +32,15 @@ class RestoreRequest(BaseModel):
 
 
 class CandidateOut(BaseModel):
-    text: str = Field(description="The proposed letters (normalised: no accents, lower case).")
-    prob: float = Field(description="Probability normalised over the returned candidates.")
+    text: str = Field(description="The proposed letters (normalised: no accents, lower case); what the model scored.")
+    display: str = Field(description="The reading in edition form (accents, breathings, iota subscript, final sigma), "
+                         "chosen from the training editions with the whole words it makes with the context.")
+    prob: float = Field(description="With `calibrated`: how often a reading shown with this probability was the edition's "
+                        "reading on held-out texts (a gap's probabilities sum to the chance that the list holds it); "
+                        "without: normalised over the returned candidates.")
+    calibrated: bool = Field(description="Whether `prob` is calibrated.")
+    unknown_words: list[str] = Field(description="Words the reading makes with its context that no training edition "
+                                     "spells (e.g. a truncated word at a word boundary); such readings are demoted.")
     log_score: float = Field(description="The model's log-probability of the reading (nats).")
     origin: list[str] = Field(description='"model" (beam search) and/or "parallel" (found in a parallel passage).')
     citations: list[str] = Field(description="Documents where the reading stands in a parallel passage.")
@@ -79,11 +86,22 @@ class ParallelsOut(BaseModel):
     parallels: list[dict[str, Any]] = Field(description="Passages from the index: the text standing in the gap, counts, document ids.")
 
 
+class AlternativeIn(BaseModel):
+    """Another proposed reading of the same gap, exported as an `<rdg>` (EpiDoc) or in the apparatus (Leiden)."""
+
+    text: str
+    display: Optional[str] = Field(None, description="Its edition form (written instead of `text`).")
+    prob: Optional[float] = Field(None, ge=0, le=1)
+
+
 class Choice(BaseModel):
     """A machine-proposed reading accepted for export."""
 
     text: str
     prob: Optional[float] = Field(None, ge=0, le=1, description="Its probability, quoted in the note.")
+    display: Optional[str] = Field(None, description="Its edition form (written instead of `text`).")
+    alternatives: list[AlternativeIn] = Field(default_factory=list, max_length=20,
+                                              description="Other readings, best first: EpiDoc `<app>`/`<lem>`/`<rdg>`.")
 
 
 class ExportRequest(BaseModel):

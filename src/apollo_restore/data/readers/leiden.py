@@ -10,6 +10,9 @@ Conventions understood (everything else is kept as text and left to the normalis
 ``[- - -]`` ``[---]`` ``[...]`` ``[…]``  lost text of unknown extent (``Lacuna(None)``)
 ``[αβ .3]``, ``[αβ- - -]``    supplements and lacunae mixed inside one bracket
 ``???``                       one lost letter per ``?`` (Ithaca style)
+``[.?]``, ``[ca.?]``          papyri.info Leiden+: lost letters, number unknown (``Lacuna(None)``)
+``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (a lacuna to fill)
+``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None)``)
 ``α̣`` (U+0323 underdot)       ``Text(uncertain=True)``
 ``στρ(ατηγῷ)``, ``((denarius))``   expansions and symbols: dropped (only ``στρ`` is written)
 ``⟦αβ⟧``                      deletion: dropped
@@ -62,6 +65,9 @@ _BARE_NUMBER = re.compile(r"(\d+)(?:[ \t]*[-\u2013][ \t]*(\d+))?")
 _DOTS = re.compile(r"\.+")
 _DASH_RUN = re.compile(r"[-\u2013\u2014](?:[ \t]*[-\u2013\u2014])*")
 _QUERIES = re.compile(r"\?+")
+_UNKNOWN_COUNT = re.compile(r"(?:ca\.?[ \t]*)?\.\?")  # Leiden+ '.?' / 'ca.?': a number unknown
+_ILLEGIBLE = re.compile(r"\.(?:(\d+)|\?)(?!lin)")  # Leiden+ '.3' / '.?' outside brackets
+_LOST_LINES = re.compile(r"lost\.(?:\d+|\?)lin\b")
 _WHITESPACE = re.compile(r"\s+")
 # A run of characters none of which starts a convention (brackets, markers, dots, digits, 'c', 'v',
 # line breaks, the underdot): read in one step, so that parsing stays fast on long texts.
@@ -250,6 +256,10 @@ class _Parser:
                 pass
             elif ch in "vV" and self.vacat():
                 pass
+            elif ch == "." and self.illegible():
+                pass
+            elif ch == "l" and self.lost_lines():
+                pass
             elif ch.isspace():
                 while self.i < n and text[self.i].isspace() and text[self.i] not in _NEWLINES:
                     self.i += 1
@@ -329,6 +339,25 @@ class _Parser:
         self.emit_lacuna(Lacuna(None), start, end)
         self.i = end
 
+    def illegible(self) -> bool:
+        """Outside brackets, Leiden+ ``.3`` (three illegible letters) or ``.?``: a lacuna."""
+        m = _ILLEGIBLE.match(self.text, self.i)
+        if not m or (self.i > 0 and self.text[self.i - 1].isdigit()):
+            return False
+        length = self.number(m.group(1), m.start(1), m.group(0)) if m.group(1) else None
+        self.emit_lacuna(Lacuna(length), m.start(), m.end())
+        self.i = m.end()
+        return True
+
+    def lost_lines(self) -> bool:
+        """Leiden+ ``lost.?lin`` / ``lost.3lin``: lost text of unknown extent."""
+        m = _LOST_LINES.match(self.text, self.i)
+        if not m or (self.i > 0 and self.text[self.i - 1].isalpha()):
+            return False
+        self.emit_lacuna(Lacuna(None), m.start(), m.end())
+        self.i = m.end()
+        return True
+
     def vacat(self) -> bool:
         m = _VACAT.match(self.text, self.i)
         if not m or (self.i > 0 and self.text[self.i - 1].isalpha()):
@@ -384,6 +413,11 @@ class _Parser:
         text = self.text
         i = self.i
         prev_letter = i > 0 and text[i - 1].isalpha()
+        m = _UNKNOWN_COUNT.match(text, i)
+        if m and not (prev_letter and text[i] != "."):
+            self.emit_lacuna(Lacuna(None), m.start(), m.end())
+            self.i = m.end()
+            return True
         for pattern, approximate in ((_APPROX, True), (_DOT_NUMBER, False), (_BARE_NUMBER, False)):
             if approximate and prev_letter:
                 continue  # 'c.' inside a word is a letter, not circa

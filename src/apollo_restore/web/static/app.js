@@ -7,6 +7,7 @@ const state = {
   hints: {},         // gap index -> null | n | [lo, hi] (overrides the text's hint)
   pins: {},          // gap index -> reading picked by the user
   pinProbs: {},      // gap index -> probability of the picked reading
+  pinCands: {},      // gap index -> the picked candidate (its edition form and the alternatives)
   cache: {},         // gap index -> candidates of the last run in which the gap was not pinned
   result: null,      // last /api/restore response
   health: null,      // /api/health response
@@ -106,7 +107,7 @@ async function restore() {
   const text = $("leiden").value;
   if (!text.trim()) { showError(new ApiError(422, { message: "paste a Leiden text first" })); return; }
   if (text !== state.text) {  // a new text: its gaps are not the old ones
-    state.hints = {}; state.pins = {}; state.pinProbs = {}; state.cache = {}; state.parallels = {};
+    state.hints = {}; state.pins = {}; state.pinProbs = {}; state.pinCands = {}; state.cache = {}; state.parallels = {};
   }
   state.text = text;
   clearError();
@@ -146,16 +147,16 @@ async function loadParallels(result) {
 function pin(index, candidate) {
   if (state.busy) return;
   if (state.pins[index] === candidate.text) {
-    delete state.pins[index]; delete state.pinProbs[index];
+    delete state.pins[index]; delete state.pinProbs[index]; delete state.pinCands[index];
   } else {
-    state.pins[index] = candidate.text; state.pinProbs[index] = candidate.prob;
+    state.pins[index] = candidate.text; state.pinProbs[index] = candidate.prob; state.pinCands[index] = candidate;
   }
   restore();
 }
 
 function unpin(index) {
   if (state.busy) return;
-  delete state.pins[index]; delete state.pinProbs[index];
+  delete state.pins[index]; delete state.pinProbs[index]; delete state.pinCands[index];
   restore();
 }
 
@@ -167,7 +168,7 @@ function applyHint(index, mode, a, b) {
     const lo = Math.max(1, Number(a) || 1), hi = Math.max(lo, Number(b) || lo);
     state.hints[index] = [lo, hi];
   }
-  delete state.pins[index]; delete state.pinProbs[index];  // a new length means new candidates
+  delete state.pins[index]; delete state.pinProbs[index]; delete state.pinCands[index];  // a new length: new candidates
   restore();
 }
 
@@ -185,10 +186,22 @@ function originalMarker(gap) {
   return gap.span ? state.text.slice(gap.span[0], gap.span[1]) : "";
 }
 
+// the reading as an edition writes it (accents, breathings, iota subscript), else its letters
+function shown(c) { return c.display || c.text; }
+
 function currentReading(gap) {
-  if (gap.pinned !== null) return gap.pinned;
-  return gap.candidates.length ? gap.candidates[0].text : "";
+  if (gap.pinned !== null) {
+    const picked = state.pinCands[gap.index];
+    return picked && picked.text === gap.pinned ? shown(picked) : gap.pinned;
+  }
+  return gap.candidates.length ? shown(gap.candidates[0]) : "";
 }
+
+function isCalibrated() {
+  return state.result.gaps.some((g) => g.candidates.some((c) => c.calibrated));
+}
+
+function percent(p) { return p >= 0.995 ? "99 %" : p < 0.005 ? "<1 %" : `${Math.round(p * 100)} %`; }
 
 function render() {
   renderText();
@@ -230,6 +243,12 @@ function focusGap(index) {
 function renderGaps() {
   const list = $("gaps");
   list.replaceChildren(...state.result.gaps.map(renderGap));
+  $("prob-help").textContent = isCalibrated()
+    ? "A percentage is calibrated: of the readings this model showed at 30 % on held-out texts, about 30 % were the "
+      + "edition's reading. A gap's percentages add up to the chance that its list holds the right reading at all; "
+      + "low numbers mean the model does not know."
+    : "Percentages are the model's scores normalised over the listed readings; this model folder has no calibration, "
+      + "so they do not say how often a reading is right.";
 }
 
 function renderGap(gap) {
@@ -244,23 +263,27 @@ function renderGap(gap) {
     el("span", { class: "badge " + (pinned ? "pinned" : "proposed"), text: pinned ? "picked" : "proposed" }));
   const card = el("li", { class: "gap-card" + (pinned ? " pinned" : ""), id: `gap-${i}`, "aria-labelledby": `gap-${i}-title` }, heading);
   if (pinned) {
-    card.append(el("p", { class: "pin-line" }, "Your reading: ", el("span", { class: "reading", lang: "grc", text: gap.pinned }), " ",
+    card.append(el("p", { class: "pin-line" }, "Your reading: ", el("span", { class: "reading", lang: "grc", text: currentReading(gap) }), " ",
       el("button", { type: "button", class: "unpin", onclick: () => unpin(i), text: "Release" })));
   }
   card.append(hintControls(gap));
   const items = candidates.map((c, rank) => {
     const chosen = pinned && c.text === gap.pinned;
-    const pct = (c.prob * 100).toFixed(1);
+    const pct = percent(c.prob);
+    const unknown = c.unknown_words && c.unknown_words.length;
     return el("li", {}, el("button", {
-      type: "button", class: "candidate", "aria-pressed": chosen ? "true" : "false",
-      "aria-label": `${c.text}, ${pct} percent${chosen ? ", picked" : ""}`,
-      title: chosen ? "Picked: select again to release" : "Pick this reading",
+      type: "button", class: "candidate" + (unknown ? " unknown" : ""), "aria-pressed": chosen ? "true" : "false",
+      "aria-label": `${shown(c)}, ${pct.replace("%", "percent")}${unknown ? ", not a known word" : ""}${chosen ? ", picked" : ""}`,
+      title: (chosen ? "Picked: select again to release" : "Pick this reading") + ` · model letters: ${c.text}`,
       onclick: () => pin(i, c),
     },
     el("span", { class: "rank", text: String(rank + 1) }),
-    el("span", { class: "reading", lang: "grc", text: c.text }),
+    el("span", { class: "words" },
+      el("span", { class: "reading", lang: "grc", text: shown(c) }), " ",
+      el("span", { class: "normalised", lang: "grc", text: c.text }),
+      unknown ? el("span", { class: "flag", text: "not a known word", title: `No training edition spells: ${c.unknown_words.join(", ")}` }) : null),
     el("span", { class: "bar", "aria-hidden": "true" }, el("span", { style: `width:${Math.max(1, c.prob * 100).toFixed(1)}%` })),
-    el("span", { class: "prob", text: `${pct} %` })));
+    el("span", { class: "prob", text: pct })));
   });
   card.append(items.length
     ? el("ol", { class: "candidates", "aria-label": `Candidates for gap ${i + 1}` }, items)
@@ -340,12 +363,25 @@ async function openEpidoc(file) {
   }
 }
 
+// the other top readings of a gap (its last unpinned candidates), exported as alternatives
+function alternativesOf(index, chosen) {
+  if (!$("with-alternatives").checked) return [];
+  return (state.cache[index] || []).filter((c) => c.text !== chosen).slice(0, 4)
+    .map((c) => ({ text: c.text, display: c.display || null, prob: c.prob }));
+}
+
 async function exportAs(format) {
   if (!state.result) return;
   const choices = {};
   for (const gap of state.result.gaps) {
-    if (gap.pinned !== null) choices[gap.index] = { text: gap.pinned, prob: state.pinProbs[gap.index] ?? null };
-    else if ($("fill-all").checked && gap.candidates.length) choices[gap.index] = { text: gap.candidates[0].text, prob: gap.candidates[0].prob };
+    if (gap.pinned !== null) {
+      const picked = state.pinCands[gap.index];
+      const display = picked && picked.text === gap.pinned ? picked.display || null : null;
+      choices[gap.index] = { text: gap.pinned, display, prob: state.pinProbs[gap.index] ?? null, alternatives: alternativesOf(gap.index, gap.pinned) };
+    } else if ($("fill-all").checked && gap.candidates.length) {
+      const top = gap.candidates[0];
+      choices[gap.index] = { text: top.text, display: top.display || null, prob: top.prob, alternatives: alternativesOf(gap.index, top.text) };
+    }
   }
   clearError();
   try {

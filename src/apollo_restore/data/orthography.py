@@ -1,0 +1,259 @@
+"""Edition orthography: show ``norm.v1`` readings as an edition writes them.
+
+The model reads and writes lowercase unaccented letters with iota adscript (``κυριωι``); a
+scholar expects ``κυρίῳ``. :class:`EditionForms` maps each normalised word to the form the
+training editions use most often (accents, breathings, iota subscript where the corpus writes
+it, capitals of names, final sigma), counted as running text (a final-syllable acute before
+punctuation counts as the grave it becomes before a word), and shown with that grave turned
+acute where the context asks for it (before punctuation or at the end of the text).
+
+    forms = EditionForms.load()                    # the table shipped in the package
+    forms.display("κυριωι", prefix="τωι ", suffix=" χαιρειν")   # 'κυρίῳ'
+    forms.display("ριωι", prefix="τωι κυ", suffix=" χαιρειν")   # 'ρίῳ': cut from 'κυρίῳ'
+
+A reading that is part of a word (the gap starts or ends inside one) is displayed as the
+matching part of the whole word formed with the context, so ``[.3]ου`` after ``κυ`` and a
+reading ``ρι`` shows ``ρί``, cut from ``κυρίου``. The table is built from the train split only
+(``scripts/build_edition_forms.py``) and stored as two sorted columns, keys and forms, so that
+loading it is one decompression and two splits (a CLI call waits for it), and a lookup a bisection.
+"""
+
+from __future__ import annotations
+
+import bisect
+import lzma
+import re
+import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Supplied, Text
+from apollo_restore.data.normalise import GREEK_LETTERS, fix_final_sigma, fold, normalise
+
+FORMS_FILE = Path(__file__).resolve().parent / "forms" / "edition_forms.txt.xz"
+FORMAT = "apollo_restore edition-forms.v2"
+
+_GAP = "\x00"  # stands for a lacuna in the raw text of a document
+_WORD = re.compile(r"(?:[^\W\d_]|[\u0300-\u036f])+")
+_LETTER_RUN = re.compile(f"[{GREEK_LETTERS}]+")
+_EDGE_LEFT = re.compile(f"[{GREEK_LETTERS}]*$")
+_EDGE_RIGHT = re.compile(f"^[{GREEK_LETTERS}]*")
+_NEXT = re.compile(r"\s*(.?)", re.S)
+_VOWELS = set("αεηιουω")
+_DIPHTHONG_FIRST = {"ι": "αεηου", "υ": "αεηοω"}
+_GRAVE, _ACUTE = "\u0300", "\u0301"
+
+
+def raw_text(doc: Document) -> str:
+    """The edition's letters as written (NFC, accents kept): supplements in-filled, a lacuna as
+    ``\\x00`` (so that words touching it can be left out), line breaks joined or spaced."""
+    out = []
+    for seg in doc.segments:
+        if isinstance(seg, (Text, Supplied)):
+            out.append(seg.text)
+        elif isinstance(seg, Lacuna):
+            out.append(_GAP)
+        elif isinstance(seg, LineBreak):
+            out.append("" if seg.in_word else " ")
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def edition_words(doc: Document) -> Iterator[tuple[str, str, bool]]:
+    """``(key, form, stop)`` for every whole Greek word of a document: its ``norm.v1`` key, its
+    NFC form in the edition, and whether punctuation or the end follows it (where an oxytone
+    keeps its acute). Words touching a lacuna, or with letters of other scripts, are left out."""
+    text = raw_text(doc)
+    for match in _WORD.finditer(text):
+        start, end = match.span()
+        if (start and text[start - 1] == _GAP) or (end < len(text) and text[end] == _GAP):
+            continue
+        form = match.group()
+        key = word_key(form)
+        if key:
+            after = _NEXT.match(text, end).group(1)
+            yield key, form, not after or fold(after).strip() == "·"
+
+
+@lru_cache(maxsize=1 << 20)
+def word_key(form: str) -> str:
+    """``normalise(form)`` if it is one word of Greek letters only, else ``""``."""
+    key = normalise(form)
+    if not key or not all(ch in GREEK_LETTERS for ch in key) or len(key) < sum(ch.isalpha() for ch in form):
+        return ""
+    return key
+
+
+#: enclitics an edition may write without any mark (no breathing: they start with a consonant)
+UNMARKED_WORDS = frozenset("τις τι τε γε μου μοι με σου σοι σε που πως ποτε πω τινος τινι τινα τινες τινων τισι τισιν τινας "
+                           "φημι φησι φησιν τοι νυν περ".split())
+
+
+def is_edition_form(key: str, form: str) -> bool:
+    """Whether a form shows its word is a word: it carries an accent, breathing or other mark,
+    or is an enclitic written bare. A key only ever written bare is mostly an abbreviation
+    written as on the papyrus (``στρ`` for ``στρ(ατηγῷ)``, ``τραπ``), which must not make a
+    truncated reading look like a known word; the table leaves such keys out."""
+    return key in UNMARKED_WORDS or any(unicodedata.combining(ch) for ch in unicodedata.normalize("NFD", form))
+
+
+def final_accent(form: str, stop: bool) -> str:
+    """``form`` with a final-syllable grave turned acute before a stop, and an acute turned grave
+    before another word (NFC in, NFC out)."""
+    nfd = unicodedata.normalize("NFD", form)
+    bases = [i for i, ch in enumerate(nfd) if not unicodedata.combining(ch)]
+    vowels = [i for i in bases if nfd[i].lower() in _VOWELS]
+    if not vowels:
+        return form
+    first = vowels[-1]  # the final syllable's nucleus: the last vowel, or the diphthong it ends
+    before = bases.index(first) - 1
+    if nfd[first] in "ιυ" and "\u0308" not in nfd[first : bases[bases.index(first) + 1] if first != bases[-1] else None]:
+        if before >= 0 and nfd[bases[before]].lower() in _DIPHTHONG_FIRST[nfd[first]]:
+            first = bases[before]
+    old, new = (_GRAVE, _ACUTE) if stop else (_ACUTE, _GRAVE)
+    head, tail = nfd[:first], nfd[first:]
+    if old not in tail:
+        return form
+    return unicodedata.normalize("NFC", head + tail.replace(old, new))
+
+
+def _piece_lengths(form: str) -> list[int]:
+    """Normalised letters each NFC character of a form becomes (``ῳ`` → 2, an accent mark → 0)."""
+    return [len(fold(ch).strip()) for ch in form]
+
+
+class EditionForms:
+    """Normalised word → its most frequent edition form.
+
+    Args:
+        forms: ``{key: form}`` with ``key == normalise(form)``.
+    """
+
+    def __init__(self, forms: dict[str, str]):
+        self.keys = sorted(forms)
+        self.values = [forms[key] for key in self.keys]
+
+    @classmethod
+    def from_forms(cls, forms: list[str]) -> "EditionForms":
+        """A table of forms, keyed by normalising them (one string, one translate)."""
+        keys = fix_final_sigma(unicodedata.normalize("NFD", " ".join(forms).lower()).translate(_FOLD)).split(" ")
+        return cls(dict(zip(keys, forms)))
+
+    @classmethod
+    def load(cls, path: Path = FORMS_FILE) -> "EditionForms":
+        """Read a table written by :meth:`save`: a header line, then the sorted keys and their
+        forms, each column one space-separated line, xz-compressed."""
+        header, keys, values = lzma.decompress(path.read_bytes()).decode("utf-8").split("\n")
+        if header != FORMAT:
+            raise ValueError(f"{path}: not an {FORMAT} table")
+        table = cls.__new__(cls)
+        table.keys, table.values = keys.split(" "), values.split(" ")
+        return table
+
+    def save(self, path: Path) -> int:
+        """Write the table xz-compressed; returns bytes written."""
+        text = "\n".join([FORMAT, " ".join(self.keys), " ".join(self.values)])
+        data = lzma.compress(text.encode("utf-8"), preset=9 | lzma.PRESET_EXTREME)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return len(data)
+
+    @property
+    def forms(self) -> dict[str, str]:
+        """The table as a dict (built on each call: for inspection, not lookups)."""
+        return dict(zip(self.keys, self.values))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def get(self, key: str) -> str | None:
+        """The stored form of ``key``, or ``None`` (a bisection over the sorted keys)."""
+        i = bisect.bisect_left(self.keys, key)
+        return self.values[i] if i < len(self.keys) and self.keys[i] == key else None
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def form(self, key: str, stop: bool = False) -> str:
+        """The edition form of one normalised word (the word itself when unknown). The table
+        holds running-text forms; before a stop a final-syllable grave turns acute. An acute
+        stored on a final syllable stays (it is what the editions mostly write there, e.g. an
+        abbreviated ``Αὐρήλ``)."""
+        found = self.get(key)
+        if not found:
+            return key
+        return final_accent(found, True) if stop else found
+
+    def display(self, reading: str, prefix: str = "", suffix: str = "") -> str:
+        """A ``norm.v1`` reading in edition form, each word chosen from the whole word it makes
+        with the context (``prefix``/``suffix``: the normalised text around the gap).
+
+        Letters, spaces and ``·`` of the reading keep their order; only letters change form.
+        """
+        left = _EDGE_LEFT.search(prefix).group()
+        right = _EDGE_RIGHT.search(suffix).group()
+        full = left + reading + right
+        lo, hi = len(left), len(left) + len(reading)
+        out = [ch for ch in reading]  # default: the normalised character itself
+        pieces: dict[int, str] = {}
+        for match in _LETTER_RUN.finditer(full):
+            start, end = match.span()
+            after = full[end:] if end < len(full) else suffix[len(right) :]
+            stop = not after.strip() or after.lstrip()[0] == "·"
+            form = self.form(match.group(), stop)
+            at = start
+            for ch, n in zip(form, _piece_lengths(form)):
+                if lo <= at < hi:
+                    pieces[at - lo] = pieces.get(at - lo, "") + ch
+                elif n == 0 and lo < at <= hi and at - 1 - lo in pieces:
+                    pieces[at - 1 - lo] += ch  # a separate mark belongs to the letter before
+                at += n
+            # a letter absorbed by a two-letter character (ῳ = ωι) that began before it
+            covered = set(range(start, at))
+            for pos in range(max(start, lo), min(end, hi)):
+                if pos in covered and pos - lo not in pieces:
+                    pieces[pos - lo] = ""
+        return "".join(pieces.get(i, out[i]) for i in range(len(reading)))
+
+    def unknown_words(self, reading: str, prefix: str = "", suffix: str = "") -> list[str]:
+        """Words a reading makes with its context that the training editions never spell.
+
+        Only whole words are checked: a word running into another gap (``-``/``…``) or past
+        a context cut is not; the text's own start and end (empty context) are boundaries. A truncated reading where the gap ends at a
+        word boundary (``τραπ`` before a space) is the case this catches.
+        """
+        left = _EDGE_LEFT.search(prefix).group()
+        right = _EDGE_RIGHT.search(suffix).group()
+        full = left + reading + right
+        before, rest = prefix[: len(prefix) - len(left)], suffix[len(right) :]
+        # a word runs on into another gap, or past a context cut inside it (the text's own
+        # start or end, an empty prefix or suffix, is a word boundary)
+        open_left = (bool(left) and not before) or before[-1:] in ("-", "…")
+        open_right = (bool(right) and not rest) or rest[:1] in ("-", "…")
+        words = []
+        for match in _LETTER_RUN.finditer(full):
+            start, end = match.span()
+            if (start == 0 and open_left) or (end == len(full) and open_right):
+                continue
+            if match.group() not in self:
+                words.append(match.group())
+        return words
+
+
+class _FoldTable(dict):
+    """``str.translate`` table for :meth:`EditionForms.from_forms`: ``fold`` per character,
+    spaces kept as the separator."""
+
+    def __missing__(self, codepoint: int) -> str:
+        ch = chr(codepoint)
+        self[codepoint] = value = " " if ch == " " else fold(ch).strip()
+        return value
+
+
+_FOLD = _FoldTable()
+
+
+@lru_cache(maxsize=1)
+def default_forms() -> EditionForms | None:
+    """The table shipped in the package, loaded once (``None`` if it is missing)."""
+    return EditionForms.load() if FORMS_FILE.exists() else None
