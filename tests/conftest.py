@@ -84,11 +84,11 @@ def memorised_model(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def cli_error():
-    """The message of a usage error as typer prints it (in a box, wrapped): one line."""
+    """The message of a usage error as the CLI prints it (plain click: ``Error: …``): one line."""
 
     def message(result) -> str:
-        inside = [line.strip("│ ") for line in result.output.splitlines() if line.startswith("│")]
-        return " ".join(inside)
+        errors = [line.removeprefix("Error: ") for line in result.output.splitlines() if line.startswith("Error: ")]
+        return " ".join(errors)
 
     return message
 

@@ -359,7 +359,7 @@ def test_api_export_writes_edition_forms_and_alternatives(client):
     note = app.getnext()
     assert note.tag == f"{TEI}note" and "alternatives: θεοῦ 0.20" in note.text
     bad = dict(choice, alternatives=[{"text": "θεου", "display": "[θεοῦ]"}])
-    assert _error(client.post("/api/export", json={"text": text, "choices": {"0": bad}}), 422)["code"] == "W008"
+    assert _error(client.post("/api/export", json={"text": text, "choices": {"0": bad}}), 422)["code"] == "E307"
 
 
 def test_api_export_rejects_readings_for_missing_gaps(client):
