@@ -7,6 +7,7 @@ Codes:
     E0xx  Leiden plain text (:func:`apollo_restore.data.readers.leiden.parse_leiden`).
     E1xx  corpus files (readers).
     E2xx  interchange formats (:mod:`apollo_restore.data.formats`).
+    E3xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ class Errors:
     E101 = "[E101] cannot read corpus file {path}: {reason}"
     # interchange formats
     E201 = "[E201] {path}, line {line}: {reason}"
+    # the text index
+    E301 = "[E301] refusing to index splits {splits}: only the train split may enter the text index"
+    E302 = "[E302] no packaged training text at {path}: reinstall the package, or pack one with scripts/pack_train_text.py"
+    E303 = "[E303] {path} starts with {found!r}, this code reads {expected!r}"
+    E304 = "[E304] no text index in {path}: open it with no path to build the default one from the packaged text"
+    E305 = "[E305] {path} holds an index of format/normaliser {found}, this code reads {expected}"
+    E306 = "[E306] provenance needs at least {min_run} letters of text; got {letters}"
 
 
 class LeidenError(ValueError):

@@ -28,4 +28,4 @@ def test_cli_index_and_parallels(prepared: Path, tmp_path: Path) -> None:
     done = runner.invoke(app, ["parallels", "αὐτοκράτορος [.8", "--index", str(out)])
     assert done.exit_code == 2 and "E001" in done.output
     done = runner.invoke(app, ["parallels", "κα σεβαστου", "--index", str(tmp_path / "missing")])
-    assert done.exit_code == 2 and "apollo-restore index" in done.output
+    assert done.exit_code == 2 and "E304" in done.output

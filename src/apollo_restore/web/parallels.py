@@ -16,15 +16,15 @@ class IndexParallels:
         self.index = index
 
     @classmethod
-    def open(cls, folder: str | Path) -> "IndexParallels":
-        """Open an index folder written by ``apollo-restore index``.
+    def open(cls, folder: str | Path | None = None, progress=None) -> "IndexParallels":
+        """Open an index folder (default: the one over the packaged text, built on first use).
 
         Raises:
             FileNotFoundError: no index there. ValueError: another format or normaliser.
         """
         from apollo_restore.retrieve.index import ParallelIndex
 
-        return cls(ParallelIndex.open(folder))
+        return cls(ParallelIndex.open(folder, progress=progress))
 
     def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]:
         return [asdict(group) for group in self.index.gap_parallels(prefix, suffix, limit=k).groups]
