@@ -50,10 +50,11 @@ def main() -> None:
     parser.add_argument("--per-length", type=int, default=10)
     parser.add_argument("--ngram", type=Path, action="append", default=[], help="n-gram files to compare (forward or backward)")
     parser.add_argument("--conditions", default="exact,none")
-    parser.add_argument("--discount", type=float, default=0.75)
+    parser.add_argument("--discount", type=float, default=0.6)
     parser.add_argument("--max-context", type=int, default=40)
     parser.add_argument("--beam", type=int, default=InfiniConfig.beam)
     parser.add_argument("--suffix-chars", type=int, default=InfiniConfig.suffix_chars)
+    parser.add_argument("--only", default="", help="comma-separated row names to run (default: all)")
     args = parser.parse_args()
     if args.build:
         build_row()
@@ -72,6 +73,8 @@ def main() -> None:
     if len(args.ngram) == 2:
         pair = [load_ngram(p) for p in args.ngram]
         fillers.append(("n-gram forward + backward", Ensemble([(pair[0], 1.0), (pair[1], 1.0)])))
+    if args.only:
+        fillers = [(name, f) for name, f in fillers if name in args.only.split(",")]
     print(f"## ddb {args.split}: {len(gaps)} gaps ({args.per_length} per length 1–20 and condition), "
           f"D = {args.discount}, max context {args.max_context}, beam {args.beam}, suffix {args.suffix_chars}, "
           f"{os.cpu_count()} cores\n")  # fmt: skip

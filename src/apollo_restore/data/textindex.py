@@ -383,3 +383,39 @@ class TextIndex:
         start = int(self._orig_starts[doc])
         end = int(self._orig_starts[doc + 1]) - 1 if doc + 1 < len(self._orig_starts) else len(self._orig) - 1
         return start, end
+
+
+def sa_ranges(text: np.ndarray, sa: np.ndarray, patterns: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Suffix-array ranges of many patterns at once (a vectorised binary search).
+
+    Args:
+        text: ``(n + 1,)`` uint8 codes with one 0 past the end; sa: its ``(n,)`` suffix array.
+        patterns: ``(P, m)`` codes, row ``i`` left-aligned; lengths: ``(P,)`` codes used per row.
+
+    Returns:
+        ``(lo, hi)``, each ``(P,)`` int64: the rows of ``sa`` whose suffixes start with each pattern.
+    """
+    n = len(sa)
+    count, m = patterns.shape
+    cols = np.arange(m)
+    rows = np.arange(count)
+    pat = patterns.astype(np.int16)
+    inside = cols[None, :] < lengths[:, None]  # (P, m)
+    bounds = []
+    for upper in (False, True):
+        left, right = np.zeros(count, dtype=np.int64), np.full(count, n, dtype=np.int64)
+        while (left < right).any():
+            active = left < right
+            mid = (left + right) // 2
+            pos = np.asarray(sa[np.minimum(mid, n - 1)], dtype=np.int64)
+            chunk = text[np.minimum(pos[:, None] + cols[None, :], n)].astype(np.int16)  # (P, m)
+            diff = (chunk != pat) & inside
+            first = diff.argmax(axis=1)
+            differs = diff.any(axis=1)
+            less = differs & (chunk[rows, first] < pat[rows, first])
+            # lower bound: move right past suffixes < pattern; upper bound: also past those equal to it
+            go_right = active & (less | (~differs if upper else False))
+            left = np.where(go_right, mid + 1, left)
+            right = np.where(active & ~go_right, mid, right)
+        bounds.append(left)
+    return bounds[0], bounds[1]

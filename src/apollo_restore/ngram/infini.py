@@ -17,9 +17,9 @@ is sorted within it, so one range per ``(context, next code)``. A state holds, p
 of every context length, and advancing by a code narrows each range to the sub-range of that code
 (a lookup in the counts already computed): counts for contexts of any length cost the same.
 
-Smoothing: interpolated absolute discounting over every context length whose count differs from
-the next shorter one's (equal counts mean the same continuations), from the uniform distribution
-up: ``P_ℓ(x) = max(c_ℓ(x) − D, 0) / n_ℓ + (D · T_ℓ / n_ℓ) · P_{ℓ−1}(x)``, with ``n_ℓ`` the
+Smoothing: interpolated absolute discounting over every context length that occurs, from the
+uniform distribution up (a long match that recurs at many lengths is trusted the more for it;
+measured on ddb validation against interpolating only where the count changes, and Witten–Bell): ``P_ℓ(x) = max(c_ℓ(x) − D, 0) / n_ℓ + (D · T_ℓ / n_ℓ) · P_{ℓ−1}(x)``, with ``n_ℓ`` the
 context's count and ``T_ℓ`` its number of distinct continuations; every row sums to 1.
 
 A context is cut after its last gap marker (the letters after a lacuna are not evidence for what
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apollo_restore.data.textindex import S_DASH, S_ELLIPSIS, TextIndex, encode_text, to_stream
+from apollo_restore.data.textindex import S_DASH, S_ELLIPSIS, TextIndex, encode_text, sa_ranges, to_stream
 
 K = 31  # stream codes 0..30
 BOUNDARY = 0
@@ -70,7 +70,7 @@ class InfiniGram:
         reverse: whether ``text`` runs right to left (then :meth:`encode` reverses too).
     """
 
-    def __init__(self, text: np.ndarray, sa: np.ndarray, max_context: int = 40, discount: float = 0.75, reverse: bool = False):
+    def __init__(self, text: np.ndarray, sa: np.ndarray, max_context: int = 40, discount: float = 0.6, reverse: bool = False):
         self.text = np.r_[np.asarray(text, dtype=np.uint8), np.zeros(1, np.uint8)]  # a 0 past the end
         self.sa, self.n = sa, len(text)
         self.max_context, self.discount, self.reverse = max_context, discount, reverse
@@ -163,43 +163,14 @@ class InfiniGram:
         state = self.empty_state(len(contexts))
         for i, ctx in enumerate(contexts):
             ctx = _after_marker(np.asarray(ctx, dtype=np.uint8))[-self.max_context :]
-            if len(ctx):
-                lo, hi = self._suffix_ranges(ctx)
-                state.lo[i, 1 : len(ctx) + 1], state.hi[i, 1 : len(ctx) + 1] = lo, hi
+            m = len(ctx)
+            if m:
+                patterns = np.zeros((m, m), dtype=np.uint8)  # row ℓ-1: the context's last ℓ codes
+                for ell in range(1, m + 1):
+                    patterns[ell - 1, :ell] = ctx[-ell:]
+                lo, hi = sa_ranges(self.text, self.sa, patterns, np.arange(1, m + 1))
+                state.lo[i, 1 : m + 1], state.hi[i, 1 : m + 1] = lo, hi
         return state
-
-    def _suffix_ranges(self, ctx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Suffix-array ranges of the context's last ``ℓ`` codes, ``ℓ = 1..len(ctx)``, by one
-        vectorised binary search over all of them (lower and upper bounds).
-
-        Returns:
-            ``(lo, hi)``, each ``(len(ctx),)`` int64.
-        """
-        m = len(ctx)
-        length = np.arange(1, m + 1)  # (m,)
-        cols = np.arange(m)
-        pat = np.zeros((m, m), dtype=np.int16)  # row ℓ-1: the last ℓ codes, left-aligned
-        for ell in range(1, m + 1):
-            pat[ell - 1, :ell] = ctx[-ell:]
-        inside = cols[None, :] < length[:, None]  # (m, m)
-        bounds = []
-        for upper in (False, True):
-            left, right = np.zeros(m, dtype=np.int64), np.full(m, self.n, dtype=np.int64)
-            while (left < right).any():
-                active = left < right
-                mid = (left + right) // 2
-                pos = self.sa[np.minimum(mid, self.n - 1)].astype(np.int64)
-                chunk = self.text[np.minimum(pos[:, None] + cols[None, :], self.n)].astype(np.int16)  # (m, m)
-                diff = (chunk != pat) & inside
-                first = diff.argmax(axis=1)
-                differs = diff.any(axis=1)
-                less = differs & (chunk[cols, first] < pat[cols, first])
-                # lower bound: move right past suffixes < pattern; upper: also past those equal to it
-                go_right = active & (less | (~differs if upper else False))
-                left = np.where(go_right, mid + 1, left)
-                right = np.where(active & ~go_right, mid, right)
-            bounds.append(left)
-        return bounds[0], bounds[1]
 
     def distribution(self, state: State, probs: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
         """Next-code probabilities and the counts behind them.
@@ -229,9 +200,8 @@ class InfiniGram:
             ``(B, L+2)`` the product of the back-off weights of all longer used lengths
             (column 0 is ``R_{−1}``, the uniform distribution's weight).
         """
-        n = counts.sum(axis=2)  # (B, L+1): non-increasing along the lengths
-        shorter = np.concatenate([np.full((len(n), 1), np.iinfo(np.int64).max), n[:, :-1]], axis=1)
-        use = (n > 0) & (n < shorter)  # a length whose count differs from the next shorter one's
+        n = counts.sum(axis=2)  # (B, L+1)
+        use = n > 0
         safe = np.where(use, n, 1).astype(np.float64)[:, :, None]
         a = np.where(use[:, :, None], np.maximum(counts - self.discount, 0.0) / safe, 0.0)
         types = (counts > 0).sum(axis=2)

@@ -43,7 +43,8 @@ class InfiniConfig:
         max_letters: longest middle (letters) searched when there is no hint.
         suffix_chars: suffix letters scored after the middle.
         pool: finished middles kept.
-        close: most beams closed (suffix scored) per step, best first.
+        close: beams closed (suffix scored) per step, best first; more when fewer letter counts
+            are allowed, so that the closings can fill the pool.
     """
 
     beam: int = 32
@@ -98,9 +99,10 @@ class InfiniFiller:
         score = np.zeros(1)
         # beams to close, collected step by step and scored with the tail in one batch at the end
         closing: list[tuple[State, list[np.ndarray], np.ndarray]] = []
+        per_step = max(cfg.close, -(-cfg.pool // (hi - max(lo, 1) + 1)))  # enough to fill the pool
 
         def close(state: State, hist: np.ndarray, score: np.ndarray) -> None:
-            rows = np.argsort(-score, kind="stable")[: cfg.close]
+            rows = np.argsort(-score, kind="stable")[:per_step]
             closing.append((state.take(rows), list(hist[rows]), score[rows]))
 
         if lo == 0:
