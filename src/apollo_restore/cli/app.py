@@ -6,10 +6,10 @@ import logging
 
 import typer
 
-from apollo_restore.cli import evaluate, index, parallels, prepare, restore, serve, train
+from apollo_restore.cli import evaluate, index, parallels, prepare, provenance, restore, serve, train
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Restore lacunae in Ancient Greek texts.")
-for module in (prepare, train, restore, index, parallels, serve, evaluate):
+for module in (prepare, train, restore, index, parallels, provenance, serve, evaluate):
     module.register(app)
 
 

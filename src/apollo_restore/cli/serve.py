@@ -22,11 +22,11 @@ def serve_command(
     from apollo_restore.web.app import create_app
     from apollo_restore.web.limits import Limits
 
+    parallels = load_parallels(index)  # first: the default model's members then share its text index
     try:
         restorer = load_filler(model, threads=threads)
     except (FileNotFoundError, ValueError) as err:
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
-    parallels = load_parallels(index)
     app = create_app(restorer, parallels, Limits(max_concurrent=max_concurrent))
     typer.echo(f"serving model {restorer.name} on http://{host}:{port}/  (API docs: /docs)")
     uvicorn.run(app, host=host, port=port, log_level="warning")

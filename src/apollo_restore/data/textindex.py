@@ -287,6 +287,9 @@ def ensure_index(packed: Path = PACKED_TEXT, progress: Callable[[str], None] | N
 # -- reading -------------------------------------------------------------------------------------
 
 
+_OPENED: list["TextIndex"] = []  # indexes opened by TextIndex.shared()
+
+
 class TextIndex:
     """An opened index folder: suffix arrays memory-mapped, the two texts held as bytes.
 
@@ -327,6 +330,17 @@ class TextIndex:
         if found != (FORMAT, NORMALISER):
             raise ValueError(Errors.E305.format(path=path, found=found, expected=(FORMAT, NORMALISER)))
         return cls(path, meta, pq.read_table(path / "documents.parquet"))
+
+    @classmethod
+    def shared(cls, progress: Callable[[str], None] | None = None) -> "TextIndex":
+        """The default index, opened once per process (built on first use). An instance of a
+        subclass already opened (e.g. the parallel-passage index) is shared too."""
+        path = ensure_index(progress=progress)
+        for opened in _OPENED:
+            if isinstance(opened, cls) and opened.path == path:
+                return opened
+        _OPENED.append(cls.open(path))
+        return _OPENED[-1]
 
     @staticmethod
     def pattern(text: str) -> bytes:

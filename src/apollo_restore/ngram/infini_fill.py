@@ -172,6 +172,6 @@ def load_infini(
 ) -> InfiniFiller:
     """The unbounded-order filler over ``index`` (default: the packaged text index, built in the
     user cache on first use) in one direction."""
-    index = index or TextIndex.open()
+    index = index or TextIndex.shared()
     model = InfiniGram.forward(index, **model_options) if direction == "forward" else InfiniGram.backward(index, **model_options)
     return InfiniFiller(model, index, config)

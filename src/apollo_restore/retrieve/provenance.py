@@ -83,7 +83,7 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
     Raises:
         ValueError: the text has fewer than ``min_run`` letters (E306).
     """
-    index = index or TextIndex.open()
+    index = index or TextIndex.shared()
     codes = np.frombuffer(TextIndex.pattern(normalise(text)), np.uint8)
     letters = int(np.count_nonzero(codes < S_DASH))
     if len(codes) < min_run:

@@ -77,6 +77,24 @@ class ParallelsOut(BaseModel):
     parallels: list[dict[str, Any]] = Field(description="Passages from the index: the text standing in the gap, counts, document ids.")
 
 
+class ProvenanceRequest(BaseModel):
+    """A text (Leiden or plain Greek) to check against the training data."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="The text; normalised first, Leiden brackets ignored, lost letters break runs.")
+    min_run: int = Field(40, ge=20, le=500, description="Shortest shared run reported (letters).")
+
+
+class ProvenanceOut(BaseModel):
+    letters: int = Field(description="Letters in the text.")
+    min_run: int
+    covered: int = Field(description="Letters of the text inside a run shared with some training document.")
+    documents: list[dict[str, Any]] = Field(
+        description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet."
+    )
+
+
 class Choice(BaseModel):
     """A machine-proposed reading accepted for export."""
 
@@ -114,7 +132,7 @@ class EpidocOut(BaseModel):
 class HealthOut(BaseModel):
     status: Literal["ok"]
     model: str
-    parallels: bool = Field(description="Whether a parallel-passage index is loaded.")
+    parallels: bool = Field(description="Whether the text index (parallel passages, provenance) is loaded.")
     limits: dict[str, Any]
 
 
