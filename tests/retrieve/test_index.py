@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
 import pytest
 from tests.retrieve.conftest import HELD_OUT, TRAIN
 
@@ -91,24 +90,10 @@ def test_index_holds_train_only(index: ParallelIndex, prepared: Path) -> None:
     assert set(index.doc_ids) == train
 
 
-FULL_INDEX = Path("/work/data/index-v1")
-
-
-@pytest.mark.skipif(not (FULL_INDEX / "meta.json").exists(), reason="the full index is not built here")
-def test_index_full_holds_train_only() -> None:
-    meta = json.loads((FULL_INDEX / "meta.json").read_text())
-    docs = ParallelIndex.open(FULL_INDEX)
-    assert meta["splits"] == ["train"] and set(docs.splits) == {"train"}
-    prepared = Path(meta["prepared"])
-    if (prepared / "documents.parquet").exists():
-        rows = pq.read_table(prepared / "documents.parquet", columns=["id", "split"]).to_pylist()
-        assert not {r["id"] for r in rows if r["split"] != "train"} & set(docs.doc_ids)
-
-
 def test_index_refuses_other_normaliser(index: ParallelIndex, tmp_path: Path) -> None:
     meta = dict(index.meta, normaliser="other.v9")
     (tmp_path / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="normaliser"):
+    with pytest.raises(ValueError, match="E305"):
         ParallelIndex.open(tmp_path)
     with pytest.raises(FileNotFoundError):
         ParallelIndex.open(tmp_path / "nothing")
