@@ -35,7 +35,7 @@ class WebErrors:
     W007 = "hint for gap {gap}: {reason}"
     W008 = "reading for gap {gap}: {reason}"
     W009 = "the server is busy restoring other texts; try again in a few seconds"
-    W010 = "no text index is loaded on this server: parallel passages and provenance need one (apollo-restore serve loads the packaged one)"
+    W010 = "no text index is loaded on this server: parallel passages and provenance need one (apollo-restore serve loads the packaged one, or --index DIR)"
     W011 = "uploaded file: {reason}"
     W012 = "{reason}"
     W013 = "parallels request: {reason}"
