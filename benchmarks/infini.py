@@ -5,8 +5,9 @@
     python benchmarks/infini.py --ngram /tmp/ngram/ddb-8-min1.npz --per-length 10 --split test   # once
 
 Gaps: synthetic ddb gaps of the chosen split (``build_synthetic``, seed 11, ``--per-length`` per
-letter count 1–20), exact hint and no hint. Rows: each filler alone on its own beam, and the
-forward + backward members as an :class:`~apollo_restore.restore.ensemble.Ensemble` (weights 1, 1).
+letter count 1–20), exact hint and no hint. Rows: each filler alone on its own beam, the forward +
+backward members as an :class:`~apollo_restore.restore.ensemble.Ensemble` (weights 1, 1), and the
+shipped default (``load_filler()``: what ``apollo-restore restore`` runs, all its members).
 W.Top-1 / W.Top-20 are uniform-weighted over lengths 1–20 (``evaluate.metrics.uniform``); ms are
 per gap, p50 and p95, wall-clock. Prints Markdown.
 """
@@ -26,7 +27,7 @@ from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.ngram.fill import load_ngram
 from apollo_restore.ngram.infini_fill import InfiniConfig, load_infini
-from apollo_restore.restore.ensemble import Ensemble
+from apollo_restore.restore.ensemble import Ensemble, load_filler
 
 
 def build_row() -> None:
@@ -69,6 +70,7 @@ def main() -> None:
     bwd = load_infini("backward", index, config, **options)
     fillers = [("unbounded forward", fwd), ("unbounded backward", bwd),
                ("unbounded forward + backward", Ensemble([(fwd, 1.0), (bwd, 1.0)]))]  # fmt: skip
+    fillers.append(("shipped default (load_filler)", load_filler()))
     fillers += [(f"n-gram {p.stem}", load_ngram(p)) for p in args.ngram]
     if len(args.ngram) == 2:
         pair = [load_ngram(p) for p in args.ngram]

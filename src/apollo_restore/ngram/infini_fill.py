@@ -76,6 +76,9 @@ class InfiniFiller:
     def __init__(self, model: InfiniGram, index: TextIndex, config: InfiniConfig = InfiniConfig()):
         self.model, self.index, self.config = model, index, config
         self.name = "infini-backward" if model.reverse else "infini"
+        # the last search's finished middles: (prefix, suffix) and reading codes → score, so that
+        # an ensemble re-scoring the union of candidates does not score these again
+        self._scored: tuple[tuple[str, str], dict[bytes, float]] = (("", ""), {})
 
     def _context(self, prefix: str, suffix: str) -> tuple[np.ndarray, np.ndarray]:
         """``(context, tail)`` codes in the model's direction: what comes before the middle
@@ -127,6 +130,7 @@ class InfiniFiller:
         seqs = np.broadcast_to(tail, (len(middles), len(tail)))
         total = total + self.model.score(states, seqs, np.full(len(middles), len(tail)))
         order = np.argsort(-total, kind="stable")[: cfg.pool]
+        self._scored = ((prefix, suffix), {middles[i].tobytes(): float(total[i]) for i in order})
         flip = -1 if self.model.reverse else 1
         return [(middles[i][::flip], float(total[i])) for i in order]
 
@@ -156,15 +160,22 @@ class InfiniFiller:
         ``hint`` is not used."""
         if not readings:
             return []
-        ctx, tail = self._context(prefix, suffix)
-        seqs = [np.r_[self.model.encode(r), tail].astype(np.uint8) for r in readings]
-        width = max(len(s) for s in seqs)
-        seq = np.zeros((len(seqs), width), dtype=np.uint8)
-        for i, s in enumerate(seqs):
-            seq[i, : len(s)] = s
-        start = self.model.start([ctx])
-        state = State(np.repeat(start.lo, len(seqs), axis=0), np.repeat(start.hi, len(seqs), axis=0))
-        return self.model.score(state, seq, np.array([len(s) for s in seqs])).tolist()
+        codes = [self.model.encode(r) for r in readings]
+        known = self._scored[1] if self._scored[0] == (prefix, suffix) else {}
+        scores = [known.get(c.tobytes()) for c in codes]
+        todo = [i for i, s in enumerate(scores) if s is None]
+        if todo:
+            ctx, tail = self._context(prefix, suffix)
+            seqs = [np.r_[codes[i], tail].astype(np.uint8) for i in todo]
+            width = max(len(s) for s in seqs)
+            seq = np.zeros((len(seqs), width), dtype=np.uint8)
+            for j, s in enumerate(seqs):
+                seq[j, : len(s)] = s
+            start = self.model.start([ctx])
+            state = State(np.repeat(start.lo, len(seqs), axis=0), np.repeat(start.hi, len(seqs), axis=0))
+            for i, score in zip(todo, self.model.score(state, seq, np.array([len(s) for s in seqs])).tolist()):
+                scores[i] = score
+        return scores
 
 
 def load_infini(
