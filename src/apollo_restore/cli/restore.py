@@ -16,7 +16,8 @@ def restore_command(
     hint: list[str] = typer.Option(None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=none (0-based gaps)."),
     show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
-    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
+    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's classical ensemble members."),
+    parallels: bool = typer.Option(False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."),
 ) -> None:
     """Restore every lacuna of a Leiden text and print ranked candidates with probabilities."""
     from apollo_restore.errors import LeidenError
@@ -28,6 +29,11 @@ def restore_command(
     except ValueError as err:
         raise typer.BadParameter(str(err), param_hint="--hint") from err
     restorer = load_filler(model, use_ngram=not neural_only)
+    if parallels:
+        from apollo_restore.retrieve.augment import RetrievalAugmented
+        from apollo_restore.retrieve.index import ParallelIndex
+
+        restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
     try:
         result = restorer.restore(source, hints=hints, k=k)
     except LeidenError as err:
@@ -72,8 +78,9 @@ def _print(result, show: int) -> None:
         table.add_column("#", justify="right")
         table.add_column("reading")
         table.add_column("prob", justify="right")
+        table.add_column("parallels in")
         for rank, cand in enumerate(gap.candidates[:show], 1):
-            table.add_row(str(rank), cand.text, f"{cand.prob:.3f}")
+            table.add_row(str(rank), cand.text, f"{cand.prob:.3f}", ", ".join(cand.citations[:3]))
         console.print(f"…{gap.prefix[-40:]}[bold red][ ][/bold red]{gap.suffix[:40]}…", highlight=False)
         console.print(table)
 
@@ -84,7 +91,8 @@ def predict_command(
     k: int = typer.Option(20, "--k", help="Candidates per gap."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
-    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
+    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's classical ensemble members."),
+    parallels: bool = typer.Option(False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
     from apollo_restore.restore.engine import RestoreConfig
