@@ -1,12 +1,15 @@
 """Choose the ensemble weights on the VALIDATION split (never on test gaps).
 
-    python benchmarks/ensemble_weights.py --model runs/default/best --ngram data/ngram.npz --backward data/ngram-bwd.npz \\
+    python benchmarks/ensemble_weights.py --model runs/default/best --infini \\
         --per-length 8 --conditions exact,none,wrong50 --out /tmp/ensemble-val.jsonl
+    python benchmarks/ensemble_weights.py --model runs/default/best --ngram data/ngram.npz --backward data/ngram-bwd.npz
 
-For each validation gap, the neural beam and the forward and backward n-gram beams each propose
-20 readings; the union is scored by every member (and the length prior) once, and saved. A grid of
-weights is then scored offline: Top-1/Top-20 (uniform-weighted over lengths 1–20) per hint
-condition, neural-only and n-gram-only rows included. Prints Markdown and the best weights.
+For each validation gap, the neural beam and the forward and backward classical members' beams
+(the unbounded-order models on the packaged text index with ``--infini``, n-gram files otherwise)
+each propose 20 readings; the union is scored by every member (and the length prior) once, and
+saved. A grid of weights is then scored offline: Top-1/Top-20 (uniform-weighted over lengths
+1–20) per hint condition, each member alone on its own beam included. Prints Markdown and the
+best weights, named as in ``apollo_restore.json``'s ensemble section.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.ngram.fill import load_ngram
+from apollo_restore.ngram.infini_fill import load_infini
 from apollo_restore.restore.engine import Restorer, match_key
 from apollo_restore.restore.ensemble import LengthPrior, widen
 
@@ -30,7 +34,10 @@ from apollo_restore.restore.ensemble import LengthPrior, widen
 def collect(args) -> list[dict]:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=args.conditions.split(","), seed=11)
-    members = {"ngram": load_ngram(args.ngram), "backward": load_ngram(args.backward), "length": LengthPrior()}
+    if args.infini:
+        members = {"infini": load_infini("forward"), "infini_backward": load_infini("backward"), "length": LengthPrior()}
+    else:
+        members = {"ngram": load_ngram(args.ngram), "backward": load_ngram(args.backward), "length": LengthPrior()}
     if not args.no_neural:
         members["neural"] = Restorer.load(args.model, threads=args.threads)
     rows = []
@@ -68,9 +75,10 @@ def table(rows: list[dict], weights: dict[str, float], only: str | None = None) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--ngram", type=Path, required=True, help="forward n-gram file")
-    parser.add_argument("--backward", type=Path, required=True, help="backward n-gram file")
+    parser.add_argument("--model", type=Path, help="neural model folder (default: the embedded one)")
+    parser.add_argument("--infini", action="store_true", help="classical members: the unbounded-order models (packaged text index)")
+    parser.add_argument("--ngram", type=Path, help="forward n-gram file (without --infini)")
+    parser.add_argument("--backward", type=Path, help="backward n-gram file (without --infini)")
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
     parser.add_argument("--per-length", type=int, default=8)
     parser.add_argument("--conditions", default="exact,none,wrong50")
@@ -85,13 +93,13 @@ def main() -> None:
         rows = collect(args)
         args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     conds = sorted({r["condition"] for r in rows})
+    fwd, bwd = ("infini", "infini_backward") if "infini" in rows[0] else ("ngram", "backward")
     candidates = [("neural only (its own beam)", {"neural": 1.0}, "neural")] if "neural" in rows[0] else []
-    candidates += [("forward n-gram only (its own beam)", {"ngram": 1.0}, "ngram"),
-                  ("backward n-gram only (its own beam)", {"backward": 1.0}, "backward")]
+    candidates += [(f"{fwd} only (its own beam)", {fwd: 1.0}, fwd), (f"{bwd} only (its own beam)", {bwd: 1.0}, bwd)]
     neural_weights = (0.0,) if "neural" not in rows[0] else (0.0, 0.25, 0.5, 1.0)
     grid = itertools.product(neural_weights, (1.0,), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0, 2.0, 4.0, 8.0))
     for w_neural, w_fwd, w_bwd, w_len in grid:
-        weights = {"neural": w_neural, "ngram": w_fwd, "backward": w_bwd, "length": w_len}
+        weights = {"neural": w_neural, fwd: w_fwd, bwd: w_bwd, "length": w_len}
         if "neural" not in rows[0]:
             del weights["neural"]
         candidates.append((" + ".join(f"{k} {v}" for k, v in weights.items()), weights, None))
@@ -107,7 +115,7 @@ def main() -> None:
         if only is None and (best is None or mean > best[0]):
             best = (mean, weights)
     print(f"\nbest (mean uniform Top-1 over conditions): {json.dumps(best[1])} → {best[0]:.3f}")
-    print("(pool: union of the neural, forward and backward n-gram beams; rows re-rank it)")
+    print(f"(pool: union of the {'neural, ' if 'neural' in rows[0] else ''}{fwd} and {bwd} beams; rows re-rank it)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # First command of the README: set up, restore a real papyrus passage with the embedded model,
-# then (unless QUICK=1) build the parallel-passage index from ../shared/corpora and show parallels.
+# then (unless QUICK=1) show parallel passages and check the text's provenance. No separate index
+# step: the first command that needs the text index builds it from the packaged training text
+# into the user cache (about 30 s, once).
 #   bash scripts/quickstart.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,15 +19,6 @@ TEXT="[.7] [Δ]ι̣οφάντου Ἀλεξάνδρῳ
 [Ἁδριανο]ῦ Καίσαρος τοῦ κυρίου ."
 .venv/bin/apollo-restore restore "$TEXT"
 [ "${QUICK:-0}" = 1 ] && exit 0
-# The index of parallel passages (train split of every corpus; ~8 min here, 337 MB, not shipped).
-INDEX=src/apollo_restore/models/index
-if [ ! -f "$INDEX/meta.json" ]; then
-  SHARED=../shared/corpora
-  if [ ! -f data/prepared/documents.parquet ]; then
-    .venv/bin/apollo-restore prepare --corpus ddb=$SHARED/ddb-trismegistos-2016.tar.xz \
-      --corpus literary=$SHARED/tesserae-grc.tar.xz --corpus dclp=$SHARED/idp-sample/DCLP \
-      $(for f in $SHARED/inscriptions/*.tar.xz; do echo --corpus inscription=$f; done) --out data/prepared
-  fi
-  .venv/bin/apollo-restore index --prepared data/prepared --out "$INDEX"
-fi
 .venv/bin/apollo-restore parallels "$TEXT"
+# was this text in the training data? (it is a test document: no training edition should share 40 letters)
+.venv/bin/apollo-restore provenance "$TEXT"

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
-__all__ = ["restore", "load_restorer", "Restorer", "Restoration"]
+__all__ = ["restore", "provenance", "load_restorer", "Restorer", "Restoration"]
 
 if TYPE_CHECKING:
     from apollo_restore.restore.engine import Restorer
@@ -38,6 +38,14 @@ def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = N
         LeidenError: malformed Leiden text (``E0xx``).
     """
     return load_restorer(model).restore(text, hints=hints, pins=pins, k=k)
+
+
+def provenance(text: str, min_run: int = 40, limit: int = 20):
+    """Training documents sharing runs of at least ``min_run`` letters with ``text`` (the
+    packaged text index, built on first use); see :func:`apollo_restore.retrieve.provenance.provenance`."""
+    from apollo_restore.retrieve.provenance import provenance as find
+
+    return find(text, min_run=min_run, limit=limit)
 
 
 class _Package(types.ModuleType):

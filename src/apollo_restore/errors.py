@@ -10,6 +10,7 @@ Codes:
     E3xx  restoration requests (:mod:`apollo_restore.restore.request`): the CLI, the Python API,
           ``predict`` and the web layer all validate through it.
     W3xx  warnings attached to a restoration (the reading is given, but is to be trusted less).
+    E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ class Errors:
         "the context the model sees, so its readings deserve less trust"
     )
     W302 = "[W302] only {greek} Greek letters around the gaps: with so little context every reading is a guess"
+    # the text index
+    E401 = "[E401] refusing to index splits {splits}: only the train split may enter the text index"
+    E402 = "[E402] no packaged training text at {path}: reinstall the package, or pack one with scripts/pack_train_text.py"
+    E403 = "[E403] {path} starts with {found!r}, this code reads {expected!r}"
+    E404 = "[E404] no text index in {path}: open it with no path to build the default one from the packaged text"
+    E405 = "[E405] {path} holds an index of format/normaliser {found}, this code reads {expected}"
+    E406 = "[E406] provenance needs at least {min_run} letters of text; got {letters}"
 
 
 class LeidenError(ValueError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 
+from apollo_restore.data.textindex import build_text_index
 from apollo_restore.model.checkpoint import META_FILE
 from apollo_restore.restore.engine import DEFAULT_MODEL
 from apollo_restore.restore.ensemble import Ensemble, load_filler
@@ -13,13 +14,23 @@ from apollo_restore.restore.ensemble import Ensemble, load_filler
 def test_default_model_is_shipped_small_and_versioned():
     files = {p.name: p.stat().st_size for p in DEFAULT_MODEL.iterdir()}
     assert {"model.safetensors", "config.json", "tokenizer.json", META_FILE} <= set(files)
-    assert sum(files.values()) <= 60e6
+    corpus = sum(p.stat().st_size for p in (DEFAULT_MODEL.parent / "corpus").iterdir())
+    assert sum(files.values()) + corpus <= 60e6
     meta = json.loads((DEFAULT_MODEL / META_FILE).read_text())
     assert meta["normaliser"] == "apollo_restore norm.v1" and meta["training"]["step"] > 0
     assert not any(name.startswith("optimizer") for name in files)
 
 
-def test_default_model_restores_offline(monkeypatch):
+FORMULA = "ετους δευτερου και εικοστου αντωνινου καισαρος του κυριου τυβι"
+
+
+def test_default_model_restores_offline(monkeypatch, tmp_path):
+    # a tiny text index stands in for the one built from the packaged text on first use
+    build_text_index([f"d{i}" for i in range(3)], ["ddb"] * 3, [FORMULA] * 3, tmp_path / "ix")
+    monkeypatch.setenv("APOLLO_RESTORE_INDEX", str(tmp_path / "ix"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
     def no_network(*args, **kwargs):
         raise AssertionError("the default model reached for the network")
 

@@ -106,6 +106,26 @@ def test_a_neural_member_weighted_zero_is_not_loaded(memorised_model, ngram_file
     assert isinstance(ens.neural, Restorer)  # loaded when a report asks for it
 
 
+def test_load_filler_builds_the_unbounded_order_ensemble(memorised_model, tmp_path, monkeypatch):
+    import shutil
+
+    from apollo_restore.data.textindex import build_text_index
+    from apollo_restore.ngram.infini_fill import InfiniFiller
+
+    build_text_index(["a", "b"], ["ddb", "ddb"], [PASSAGE_1, PASSAGE_2], tmp_path / "ix")
+    monkeypatch.setenv("APOLLO_RESTORE_INDEX", str(tmp_path / "ix"))
+    folder = tmp_path / "model"
+    shutil.copytree(memorised_model, folder)
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    meta["ensemble"] = {"infini": {"discount": 0.6}, "weights": {"neural": 0.0, "infini": 1.0, "infini_backward": 1.0, "length": 2.0}}
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))
+    ens = load_filler(folder, present=False)
+    assert [type(f) for f, _ in ens.members] == [InfiniFiller, InfiniFiller, LengthPrior]
+    assert ens.members[0][0].index is ens.members[1][0].index  # one text index, opened once
+    result = ens.restore("Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
+    assert result.gaps[0].candidates[0].text == "πεπρακεναι"
+
+
 def test_widen_gives_room_around_hints():
     from apollo_restore.restore.ensemble import widen
 

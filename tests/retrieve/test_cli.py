@@ -26,8 +26,6 @@ def test_cli_index_and_parallels(prepared: Path, tmp_path: Path) -> None:
     assert done.exit_code == 0 and json.loads(done.output)["count"] == 3
 
     done = runner.invoke(app, ["parallels", "αὐτοκράτορος [.8", "--index", str(out)])
-    assert (done.exit_code, done.output) == (2, "error: [E001] unclosed '[' opened at line 1, column 14\n")
-    missing = tmp_path / "missing"
-    done = runner.invoke(app, ["parallels", "κα σεβαστου", "--index", str(missing)])
-    expected = f"error: no index in {missing}: run `apollo-restore index --prepared DIR --out {missing}`\n"
-    assert (done.exit_code, done.output) == (2, expected)
+    assert done.exit_code == 2 and "E001" in done.output
+    done = runner.invoke(app, ["parallels", "κα σεβαστου", "--index", str(tmp_path / "missing")])
+    assert done.exit_code == 2 and "E404" in done.output

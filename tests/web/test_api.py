@@ -256,6 +256,7 @@ def test_scrub_removes_paths():
 def test_api_parallels_without_index_is_503(client):
     err = _error(client.post("/api/parallels", json={"prefix": "πεκυσι ", "suffix": " χαιρειν"}), 503)
     assert err["code"] == "W010" and "--index" in err["message"]
+    assert _error(client.post("/api/provenance", json={"text": "πεκυσι χαιρειν"}), 503)["code"] == "W010"
 
 
 def test_api_parallels_with_a_provider(tiny_restorer):
@@ -400,6 +401,12 @@ def test_web_parallels_adapter_reads_a_real_index(tiny_prepared, tmp_path, tiny_
     body = client.post("/api/parallels", json={"text": "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι", "k": 3}).json()
     assert body["parallels"] and body["parallels"][0]["between"] == "ωρου"
     assert body["parallels"][0]["docs"] and body["parallels"][0]["count"] >= 1
+    assert len(body["parallels"][0]["urls"]) == len(body["parallels"][0]["docs"])
+    text = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον"
+    found = client.post("/api/provenance", json={"text": text, "min_run": 20}).json()
+    assert found["documents"] and found["documents"][0]["longest"] >= 20 and found["letters"] > 40
+    err = _error(client.post("/api/provenance", json={"text": "κομων", "min_run": 20}), 422)
+    assert err["code"] == "W016" and "E406" in err["message"]
 
 
 def test_cli_serve_is_registered_and_checks_the_index(tmp_path):

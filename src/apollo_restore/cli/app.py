@@ -6,11 +6,11 @@ import logging
 
 import typer
 
-from apollo_restore.cli import evaluate, index, ngram, parallels, prepare, restore, scale, serve, train
+from apollo_restore.cli import evaluate, index, ngram, parallels, prepare, provenance, restore, scale, serve, train
 
 # plain click help: no "<bool>" placeholders on flags, no boxes cutting long lines
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, help="Restore lacunae in Ancient Greek texts.")
-for module in (prepare, train, restore, index, parallels, serve, evaluate, ngram, scale):
+for module in (prepare, train, restore, index, parallels, provenance, serve, evaluate, ngram, scale):
     module.register(app)
 
 

@@ -10,7 +10,7 @@ import typer
 
 def parallels_command(
     text: str = typer.Argument(..., help="Leiden text with gaps ([.5], [- - -], ...) or a phrase without brackets."),
-    index: Path = typer.Option(None, "--index", help="Index folder (default: the package's or $APOLLO_RESTORE_INDEX)."),
+    index: Path = typer.Option(None, "--index", help="Index folder (default: $APOLLO_RESTORE_INDEX, else the index over the packaged training text, built in the user cache on first use)."),
     max_between: int = typer.Option(40, "--max-between", help="Most letters between the contexts of a gap."),
     limit: int = typer.Option(10, "--limit", help="Readings (gap) or documents (phrase) shown."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
@@ -19,10 +19,10 @@ def parallels_command(
     between them; or, for a phrase, where it stands."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.errors import LeidenError
-    from apollo_restore.retrieve.index import ParallelIndex, default_index_path, leiden_gap_parallels
+    from apollo_restore.retrieve.index import ParallelIndex, leiden_gap_parallels
 
     try:
-        idx = ParallelIndex.open(index or default_index_path())
+        idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
     except (FileNotFoundError, ValueError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from err

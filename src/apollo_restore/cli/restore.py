@@ -19,7 +19,8 @@ def restore_command(
     hint: list[str] = typer.Option(None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=ca.7, 3=none (0-based gaps)."),
     show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
-    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
+    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's classical ensemble members."),
+    parallels: bool = typer.Option(False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."),
 ) -> None:
     """Restore every lacuna of a Leiden text and print ranked candidates with probabilities.
 
@@ -36,6 +37,11 @@ def restore_command(
     except (LeidenError, RequestError) as err:
         _fail(err)
     restorer = load_filler(model, use_ngram=not neural_only)
+    if parallels:
+        from apollo_restore.retrieve.augment import RetrievalAugmented
+        from apollo_restore.retrieve.index import ParallelIndex
+
+        restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
     result = restorer.restore(request)
     for warning in result.warnings:
         typer.secho(f"warning: {warning}", err=True, fg="yellow")
@@ -98,8 +104,10 @@ def _print(result, show: int) -> None:
         table.add_column("prob", justify="right")
         table.add_column("note", style="yellow")
         for rank, cand in enumerate(gap.candidates[:show], 1):
-            note = f"unknown word: {', '.join(cand.unknown_words)}" if cand.unknown_words else ""
-            table.add_row(str(rank), cand.display or cand.text, cand.text, f"{cand.prob:.0%}" if cand.prob >= 0.005 else "<1%", note)
+            notes = [f"unknown word: {', '.join(cand.unknown_words)}"] if cand.unknown_words else []
+            notes += [f"parallels in {', '.join(cand.citations[:3])}"] if cand.citations else []
+            prob = f"{cand.prob:.0%}" if cand.prob >= 0.005 else "<1%"
+            table.add_row(str(rank), cand.display or cand.text, cand.text, prob, "; ".join(notes))
         console.print(table)
     if calibrated:
         console.print("\n[dim]prob: how often a reading shown with this probability was the edition's reading on held-out "
@@ -114,7 +122,8 @@ def predict_command(
     k: int = typer.Option(20, "--k", help="Candidates per gap."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
-    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
+    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's classical ensemble members."),
+    parallels: bool = typer.Option(False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
     from apollo_restore.restore.common import RestoreConfig

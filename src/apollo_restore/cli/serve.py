@@ -9,8 +9,7 @@ import typer
 
 def serve_command(
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
-    index: Path = typer.Option(None, "--index", help="Parallel-passage index folder (default: the package's or $APOLLO_RESTORE_INDEX when built; "
-        "else none, and the page says so)."),
+    index: Path = typer.Option(None, "--index", help="Text index folder for parallels and provenance (default: $APOLLO_RESTORE_INDEX, else the index over the packaged training text, built in the user cache on first use)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (loopback by default)."),
     port: int = typer.Option(8000, "--port", help="TCP port."),
     max_concurrent: int = typer.Option(2, "--max-concurrent", help="Restorations running at once."),
@@ -22,17 +21,15 @@ def serve_command(
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.ensemble import load_filler
-    from apollo_restore.retrieve.index import default_index_path
     from apollo_restore.web.app import LOCAL_HOSTS, create_app
     from apollo_restore.web.limits import Limits
     from apollo_restore.web.server import serve
 
+    parallels = load_parallels(index)  # first: the default model's members then share its text index
     try:
         restorer = load_filler(model, threads=threads)
     except (FileNotFoundError, ValueError) as err:
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
-    index = index or (default_index_path() if (default_index_path() / "meta.json").exists() else None)
-    parallels = load_parallels(index) if index else None
     limits = Limits(max_concurrent=max_concurrent, max_queued=max_queued, request_timeout_s=request_timeout)
     hosts = allowed_host or (LOCAL_HOSTS if host in LOCAL_HOSTS else (host, *LOCAL_HOSTS))
     app = create_app(restorer, parallels, limits, allowed_hosts=hosts)
@@ -40,8 +37,8 @@ def serve_command(
     serve(app, host, port, limits)
 
 
-def load_parallels(folder: Path):
-    """The parallel-passage index in ``folder``, ready for the web app.
+def load_parallels(folder: Path | None):
+    """The parallel-passage index in ``folder`` (default: the packaged one), ready for the web app.
 
     Raises:
         typer.BadParameter: no readable index there.
@@ -50,7 +47,7 @@ def load_parallels(folder: Path):
     from apollo_restore.web.parallels import IndexParallels
 
     try:
-        return IndexParallels.open(folder)
+        return IndexParallels.open(folder, progress=lambda msg: typer.echo(msg, err=True))
     except (FileNotFoundError, ValueError, ImportError) as err:
         raise typer.BadParameter(str(err), param_hint="--index") from err
 

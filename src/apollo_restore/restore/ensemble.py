@@ -144,6 +144,16 @@ def load_filler(
     model, those n-gram files (forward and, optionally, right-to-left) and a
     :class:`LengthPrior`; any other folder (or ``use_ngram=False``) gives the plain neural
     :class:`Restorer`.
+
+    Bare, a folder whose ``apollo_restore.json`` has an ``ensemble`` entry gives an :class:`Ensemble`
+    of its neural model, classical members and a :class:`LengthPrior`; the classical members are
+    either the unbounded-order models on the packaged text index (``"infini": {model options}``,
+    weights ``infini`` and ``infini_backward``), e.g. ``{"infini": {"discount": 0.6},
+    "weights": {"neural": 0.0, "infini": 1.0, "infini_backward": 1.0, "length": 4.0}}``, or
+    n-gram files in the folder (``"ngram": "ngram.npz", "backward": "ngram-backward.npz"``,
+    weights ``ngram`` and ``backward``). Any other folder (or ``use_ngram=False``) gives the
+    plain neural :class:`Restorer`. A member weighted 0 is left out (its search would change
+    no ranking).
     """
     path = Path(folder) if folder else DEFAULT_MODEL
     filler = _load_bare(path, config, use_ngram, threads)
@@ -165,17 +175,26 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int 
 
     meta_file = path / META_FILE
     spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
-    if not (use_ngram and spec and (path / spec["ngram"]).exists()):
+    if not (use_ngram and spec):
         return load_neural()
-    from apollo_restore.ngram.fill import load_ngram
-
     weights = spec["weights"]
     neural = load_neural() if weights["neural"] > 0 else load_neural
-    members: list[tuple[ScoringFiller, float]] = [(neural, weights["neural"]), (load_ngram(path / spec["ngram"]), weights["ngram"])]
-    if spec.get("backward"):
-        members.append((load_ngram(path / spec["backward"]), weights["backward"]))
+    members: list[tuple[ScoringFiller, float]] = [(neural, weights["neural"])]
+    if "infini" in spec:
+        from apollo_restore.ngram.infini_fill import load_infini
+
+        for direction, name in (("forward", "infini"), ("backward", "infini_backward")):
+            if weights.get(name, 0.0) > 0:
+                members.append((load_infini(direction, **spec["infini"]), weights[name]))
+    elif (path / spec["ngram"]).exists():
+        from apollo_restore.ngram.fill import load_ngram
+
+        members.append((load_ngram(path / spec["ngram"]), weights["ngram"]))
+        if spec.get("backward"):
+            members.append((load_ngram(path / spec["backward"]), weights["backward"]))
+    else:
+        return load_neural()
     members.append((LengthPrior(), weights.get("length", 0.0)))
-    # a member weighted 0 changes no ranking: leave it out rather than run its search
     members = [(filler, w) for filler, w in members if w > 0]
     label = "+".join(name for name, w in weights.items() if w > 0)
     return Ensemble(members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=spec.get("hint_slack", 0))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from apollo_restore.data.document import Document
 from apollo_restore.fim.examples import Hint
 from apollo_restore.restore.engine import Restorer, match_key, restore_text, to_candidates
+from apollo_restore.restore.ensemble import ScoringFiller
 from apollo_restore.restore.types import Candidate, Restoration
 from apollo_restore.retrieve.index import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
@@ -37,10 +38,11 @@ class _Entry:
 
 
 class RetrievalAugmented:
-    """A :class:`Restorer` whose beams are joined by readings from parallel passages.
+    """A restorer whose beams are joined by readings from parallel passages.
 
     Args:
-        restorer: the model.
+        restorer: the model: a :class:`Restorer` or any scoring filler with a ``config``
+            (e.g. the default ensemble).
         index: the parallel-passage index (training split only).
         enabled: ``False`` returns exactly the restorer's candidates.
         max_parallels: most distinct readings taken from the parallels (most frequent first).
@@ -53,7 +55,7 @@ class RetrievalAugmented:
 
     def __init__(
         self,
-        restorer: Restorer,
+        restorer: Restorer | ScoringFiller,
         index: ParallelIndex,
         enabled: bool = True,
         max_parallels: int = 20,

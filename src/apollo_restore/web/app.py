@@ -7,7 +7,7 @@ restorer (or the parallels index, or the exporter) and returns a JSON-ready resu
     app = create_app(Restorer.load(), parallels=None)       # any ASGI server, or TestClient
 
 Endpoints (documented at ``/docs``, from packaged assets, and ``/openapi.json``):
-``POST /api/restore``, ``POST /api/parallels``, ``POST /api/epidoc``, ``POST /api/export``,
+``POST /api/restore``, ``POST /api/parallels``, ``POST /api/provenance``, ``POST /api/epidoc``, ``POST /api/export``,
 ``GET /api/health``, ``GET /`` (the page) and ``/static/*`` (its script and style).
 """
 
@@ -48,9 +48,11 @@ _POLL_S = 0.25  # how often a running restoration checks its client and its dead
 
 
 class ParallelsProvider(Protocol):
-    """What the web app needs from a parallel-passage index (:mod:`apollo_restore.retrieve`)."""
+    """What the web app needs from the text index (:mod:`apollo_restore.retrieve`)."""
 
     def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]: ...
+
+    def provenance(self, text: str, min_run: int) -> dict[str, Any]: ...
 
 
 #: Host names a server on loopback answers to (``testserver``: Starlette's test client).
@@ -141,6 +143,19 @@ def create_app(
             raise ApiError.of(422, "W013", reason="give either text (and gap) or prefix/suffix")
         found = await run_in_threadpool(parallels.parallels, prefix, suffix, req.k)
         return {"prefix": prefix, "suffix": suffix, "parallels": list(found)}
+
+    @app.post("/api/provenance", response_model=s.ProvenanceOut, responses=_ERRORS, tags=["restore"])
+    async def check_provenance(req: s.ProvenanceRequest) -> dict:
+        """Training documents that share runs of at least ``min_run`` letters with the text: a
+        restoration that reproduces one may be a memorised edition (503 when the server has no
+        index)."""
+        if parallels is None:
+            raise ApiError.of(503, "W010")
+        check_text(req.text, limits.request)
+        try:
+            return await run_in_threadpool(parallels.provenance, req.text, req.min_run)
+        except ValueError as err:
+            raise ApiError.of(422, "W016", reason=str(err)) from None
 
     @app.post("/api/epidoc", response_model=s.EpidocOut, responses=_ERRORS, tags=["import/export"])
     async def epidoc(file: UploadFile = File(..., description="An EpiDoc TEI XML file.")) -> dict:

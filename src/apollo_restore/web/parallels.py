@@ -1,6 +1,7 @@
-"""Adapter from the parallel-passage index (:mod:`apollo_restore.retrieve`) to what the web app
-needs: ``parallels(prefix, suffix, k) -> list[dict]``, one dict per reading found between the
-gap's contexts (``between``, ``count``, ``n_docs``, ``docs``, ``examples``)."""
+"""Adapter from the text index (:mod:`apollo_restore.retrieve`) to what the web app needs:
+``parallels(prefix, suffix, k) -> list[dict]``, one dict per reading found between the gap's
+contexts (``between``, ``count``, ``n_docs``, ``docs``, ``urls``, ``examples``), and
+``provenance(text, min_run) -> dict`` (:func:`apollo_restore.retrieve.provenance.provenance`)."""
 
 from __future__ import annotations
 
@@ -14,17 +15,36 @@ class IndexParallels:
 
     def __init__(self, index: Any) -> None:
         self.index = index
+        self._sources = dict(zip(index.doc_ids, index.doc_sources))  # document id → corpus
 
     @classmethod
-    def open(cls, folder: str | Path) -> "IndexParallels":
-        """Open an index folder written by ``apollo-restore index``.
+    def open(cls, folder: str | Path | None = None, progress=None) -> "IndexParallels":
+        """Open an index folder (default: the one over the packaged text, built on first use).
 
         Raises:
             FileNotFoundError: no index there. ValueError: another format or normaliser.
         """
         from apollo_restore.retrieve.index import ParallelIndex
 
-        return cls(ParallelIndex.open(folder))
+        return cls(ParallelIndex.open(folder, progress=progress) if folder else ParallelIndex.shared(progress=progress))
 
     def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]:
-        return [asdict(group) for group in self.index.gap_parallels(prefix, suffix, limit=k).groups]
+        """Readings between the gap's contexts, each with its documents' edition links (``urls``)."""
+        from apollo_restore.retrieve.links import edition_url
+
+        out = []
+        for group in self.index.gap_parallels(prefix, suffix, limit=k).groups:
+            row = asdict(group)
+            row["urls"] = [edition_url(d, self._sources.get(d, "")) for d in group.docs]
+            out.append(row)
+        return out
+
+    def provenance(self, text: str, min_run: int) -> dict[str, Any]:
+        """Training documents sharing runs of at least ``min_run`` letters with ``text``.
+
+        Raises:
+            ValueError: the text is shorter than ``min_run`` letters.
+        """
+        from apollo_restore.retrieve.provenance import provenance
+
+        return provenance(text, self.index, min_run=min_run).to_dict()

@@ -94,6 +94,24 @@ class AlternativeIn(BaseModel):
     prob: Optional[float] = Field(None, ge=0, le=1)
 
 
+class ProvenanceRequest(BaseModel):
+    """A text (Leiden or plain Greek) to check against the training data."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="The text; normalised first, Leiden brackets ignored, lost letters break runs.")
+    min_run: int = Field(40, ge=20, le=500, description="Shortest shared run reported (letters).")
+
+
+class ProvenanceOut(BaseModel):
+    letters: int = Field(description="Letters in the text.")
+    min_run: int
+    covered: int = Field(description="Letters of the text inside a run shared with some training document.")
+    documents: list[dict[str, Any]] = Field(
+        description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet."
+    )
+
+
 class Choice(BaseModel):
     """A machine-proposed reading accepted for export."""
 
@@ -134,7 +152,7 @@ class EpidocOut(BaseModel):
 class HealthOut(BaseModel):
     status: Literal["ok"]
     model: str
-    parallels: bool = Field(description="Whether a parallel-passage index is loaded.")
+    parallels: bool = Field(description="Whether the text index (parallel passages, provenance) is loaded.")
     limits: dict[str, Any]
     running: int = Field(description="Restorations running now.")
     waiting: int = Field(description="Restoration requests waiting for a slot.")

@@ -339,9 +339,40 @@ function renderParallels(index) {
     const reading = p.between ?? p.text ?? p.reading ?? "";
     const docs = p.docs || p.doc_ids || (p.doc ? [p.doc] : []);
     const count = p.count !== undefined ? ` ×${p.count}` : "";
+    const cites = docs.map((d, j) => docLink(d, (p.urls || [])[j]));
+    const list = docs.length ? ["(", ...cites.flatMap((c, j) => (j ? [", ", c] : [c])), p.n_docs > docs.length ? ", …)" : ")"] : [];
     return el("li", {}, el("span", { class: "reading", lang: "grc", text: reading || "—" }), count, " ",
-      el("span", { class: "docs", text: docs.length ? `(${docs.join(", ")}${p.n_docs > docs.length ? ", …" : ""})` : "" }));
+      el("span", { class: "docs" }, ...list));
   })));
+}
+
+function docLink(doc, url) {
+  return url ? el("a", { href: url, target: "_blank", rel: "noopener", text: doc }) : el("span", { text: doc });
+}
+
+// ---- provenance ------------------------------------------------------------------------------
+
+async function checkProvenance() {
+  const box = $("provenance-result");
+  if (!state.health || !state.health.parallels) {
+    box.replaceChildren(el("p", { class: "none", text: "No text index loaded on this server." }));
+    return;
+  }
+  box.replaceChildren(el("p", { class: "none", text: "Searching the training data…" }));
+  try {
+    const found = await api("/api/provenance", { text: $("leiden").value });
+    if (!found.documents.length) {
+      box.replaceChildren(el("p", { text: `No training document shares ${found.min_run} letters in a row with this text (${found.letters} letters).` }));
+      return;
+    }
+    box.replaceChildren(
+      el("p", { text: `${found.covered} of ${found.letters} letters stand in runs shared with training documents:` }),
+      el("ul", {}, found.documents.map((d) => el("li", {}, docLink(d.doc, d.url),
+        ` (${d.source}): longest run ${d.longest} letters, ${d.covered} letters shared — `,
+        el("span", { class: "reading", lang: "grc", text: d.snippet })))));
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "none", text: `Unavailable: ${err.message}` }));
+  }
 }
 
 // ---- EpiDoc upload and export ------------------------------------------------------------
@@ -408,6 +439,7 @@ async function start() {
   $("epidoc-file").addEventListener("change", (e) => { if (e.target.files.length) openEpidoc(e.target.files[0]); });
   $("export-leiden").addEventListener("click", () => exportAs("leiden"));
   $("export-epidoc").addEventListener("click", () => exportAs("epidoc"));
+  $("provenance").addEventListener("click", checkProvenance);
   try {
     state.health = await api("/api/health");
     const p = state.health.parallels ? "parallel passages available" : "no parallel-passage index loaded";

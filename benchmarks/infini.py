@@ -1,0 +1,99 @@
+"""The unbounded-order model on the text index: build time and size, latency, accuracy.
+
+    python benchmarks/infini.py --build                          # first-use build into a fresh cache dir
+    python benchmarks/infini.py --ngram /tmp/ngram/ddb-8-min1.npz --per-length 10 --split validation
+    python benchmarks/infini.py --ngram /tmp/ngram/ddb-8-min1.npz --per-length 10 --split test   # once
+
+Gaps: synthetic ddb gaps of the chosen split (``build_synthetic``, seed 11, ``--per-length`` per
+letter count 1–20), exact hint and no hint. Rows: each filler alone on its own beam, the forward +
+backward members as an :class:`~apollo_restore.restore.ensemble.Ensemble` (weights 1, 1), and the
+shipped default (``load_filler()``: what ``apollo-restore restore`` runs, all its members).
+W.Top-1 / W.Top-20 are uniform-weighted over lengths 1–20 (``evaluate.metrics.uniform``); ms are
+per gap, p50 and p95, wall-clock. Prints Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.textindex import PACKED_TEXT, TextIndex, build_text_index, read_packed
+from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
+from apollo_restore.evaluate.metrics import score_gap, uniform
+from apollo_restore.ngram.fill import load_ngram
+from apollo_restore.ngram.infini_fill import InfiniConfig, load_infini
+from apollo_restore.restore.ensemble import Ensemble, load_filler
+
+
+def build_row() -> None:
+    """Time a first-use build (unpacking included) into a fresh folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        docs = read_packed(PACKED_TEXT)
+        unpacked = time.perf_counter() - started
+        report = build_text_index(*docs, out=Path(tmp) / "ix")
+        total = time.perf_counter() - started
+    print("| packed text MB | documents | letters | unpack s | build s | total s | index MB |\n|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| {PACKED_TEXT.stat().st_size / 1e6:.1f} | {report.documents:,} | {report.letters:,} | {unpacked:.1f} | "
+          f"{report.seconds:.1f} | {total:.1f} | {report.megabytes * 1.048576:.0f} |")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", action="store_true", help="time a first-use build and stop")
+    parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
+    parser.add_argument("--split", default="validation")
+    parser.add_argument("--per-length", type=int, default=10)
+    parser.add_argument("--ngram", type=Path, action="append", default=[], help="n-gram files to compare (forward or backward)")
+    parser.add_argument("--conditions", default="exact,none")
+    parser.add_argument("--discount", type=float, default=0.6)
+    parser.add_argument("--max-context", type=int, default=40)
+    parser.add_argument("--beam", type=int, default=InfiniConfig.beam)
+    parser.add_argument("--suffix-chars", type=int, default=InfiniConfig.suffix_chars)
+    parser.add_argument("--only", default="", help="comma-separated row names to run (default: all)")
+    args = parser.parse_args()
+    if args.build:
+        build_row()
+        return
+    conds = args.conditions.split(",")
+    table = load_documents(args.prepared, split=args.split, sources=["ddb"])
+    gaps = build_synthetic(table, "ddb", args.split, args.per_length, conditions=conds, seed=11)
+    index = TextIndex.open(progress=print)
+    config = InfiniConfig(beam=args.beam, suffix_chars=args.suffix_chars)
+    options = {"discount": args.discount, "max_context": args.max_context}
+    fwd = load_infini("forward", index, config, **options)
+    bwd = load_infini("backward", index, config, **options)
+    fillers = [("unbounded forward", fwd), ("unbounded backward", bwd),
+               ("unbounded forward + backward", Ensemble([(fwd, 1.0), (bwd, 1.0)]))]  # fmt: skip
+    fillers.append(("shipped default (load_filler)", load_filler()))
+    fillers += [(f"n-gram {p.stem}", load_ngram(p)) for p in args.ngram]
+    if len(args.ngram) == 2:
+        pair = [load_ngram(p) for p in args.ngram]
+        fillers.append(("n-gram forward + backward", Ensemble([(pair[0], 1.0), (pair[1], 1.0)])))
+    if args.only:
+        fillers = [(name, f) for name, f in fillers if name in args.only.split(",")]
+    print(f"## ddb {args.split}: {len(gaps)} gaps ({args.per_length} per length 1–20 and condition), "
+          f"D = {args.discount}, max context {args.max_context}, beam {args.beam}, suffix {args.suffix_chars}, "
+          f"{os.cpu_count()} cores\n")  # fmt: skip
+    print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in conds) + " | ms p50 | ms p95 |")
+    print("|---|" + "---:|" * (len(conds) + 2))
+    for name, filler in fillers:
+        scores: dict[str, list] = {c: [] for c in conds}
+        ms = []
+        for gap in gaps:
+            started = time.perf_counter()
+            cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, 20)
+            ms.append((time.perf_counter() - started) * 1000)
+            scores[condition_of(gap)].append(score_gap(gap.target, [c.text for c in cands]))
+        cells = [f"{uniform(scores[c]).top1:.3f} / {uniform(scores[c]).top20:.3f}" for c in conds]
+        q = statistics.quantiles(ms, n=20)
+        print(f"| {name} | " + " | ".join(cells) + f" | {statistics.median(ms):.0f} | {q[18]:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

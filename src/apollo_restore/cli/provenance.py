@@ -1,0 +1,46 @@
+"""``apollo-restore provenance``: training documents that share long runs with a text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+
+def provenance_command(
+    text: str = typer.Argument(..., help="Greek text (Leiden or plain); '-' reads it from standard input."),
+    min_run: int = typer.Option(40, "--min-run", help="Shortest shared run reported (letters)."),
+    limit: int = typer.Option(20, "--limit", help="Documents shown."),
+    index: Path = typer.Option(None, "--index", help="Text index folder (default: the one over the packaged training text)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
+) -> None:
+    """Was this text in the training data? Lists the training documents sharing runs of at least
+    --min-run letters with it (spaces, accents and brackets ignored), with links to their editions."""
+    import sys
+
+    from apollo_restore.retrieve.index import ParallelIndex
+    from apollo_restore.retrieve.provenance import provenance
+
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
+        result = provenance(text, idx, min_run=min_run, limit=limit)
+    except (FileNotFoundError, ValueError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from err
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        return
+    if not result.documents:
+        typer.echo(f"no training document shares {min_run} letters in a row with this text ({result.letters} letters)")
+        return
+    typer.echo(f"{result.covered} of {result.letters} letters stand in runs shared with training documents:")
+    for d in result.documents:
+        typer.echo(f"  {d.doc} ({d.source}): longest run {d.longest} letters, {d.covered} shared  {d.url or ''}")
+        typer.echo(f"      «{d.snippet}»")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("provenance")(provenance_command)

@@ -1,0 +1,188 @@
+"""Fill one gap with the unbounded-order model: beam search over the middle's letters.
+
+    from apollo_restore.ngram.infini_fill import load_infini
+    fwd, bwd = load_infini("forward"), load_infini("backward")   # the packaged text index
+    fwd.candidates("ετους ", " αντωνινου καισαρος", hint=5)       # list[Candidate], best first
+
+A middle ``m`` scores ``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` (the backward model:
+the same with the text read right to left, the suffix as context and the prefix as what must
+follow), so middles of different lengths compete fairly. The model sees letters only (σ-folded);
+the suffix is cut at its first gap marker, and an empty one scores the end of the document.
+
+Each step adds one letter to every beam, so all live beams hold the same letter count: at the
+counts the hint allows, the ``close`` best beams of the step are closed (their suffix scored, all
+steps' closings in one batch at the end). A reading is shown in the
+spelling of its first occurrence in the training text (spaces, final sigma) when it has one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from apollo_restore.data.normalise import GREEK_LETTERS
+from apollo_restore.data.textindex import SIGMA, TextIndex, stream_str
+from apollo_restore.fim.examples import Hint
+from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
+from apollo_restore.restore.engine import to_candidates
+from apollo_restore.restore.types import Candidate
+
+# stream codes a middle may hold: the letters, ς excepted (folded to σ)
+_LETTERS = np.array([i + 1 for i, ch in enumerate(GREEK_LETTERS) if ch != "ς"], dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class InfiniConfig:
+    """Search settings.
+
+    Attributes:
+        beam: live beams kept after each step.
+        k: candidates returned (default).
+        max_letters: longest middle (letters) searched when there is no hint.
+        suffix_chars: suffix letters scored after the middle.
+        pool: finished middles kept.
+        close: beams closed (suffix scored) per step, best first; more when fewer letter counts
+            are allowed, so that the closings can fill the pool.
+    """
+
+    beam: int = 32
+    k: int = 20
+    max_letters: int = 25
+    suffix_chars: int = 16
+    pool: int = 60
+    close: int = 12
+
+
+def _bounds(hint: Hint, max_letters: int) -> tuple[int, int]:
+    if hint is None:
+        return 1, max_letters
+    if isinstance(hint, tuple):
+        lo, hi = int(hint[0]), int(hint[1])
+        return max(0, min(lo, hi)), max(lo, hi)
+    return int(hint), int(hint)
+
+
+class InfiniFiller:
+    """Gap candidates and reading scores from an :class:`InfiniGram` (the filler interface of
+    :meth:`apollo_restore.restore.engine.Restorer.candidates` and ``score_readings``).
+
+    Args:
+        model: forward or backward (``model.reverse``) model.
+        index: the text index, for the spelling of readings.
+    """
+
+    def __init__(self, model: InfiniGram, index: TextIndex, config: InfiniConfig = InfiniConfig()):
+        self.model, self.index, self.config = model, index, config
+        self.name = "infini-backward" if model.reverse else "infini"
+        # the last search's finished middles: (prefix, suffix) and reading codes → score, so that
+        # an ensemble re-scoring the union of candidates does not score these again
+        self._scored: tuple[tuple[str, str], dict[bytes, float]] = (("", ""), {})
+
+    def _context(self, prefix: str, suffix: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(context, tail)`` codes in the model's direction: what comes before the middle
+        (the document start if empty) and what must follow it (cut at its first marker, at
+        most ``suffix_chars``; the document end if empty)."""
+        before, after = (suffix, prefix) if self.model.reverse else (prefix, suffix)
+        ctx = self.model.encode(before) if before else np.array([BOUNDARY], np.uint8)
+        if not after:
+            return ctx, np.array([BOUNDARY], np.uint8)
+        tail = self.model.encode(after)
+        marks = np.flatnonzero(tail >= 29)
+        return ctx, tail[: min(self.config.suffix_chars, marks[0] if len(marks) else len(tail))]
+
+    def search(self, prefix: str, suffix: str, hint: Hint = None) -> list[tuple[np.ndarray, float]]:
+        """Finished middles ``(codes in reading order, log_score)``, best first (up to ``pool``)."""
+        cfg = self.config
+        lo, hi = _bounds(hint, cfg.max_letters)
+        ctx, tail = self._context(prefix, suffix)
+        state = self.model.start([ctx])
+        hist = np.zeros((1, 0), dtype=np.uint8)
+        score = np.zeros(1)
+        # beams to close, collected step by step and scored with the tail in one batch at the end
+        closing: list[tuple[State, list[np.ndarray], np.ndarray]] = []
+        per_step = max(cfg.close, -(-cfg.pool // (hi - max(lo, 1) + 1)))  # enough to fill the pool
+
+        def close(state: State, hist: np.ndarray, score: np.ndarray) -> None:
+            rows = np.argsort(-score, kind="stable")[:per_step]
+            closing.append((state.take(rows), list(hist[rows]), score[rows]))
+
+        if lo == 0:
+            close(state, hist, score)
+        for step in range(hi):
+            p, counts = self.model.distribution(state)
+            flat = (score[:, None] + np.log(p[:, _LETTERS])).ravel()  # (B * M,)
+            keep = min(cfg.beam, len(flat))
+            top = np.argpartition(-flat, keep - 1)[:keep]
+            rows, cols = np.divmod(top, len(_LETTERS))
+            sym = _LETTERS[cols]
+            state = self.model.advance(state.take(rows), counts[rows], sym)
+            hist = np.concatenate([hist[rows], sym[:, None]], axis=1)
+            score = flat[top]
+            if step + 1 >= lo:
+                close(state, hist, score)
+        if not closing:
+            return []
+        states = State(np.concatenate([c[0].lo for c in closing]), np.concatenate([c[0].hi for c in closing]))
+        middles = [m for c in closing for m in c[1]]
+        total = np.concatenate([c[2] for c in closing])
+        seqs = np.broadcast_to(tail, (len(middles), len(tail)))
+        total = total + self.model.score(states, seqs, np.full(len(middles), len(tail)))
+        order = np.argsort(-total, kind="stable")[: cfg.pool]
+        self._scored = ((prefix, suffix), {middles[i].tobytes(): float(total[i]) for i in order})
+        flip = -1 if self.model.reverse else 1
+        return [(middles[i][::flip], float(total[i])) for i in order]
+
+    def spell(self, codes: np.ndarray) -> str:
+        """A reading's text: its first occurrence in the training text (spaces, final sigma),
+        else its letters (a final σ written ς)."""
+        found = self.index.occurrences(codes.tobytes())[:1] if len(codes) else []
+        if len(found):
+            p = int(found[0])
+            return self.index.orig_text(self.index.orig_pos(p), self.index.orig_pos(p + len(codes) - 1) + 1)
+        text = stream_str(codes.tobytes())
+        return text[:-1] + "ς" if len(codes) and codes[-1] == SIGMA else text
+
+    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+        """Ranked readings for one gap (``norm.v1`` context; other gaps as ``-``/``…``).
+
+        Returns:
+            Up to ``k`` candidates, best first, probabilities normalised over them.
+        """
+        k = k or self.config.k
+        found = self.search(prefix, suffix, hint)[:k]
+        return to_candidates([(self.spell(codes), s) for codes, s in found])
+
+    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
+        """``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` for each reading ``m`` (nats;
+        the backward model reads right to left), the quantity :meth:`search` ranks by.
+        ``hint`` is not used."""
+        if not readings:
+            return []
+        codes = [self.model.encode(r) for r in readings]
+        known = self._scored[1] if self._scored[0] == (prefix, suffix) else {}
+        scores = [known.get(c.tobytes()) for c in codes]
+        todo = [i for i, s in enumerate(scores) if s is None]
+        if todo:
+            ctx, tail = self._context(prefix, suffix)
+            seqs = [np.r_[codes[i], tail].astype(np.uint8) for i in todo]
+            width = max(len(s) for s in seqs)
+            seq = np.zeros((len(seqs), width), dtype=np.uint8)
+            for j, s in enumerate(seqs):
+                seq[j, : len(s)] = s
+            start = self.model.start([ctx])
+            state = State(np.repeat(start.lo, len(seqs), axis=0), np.repeat(start.hi, len(seqs), axis=0))
+            for i, score in zip(todo, self.model.score(state, seq, np.array([len(s) for s in seqs])).tolist()):
+                scores[i] = score
+        return scores
+
+
+def load_infini(
+    direction: Literal["forward", "backward"], index: TextIndex | None = None, config: InfiniConfig = InfiniConfig(), **model_options
+) -> InfiniFiller:
+    """The unbounded-order filler over ``index`` (default: the packaged text index, built in the
+    user cache on first use) in one direction."""
+    index = index or TextIndex.shared()
+    model = InfiniGram.forward(index, **model_options) if direction == "forward" else InfiniGram.backward(index, **model_options)
+    return InfiniFiller(model, index, config)

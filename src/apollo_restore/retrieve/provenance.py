@@ -1,0 +1,131 @@
+"""Was this text in the training data? Training documents that share long runs with a text.
+
+    from apollo_restore.retrieve.provenance import provenance
+    found = provenance("… pasted edition …")          # the packaged text index
+    for hit in found.documents: print(hit.doc, hit.longest, hit.url)
+
+Every window of ``min_run`` letters of the text (letters only, σ-folded, as the index matches) is
+looked up in the suffix array in one vectorised search; occurrences of consecutive windows at the
+same offset in the same document join into one shared run. A document is reported when it shares
+a run of at least ``min_run`` letters; a restoration that reproduces such a document may be a
+memorised edition, and a test text with none is unseen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from apollo_restore.data.normalise import normalise
+from apollo_restore.data.textindex import S_DASH, TextIndex, sa_ranges
+from apollo_restore.errors import Errors
+from apollo_restore.retrieve.links import edition_url
+
+MIN_RUN = 40
+_MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document
+
+
+@dataclass
+class SharedDocument:
+    """A training document sharing long runs with the text.
+
+    Attributes:
+        doc, source, url: the document, its corpus and a link to its edition (or ``None``).
+        longest: letters in the longest shared run.
+        covered: letters of the text inside some shared run with this document.
+        start, end: letter offsets in the text of the longest run.
+        snippet: the longest run as it stands in the document (``norm.v1``).
+    """
+
+    doc: str
+    source: str
+    url: str | None
+    longest: int
+    covered: int
+    start: int
+    end: int
+    snippet: str
+
+
+@dataclass
+class Provenance:
+    """Result of :func:`provenance`.
+
+    Attributes:
+        letters: letters in the text (σ-folded, markers excluded).
+        min_run: the run length asked for.
+        covered: letters of the text inside a shared run with any document (fraction: ``/ letters``).
+        documents: most shared first (longest run, then coverage).
+    """
+
+    letters: int
+    min_run: int
+    covered: int
+    documents: list[SharedDocument] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-serialisable dict."""
+        return asdict(self)
+
+
+def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN, limit: int = 20) -> Provenance:
+    """Training documents sharing runs of at least ``min_run`` letters with ``text``.
+
+    Args:
+        text: any Greek text (normalised with ``norm.v1`` first; Leiden brackets are dropped by
+            the normaliser, lost letters ``-`` break runs).
+        index: the text index (default: the packaged one, built on first use).
+        min_run: shortest shared run reported (letters).
+        limit: most documents returned.
+
+    Raises:
+        ValueError: the text has fewer than ``min_run`` letters (E406).
+    """
+    index = index or TextIndex.shared()
+    codes = np.frombuffer(TextIndex.pattern(normalise(text)), np.uint8)
+    letters = int(np.count_nonzero(codes < S_DASH))
+    if len(codes) < min_run:
+        raise ValueError(Errors.E406.format(min_run=min_run, letters=letters))
+    windows = np.lib.stride_tricks.sliding_window_view(codes, min_run)  # (W, min_run)
+    clean = np.flatnonzero(~(windows >= S_DASH).any(axis=1))
+    result = Provenance(letters, min_run, 0)
+    if not len(clean):
+        return result
+    text_codes = np.r_[index.codes, np.zeros(1, np.uint8)]
+    lo, hi = sa_ranges(text_codes, index.sa, np.ascontiguousarray(windows[clean]), np.full(len(clean), min_run))
+    found = np.flatnonzero((hi > lo) & (hi - lo <= _MAX_OCCURRENCES))
+    if not len(found):
+        return result
+    starts = np.repeat(clean[found], (hi - lo)[found])  # window start in the text, per occurrence
+    rows = np.concatenate([np.arange(lo[i], hi[i]) for i in found])
+    positions = np.asarray(index.sa[rows], dtype=np.int64)
+    diagonal = positions - starts  # equal along one shared run
+    order = np.lexsort((starts, diagonal))
+    starts, diagonal, positions = starts[order], diagonal[order], positions[order]
+    new_run = np.r_[True, (diagonal[1:] != diagonal[:-1]) | (starts[1:] != starts[:-1] + 1)]
+    run_id = np.cumsum(new_run) - 1
+    run_first = np.flatnonzero(new_run)
+    run_start, run_pos = starts[run_first], positions[run_first]
+    run_len = np.bincount(run_id) + min_run - 1  # letters (stream codes) per run
+    run_doc = index.doc_of(run_pos)
+    covered_any = np.zeros(len(codes), dtype=bool)
+    by_doc: dict[int, list[int]] = {}
+    for r, d in enumerate(run_doc.tolist()):
+        by_doc.setdefault(d, []).append(r)
+        covered_any[run_start[r] : run_start[r] + run_len[r]] = True
+    result.covered = int(covered_any.sum())
+    shared = []
+    for d, runs in by_doc.items():
+        mask = np.zeros(len(codes), dtype=bool)
+        for r in runs:
+            mask[run_start[r] : run_start[r] + run_len[r]] = True
+        best = max(runs, key=lambda r: run_len[r])
+        p, n = int(run_pos[best]), int(run_len[best])
+        snippet = index.orig_text(index.orig_pos(p), index.orig_pos(p + n - 1) + 1)
+        shared.append(SharedDocument(index.doc_ids[d], index.doc_sources[d], edition_url(index.doc_ids[d], index.doc_sources[d]),
+                                     n, int(mask.sum()), int(run_start[best]), int(run_start[best]) + n, snippet))  # fmt: skip
+    shared.sort(key=lambda s: (-s.longest, -s.covered, s.doc))
+    result.documents = shared[:limit]
+    return result
