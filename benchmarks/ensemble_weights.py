@@ -96,7 +96,7 @@ def main() -> None:
     fwd, bwd = ("infini", "infini_backward") if "infini" in rows[0] else ("ngram", "backward")
     candidates = [("neural only (its own beam)", {"neural": 1.0}, "neural")] if "neural" in rows[0] else []
     candidates += [(f"{fwd} only (its own beam)", {fwd: 1.0}, fwd), (f"{bwd} only (its own beam)", {bwd: 1.0}, bwd)]
-    neural_weights = (0.0,) if "neural" not in rows[0] else (0.0, 0.25, 0.5, 1.0)
+    neural_weights = (0.0,) if "neural" not in rows[0] else (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
     grid = itertools.product(neural_weights, (1.0,), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0, 2.0, 4.0, 8.0))
     for w_neural, w_fwd, w_bwd, w_len in grid:
         weights = {"neural": w_neural, fwd: w_fwd, bwd: w_bwd, "length": w_len}

@@ -1,8 +1,15 @@
-"""Copy a trained model folder and its n-gram members into the package as the embedded default.
+"""Copy a trained model folder and its classical members into the package as the embedded default.
 
+    python scripts/package_default_model.py --model runs/gpu/export-join --infini '{"discount": 0.6, "max_context": 40}' \\
+        --weights '{"neural": 1.0, "infini": 1.0, "infini_backward": 1.0, "length": 8.0}' --hint-slack 2 \\
+        --chosen-by "benchmarks/ensemble_weights.py ..."
     python scripts/package_default_model.py --model runs/default/best \\
         --ngram data/ngram-8-min4.npz --backward data/ngram-8-min4-bwd.npz \\
         --weights '{"neural": 0.0, "ngram": 1.0, "backward": 1.0, "length": 4.0}' --hint-slack 2
+
+The unbounded-order members read the packaged text index (``models/corpus``), so ``--infini``
+copies no file. The calibration must be re-fitted afterwards (``scripts/fit_calibration.py``):
+it is tied to the model it was fitted on.
 
 Only weights, tokenizer and JSON go in (no optimiser state). The weights of the ensemble come
 from ``benchmarks/ensemble_weights.py`` on the validation split.
@@ -28,6 +35,8 @@ def main() -> None:
     parser.add_argument("--backward", type=Path)
     parser.add_argument("--weights", type=json.loads, default=None)
     parser.add_argument("--hint-slack", type=int, default=0)
+    parser.add_argument("--infini", type=json.loads, default=None, help="options of the unbounded-order members")
+    parser.add_argument("--chosen-by", default="", help="how the weights were chosen (recorded)")
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     args = parser.parse_args()
     tmp = args.out.with_name(args.out.name + ".tmp")
@@ -43,6 +52,10 @@ def main() -> None:
         if args.backward:
             shutil.copy(args.backward, tmp / "ngram-backward.npz")
             meta["ensemble"]["backward"] = "ngram-backward.npz"
+    if args.infini is not None:
+        meta["ensemble"] = {"infini": args.infini, "weights": args.weights, "hint_slack": args.hint_slack}
+    if "ensemble" in meta and args.chosen_by:
+        meta["ensemble"]["chosen_by"] = args.chosen_by
     (tmp / META_FILE).write_text(json.dumps(meta, ensure_ascii=False, indent=1))
     shutil.rmtree(args.out, ignore_errors=True)
     tmp.rename(args.out)
