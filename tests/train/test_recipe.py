@@ -1,0 +1,37 @@
+"""The single-GPU recipe's code paths, run on CPU with a tiny config: DataLoader workers, the
+time budget, and ``best/`` chosen by restoration accuracy on a fixed gap set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from apollo_restore.config import load_config
+from apollo_restore.data.formats import GapExample, write_gapset
+from apollo_restore.evaluate.selection import restoration_validator
+from apollo_restore.fim.layout import JOIN_V2
+from apollo_restore.train.loop import BEST_DIR, METRICS_FILE, TrainConfig, train
+
+from ..conftest import MEMORISED
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def test_gpu_config_is_a_valid_training_config():
+    cfg = TrainConfig.from_dict(load_config(CONFIGS / "gpu_medium.yaml", [], TrainConfig))
+    assert (cfg.size, cfg.layout, cfg.compile, cfg.device) == ("medium", "join", True, "auto")
+
+
+def test_tiny_run_with_workers_and_accuracy_selection(tiny_prepared, tmp_path):
+    gaps = [GapExample(f"g{i}", "ddb", "d", p, s, m, len(m), "synthetic") for i, (p, m, s) in enumerate(MEMORISED)]
+    write_gapset(tmp_path / "gaps.jsonl", gaps)
+    cfg = TrainConfig(prepared=str(tiny_prepared), out=str(tmp_path / "run"), size="tiny", steps=6, batch_size=2,
+                      block_size=256, workers=2, max_seconds=600, eval_every=3, eval_rows=2, threads=1,
+                      checkpoint_every=1e9, log_every=1, val_gaps=str(tmp_path / "gaps.jsonl"))
+    result = train(cfg, progress=False, validate=restoration_validator(tmp_path / "gaps.jsonl", k=5))
+    assert result["step"] == 6 and "best_score" in result
+    records = [json.loads(line) for line in (tmp_path / "run" / METRICS_FILE).read_text().splitlines()]
+    scored = [r for r in records if "score" in r]
+    assert [r["step"] for r in scored] == [3, 6] and all("w_top1_exact" in r for r in scored)
+    meta = json.loads((tmp_path / "run" / BEST_DIR / "apollo_restore.json").read_text())
+    assert meta["fim_format"] == JOIN_V2.name and meta["training"]["score"] == max(r["score"] for r in scored)
