@@ -20,8 +20,8 @@ from pathlib import Path
 
 from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, to_leiden
 from apollo_restore.data.normalise import normalise
-from apollo_restore.data.prepare import CorpusSpec, read_corpus
-from apollo_restore.data.readers.archive import SkipLog
+from apollo_restore.data.prepare import CorpusSpec, reader_for
+from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.splits import split_of
 from apollo_restore.evaluate.metrics import agnostic
 from apollo_restore.restore.ensemble import load_filler
@@ -68,7 +68,13 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=6)
     args = parser.parse_args()
     found = []
-    for doc in read_corpus(CorpusSpec("ddb", args.corpus), SkipLog()):
+    spec = CorpusSpec("ddb", args.corpus)
+    parse, suffixes = reader_for(spec)
+    for name, content in iter_files(spec.path, suffixes, SkipLog()):
+        try:
+            doc = parse(content, name, spec.source)
+        except Exception:  # noqa: BLE001 - a file the reader cannot parse is no demonstration
+            continue
         if split_of(doc.group) == "test" and (demo := demo_of(doc)):
             found.append((hashlib.sha1(doc.id.encode()).hexdigest(), doc.id, *demo))
     filler = load_filler()
