@@ -51,10 +51,14 @@ def main() -> None:
     times = [wall(cmd, env) for _ in range(args.runs)]
     stages = subprocess.run([sys.executable, "-c", STAGES, TEXT], env=env, check=True, capture_output=True, text=True)
     cli, load_code, load, restore, torch = stages.stdout.split()
-    print(f"`apollo-restore restore \"{TEXT}\"`, {args.runs} fresh processes:\n")
-    print("| median s | best s | import CLI s | import restore code s | load model folder s | restore s | torch imported |")
+    print(f'`apollo-restore restore "{TEXT}"`, {args.runs} fresh processes:\n')
+    print(
+        "| median s | best s | import CLI s | import restore code s | load model folder s | restore s | torch imported |"
+    )
     print("|---:|---:|---:|---:|---:|---:|:---:|")
-    print(f"| {statistics.median(times):.2f} | {min(times):.2f} | {cli} | {load_code} | {load} | {restore} | {'yes' if torch == '1' else 'no'} |")
+    print(
+        f"| {statistics.median(times):.2f} | {min(times):.2f} | {cli} | {load_code} | {load} | {restore} | {'yes' if torch == '1' else 'no'} |"
+    )
 
 
 if __name__ == "__main__":

@@ -26,15 +26,25 @@ def main() -> None:
     parser.add_argument("--gaps", type=Path, required=True)
     parser.add_argument("--conditions", default="exact,none")
     parser.add_argument("--ngram", type=Path, action="append", default=[])
-    parser.add_argument("--neural", nargs="?", const="", default=None, help="the neural model alone (a folder; default: the shipped one)")
+    parser.add_argument(
+        "--neural",
+        nargs="?",
+        const="",
+        default=None,
+        help="the neural model alone (a folder; default: the shipped one)",
+    )
     parser.add_argument("--no-default", action="store_true", help="skip the shipped default ensemble")
     args = parser.parse_args()
     wanted = args.conditions.split(",")
-    gaps = [g for g in read_gapset(args.gaps) if g.kind == "synthetic" and not is_excluded(g) and condition_of(g) in wanted]
+    gaps = [
+        g for g in read_gapset(args.gaps) if g.kind == "synthetic" and not is_excluded(g) and condition_of(g) in wanted
+    ]
     fillers = [] if args.no_default else [("shipped default", load_filler())]
     fillers += [(f"{p.stem}", load_ngram(p)) for p in args.ngram]
     if args.neural is not None:
-        fillers.append((f"neural model alone ({args.neural or 'shipped'})", Restorer.load(args.neural or None, threads=1)))
+        fillers.append(
+            (f"neural model alone ({args.neural or 'shipped'})", Restorer.load(args.neural or None, threads=1))
+        )
     print(f"## {len(gaps)} gaps of {args.gaps} ({', '.join(wanted)})\n")
     print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in wanted) + " | ms/gap |")
     print("|---|" + "---:|" * (len(wanted) + 1))
@@ -42,7 +52,11 @@ def main() -> None:
         preds = list(predict(filler, gaps, k=20, progress=False))
         cells = []
         for cond in wanted:
-            scores = [score_gap(g.target, [t for t, _ in p.candidates]) for g, p in zip(gaps, preds) if condition_of(g) == cond]
+            scores = [
+                score_gap(g.target, [t for t, _ in p.candidates])
+                for g, p in zip(gaps, preds)
+                if condition_of(g) == cond
+            ]
             s = uniform(scores)
             cells.append(f"{s.top1:.3f} / {s.top20:.3f}")
         ms = sum(p.ms or 0 for p in preds) / max(1, len(preds))

@@ -35,7 +35,11 @@ def collect(args) -> list[dict]:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=args.conditions.split(","), seed=11)
     if args.infini:
-        members = {"infini": load_infini("forward"), "infini_backward": load_infini("backward"), "length": LengthPrior()}
+        members = {
+            "infini": load_infini("forward"),
+            "infini_backward": load_infini("backward"),
+            "length": LengthPrior(),
+        }
     else:
         members = {"ngram": load_ngram(args.ngram), "backward": load_ngram(args.backward), "length": LengthPrior()}
     if not args.no_neural:
@@ -59,8 +63,11 @@ def collect(args) -> list[dict]:
 
 
 def ranked(row: dict, weights: dict[str, float], only: str | None = None) -> list[str]:
-    items = [(r, sum(w * row[m][i] for m, w in weights.items()))
-             for i, r in enumerate(row["readings"]) if only is None or only in row["origin"][i]]
+    items = [
+        (r, sum(w * row[m][i] for m, w in weights.items()))
+        for i, r in enumerate(row["readings"])
+        if only is None or only in row["origin"][i]
+    ]
     return [r for r, _ in sorted(items, key=lambda item: -item[1])]
 
 
@@ -76,7 +83,9 @@ def table(rows: list[dict], weights: dict[str, float], only: str | None = None) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, help="neural model folder (default: the embedded one)")
-    parser.add_argument("--infini", action="store_true", help="classical members: the unbounded-order models (packaged text index)")
+    parser.add_argument(
+        "--infini", action="store_true", help="classical members: the unbounded-order models (packaged text index)"
+    )
     parser.add_argument("--ngram", type=Path, help="forward n-gram file (without --infini)")
     parser.add_argument("--backward", type=Path, help="backward n-gram file (without --infini)")
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
@@ -103,8 +112,10 @@ def main() -> None:
         if "neural" not in rows[0]:
             del weights["neural"]
         candidates.append((" + ".join(f"{k} {v}" for k, v in weights.items()), weights, None))
-    print(f"## Ensemble weights on ddb validation ({len(rows)} gaps, {args.per_length} per length and condition, "
-          f"search slack {args.slack})\n")
+    print(
+        f"## Ensemble weights on ddb validation ({len(rows)} gaps, {args.per_length} per length and condition, "
+        f"search slack {args.slack})\n"
+    )
     print("| members | " + " | ".join(f"{c} Top-1 / Top-20" for c in conds) + " | mean Top-1 |")
     print("|---|" + "---:|" * (len(conds) + 1))
     best = None

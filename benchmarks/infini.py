@@ -38,7 +38,9 @@ def build_row() -> None:
         unpacked = time.perf_counter() - started
         report = build_text_index(*docs, out=Path(tmp) / "ix")
         total = time.perf_counter() - started
-    print("| packed text MB | documents | letters | unpack s | build s | total s | index MB |\n|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| packed text MB | documents | letters | unpack s | build s | total s | index MB |\n|---:|---:|---:|---:|---:|---:|---:|"
+    )
     print(f"| {PACKED_TEXT.stat().st_size / 1e6:.1f} | {report.documents:,} | {report.letters:,} | {unpacked:.1f} | "
           f"{report.seconds:.1f} | {total:.1f} | {report.megabytes * 1.048576:.0f} |")  # fmt: skip
 
@@ -49,7 +51,9 @@ def main() -> None:
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
     parser.add_argument("--split", default="validation")
     parser.add_argument("--per-length", type=int, default=10)
-    parser.add_argument("--ngram", type=Path, action="append", default=[], help="n-gram files to compare (forward or backward)")
+    parser.add_argument(
+        "--ngram", type=Path, action="append", default=[], help="n-gram files to compare (forward or backward)"
+    )
     parser.add_argument("--conditions", default="exact,none")
     parser.add_argument("--discount", type=float, default=0.6)
     parser.add_argument("--max-context", type=int, default=40)

@@ -1,6 +1,6 @@
 """Plot a training run's loss curve (train loss and validation bits per middle character).
 
-    python benchmarks/loss_curve.py runs/default/metrics.jsonl [runs/default-middle/metrics.jsonl] --out docs/loss_curve.png
+python benchmarks/loss_curve.py runs/default/metrics.jsonl [runs/default-middle/metrics.jsonl] --out docs/loss_curve.png
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ def main() -> None:
         ax_val.plot([t / 1e6 for t, _ in val], [v for _, v in val], "o-", label=label)
         offset = max(offset, train[-1][0] if train else offset)
     ax_train.set(xlabel="tokens seen (millions)", ylabel="training loss (nats/token)", title="training loss")
-    ax_val.set(xlabel="tokens seen (millions)", ylabel="bits per middle character", title="validation (middle + EOS only)")
+    ax_val.set(
+        xlabel="tokens seen (millions)", ylabel="bits per middle character", title="validation (middle + EOS only)"
+    )
     for ax in (ax_train, ax_val):
         ax.grid(alpha=0.3)
         ax.legend()

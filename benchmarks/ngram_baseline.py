@@ -39,8 +39,22 @@ def build(prepared: Path, workdir: Path, order: int, min_count: int) -> tuple[Pa
     out = workdir / f"ddb-{order}-min{min_count}.npz"
     log = out.with_suffix(".log")
     if not out.exists() or not log.exists():
-        cmd = [sys.executable, "-m", "apollo_restore", "ngram", "--prepared", str(prepared), "--source", "ddb",
-               "--order", str(order), "--min-count", str(min_count), "--out", str(out)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "apollo_restore",
+            "ngram",
+            "--prepared",
+            str(prepared),
+            "--source",
+            "ddb",
+            "--order",
+            str(order),
+            "--min-count",
+            str(min_count),
+            "--out",
+            str(out),
+        ]
         done = subprocess.run(cmd, check=True, capture_output=True, text=True)
         log.write_text(done.stdout)
     found = _BUILD_LINE.search(log.read_text())
@@ -94,7 +108,15 @@ def evaluate(restorer: NgramRestorer, gaps: list[tuple[str, str, str, int]], exa
     prior1 = float(np.mean(sum((top1[n] for n in range(1, 11)), [])))
     prior20 = float(np.mean(sum((top20[n] for n in range(1, 11)), [])))
     curve = " ".join(f"{np.mean(top1[n]):.2f}" for n in LENGTHS)
-    return {"uni1": uni1, "uni20": uni20, "prior1": prior1, "prior20": prior20, "ms": ms, "cpu_ms": cpu_ms, "curve": curve}
+    return {
+        "uni1": uni1,
+        "uni20": uni20,
+        "prior1": prior1,
+        "prior20": prior20,
+        "ms": ms,
+        "cpu_ms": cpu_ms,
+        "curve": curve,
+    }
 
 
 def main() -> None:
@@ -119,12 +141,18 @@ def main() -> None:
         order, mc = spec(s)
         path, st = build(args.prepared, args.workdir, order, mc)
         models[s] = path
-        print(f"| {order} | {mc} | {st.get('ngrams', '?')} | {st.get('mb', '?')} | {st.get('s', '?')} | {st.get('rss', '?')} |")
+        print(
+            f"| {order} | {mc} | {st.get('ngrams', '?')} | {st.get('mb', '?')} | {st.get('s', '?')} | {st.get('rss', '?')} |"
+        )
 
     table = load_documents(args.prepared, split="test", sources=["ddb"])
     gaps = sample_gaps(table["text"].to_pylist(), args.per_length, args.seed)
-    print(f"\n{len(gaps)} gaps from {table.num_rows} ddb test documents (seed {args.seed}, {args.per_length} per length 1–20)\n")
-    print("| model | hint | Top-1 (uniform) | Top-20 (uniform) | Top-1 (prior 1–10) | Top-20 (prior 1–10) | ms/gap | CPU ms/gap |")
+    print(
+        f"\n{len(gaps)} gaps from {table.num_rows} ddb test documents (seed {args.seed}, {args.per_length} per length 1–20)\n"
+    )
+    print(
+        "| model | hint | Top-1 (uniform) | Top-20 (uniform) | Top-1 (prior 1–10) | Top-20 (prior 1–10) | ms/gap | CPU ms/gap |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     curves = []
     for s in args.orders.split(","):
@@ -135,7 +163,9 @@ def main() -> None:
             r = evaluate(restorer, gaps, exact)
             name = f"{s.split(':')[0]}-gram" + (f" min_count {spec(s)[1]}" if spec(s)[1] > 1 else "")
             hint = "exact" if exact else "none"
-            print(f"| {name} | {hint} | {r['uni1']:.3f} | {r['uni20']:.3f} | {r['prior1']:.3f} | {r['prior20']:.3f} | {r['ms']:.0f} | {r['cpu_ms']:.0f} |")
+            print(
+                f"| {name} | {hint} | {r['uni1']:.3f} | {r['uni20']:.3f} | {r['prior1']:.3f} | {r['prior20']:.3f} | {r['ms']:.0f} | {r['cpu_ms']:.0f} |"
+            )
             curves.append(f"| {name} | {hint} | {r['curve']} |")
     print("\nTop-1 per gap length 1..20:\n\n| model | hint | Top-1 by length |\n|---|---|---|")
     print("\n".join(curves))

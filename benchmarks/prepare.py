@@ -38,8 +38,10 @@ def main() -> None:
     seconds = time.perf_counter() - started
     files = report.documents + len(report.skipped)
     print(f"## Corpus preparation ({args.workers} workers)\n")
-    print(f"{seconds:.0f} s wall: {report.documents / seconds:,.0f} documents/s, {files / seconds:,.0f} files/s, "
-          f"{report.letters / seconds:,.0f} letters/s\n")
+    print(
+        f"{seconds:.0f} s wall: {report.documents / seconds:,.0f} documents/s, {files / seconds:,.0f} files/s, "
+        f"{report.letters / seconds:,.0f} letters/s\n"
+    )
     print(format_stats(report))
 
 

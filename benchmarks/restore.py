@@ -40,8 +40,10 @@ def main() -> None:
     restorer = Restorer.load(args.model, config=RestoreConfig(join_chars=args.join_chars))
     shipped = load_filler(args.model)
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
-    print(f"## Restoration latency: neural `{restorer.name}` ({restorer.layout.name}, join {args.join_chars or 'layout'}) "
-          f"and shipped `{shipped.name}`, k = {args.k}, {args.threads} thread(s), 500-character context\n")
+    print(
+        f"## Restoration latency: neural `{restorer.name}` ({restorer.layout.name}, join {args.join_chars or 'layout'}) "
+        f"and shipped `{shipped.name}`, k = {args.k}, {args.threads} thread(s), 500-character context\n"
+    )
     print("| gap letters | neural p50 ms | p95 ms | shipped p50 ms | p95 ms |")
     print("|---:|---:|---:|---:|---:|")
     for length in (1, 5, 10, 20):
@@ -54,8 +56,10 @@ def main() -> None:
             started = time.perf_counter()
             shipped.candidates(gap.prefix, gap.suffix, gap.hint, args.k)
             ens.append((time.perf_counter() - started) * 1000)
-        print(f"| {length} | {percentile(neural, 50):.0f} | {percentile(neural, 95):.0f} | "
-              f"{percentile(ens, 50):.0f} | {percentile(ens, 95):.0f} |")
+        print(
+            f"| {length} | {percentile(neural, 50):.0f} | {percentile(neural, 95):.0f} | "
+            f"{percentile(ens, 50):.0f} | {percentile(ens, 95):.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -145,7 +145,9 @@ def sample_phrases(gaps: list[GapExample], seed: int) -> list[str]:
 
 def build_sa(prepared: Path, out: Path) -> None:
     """Build the package index in a subprocess (so its peak memory is its own)."""
-    subprocess.run([sys.executable, "-m", "apollo_restore", "index", "--prepared", str(prepared), "--out", str(out)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "apollo_restore", "index", "--prepared", str(prepared), "--out", str(out)], check=True
+    )
 
 
 def compare_engines(args: argparse.Namespace) -> None:
@@ -172,7 +174,9 @@ def compare_engines(args: argparse.Namespace) -> None:
         truth1 += bool(keys) and keys[0] == match_key(gap.target)
     for phrase in phrases:
         phrase_ms.append(_timed(lambda: sa.phrase_parallels(phrase))[0])
-    rows.append(("suffix array (NumPy)", meta["build_seconds"], _size_mb(args.index), gap_ms, phrase_ms, found, truth, truth1))
+    rows.append(
+        ("suffix array (NumPy)", meta["build_seconds"], _size_mb(args.index), gap_ms, phrase_ms, found, truth, truth1)
+    )
 
     if args.fts:
         fts = FtsIndex(args.fts)
@@ -187,14 +191,27 @@ def compare_engines(args: argparse.Namespace) -> None:
             truth1 += bool(keys) and keys[0] == match_key(gap.target)
         for phrase in phrases:
             phrase_ms.append(_timed(lambda: fts.phrase_count(phrase))[0])
-        rows.append(("SQLite FTS5 trigram", fts_meta["build_seconds"], _size_mb(args.fts), gap_ms, phrase_ms, found, truth, truth1))
+        rows.append(
+            (
+                "SQLite FTS5 trigram",
+                fts_meta["build_seconds"],
+                _size_mb(args.fts),
+                gap_ms,
+                phrase_ms,
+                found,
+                truth,
+                truth1,
+            )
+        )
 
     n = len(gaps)
     print(f"Index: {meta['documents']:,} train documents, {meta['stream_codes']:,} letters and markers "
           f"({', '.join(f'{k} {v:,}' for k, v in meta['sources'].items())}); {meta['normaliser']}.\n")  # fmt: skip
     print(f"Queries: {n} synthetic ddb test gaps (no hint, {args.per_length} per length 1–20, seed {args.seed}); "
           f"{len(phrases)} phrases of 2–4 words from their contexts.\n")  # fmt: skip
-    print("| engine | build s | size MB | gap p50 ms | gap p95 ms | phrase p50 ms | phrase p95 ms | gaps with parallels | truth among parallels | truth = top parallel |")
+    print(
+        "| engine | build s | size MB | gap p50 ms | gap p95 ms | phrase p50 ms | phrase p95 ms | gaps with parallels | truth among parallels | truth = top parallel |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, build_s, mb, g, p, f, t, t1 in rows:
         print(f"| {name} | {build_s:.0f} | {mb:.0f} | {_pct(g, 50):.1f} | {_pct(g, 95):.1f} | {_pct(p, 50):.1f} | "
@@ -213,8 +230,12 @@ def rag_eval(args: argparse.Namespace) -> None:
     gaps = read_gapset(args.rag_eval)[: args.limit]
     restorer = load_filler(args.model)
     index = ParallelIndex.open(args.index)
-    print(f"{len(gaps)} gaps from {args.rag_eval}; model {restorer.name}; index {args.index} (count weight {args.count_weight})\n")
-    print("| gaps | retrieval | n | Top-1 | Top-20 | gaps with parallels | ms/gap |\n|---|---|---:|---:|---:|---:|---:|")
+    print(
+        f"{len(gaps)} gaps from {args.rag_eval}; model {restorer.name}; index {args.index} (count weight {args.count_weight})\n"
+    )
+    print(
+        "| gaps | retrieval | n | Top-1 | Top-20 | gaps with parallels | ms/gap |\n|---|---|---:|---:|---:|---:|---:|"
+    )
     for kind in sorted({g.kind for g in gaps}):
         subset = [g for g in gaps if g.kind == kind]
         with_parallels = sum(bool(index.gap_parallels(g.prefix, g.suffix, g.hint).groups) for g in subset)
@@ -230,7 +251,9 @@ def rag_eval(args: argparse.Namespace) -> None:
                 ms.append(pred.ms or 0.0)
             n = max(1, len(subset))
             extra = f"{with_parallels / n:.1%}" if enabled else "–"
-            print(f"| {kind} | {'on' if enabled else 'off'} | {len(subset)} | {top1 / n:.3f} | {top20 / n:.3f} | {extra} | {statistics.mean(ms):.0f} |")
+            print(
+                f"| {kind} | {'on' if enabled else 'off'} | {len(subset)} | {top1 / n:.3f} | {top20 / n:.3f} | {extra} | {statistics.mean(ms):.0f} |"
+            )
 
 
 def make_gapset(args: argparse.Namespace) -> None:
@@ -250,7 +273,9 @@ def main() -> None:
     ap.add_argument("--per-length", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rag-eval", type=Path, default=None, help="gap set (JSONL) to run with retrieval off and on")
-    ap.add_argument("--model", type=Path, default=None, help="model folder for --rag-eval (default: the embedded model)")
+    ap.add_argument(
+        "--model", type=Path, default=None, help="model folder for --rag-eval (default: the embedded model)"
+    )
     ap.add_argument("--count-weight", type=float, default=0.0, help="prior weight w · log(1 + count) for --rag-eval")
     ap.add_argument("--limit", type=int, default=None, help="first N gaps of --rag-eval")
     ap.add_argument("--make-gapset", type=Path, default=None, help="write a small ddb test gap set here and stop")

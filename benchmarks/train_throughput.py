@@ -53,7 +53,10 @@ def main() -> None:
     variants = [("fp32", False, False), ("bf16 autocast", True, False)]
     if args.compile:
         variants += [("bf16 autocast + torch.compile", True, True)]
-    results = [(name, tokens_per_second(args.size, bf16, comp, args.steps, args.batch, args.block)) for name, bf16, comp in variants]
+    results = [
+        (name, tokens_per_second(args.size, bf16, comp, args.steps, args.batch, args.block))
+        for name, bf16, comp in variants
+    ]
     base = results[0][1]
     print(f"## Training throughput: `{args.size}`, batch {args.batch}×{args.block}, {args.threads} threads\n")
     print("| precision | tokens/s | ratio to fp32 |\n|---|---:|---:|")

@@ -122,7 +122,11 @@ def main() -> int:
     from apollo_restore.web.server import background_server
 
     restorer = load_restorer(args.model, args.threads)
-    limits = Limits(max_concurrent=args.max_concurrent, max_queued=max(Limits().max_queued, args.requests), request_timeout_s=args.time_limit)
+    limits = Limits(
+        max_concurrent=args.max_concurrent,
+        max_queued=max(Limits().max_queued, args.requests),
+        request_timeout_s=args.time_limit,
+    )
     client_timeout = 10 * args.time_limit
     typical = [{"text": TYPICAL[i % len(TYPICAL)], "k": 20} for i in range(args.requests)]
     heavy = [{"text": HEAVY, "k": 50} for _ in range(args.requests)]

@@ -34,9 +34,14 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 
 def corpora(root: Path) -> list[CorpusSpec]:
     """The training corpora of ``prepare`` (see ``benchmarks/prepare.py``)."""
-    specs = [CorpusSpec("ddb", root / "ddb-trismegistos-2016.tar.xz"), CorpusSpec("literary", root / "tesserae-grc.tar.xz"),
-             CorpusSpec("dclp", root / "idp-sample" / "DCLP")]
-    return specs + [CorpusSpec("inscription", Path(p)) for p in sorted(glob.glob(str(root / "inscriptions" / "*.tar.xz")))]
+    specs = [
+        CorpusSpec("ddb", root / "ddb-trismegistos-2016.tar.xz"),
+        CorpusSpec("literary", root / "tesserae-grc.tar.xz"),
+        CorpusSpec("dclp", root / "idp-sample" / "DCLP"),
+    ]
+    return specs + [
+        CorpusSpec("inscription", Path(p)) for p in sorted(glob.glob(str(root / "inscriptions" / "*.tar.xz")))
+    ]
 
 
 def count_chunk(spec: CorpusSpec, items: list[tuple[str, bytes]]) -> tuple[Counter, list[tuple[str, str, bool]]]:
@@ -86,12 +91,17 @@ def main() -> None:
             while pending:
                 merge(pending.popleft().result(), counts, held[spec.source])
             print(f"{spec.path.name}: {time.perf_counter() - started:.0f} s, {len(counts):,} words so far", flush=True)
-    kept = {key: forms.most_common(1)[0][0] for key, forms in counts.items()
-            if sum(forms.values()) >= args.min_count and any(is_edition_form(key, form) for form in forms)}
+    kept = {
+        key: forms.most_common(1)[0][0]
+        for key, forms in counts.items()
+        if sum(forms.values()) >= args.min_count and any(is_edition_form(key, form) for form in forms)
+    }
     table = EditionForms(kept)
     size = table.save(args.out)
-    print(f"\n{len(kept):,} of {len(counts):,} normalised words (seen ≥ {args.min_count}×) → {args.out}: {size / 1e6:.2f} MB, "
-          f"{time.perf_counter() - started:.0f} s\n")
+    print(
+        f"\n{len(kept):,} of {len(counts):,} normalised words (seen ≥ {args.min_count}×) → {args.out}: {size / 1e6:.2f} MB, "
+        f"{time.perf_counter() - started:.0f} s\n"
+    )
     table = EditionForms.load(args.out)
     print("| validation source | words | in table | chosen form = edition's | same up to case | among words in table |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -103,7 +113,9 @@ def main() -> None:
         caseless = sum(table.form(key, stop).lower() == form.lower() for key, form, stop in words)
         right_known = sum(table.form(key, stop) == form for key, form, stop in known)
         n = len(words)
-        print(f"| {source} | {n:,} | {len(known) / n:.3f} | {right / n:.3f} | {caseless / n:.3f} | {right_known / max(1, len(known)):.3f} |")
+        print(
+            f"| {source} | {n:,} | {len(known) / n:.3f} | {right / n:.3f} | {caseless / n:.3f} | {right_known / max(1, len(known)):.3f} |"
+        )
 
 
 if __name__ == "__main__":

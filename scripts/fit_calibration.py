@@ -104,8 +104,11 @@ def shown(records: list[dict], cal: Calibration | None) -> tuple[np.ndarray, np.
 
 def measures(probs: np.ndarray, right: np.ndarray) -> dict:
     """Top-1/top-20 reliability and accuracy of probabilities in displayed order."""
-    return {"top1": reliability(probs[:, 0], right[:, 0]), "top20": reliability(np.minimum(1, probs.sum(1)), right.any(1)),
-            "top1_acc": float(right[:, 0].mean())}
+    return {
+        "top1": reliability(probs[:, 0], right[:, 0]),
+        "top20": reliability(np.minimum(1, probs.sum(1)), right.any(1)),
+        "top1_acc": float(right[:, 0].mean()),
+    }
 
 
 def cross_fitted(records: list[dict]) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +124,11 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--sources", default="ddb=8,inscription=2", help="SOURCE=SPANS_PER_LENGTH, comma-separated")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cache", type=Path, help="predictions JSONL: read if it exists, else written (delete it when the model changes)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="predictions JSONL: read if it exists, else written (delete it when the model changes)",
+    )
     parser.add_argument("--plots", type=Path, help="folder for reliability_before.png / reliability_after.png")
     args = parser.parse_args()
     records = predictions(args)
@@ -145,16 +152,22 @@ def main() -> None:
         args.plots.mkdir(parents=True, exist_ok=True)
         plot_reliability(before, args.plots / "reliability_before.png", "before calibration (validation)")
         plot_reliability(after, args.plots / "reliability_after.png", "after calibration (validation, cross-fitted)")
-    print(f"wrote {args.model / CALIBRATION_FILE}: {json.dumps({k: vars(v) for k, v in cal.conditions.items()})}, "
-          f"unknown-word penalty {cal.unknown_word_penalty}\n")
+    print(
+        f"wrote {args.model / CALIBRATION_FILE}: {json.dumps({k: vars(v) for k, v in cal.conditions.items()})}, "
+        f"unknown-word penalty {cal.unknown_word_penalty}\n"
+    )
     print(f"{len(records)} validation gaps ({args.sources} spans per length 1–20, × 3 hint conditions)\n")
     print("| hint | gaps | ECE top-1 before | after | ECE top-20 before | after | Top-1 before | after |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| all (cross-fitted) | {len(records)} | {before['top1']['ece']:.3f} | {after['top1']['ece']:.3f} | "
-          f"{before['top20']['ece']:.3f} | {after['top20']['ece']:.3f} | {before['top1_acc']:.3f} | {after['top1_acc']:.3f} |")
+    print(
+        f"| all (cross-fitted) | {len(records)} | {before['top1']['ece']:.3f} | {after['top1']['ece']:.3f} | "
+        f"{before['top20']['ece']:.3f} | {after['top20']['ece']:.3f} | {before['top1_acc']:.3f} | {after['top1_acc']:.3f} |"
+    )
     for cond, (b, a) in by_cond.items():
-        print(f"| {cond} (in-sample) | {b['top1']['n']} | {b['top1']['ece']:.3f} | {a['top1']['ece']:.3f} | "
-              f"{b['top20']['ece']:.3f} | {a['top20']['ece']:.3f} | {b['top1_acc']:.3f} | {a['top1_acc']:.3f} |")
+        print(
+            f"| {cond} (in-sample) | {b['top1']['n']} | {b['top1']['ece']:.3f} | {a['top1']['ece']:.3f} | "
+            f"{b['top20']['ece']:.3f} | {a['top20']['ece']:.3f} | {b['top1_acc']:.3f} | {a['top1_acc']:.3f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -33,19 +33,29 @@ def main() -> None:
     table = table.filter(pc.is_in(table["split"], pa.array(["train", "validation"])))
     keep = []
     for source, cap in caps.items():
-        rows = [i for i, (s, sp) in enumerate(zip(table["source"].to_pylist(), table["split"].to_pylist())) if s == source and sp == "train"]
+        rows = [
+            i
+            for i, (s, sp) in enumerate(zip(table["source"].to_pylist(), table["split"].to_pylist()))
+            if s == source and sp == "train"
+        ]
         ids, texts = table["id"].to_pylist(), table["text"].to_pylist()
         total = sum(len(texts[i]) for i in rows)
         share = min(1.0, cap / max(total, 1))
         keep += [i for i in rows if zlib.crc32(ids[i].encode()) / 2**32 < share]
     capped = {i for i in range(table.num_rows)} - {
-        i for i, (s, sp) in enumerate(zip(table["source"].to_pylist(), table["split"].to_pylist())) if s in caps and sp == "train"
+        i
+        for i, (s, sp) in enumerate(zip(table["source"].to_pylist(), table["split"].to_pylist()))
+        if s in caps and sp == "train"
     }
     table = table.take(sorted(capped | set(keep)))
     args.out.mkdir(parents=True, exist_ok=True)
     meta = pq.read_schema(args.prepared / DOCUMENTS_FILE).metadata
-    pq.write_table(table.replace_schema_metadata(meta), args.out / DOCUMENTS_FILE, compression="brotli", compression_level=11)
-    print(f"{table.num_rows} documents, {sum(len(t) for t in table['text'].to_pylist()):,} characters → {args.out / DOCUMENTS_FILE}")
+    pq.write_table(
+        table.replace_schema_metadata(meta), args.out / DOCUMENTS_FILE, compression="brotli", compression_level=11
+    )
+    print(
+        f"{table.num_rows} documents, {sum(len(t) for t in table['text'].to_pylist()):,} characters → {args.out / DOCUMENTS_FILE}"
+    )
 
 
 if __name__ == "__main__":

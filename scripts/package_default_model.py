@@ -25,7 +25,14 @@ from pathlib import Path
 from apollo_restore.model.checkpoint import META_FILE
 from apollo_restore.restore.engine import DEFAULT_MODEL
 
-KEEP = ("config.json", "generation_config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", META_FILE)
+KEEP = (
+    "config.json",
+    "generation_config.json",
+    "model.safetensors",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    META_FILE,
+)
 
 
 def main() -> None:

@@ -20,8 +20,15 @@ from playwright.sync_api import sync_playwright
 from apollo_restore.restore.ensemble import load_filler
 from apollo_restore.web.app import create_app
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
 TEXT = """1 [.7] [Δ]ι̣οφάντου Ἀλεξάνδρῳ
 2 [.9] χαίριν . ὁμολογῶ
 3 [προκεχρῆσ]ται μου τὰς τρεῖς
@@ -44,7 +51,9 @@ def main() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(load_filler(), parallels), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(load_filler(), parallels), host="127.0.0.1", port=port, log_level="warning")
+    )
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)

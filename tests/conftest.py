@@ -46,7 +46,9 @@ MEMORISED = [
 ]
 
 
-def memorise(examples: list[FimExample], steps: int = 300, seed: int = 0) -> tuple[torch.nn.Module, CharTokenizer, list[float]]:
+def memorise(
+    examples: list[FimExample], steps: int = 300, seed: int = 0
+) -> tuple[torch.nn.Module, CharTokenizer, list[float]]:
     """Train ``tiny`` on fixed FIM examples (every example, every step) until it recites them.
 
     Returns:
@@ -64,7 +66,9 @@ def memorise(examples: list[FimExample], steps: int = 300, seed: int = 0) -> tup
     model.train()
     for _ in range(steps):
         logits = model(input_ids=ids).logits
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)
+        loss = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -95,9 +99,20 @@ def cli_error():
 
 def document_row(doc_id: str, text: str, split: str, source: str = "ddb", **extra) -> dict:
     """A row of ``documents.parquet`` for hand-made test corpora."""
-    row = {"id": doc_id, "source": source, "split": split, "group": f"{source}:{doc_id}", "tm": None, "date": None,
-           "text": text, "text_uncertain_excluded": text, "supplied_start": [], "supplied_end": [],
-           "letters": sum(c.isalpha() for c in text), "lacunae": text.count("…")}
+    row = {
+        "id": doc_id,
+        "source": source,
+        "split": split,
+        "group": f"{source}:{doc_id}",
+        "tm": None,
+        "date": None,
+        "text": text,
+        "text_uncertain_excluded": text,
+        "supplied_start": [],
+        "supplied_end": [],
+        "letters": sum(c.isalpha() for c in text),
+        "lacunae": text.count("…"),
+    }
     row.update(extra)
     return row
 

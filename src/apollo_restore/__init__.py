@@ -1,9 +1,9 @@
 """apollo-restore: restore lacunae in fragmentary Ancient Greek texts.
 
-    import apollo_restore
-    result = apollo_restore.restore("ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")
-    for cand in result.gaps[0].candidates[:3]:
-        print(cand.text, round(cand.prob, 3))
+import apollo_restore
+result = apollo_restore.restore("ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")
+for cand in result.gaps[0].candidates[:3]:
+    print(cand.text, round(cand.prob, 3))
 """
 
 from __future__ import annotations

@@ -54,7 +54,9 @@ class Errors:
         "(at least {minimum} are needed) and {foreign} letters of other scripts{what}; "
         "type the text in Greek letters (transliterated or Latin text cannot be restored)"
     )
-    E309 = "[E309] unreadable character {char} at offset {position}{where}: remove control characters and broken Unicode"
+    E309 = (
+        "[E309] unreadable character {char} at offset {position}{where}: remove control characters and broken Unicode"
+    )
     E310 = "[E310] {name} must be {expected}, not {value!r}"
     # warnings on a restoration
     W301 = (
@@ -64,7 +66,9 @@ class Errors:
     W302 = "[W302] only {greek} Greek letters around the gaps: with so little context every reading is a guess"
     # the text index
     E401 = "[E401] refusing to index splits {splits}: only the train split may enter the text index"
-    E402 = "[E402] no packaged training text at {path}: reinstall the package, or pack one with scripts/pack_train_text.py"
+    E402 = (
+        "[E402] no packaged training text at {path}: reinstall the package, or pack one with scripts/pack_train_text.py"
+    )
     E403 = "[E403] {path} starts with {found!r}, this code reads {expected!r}"
     E404 = "[E404] no text index in {path}: open it with no path to build the default one from the packaged text"
     E405 = "[E405] {path} holds an index of format/normaliser {found}, this code reads {expected}"

@@ -59,7 +59,11 @@ def test_ddb_corrupt_member_is_skipped_and_reported(tmp_path):
     archive = tmp_path / "ddb.tar.xz"
     good = (FIXTURES / "ddb" / "bgu.1.100_lemmatized.xml").read_bytes()
     with tarfile.open(archive, "w:xz") as tar:
-        for name, data in (("xml/a_lemmatized.xml", good), ("xml/broken_lemmatized.xml", b"<file name='x'><word"), ("xml/c_lemmatized.xml", good)):
+        for name, data in (
+            ("xml/a_lemmatized.xml", good),
+            ("xml/broken_lemmatized.xml", b"<file name='x'><word"),
+            ("xml/c_lemmatized.xml", good),
+        ):
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
@@ -70,9 +74,13 @@ def test_ddb_corrupt_member_is_skipped_and_reported(tmp_path):
 
 
 def test_tesserae_reads_works_and_groups_parts():
-    docs = {d.id: d for d in (parse_tess(content, name) for name, content in iter_files(FIXTURES / "tesserae", (".tess",)))}
+    docs = {
+        d.id: d for d in (parse_tess(content, name) for name, content in iter_files(FIXTURES / "tesserae", (".tess",)))
+    }
     assert {"plato.epistles.part.10", "plato.epistles.part.12"} <= set(docs)
-    assert docs["plato.epistles.part.10"].group == docs["plato.epistles.part.12"].group == "literary:work:plato.epistles"
+    assert (
+        docs["plato.epistles.part.10"].group == docs["plato.epistles.part.12"].group == "literary:work:plato.epistles"
+    )
     text = render(docs["plato.epistles.part.10"]).text
     assert "<" not in text and text == text.strip() and len(text) > 100
 
@@ -85,24 +93,36 @@ def test_splits_are_deterministic_and_proportioned():
 
 
 def test_prepare_writes_deterministic_parquet_and_stats(tmp_path):
-    specs = [CorpusSpec("ddb", FIXTURES / "ddb"), CorpusSpec("literary", FIXTURES / "tesserae"), CorpusSpec("dclp", FIXTURES / "epidoc" / "61067.xml")]
+    specs = [
+        CorpusSpec("ddb", FIXTURES / "ddb"),
+        CorpusSpec("literary", FIXTURES / "tesserae"),
+        CorpusSpec("dclp", FIXTURES / "epidoc" / "61067.xml"),
+    ]
     first = prepare(specs, tmp_path / "a", progress=False, workers=1)
     prepare(specs, tmp_path / "b", progress=False, workers=2)
     a = pq.read_table(tmp_path / "a" / "documents.parquet")
     assert a.equals(pq.read_table(tmp_path / "b" / "documents.parquet"))
     assert first.documents == a.num_rows and set(first.stats) == {"ddb", "dclp", "literary"}
     assert (tmp_path / "a" / "stats.md").read_text().startswith("Prepared")
-    assert load_documents(tmp_path / "a", split=None, sources=["ddb"]).num_rows == first.stats["ddb"].get("train", {}).get("documents", 0) + sum(
-        first.stats["ddb"].get(s, {}).get("documents", 0) for s in ("validation", "test"))
+    assert load_documents(tmp_path / "a", split=None, sources=["ddb"]).num_rows == first.stats["ddb"].get(
+        "train", {}
+    ).get("documents", 0) + sum(first.stats["ddb"].get(s, {}).get("documents", 0) for s in ("validation", "test"))
 
 
 def test_prepare_drops_test_copies_of_training_documents(tmp_path):
     from apollo_restore.data.prepare import _drop_near_duplicates
 
     text = "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν"
-    rows = [{"id": "t", "source": "ddb", "split": "train", "text": text},
-            {"id": "copy", "source": "ddb", "split": "test", "text": text + " και"},
-            {"id": "other", "source": "ddb", "split": "test", "text": "ετους δευτερου και εικοστου αντωνινου καισαρος του κυριου τυβι"}]
+    rows = [
+        {"id": "t", "source": "ddb", "split": "train", "text": text},
+        {"id": "copy", "source": "ddb", "split": "test", "text": text + " και"},
+        {
+            "id": "other",
+            "source": "ddb",
+            "split": "test",
+            "text": "ετους δευτερου και εικοστου αντωνινου καισαρος του κυριου τυβι",
+        },
+    ]
     kept, dropped = _drop_near_duplicates(rows, 0.5, progress=False)
     assert [r["id"] for r in kept] == ["t", "other"] and dropped == {"ddb/test": 1}
 

@@ -35,7 +35,12 @@ def test_epidoc_fixtures_are_small():
         # DDB: unclear, lost gaps of unknown extent, supplied across an in-word break, expan → abbr only
         ("o.claud.1.150.xml", "ddb", "o.claud.1.150", "κορνηλιανος ασκ… τωι πατρι χ· κομισαι δ-… το γαρ σευτλον ο ει…"),
         # DDB: choice → orig (not reg), app → lem with add kept, break="no" joins the word
-        ("sb.1.4317.xml", "ddb", "sb.1.4317", "πτολεμαιος διοδωραι τηι αδελφηι χαιρειν· γινωσκιν σε θελω· οτι υπνος ουκ ερχεται μοι δια νυκτος χαρειν της σης σαπροεραισει και της σης απροθυμιας·"),
+        (
+            "sb.1.4317.xml",
+            "ddb",
+            "sb.1.4317",
+            "πτολεμαιος διοδωραι τηι αδελφηι χαιρειν· γινωσκιν σε θελω· οτι υπνος ουκ ερχεται μοι δια νυκτος χαρειν της σης σαπροεραισει και της σης απροθυμιας·",
+        ),
         # DCLP: hi keeps its letter, unclear, long supplements
         ("61067.xml", "dclp", "61067", "… στηθεα θ· ιμεροεντα και ομματα μαρμαιροντα· θαμβησεν δ·"),
         # IAph: w/name wrappers, lost gap of 5, supplied with a break="no" and a space after it, num
@@ -78,7 +83,16 @@ def test_epidoc_uncertain_excluded_variant():
 @pytest.mark.parametrize(
     ("name", "meta"),
     [
-        ("61067.xml", {"tm": "61067", "date": 499, "date_min": 400, "date_max": 599, "title": "Line ends from a column of Iliad 3"}),
+        (
+            "61067.xml",
+            {
+                "tm": "61067",
+                "date": 499,
+                "date_min": 400,
+                "date_max": 599,
+                "title": "Line ends from a column of Iliad 3",
+            },
+        ),
         ("igcyr062800.xml", {"tm": "738331", "date_min": -139, "date_max": -132}),
         ("o.claud.1.150.xml", {"tm": "24161"}),
     ],
@@ -126,12 +140,12 @@ def _tei(edition: str, lang: str = 'xml:lang="grc"') -> bytes:
         ('<supplied reason="lost" cert="low">αβ</supplied>γ', [Supplied("αβ"), Text("γ")]),
         ('α<supplied reason="omitted">β</supplied>γ', [Text("αγ")]),
         ('α<supplied reason="undefined">β</supplied>γ', [Text("αγ")]),
-        ('<expan><abbr>στρ</abbr><ex>ατηγῷ</ex></expan> δ', [Text("στρ δ")]),
-        ('<choice><reg>χάριν</reg><orig>χάρειν</orig></choice>', [Text("χάρειν")]),
-        ('<choice><corr>ἔτους</corr><sic>ἔτυς</sic></choice>', [Text("ἔτυς")]),
+        ("<expan><abbr>στρ</abbr><ex>ατηγῷ</ex></expan> δ", [Text("στρ δ")]),
+        ("<choice><reg>χάριν</reg><orig>χάρειν</orig></choice>", [Text("χάρειν")]),
+        ("<choice><corr>ἔτους</corr><sic>ἔτυς</sic></choice>", [Text("ἔτυς")]),
         ('α<del rend="erasure">β</del>γ', [Text("αγ")]),
         ('α<add place="above">β</add>γ <surplus>δ</surplus>', [Text("αβγ δ")]),
-        ('<app><lem>α</lem><rdg>β</rdg></app>γ', [Text("αγ")]),
+        ("<app><lem>α</lem><rdg>β</rdg></app>γ", [Text("αγ")]),
         ('<num value="3">γ</num> <hi rend="acute">ά</hi>', [Text("γ ά")]),
         ('α<g type="stauros"/>β<note>editor</note>γ<space quantity="2" unit="character"/>δ', [Text("αβγδ")]),
         ('α<lb n="2"/>β<lb n="3" break="no"/>γ', [Text("α"), LineBreak(False), Text("β"), LineBreak(True), Text("γ")]),

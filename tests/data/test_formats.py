@@ -54,7 +54,9 @@ def test_formats_reads_shared_examples():
     assert preds[0].candidates[0] == ("δευτεροβολον", 0.71)
     chat = read_cullhed_chat(EXAMPLES / "cullhed-chat.example.jsonl")
     # the example's "χαιρειν·" comes out of norm.v1 as "χαιρειν·": same gap key
-    assert gap_key(chat[0].prefix, chat[0].suffix, chat[0].target) == gap_key(gaps[0].prefix, gaps[0].suffix, gaps[0].target)
+    assert gap_key(chat[0].prefix, chat[0].suffix, chat[0].target) == gap_key(
+        gaps[0].prefix, gaps[0].suffix, gaps[0].target
+    )
     assert chat[0].hint == 12 and chat[0].prefix.endswith("θηλειαν ") and chat[0].suffix == " πυρραν κεχαραγμενον"
     pairs = read_cullhed_predictions(EXAMPLES / "cullhed-predictions.example.jsonl", gaps)
     assert pairs[0][0].id == "ddb:bgu.1.100:s0"
@@ -110,7 +112,7 @@ def test_formats_cullhed_user_split(user, expected):
     [
         ("{not json\n", "not valid JSON"),
         ('{"messages": [{"role": "user", "content": "αβ"}, {"role": "assistant", "content": "γ"}]}\n', "found 0"),
-        ('[1, 2]\n', "expected a JSON object"),
+        ("[1, 2]\n", "expected a JSON object"),
     ],
 )
 def test_formats_cullhed_errors_name_file_and_line(tmp_path, content, needle):
@@ -125,8 +127,14 @@ def test_formats_cullhed_errors_name_file_and_line(tmp_path, content, needle):
 @pytest.mark.parametrize(
     ("line", "needle"),
     [
-        ('{"id": "a", "source": "s", "doc": "d", "prefix": "", "suffix": "", "target": "α", "hint": [5, 2]}', "lo <= hi"),
-        ('{"id": "a", "source": "s", "doc": "d", "prefix": "", "suffix": "", "target": "α", "hint": "5"}', "hint must be"),
+        (
+            '{"id": "a", "source": "s", "doc": "d", "prefix": "", "suffix": "", "target": "α", "hint": [5, 2]}',
+            "lo <= hi",
+        ),
+        (
+            '{"id": "a", "source": "s", "doc": "d", "prefix": "", "suffix": "", "target": "α", "hint": "5"}',
+            "hint must be",
+        ),
         ('{"id": "a", "source": "s", "doc": "d", "prefix": "", "suffix": ""}', "missing field 'target'"),
     ],
 )

@@ -45,8 +45,12 @@ def test_save_load_round_trip(tmp_path):
 
 def test_edition_words_skip_words_touching_a_lacuna():
     doc = Document("d", "ddb", [Text("τῷ κυρίῳ "), Supplied("χαίρειν"), Text(". ἔτο"), Lacuna(3), Text(" Ἀντωνίνου")])
-    assert list(edition_words(doc)) == [("τωι", "τῷ", False), ("κυριωι", "κυρίῳ", False), ("χαιρειν", "χαίρειν", True),
-                                        ("αντωνινου", "Ἀντωνίνου", True)]
+    assert list(edition_words(doc)) == [
+        ("τωι", "τῷ", False),
+        ("κυριωι", "κυρίῳ", False),
+        ("χαιρειν", "χαίρειν", True),
+        ("αντωνινου", "Ἀντωνίνου", True),
+    ]
 
 
 def test_the_end_of_the_text_is_a_word_boundary_but_a_context_cut_is_not():

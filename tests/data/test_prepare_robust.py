@@ -56,7 +56,9 @@ def test_prepare_reports_broken_archives_and_processes_the_rest(tmp_path):
 
 @pytest.mark.parametrize("quantity", ["inf", "-inf", "nan", "1e308", "1e8", "0", "-3", "x"])
 def test_absurd_lacuna_sizes_become_unknown_extent_with_a_reason(quantity):
-    xml = EPIDOC.replace(b'<gap reason="illegible" quantity="4"', f'<gap reason="illegible" quantity="{quantity}"'.encode(), 1)
+    xml = EPIDOC.replace(
+        b'<gap reason="illegible" quantity="4"', f'<gap reason="illegible" quantity="{quantity}"'.encode(), 1
+    )
     doc = parse_epidoc_file(xml, "t.xml", "dclp")
     assert all(seg.length is None or seg.length <= 1000 for seg in doc.segments if isinstance(seg, Lacuna))
     assert any("quantity" in note for note in doc.meta["notes"])
@@ -111,10 +113,14 @@ mutations = st.lists(
     st.one_of(
         st.tuples(st.just("cut"), st.integers(0, len(EPIDOC))),
         st.tuples(st.just("byte"), st.integers(0, len(EPIDOC) - 1), st.binary(min_size=1, max_size=3)),
-        st.tuples(st.just("attr"), st.sampled_from([b"quantity", b"atLeast", b"atMost", b"when", b"notBefore"]),
-                  st.sampled_from([b"inf", b"1e308", b"-1", b"NaN", b"99999999999999999999", b"&#0;", b"\xff", b"1e8"])),
+        st.tuples(
+            st.just("attr"),
+            st.sampled_from([b"quantity", b"atLeast", b"atMost", b"when", b"notBefore"]),
+            st.sampled_from([b"inf", b"1e308", b"-1", b"NaN", b"99999999999999999999", b"&#0;", b"\xff", b"1e8"]),
+        ),
     ),
-    min_size=1, max_size=4,
+    min_size=1,
+    max_size=4,
 )
 
 
@@ -141,7 +147,14 @@ def test_random_epidoc_mutations_never_abort_prepare(steps):
 def test_prepare_survives_a_folder_of_mutated_files(tmp_path):
     folder = tmp_path / "corpus"
     folder.mkdir()
-    for i, steps in enumerate([[("cut", 500)], [("attr", b"quantity", b"inf")], [("byte", 40, b"\xff\xfe")], [("attr", b"when", b"99999999999")]]):
+    for i, steps in enumerate(
+        [
+            [("cut", 500)],
+            [("attr", b"quantity", b"inf")],
+            [("byte", 40, b"\xff\xfe")],
+            [("attr", b"when", b"99999999999")],
+        ]
+    ):
         (folder / f"{i}.xml").write_bytes(mutate(EPIDOC, steps))
     (folder / "ok.xml").write_bytes(EPIDOC)
     report = prepare([CorpusSpec("dclp", folder)], tmp_path / "out", progress=False, workers=1)
@@ -155,6 +168,8 @@ def test_prepare_command_fails_when_no_document_is_read(tmp_path):
 
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "README.xml").write_bytes(b"<readme/>")
-    result = CliRunner().invoke(app, ["prepare", "--corpus", f"ddb={tmp_path / 'corpus'}", "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app, ["prepare", "--corpus", f"ddb={tmp_path / 'corpus'}", "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 1 and "skipped.jsonl" in result.output
     assert (tmp_path / "out" / "skipped.jsonl").read_text().count("\n") == 1

@@ -29,7 +29,9 @@ LENGTHS = range(1, 9)
 
 @pytest.fixture
 def synthetic(toy_table):
-    return build_synthetic(toy_table, "ddb", "test", per_length=5, lengths=LENGTHS, seed=3, context_chars=40, uncertain_excluded=["exact"])
+    return build_synthetic(
+        toy_table, "ddb", "test", per_length=5, lengths=LENGTHS, seed=3, context_chars=40, uncertain_excluded=["exact"]
+    )
 
 
 def _doc_text(table: pa.Table, doc: str, column: str = "text") -> str:
@@ -163,7 +165,9 @@ def test_gapsets_true_lacunae_toy_document(toy_table):
 
 
 def test_gapsets_from_prepared_and_file_round_trip(toy_prepared, tmp_path):
-    gaps = build_from_prepared(toy_prepared, "test", ["ddb", "inscription"], 2, ["exact", "none"], true_lacunae=5, lengths=range(1, 4))
+    gaps = build_from_prepared(
+        toy_prepared, "test", ["ddb", "inscription"], 2, ["exact", "none"], true_lacunae=5, lengths=range(1, 4)
+    )
     assert {g.source for g in gaps} == {"ddb", "inscription"}
     assert sum(g.kind == "true" for g in gaps) == 4  # two supplements, each also uncertain-excluded
     write_gapset(tmp_path / "g.jsonl", gaps)

@@ -34,7 +34,17 @@ class Oracle:
 
 
 def test_harness_any_filler_grouped_by_condition_variant_source(toy_table):
-    gaps = build_synthetic(toy_table, "ddb", "test", 3, ["exact", "none"], range(1, 5), seed=1, context_chars=30, uncertain_excluded=["exact"])
+    gaps = build_synthetic(
+        toy_table,
+        "ddb",
+        "test",
+        3,
+        ["exact", "none"],
+        range(1, 5),
+        seed=1,
+        context_chars=30,
+        uncertain_excluded=["exact"],
+    )
     # the oracle knows the uncertain-included context only
     oracle = Oracle({(g.prefix, g.suffix): g.target for g in gaps if not g.id.endswith(":ue")})
     preds, metrics = evaluate(oracle, gaps, k=20, progress=False)
@@ -43,7 +53,11 @@ def test_harness_any_filler_grouped_by_condition_variant_source(toy_table):
     assert syn["included"]["exact"]["ddb"]["uniform"]["top1"] == 1.0
     assert syn["included"]["none"]["ddb"]["prior"]["n"] == 12
     unc = metrics["uncertain"]["ddb"]["exact"]
-    assert unc["n"] == 12 and unc["included"]["top1"] == 1.0 and unc["delta_top1"] == pytest.approx(1.0 - unc["excluded"]["top1"])
+    assert (
+        unc["n"] == 12
+        and unc["included"]["top1"] == 1.0
+        and unc["delta_top1"] == pytest.approx(1.0 - unc["excluded"]["top1"])
+    )
     # the oracle answers an uncertain-excluded gap only where its context equals the included one
     known = {(g.prefix, g.suffix) for g in gaps if not g.id.endswith(":ue")}
     ue = [g for g in gaps if g.id.endswith(":ue")]
@@ -63,7 +77,9 @@ def test_harness_missing_prediction_scores_wrong():
         evaluate(None, gaps)
 
 
-@pytest.mark.parametrize("year, period", [(None, "unknown"), (-120, "BC"), (1, "1st–3rd c. AD"), (300, "1st–3rd c. AD"), (301, "4th c. AD+")])
+@pytest.mark.parametrize(
+    "year, period", [(None, "unknown"), (-120, "BC"), (1, "1st–3rd c. AD"), (300, "1st–3rd c. AD"), (301, "4th c. AD+")]
+)
 def test_harness_period_of(year, period):
     assert period_of(year) == period
 
@@ -92,6 +108,9 @@ def test_harness_window_bits_random_model(random_tiny, mode):
 def test_harness_bpc_by_period(random_tiny, toy_table):
     model, tok = random_tiny
     out = bpc_by_period(model, tok, toy_table, windows_per_period=2, window_chars=80)
-    assert set(out["ddb"]) == {"unknown", "BC", "1st–3rd c. AD", "all"} and set(out["inscription"]) == {"4th c. AD+", "all"}
+    assert set(out["ddb"]) == {"unknown", "BC", "1st–3rd c. AD", "all"} and set(out["inscription"]) == {
+        "4th c. AD+",
+        "all",
+    }
     assert out["ddb"]["all"]["windows"] == sum(v["windows"] for k, v in out["ddb"].items() if k != "all")
     assert out["ddb"]["BC"]["ppl"] == pytest.approx(2 ** out["ddb"]["BC"]["bpc"])

@@ -19,7 +19,15 @@ from apollo_restore.evaluate.metrics import (
 
 @pytest.mark.parametrize(
     "a, b, d",
-    [("", "", 0), ("αβγ", "", 3), ("", "αβ", 2), ("καιτου", "καιτου", 0), ("kitten", "sitting", 3), ("αβγδ", "βγδε", 2), ("αβ", "βα", 2)],
+    [
+        ("", "", 0),
+        ("αβγ", "", 3),
+        ("", "αβ", 2),
+        ("καιτου", "καιτου", 0),
+        ("kitten", "sitting", 3),
+        ("αβγδ", "βγδε", 2),
+        ("αβ", "βα", 2),
+    ],
 )
 def test_metrics_levenshtein(a, b, d):
     assert levenshtein(a, b) == d

@@ -32,7 +32,11 @@ def gaps() -> list[GapExample]:
 
 @pytest.mark.parametrize(
     "name, kind",
-    [("predictions.example.jsonl", "ours"), ("cullhed-predictions.example.jsonl", "cullhed"), ("ithaca-predictions.example.jsonl", "ithaca")],
+    [
+        ("predictions.example.jsonl", "ours"),
+        ("cullhed-predictions.example.jsonl", "cullhed"),
+        ("ithaca-predictions.example.jsonl", "ithaca"),
+    ],
 )
 def test_peers_detect_format(name, kind):
     assert detect_format(FORMATS / name) == kind
@@ -86,7 +90,10 @@ def test_peers_exports_round_trip(gaps, tmp_path):
     write_ithaca_inputs(tmp_path / "i.jsonl", gaps)
     assert read_ithaca_input_ids(tmp_path / "i.jsonl") == [g.id for g in gaps]
     row = json.loads((tmp_path / "i.jsonl").read_text().splitlines()[0])
-    assert row["text"] == (gaps[0].prefix + "?" * 12 + gaps[0].suffix).replace("·", ".") and row["real_response"] == "δευτεροβολον"
+    assert (
+        row["text"] == (gaps[0].prefix + "?" * 12 + gaps[0].suffix).replace("·", ".")
+        and row["real_response"] == "δευτεροβολον"
+    )
 
 
 def test_peers_ithaca_text_placeholders():

@@ -21,13 +21,30 @@ from apollo_restore.restore.ensemble import Ensemble, LengthPrior
 def test_report_folder_for_tiny_random_model(toy_table, tmp_path):
     tok = CharTokenizer()
     restorer = Restorer(build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6))
-    gaps = build_synthetic(toy_table, "ddb", "test", 1, ["exact", "none"], range(1, 2), seed=0, context_chars=40, uncertain_excluded=["exact"])
+    gaps = build_synthetic(
+        toy_table,
+        "ddb",
+        "test",
+        1,
+        ["exact", "none"],
+        range(1, 2),
+        seed=0,
+        context_chars=40,
+        uncertain_excluded=["exact"],
+    )
     gaps += build_true_lacunae(toy_table, "ddb", "test", limit=1, context_chars=40)
     peer = [Prediction(g.id, [(g.target, None)]) for g in gaps]  # a perfect peer
     out = tmp_path / "report"
     metrics = evaluate_to_folder(out, restorer, gaps, k=3, peers={"oracle": peer}, bpc_table=toy_table, bpc_windows=1,
                                  name="tiny-random", progress=False)  # fmt: skip
-    for name in ("report.md", "metrics.json", "gaps.jsonl", "predictions.jsonl", "per_length_ddb.png", "peers_per_length_ddb.png"):
+    for name in (
+        "report.md",
+        "metrics.json",
+        "gaps.jsonl",
+        "predictions.jsonl",
+        "per_length_ddb.png",
+        "peers_per_length_ddb.png",
+    ):
         assert (out / name).stat().st_size > 0, name
     assert len(read_predictions(out / "predictions.jsonl")) == len(gaps) == metrics["gaps"]
     assert read_gapset(out / "gaps.jsonl") == gaps
@@ -36,7 +53,15 @@ def test_report_folder_for_tiny_random_model(toy_table, tmp_path):
     assert set(saved["groups"]) == {"synthetic", "true"} and "ddb" in saved["bpc"]
     assert saved["peers"]["gaps"] == len(gaps)
     text = (out / "report.md").read_text()
-    for heading in ("Headline", "Hint robustness", "Agreement with editors", "Bits per character", "Uncertain-included", "Per gap length", "Side by side"):
+    for heading in (
+        "Headline",
+        "Hint robustness",
+        "Agreement with editors",
+        "Bits per character",
+        "Uncertain-included",
+        "Per gap length",
+        "Side by side",
+    ):
         assert heading in text, heading
     assert "no gaps of length 2, 3" in text  # missing lengths are reported and skipped
 
@@ -45,7 +70,9 @@ def test_report_bpc_of_an_ensemble_is_its_neural_model(toy_table, tmp_path):
     tok = CharTokenizer()
     neural = Restorer(build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6))
     ensemble = Ensemble([(neural, 1.0), (LengthPrior(), 1.0)], name="tiny+prior", neural=neural)
-    gaps = build_synthetic(toy_table, "ddb", "test", 1, ["exact"], range(1, 2), seed=0, context_chars=40, uncertain_excluded=[])
+    gaps = build_synthetic(
+        toy_table, "ddb", "test", 1, ["exact"], range(1, 2), seed=0, context_chars=40, uncertain_excluded=[]
+    )
     perfect = [Prediction(g.id, [(g.target, 1.0)]) for g in gaps]  # no search: only bits per character runs the model
     args = dict(gaps=gaps, k=3, predictions=perfect, bpc_table=toy_table, bpc_windows=1, progress=False)
     alone = evaluate_to_folder(tmp_path / "neural", neural, **args)
@@ -91,12 +118,30 @@ def test_report_cli_evaluate_needs_gaps_or_prepared(tmp_path, runner, cli_error)
 
 
 def test_report_cli_evaluate_unknown_condition(toy_prepared, tmp_path, runner, cli_error):
-    result = runner.invoke(app, ["gaps", "--prepared", str(toy_prepared), "--source", "ddb", "--conditions", "exactish", "--out", str(tmp_path / "g.jsonl")])
+    result = runner.invoke(
+        app,
+        [
+            "gaps",
+            "--prepared",
+            str(toy_prepared),
+            "--source",
+            "ddb",
+            "--conditions",
+            "exactish",
+            "--out",
+            str(tmp_path / "g.jsonl"),
+        ],
+    )
     assert result.exit_code == 2
     choices = "exact, range, wrong10, wrong50, wrong100, none"
     assert cli_error(result) == f"Invalid value for --conditions: unknown condition(s) exactish; choose from {choices}"
 
 
 def test_report_cli_gaps_source_missing_from_split(toy_prepared, tmp_path, runner):
-    result = runner.invoke(app, ["gaps", "--prepared", str(toy_prepared), "--source", "literary", "--out", str(tmp_path / "g.jsonl")])
-    assert (result.exit_code, result.output) == (2, f"error: no test documents of source 'literary' in {toy_prepared}\n")
+    result = runner.invoke(
+        app, ["gaps", "--prepared", str(toy_prepared), "--source", "literary", "--out", str(tmp_path / "g.jsonl")]
+    )
+    assert (result.exit_code, result.output) == (
+        2,
+        f"error: no test documents of source 'literary' in {toy_prepared}\n",
+    )

@@ -18,7 +18,11 @@ def test_tokenizer_hf_roundtrip_same_ids(tmp_path):
     hf = AutoTokenizer.from_pretrained(str(tmp_path))
     text = "και ο κυριος [5-8] --- …· "
     assert hf(text, add_special_tokens=False)["input_ids"] == tok.encode(text)
-    assert hf.convert_tokens_to_ids(["[PREFIX]", "[SUFFIX]", "[MIDDLE]"]) == [tok.prefix_id, tok.suffix_id, tok.middle_id]
+    assert hf.convert_tokens_to_ids(["[PREFIX]", "[SUFFIX]", "[MIDDLE]"]) == [
+        tok.prefix_id,
+        tok.suffix_id,
+        tok.middle_id,
+    ]
     assert hf.decode(tok.encode(text)) == text
     assert CharTokenizer.load(tmp_path).vocab == tok.vocab
 

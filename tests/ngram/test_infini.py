@@ -45,7 +45,11 @@ def test_infini_counts_match_a_scan_at_every_length(index: TextIndex, context: s
     codes = lm.encode(context)
     _, counts = lm.distribution(lm.start([codes]))
     for ell in range(len(codes) + 1):
-        want = _brute_counts(stream, codes[len(codes) - ell :].tobytes()) if ell else np.bincount(np.frombuffer(stream, np.uint8), minlength=K)
+        want = (
+            _brute_counts(stream, codes[len(codes) - ell :].tobytes())
+            if ell
+            else np.bincount(np.frombuffer(stream, np.uint8), minlength=K)
+        )
         assert counts[0, ell].tolist() == want.tolist(), ell
 
 

@@ -94,7 +94,9 @@ def test_save_load_round_trip(lm: NgramModel, restorer: NgramRestorer, tmp_path)
     np.testing.assert_array_equal(loaded.logprobs_next(contexts), lm.logprobs_next(contexts))
     again = NgramRestorer(loaded, restorer.config)
     args = ("ετους δευτερου αυτοκρατορος ", " μαρκου", None)
-    assert [(c.text, c.log_score) for c in again.candidates(*args)] == [(c.text, c.log_score) for c in restorer.candidates(*args)]
+    assert [(c.text, c.log_score) for c in again.candidates(*args)] == [
+        (c.text, c.log_score) for c in restorer.candidates(*args)
+    ]
 
 
 def test_builds_on_rendered_ddb_documents() -> None:

@@ -64,7 +64,16 @@ def test_cli_restore_prompts_when_stdin_is_a_terminal(monkeypatch, capsys):
 
 def test_cli_predict_refuses_absurd_hints(tmp_path):
     gaps = tmp_path / "gaps.jsonl"
-    row = {"id": "g1", "source": "ddb", "doc": "d", "prefix": "και ", "suffix": " του", "target": "αβ", "hint": 10**6, "kind": "synthetic"}
+    row = {
+        "id": "g1",
+        "source": "ddb",
+        "doc": "d",
+        "prefix": "και ",
+        "suffix": " του",
+        "target": "αβ",
+        "hint": 10**6,
+        "kind": "synthetic",
+    }
     gaps.write_text(json.dumps(row) + "\n")
     from apollo_restore.data.formats import read_gapset
     from apollo_restore.errors import RequestError

@@ -63,7 +63,9 @@ def test_engine_restores_leiden_text_with_several_gaps(restorer):
     assert [g.index for g in result.gaps] == [0, 1]
     assert result.gaps[0].hint == 10 and result.gaps[1].hint is None
     # the first gap's reading is in the second gap's prefix; later gaps show as … in suffixes
-    assert result.gaps[1].prefix.endswith("ομολογω " + result.gaps[0].best + " σοι καμηλον θηλειαν ετους δευτερου και εικοστου ")
+    assert result.gaps[1].prefix.endswith(
+        "ομολογω " + result.gaps[0].best + " σοι καμηλον θηλειαν ετους δευτερου και εικοστου "
+    )
     assert "…" in result.gaps[0].suffix
     start, end = result.gaps[0].span
     assert text[start:end] == "[.10]"
@@ -81,8 +83,17 @@ def test_engine_pin_reruns_following_gaps(restorer):
 
 @pytest.mark.parametrize(
     "leiden,hint",
-    [("[.5]", 5), ("[.....]", 5), ("[ca.10]", (8, 12)), ("[.5-8]", (5, 8)), ("[- - -]", None), ("[---]", None),
-     ("[...]", None), ("[…]", None), ("???", 3)],
+    [
+        ("[.5]", 5),
+        ("[.....]", 5),
+        ("[ca.10]", (8, 12)),
+        ("[.5-8]", (5, 8)),
+        ("[- - -]", None),
+        ("[---]", None),
+        ("[...]", None),
+        ("[…]", None),
+        ("???", 3),
+    ],
 )
 def test_engine_hint_forms(restorer, leiden, hint):
     result = restorer.restore(f"και {leiden} του", k=3)

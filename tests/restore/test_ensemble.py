@@ -81,8 +81,11 @@ def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, 
     shutil.copy(ngram_files / "fwd.npz", folder / "ngram.npz")
     shutil.copy(ngram_files / "bwd.npz", folder / "ngram-backward.npz")
     meta = json.loads((folder / "apollo_restore.json").read_text())
-    meta["ensemble"] = {"ngram": "ngram.npz", "backward": "ngram-backward.npz",
-                        "weights": {"neural": 0.5, "ngram": 1.0, "backward": 1.0, "length": 2.0}}
+    meta["ensemble"] = {
+        "ngram": "ngram.npz",
+        "backward": "ngram-backward.npz",
+        "weights": {"neural": 0.5, "ngram": 1.0, "backward": 1.0, "length": 2.0},
+    }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder)
     assert isinstance(ens.inner, Ensemble) and len(ens.members) == 4
@@ -117,7 +120,10 @@ def test_load_filler_builds_the_unbounded_order_ensemble(memorised_model, tmp_pa
     folder = tmp_path / "model"
     shutil.copytree(memorised_model, folder)
     meta = json.loads((folder / "apollo_restore.json").read_text())
-    meta["ensemble"] = {"infini": {"discount": 0.6}, "weights": {"neural": 0.0, "infini": 1.0, "infini_backward": 1.0, "length": 2.0}}
+    meta["ensemble"] = {
+        "infini": {"discount": 0.6},
+        "weights": {"neural": 0.0, "infini": 1.0, "infini_backward": 1.0, "length": 2.0},
+    }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder, present=False)
     assert [type(f) for f, _ in ens.members] == [InfiniFiller, InfiniFiller, LengthPrior]

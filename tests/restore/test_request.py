@@ -98,13 +98,29 @@ def test_request_limits_are_configurable():
         RequestLimits(max_k=-1)
 
 
-@pytest.mark.parametrize("value,hint", [(None, None), ("none", None), (7, 7), ("7", 7), ("5-8", (5, 8)), ([5, 8], (5, 8)), ("ca.10", (8, 12)), ([4, 4], 4)])
+@pytest.mark.parametrize(
+    "value,hint",
+    [
+        (None, None),
+        ("none", None),
+        (7, 7),
+        ("7", 7),
+        ("5-8", (5, 8)),
+        ([5, 8], (5, 8)),
+        ("ca.10", (8, 12)),
+        ([4, 4], 4),
+    ],
+)
 def test_hint_values_in_every_form(value, hint):
     assert parse_hint_value(value, 1) == hint
 
 
 hint_values = st.one_of(
-    st.none(), st.integers(-10**12, 10**12), st.text(max_size=8), st.booleans(), st.floats(allow_nan=True),
+    st.none(),
+    st.integers(-(10**12), 10**12),
+    st.text(max_size=8),
+    st.booleans(),
+    st.floats(allow_nan=True),
     st.lists(st.one_of(st.integers(-5, 10**6), st.text(max_size=2)), max_size=3),
 )
 
@@ -112,9 +128,13 @@ hint_values = st.one_of(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=st.one_of(st.text(max_size=60), st.sampled_from([GREEK, GREEK + " [.3]", "[.5]", "???"])),
-    hints=st.one_of(st.none(), st.dictionaries(st.one_of(st.integers(-3, 5), st.text(max_size=2)), hint_values, max_size=3)),
-    pins=st.one_of(st.none(), st.dictionaries(st.integers(-3, 5), st.one_of(st.text(max_size=6), st.integers()), max_size=3)),
-    k=st.one_of(st.integers(-10**6, 10**6), st.none(), st.floats(), st.text(max_size=3)),
+    hints=st.one_of(
+        st.none(), st.dictionaries(st.one_of(st.integers(-3, 5), st.text(max_size=2)), hint_values, max_size=3)
+    ),
+    pins=st.one_of(
+        st.none(), st.dictionaries(st.integers(-3, 5), st.one_of(st.text(max_size=6), st.integers()), max_size=3)
+    ),
+    k=st.one_of(st.integers(-(10**6), 10**6), st.none(), st.floats(), st.text(max_size=3)),
 )
 def test_random_requests_raise_only_the_projects_errors(text, hints, pins, k):
     try:

@@ -37,7 +37,9 @@ class _NoIndex:
 def test_augment_off_gives_model_candidates(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
     off = RetrievalAugmented(restorer, _NoIndex(), enabled=False)
     cands = off.candidates(PREFIX, SUFFIX, 8, 5)
-    assert [(c.text, c.log_score, c.origin, c.citations) for c in cands] == [(b.text, b.log_score, ["model"], []) for b in beams]
+    assert [(c.text, c.log_score, c.origin, c.citations) for c in cands] == [
+        (b.text, b.log_score, ["model"], []) for b in beams
+    ]
     assert off.name == "tiny"
     on = RetrievalAugmented(restorer, index, count_weight=1000.0).candidates(PREFIX, SUFFIX, 8, 5)
     assert on[0].text == "τραιανου" and on != cands  # the same gap with parallels does change the answer

@@ -45,7 +45,9 @@ def test_index_gap_parallels_backoff(index: ParallelIndex) -> None:
     assert index.gap_parallels("ξξξξξξξξξ", "ψψψψψψψψψ").groups == []
 
 
-@pytest.mark.parametrize(("hint", "expected"), [(8, ["τραιανου", "αδριανου"]), (2, []), ((3, 5), []), ((7, 9), ["τραιανου", "αδριανου"])])
+@pytest.mark.parametrize(
+    ("hint", "expected"), [(8, ["τραιανου", "αδριανου"]), (2, []), ((3, 5), []), ((7, 9), ["τραιανου", "αδριανου"])]
+)
 def test_index_gap_parallels_hint(index: ParallelIndex, hint, expected) -> None:
     found = index.gap_parallels("αυτοκρατορος καισαρος ", " σεβαστου", hint=hint)
     assert [g.between for g in found.groups] == expected

@@ -19,12 +19,16 @@ def shards(prepared, tmp_path_factory):
 
 
 def _config(model, shards, out, **kw) -> FinetuneConfig:
-    base = dict(model=str(model), shards=str(shards), out=str(out), batch_size=4, warmup=3, bf16=False, threads=1, log_every=5)
+    base = dict(
+        model=str(model), shards=str(shards), out=str(out), batch_size=4, warmup=3, bf16=False, threads=1, log_every=5
+    )
     return FinetuneConfig(**{**base, **kw})
 
 
 def test_finetune_lora_loss_falls_and_model_loads(tiny_model_folder, shards, tmp_path):
-    cfg = _config(tiny_model_folder, shards, tmp_path, lora=True, lora_r=8, lora_alpha=16, steps=40, lr=2e-2, min_lr=2e-3)
+    cfg = _config(
+        tiny_model_folder, shards, tmp_path, lora=True, lora_r=8, lora_alpha=16, steps=40, lr=2e-2, min_lr=2e-3
+    )
     record = finetune(cfg, progress=False)
     losses = record["losses"]
     assert len(losses) == 40 and np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.1
@@ -38,8 +42,10 @@ def test_finetune_lora_loss_falls_and_model_loads(tiny_model_folder, shards, tmp
 def test_finetune_full_saves_loadable_folder(tiny_model_folder, shards, tmp_path):
     from transformers import AutoModelForCausalLM
 
-    record = finetune(_config(tiny_model_folder, shards, tmp_path, lora=False, steps=4, lr=1e-3,
-                              activation_checkpointing=True), progress=False)
+    record = finetune(
+        _config(tiny_model_folder, shards, tmp_path, lora=False, steps=4, lr=1e-3, activation_checkpointing=True),
+        progress=False,
+    )
     assert record["step"] == 4 and all(np.isfinite(record["losses"]))
     model = AutoModelForCausalLM.from_pretrained(str(tmp_path / "model"))
     before = AutoModelForCausalLM.from_pretrained(str(tiny_model_folder))

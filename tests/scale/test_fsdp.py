@@ -23,8 +23,18 @@ TORCHRUN = Path(sys.executable).with_name("torchrun")
 
 
 def _torchrun(run: Path, *overrides: str) -> subprocess.CompletedProcess:
-    cmd = [str(TORCHRUN), "--standalone", "--nproc_per_node", "2", "-m", "apollo_restore", "train-fsdp",
-           "--config", str(ROOT / "configs" / "tiny_fsdp.yaml"), *overrides]
+    cmd = [
+        str(TORCHRUN),
+        "--standalone",
+        "--nproc_per_node",
+        "2",
+        "-m",
+        "apollo_restore",
+        "train-fsdp",
+        "--config",
+        str(ROOT / "configs" / "tiny_fsdp.yaml"),
+        *overrides,
+    ]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
     proc = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True, timeout=150)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
@@ -37,7 +47,9 @@ def _metrics(run: Path) -> list[dict]:
 
 @pytest.mark.distributed
 def test_fsdp_torchrun_trains_resumes_consolidates_and_restores(prepared, tiny_model_folder, tmp_path):
-    export_shards(prepared, tmp_path / "shards", "char", rows=256, block_size=256, rows_per_shard=64, seed=0, progress=False)
+    export_shards(
+        prepared, tmp_path / "shards", "char", rows=256, block_size=256, rows_per_shard=64, seed=0, progress=False
+    )
     common = [f"model={tiny_model_folder}", "shards=shards", "out=out"]
 
     _torchrun(tmp_path, *common, "steps=16", "checkpoint_every=8", "consolidate=false")
@@ -56,14 +68,18 @@ def test_fsdp_torchrun_trains_resumes_consolidates_and_restores(prepared, tiny_m
     assert steps[-1] == 20 and steps.count(5) == 1  # continued at 17, did not start over
     assert any("val_loss" in m for m in _metrics(tmp_path))
     model_dir = tmp_path / "out" / "model"
-    assert {"config.json", "model.safetensors", "tokenizer.json", "apollo_restore.json"} <= {p.name for p in model_dir.iterdir()}
+    assert {"config.json", "model.safetensors", "tokenizer.json", "apollo_restore.json"} <= {
+        p.name for p in model_dir.iterdir()
+    }
 
     restorer = Restorer.load(model_dir)
     cands = restorer.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", 3, k=5)
     assert cands and all(isinstance(c.text, str) for c in cands)
 
     # the same checkpoint split over several safetensors files loads to the same weights
-    split = consolidate(tmp_path / "out" / "checkpoints" / "latest", tmp_path / "split", torch.float32, max_shard_bytes=100_000)
+    split = consolidate(
+        tmp_path / "out" / "checkpoints" / "latest", tmp_path / "split", torch.float32, max_shard_bytes=100_000
+    )
     assert (split / "model.safetensors.index.json").exists()
     from transformers import AutoModelForCausalLM
 

@@ -20,7 +20,9 @@ EXAMPLES = [
 ]
 
 
-def _word_tokenizer(extra_special: list[str] = (), eos: str | None = "</s>", bos: str | None = "<s>") -> PreTrainedTokenizerFast:
+def _word_tokenizer(
+    extra_special: list[str] = (), eos: str | None = "</s>", bos: str | None = "<s>"
+) -> PreTrainedTokenizerFast:
     """A whitespace word-level tokenizer standing in for a big model's (no download)."""
     words = ["[UNK]", "<s>", "</s>", "κομων", "του", "ηρακλ", "ειτου"]
     core = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
@@ -37,8 +39,12 @@ def test_hf_format_matches_char_tokenizer(example, loss):
     char = CharTokenizer()
     fim = HfFim(to_hf_tokenizer(char))
     assert fim.added == []
-    assert fim.encode_example(example, loss) == SPM_V1.encode(char, example.prefix, example.middle, example.suffix, example.hint, loss)
-    assert fim.encode_prompt(example.prefix, example.suffix, example.hint) == SPM_V1.prompt(char, example.prefix, example.suffix, example.hint)
+    assert fim.encode_example(example, loss) == SPM_V1.encode(
+        char, example.prefix, example.middle, example.suffix, example.hint, loss
+    )
+    assert fim.encode_prompt(example.prefix, example.suffix, example.hint) == SPM_V1.prompt(
+        char, example.prefix, example.suffix, example.hint
+    )
 
 
 def test_hf_format_finds_reserved_mistral_tokens():

@@ -9,7 +9,14 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
-from apollo_restore.scale.shards import MANIFEST_FILE, SHARD_FORMAT, ShardLoader, ShardReader, export_shards, read_manifest
+from apollo_restore.scale.shards import (
+    MANIFEST_FILE,
+    SHARD_FORMAT,
+    ShardLoader,
+    ShardReader,
+    export_shards,
+    read_manifest,
+)
 
 ROWS, BLOCK = 41, 128
 
@@ -17,7 +24,9 @@ ROWS, BLOCK = 41, 128
 @pytest.fixture(scope="module")
 def shards(prepared, tmp_path_factory):
     out = tmp_path_factory.mktemp("shards")
-    export_shards(prepared, out, "char", rows=ROWS, block_size=BLOCK, rows_per_shard=10, row_group_size=4, seed=7, progress=False)
+    export_shards(
+        prepared, out, "char", rows=ROWS, block_size=BLOCK, rows_per_shard=10, row_group_size=4, seed=7, progress=False
+    )
     return out
 
 
@@ -57,7 +66,9 @@ def test_shards_slices_disjoint_and_complete_2_ranks_2_workers(shards):
         assert per_worker[0] and per_worker[1]
         seen += per_worker[0] + per_worker[1]
         # a real DataLoader with 2 workers hands the rank's rows back in order
-        rows = [int(r) for batch in torch.utils.data.DataLoader(reader, batch_size=3, num_workers=2) for r in batch["row"]]
+        rows = [
+            int(r) for batch in torch.utils.data.DataLoader(reader, batch_size=3, num_workers=2) for r in batch["row"]
+        ]
         assert rows == list(range(rank * 20, rank * 20 + 20))
     assert len(seen) == len(set(seen)) == 40  # 41 rows, 2 ranks: the odd row is left out
     assert set(seen) == set(range(40))

@@ -28,19 +28,25 @@ class FakeLLM:
         outputs = []
         for prompt in prompts:
             ids = prompt["prompt_token_ids"]
-            seqs = [SimpleNamespace(tokens=ids + CHAR.encode(text) + ([CHAR.eos_id] if done else []), cum_logprob=score,
-                                    text=None, finish_reason="stop" if done else "length")
-                    for text, score, done in self.readings]
+            seqs = [
+                SimpleNamespace(
+                    tokens=ids + CHAR.encode(text) + ([CHAR.eos_id] if done else []),
+                    cum_logprob=score,
+                    text=None,
+                    finish_reason="stop" if done else "length",
+                )
+                for text, score, done in self.readings
+            ]
             outputs.append(SimpleNamespace(sequences=seqs))
         return outputs
 
 
 READINGS = [
     ("ηρα", -1.0, True),
-    ("ηρ α", -1.5, True),       # same letters as "ηρα": merged into it
-    ("ηραικ", -3.0, False),      # cut by max_tokens: kept only while fewer than k beams finished
-    ("[7]", -0.1, True),        # not restorable text: dropped
-    ("", -0.2, True),           # a lacuna holds at least one letter: dropped
+    ("ηρ α", -1.5, True),  # same letters as "ηρα": merged into it
+    ("ηραικ", -3.0, False),  # cut by max_tokens: kept only while fewer than k beams finished
+    ("[7]", -0.1, True),  # not restorable text: dropped
+    ("", -0.2, True),  # a lacuna holds at least one letter: dropped
     ("ερμ", -2.0, True),
 ]
 
@@ -51,7 +57,9 @@ def _restorer(readings=READINGS) -> VllmRestorer:
 
 def test_vllm_backend_imports_without_vllm_and_says_what_to_install(monkeypatch):
     real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real_find_spec(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real_find_spec(name, *a)
+    )
     with pytest.raises(VllmUnavailable) as err:
         VllmRestorer("some/model")
     assert str(err.value) == f"vllm is not installed: {vllm_backend.INSTALL_HINT}"

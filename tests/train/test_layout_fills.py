@@ -18,8 +18,10 @@ MONTHS = ["θωθ", "φαωφι", "αθυρ", "χοιακ", "τυβι", "μεχ�
 
 def _receipt(rng: np.random.Generator) -> str:
     a, b = rng.choice(NAMES, 2, replace=False)
-    return (f"{a} {b} χαιρειν ομολογω απεσχηκεναι παρα σου τας δραχμας ετους δευτερου αντωνινου "
-            f"καισαρος του κυριου {rng.choice(MONTHS)} ερρωσο")
+    return (
+        f"{a} {b} χαιρειν ομολογω απεσχηκεναι παρα σου τας δραχμας ετους δευτερου αντωνινου "
+        f"καισαρος του κυριου {rng.choice(MONTHS)} ερρωσο"
+    )
 
 
 def test_tiny_model_fills_held_out_formulaic_gaps(tmp_path):
@@ -27,9 +29,23 @@ def test_tiny_model_fills_held_out_formulaic_gaps(tmp_path):
     rows = [document_row(f"t{i}", " ".join(_receipt(rng) for _ in range(4)), "train") for i in range(60)]
     rows += [document_row("v0", _receipt(rng), "validation")]
     write_documents(rows, tmp_path / "documents.parquet")
-    cfg = TrainConfig(prepared=str(tmp_path), out=str(tmp_path / "run"), size="tiny", steps=250, batch_size=8,
-                      block_size=256, lr=3e-3, min_lr=3e-4, warmup=20, bf16=False, threads=1, eval_every=1000,
-                      eval_rows=4, checkpoint_every=1e9, log_every=50)
+    cfg = TrainConfig(
+        prepared=str(tmp_path),
+        out=str(tmp_path / "run"),
+        size="tiny",
+        steps=250,
+        batch_size=8,
+        block_size=256,
+        lr=3e-3,
+        min_lr=3e-4,
+        warmup=20,
+        bf16=False,
+        threads=1,
+        eval_every=1000,
+        eval_rows=4,
+        checkpoint_every=1e9,
+        log_every=50,
+    )
     train(cfg, progress=False)
     restorer = Restorer.load(tmp_path / "run" / "checkpoint", config=RestoreConfig(k=5))
     held_out = rng.choice(NAMES, 2, replace=False)
@@ -37,6 +53,6 @@ def test_tiny_model_fills_held_out_formulaic_gaps(tmp_path):
     hits = 0
     for word in ("απεσχηκεναι", "δραχμας", "καισαρος", "κυριου"):
         at = text.index(word)
-        cands = restorer.candidates(text[:at], text[at + len(word):], len(word))
+        cands = restorer.candidates(text[:at], text[at + len(word) :], len(word))
         hits += cands[0].text == word
     assert hits >= 3, hits

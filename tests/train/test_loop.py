@@ -23,8 +23,20 @@ from apollo_restore.fim.examples import FimExample
 
 
 def _cfg(prepared: Path, out: Path, **kw) -> TrainConfig:
-    base = dict(prepared=str(prepared), out=str(out), size="tiny", steps=6, batch_size=2, block_size=256,
-                eval_every=3, eval_rows=4, log_every=1, checkpoint_every=0.0, threads=1, warmup=2)
+    base = dict(
+        prepared=str(prepared),
+        out=str(out),
+        size="tiny",
+        steps=6,
+        batch_size=2,
+        block_size=256,
+        eval_every=3,
+        eval_rows=4,
+        log_every=1,
+        checkpoint_every=0.0,
+        threads=1,
+        warmup=2,
+    )
     base.update(kw)
     return TrainConfig(**base)
 
@@ -49,7 +61,14 @@ def test_train_overfit_save_reload_predicts_the_same(tmp_path):
 def test_train_seeded_runs_match(tiny_prepared, tmp_path):
     first = train(_cfg(tiny_prepared, tmp_path / "a"), progress=False)
     second = train(_cfg(tiny_prepared, tmp_path / "b"), progress=False)
-    losses = [[json.loads(line)["loss"] for line in (tmp_path / r / METRICS_FILE).read_text().splitlines() if "loss" in line and "val" not in line] for r in "ab"]
+    losses = [
+        [
+            json.loads(line)["loss"]
+            for line in (tmp_path / r / METRICS_FILE).read_text().splitlines()
+            if "loss" in line and "val" not in line
+        ]
+        for r in "ab"
+    ]
     assert losses[0] == pytest.approx(losses[1], abs=1e-3)
     assert first["tokens"] == second["tokens"] and first["step"] == 6
 
@@ -72,8 +91,22 @@ def test_train_resumes_where_it_stopped(tiny_prepared, tmp_path):
 @pytest.mark.slow
 def test_train_survives_sigkill(tiny_prepared, tmp_path):
     out = tmp_path / "killed"
-    args = [sys.executable, "-m", "apollo_restore", "train", "--quiet", f"prepared={tiny_prepared}", f"out={out}",
-            "size=tiny", "steps=400", "batch_size=2", "block_size=256", "eval_every=1000", "checkpoint_every=0", "threads=1"]
+    args = [
+        sys.executable,
+        "-m",
+        "apollo_restore",
+        "train",
+        "--quiet",
+        f"prepared={tiny_prepared}",
+        f"out={out}",
+        "size=tiny",
+        "steps=400",
+        "batch_size=2",
+        "block_size=256",
+        "eval_every=1000",
+        "checkpoint_every=0",
+        "threads=1",
+    ]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and not (out / CHECKPOINT_DIR / "trainer.json").exists():
@@ -113,6 +146,8 @@ def test_shipped_configs_load():
 
 def test_train_warm_restart_continues_the_data_stream(tiny_prepared, tmp_path):
     train(_cfg(tiny_prepared, tmp_path / "first", steps=3), progress=False)
-    result = train(_cfg(tiny_prepared, tmp_path / "second", steps=2, init_from=str(tmp_path / "first" / "best")), progress=False)
+    result = train(
+        _cfg(tiny_prepared, tmp_path / "second", steps=2, init_from=str(tmp_path / "first" / "best")), progress=False
+    )
     assert result["rows"] == 3 * 2 + 2 * 2  # rows 6..9: not the first run's rows 0..5 again
     assert result["history"][-1]["step"] == 3

@@ -25,9 +25,22 @@ def test_gpu_config_is_a_valid_training_config():
 def test_tiny_run_with_workers_and_accuracy_selection(tiny_prepared, tmp_path):
     gaps = [GapExample(f"g{i}", "ddb", "d", p, s, m, len(m), "synthetic") for i, (p, m, s) in enumerate(MEMORISED)]
     write_gapset(tmp_path / "gaps.jsonl", gaps)
-    cfg = TrainConfig(prepared=str(tiny_prepared), out=str(tmp_path / "run"), size="tiny", steps=6, batch_size=2,
-                      block_size=256, workers=2, max_seconds=600, eval_every=3, eval_rows=2, threads=1,
-                      checkpoint_every=1e9, log_every=1, val_gaps=str(tmp_path / "gaps.jsonl"))
+    cfg = TrainConfig(
+        prepared=str(tiny_prepared),
+        out=str(tmp_path / "run"),
+        size="tiny",
+        steps=6,
+        batch_size=2,
+        block_size=256,
+        workers=2,
+        max_seconds=600,
+        eval_every=3,
+        eval_rows=2,
+        threads=1,
+        checkpoint_every=1e9,
+        log_every=1,
+        val_gaps=str(tmp_path / "gaps.jsonl"),
+    )
     result = train(cfg, progress=False, validate=restoration_validator(tmp_path / "gaps.jsonl", k=5))
     assert result["step"] == 6 and "best_score" in result
     records = [json.loads(line) for line in (tmp_path / "run" / METRICS_FILE).read_text().splitlines()]

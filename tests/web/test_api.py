@@ -69,9 +69,7 @@ def test_api_restore_returns_ranked_candidates_per_gap(client):
     assert "…" in body["gaps"][0]["suffix"]  # later gaps unknown while the first is restored
 
 
-@pytest.mark.parametrize(
-    "hint, expected", [(7, 7), ([3, 6], [3, 6]), (None, None)], ids=["exact", "range", "none"]
-)
+@pytest.mark.parametrize("hint, expected", [(7, 7), ([3, 6], [3, 6]), (None, None)], ids=["exact", "range", "none"])
 def test_api_restore_hint_overrides_the_text(client, hint, expected):
     body = client.post("/api/restore", json={"text": BGU, "k": 2, "hints": {"1": hint}}).json()
     assert body["gaps"][0]["hint"] == 4
@@ -104,7 +102,13 @@ def test_api_restore_bad_pin_is_422(client, pins, code):
 
 @pytest.mark.parametrize(
     "text, position, line, column",
-    [("αβγ [.4 δεζ", 4, 1, 5), ("αβγ\nδε] ζη", 6, 2, 3), ("α [.0] β", 4, 1, 5), ("α [[β]]", 3, 1, 4), ("α\nβ [.8-5] γ", 5, 2, 4)],
+    [
+        ("αβγ [.4 δεζ", 4, 1, 5),
+        ("αβγ\nδε] ζη", 6, 2, 3),
+        ("α [.0] β", 4, 1, 5),
+        ("α [[β]]", 3, 1, 4),
+        ("α\nβ [.8-5] γ", 5, 2, 4),
+    ],
 )
 def test_api_malformed_leiden_is_422_with_position(client, text, position, line, column):
     err = _error(client.post("/api/restore", json={"text": text}), 422)
@@ -141,7 +145,10 @@ def test_api_long_gap_is_422_unless_overridden(client):
     assert _error(client.post("/api/restore", json={"text": "αβγ δεζ", "hints": {"0": 99}}), 422)["code"] == "E301"
     assert _error(client.post("/api/restore", json={"text": "αβγ δεζ [.3]", "hints": {"1": 9}}), 422)["code"] == "E306"
     assert client.post("/api/restore", json={"text": text, "k": 1, "hints": {"0": 3}}).status_code == 200
-    assert _error(client.post("/api/restore", json={"text": "αβγ δεζ [.4]", "hints": {"0": [2, 99]}}), 422)["code"] == "E304"
+    assert (
+        _error(client.post("/api/restore", json={"text": "αβγ δεζ [.4]", "hints": {"0": [2, 99]}}), 422)["code"]
+        == "E304"
+    )
 
 
 def test_api_text_and_k_limits(client):
@@ -149,7 +156,12 @@ def test_api_text_and_k_limits(client):
     assert _error(client.post("/api/restore", json={"text": BGU, "k": 51}), 422)["code"] == "E305"
     assert _error(client.post("/api/restore", json={"text": BGU, "k": 0}), 422)["code"] == "W002"
     assert _error(client.post("/api/restore", json={"text": BGU, "extra": 1}), 422)["code"] == "W002"
-    assert _error(client.post("/api/restore", content=b"{not json", headers={"content-type": "application/json"}), 422)["code"] == "W002"
+    assert (
+        _error(client.post("/api/restore", content=b"{not json", headers={"content-type": "application/json"}), 422)[
+            "code"
+        ]
+        == "W002"
+    )
 
 
 def test_api_busy_server_answers_503_with_retry_after(tiny_restorer):
@@ -173,7 +185,9 @@ def test_api_busy_server_answers_503_with_retry_after(tiny_restorer):
     refused = [r for r in full if r.status_code == 503]
     assert all(r.json()["error"]["code"] == "W009" and r.headers["retry-after"] == "5" for r in refused)
 
-    late = asyncio.run(fire(create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=8, request_timeout_s=1.25)), 3))
+    late = asyncio.run(
+        fire(create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=8, request_timeout_s=1.25)), 3)
+    )
     codes = sorted((r.status_code, r.json().get("error", {}).get("code", "")) for r in late)
     assert codes == [(200, ""), (200, ""), (503, "W014")]
     assert all("retry-after" in r.headers for r in late if r.status_code == 503)
@@ -235,7 +249,12 @@ def test_api_errors_never_name_server_paths(tiny_restorer):
         client.get("/nowhere"),
         client.post("/api/epidoc", files={"file": ("/work/secret/x.xml", b"<TEI><unclosed>", "application/xml")}),
         client.post("/api/epidoc", files={"file": ("../../etc/passwd", b"<?xml version='1.0'?><root/>", "text/xml")}),
-        client.post("/api/epidoc", files={"file": ("x.xml", b"<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]><TEI>&e;</TEI>", "text/xml")}),
+        client.post(
+            "/api/epidoc",
+            files={
+                "file": ("x.xml", b"<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]><TEI>&e;</TEI>", "text/xml")
+            },
+        ),
         client.post("/api/parallels", json={"prefix": "α", "suffix": "β"}),
         client.post("/api/export", json={"text": "α [.3", "pins": {}}),
     ]
@@ -308,7 +327,9 @@ def test_api_epidoc_upload_limit_is_413(tiny_restorer):
 
 def test_api_export_leiden_marks_machine_readings(client):
     text = "1 Κόμων [τοῦ] Πεκύσι [.4] χαίρειν.\n2 κάμηλον [.12] πυρρὰν"
-    body = client.post("/api/export", json={"text": text, "choices": {"0": {"text": "ωρου", "prob": 0.42}}, "format": "leiden"}).json()
+    body = client.post(
+        "/api/export", json={"text": text, "choices": {"0": {"text": "ωρου", "prob": 0.42}}, "format": "leiden"}
+    ).json()
     out = body["content"]
     assert body["machine_readings"] == 1 and body["filename"].endswith(".txt")
     assert "[ωρου]⁽ᵐ¹⁾" in out  # the machine reading, marked
@@ -327,7 +348,10 @@ def test_api_export_epidoc_marks_machine_readings(client):
     assert resp.get("{http://www.w3.org/XML/1998/namespace}id") == "apollo-restore"
     assert "not by the editor" in resp.findtext(f"{TEI}resp")
     machine = root.findall(f".//{TEI}supplied[@resp='#apollo-restore']")
-    assert [(s.text, s.get("cert"), s.get("reason")) for s in machine] == [("ωρου", "low", "lost"), ("αβγ", "low", "lost")]
+    assert [(s.text, s.get("cert"), s.get("reason")) for s in machine] == [
+        ("ωρου", "low", "lost"),
+        ("αβγ", "low", "lost"),
+    ]
     for s in machine:
         note = s.getnext()
         assert note.tag == f"{TEI}note" and note.get("resp") == "#apollo-restore" and "not the editor's" in note.text
@@ -346,8 +370,12 @@ def test_api_restore_gives_edition_forms_and_calibrated_probabilities(presented_
 
 def test_api_export_writes_edition_forms_and_alternatives(client):
     text = "τῷ [.6] χαίρειν"
-    choice = {"text": "κυριωι", "display": "κυρίῳ", "prob": 0.4,
-              "alternatives": [{"text": "θεου", "display": "θεοῦ", "prob": 0.2}, {"text": "κυρ", "prob": 0.01}]}
+    choice = {
+        "text": "κυριωι",
+        "display": "κυρίῳ",
+        "prob": 0.4,
+        "alternatives": [{"text": "θεου", "display": "θεοῦ", "prob": 0.2}, {"text": "κυρ", "prob": 0.01}],
+    }
     leiden = client.post("/api/export", json={"text": text, "choices": {"0": choice}}).json()["content"]
     assert "[κυρίῳ]⁽ᵐ¹⁾" in leiden and "alternatives: θεοῦ (0.20), κυρ (0.01)" in leiden
     body = client.post("/api/export", json={"text": text, "choices": {"0": choice}, "format": "epidoc"}).json()
@@ -355,7 +383,10 @@ def test_api_export_writes_edition_forms_and_alternatives(client):
     app = root.find(f".//{TEI}app")
     assert app.get("resp") == "#apollo-restore" and app.get("type") == "alternative"
     assert [(child.tag, child.get("resp"), child.findtext(f"{TEI}supplied")) for child in app] == [
-        (f"{TEI}lem", "#apollo-restore", "κυρίῳ"), (f"{TEI}rdg", "#apollo-restore", "θεοῦ"), (f"{TEI}rdg", "#apollo-restore", "κυρ")]
+        (f"{TEI}lem", "#apollo-restore", "κυρίῳ"),
+        (f"{TEI}rdg", "#apollo-restore", "θεοῦ"),
+        (f"{TEI}rdg", "#apollo-restore", "κυρ"),
+    ]
     assert all(s.get("resp") == "#apollo-restore" and s.get("cert") == "low" for s in app.iter(f"{TEI}supplied"))
     note = app.getnext()
     assert note.tag == f"{TEI}note" and "alternatives: θεοῦ 0.20" in note.text
@@ -398,7 +429,9 @@ def test_web_parallels_adapter_reads_a_real_index(tiny_prepared, tmp_path, tiny_
 
     build_index(tiny_prepared, tmp_path / "index")
     client = TestClient(create_app(tiny_restorer, parallels=IndexParallels.open(tmp_path / "index")))
-    body = client.post("/api/parallels", json={"text": "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι", "k": 3}).json()
+    body = client.post(
+        "/api/parallels", json={"text": "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι", "k": 3}
+    ).json()
     assert body["parallels"] and body["parallels"][0]["between"] == "ωρου"
     assert body["parallels"][0]["docs"] and body["parallels"][0]["count"] >= 1
     assert len(body["parallels"][0]["urls"]) == len(body["parallels"][0]["docs"])

@@ -86,7 +86,9 @@ def browser():
 def test_browser_paste_restore_pick_export(server, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     external: list[str] = []
-    page.on("request", lambda r: None if r.url.startswith(server) or r.url.startswith("blob:") else external.append(r.url))
+    page.on(
+        "request", lambda r: None if r.url.startswith(server) or r.url.startswith("blob:") else external.append(r.url)
+    )
     page.goto(server + "/")
     page.wait_for_selector("#server-status:has-text('Model: tiny')")
     assert "no parallel-passage index loaded" in page.inner_text("#server-status")

@@ -117,7 +117,9 @@ def test_slow_request_head_and_body_time_out():
         assert head.recv(100) == b""  # closed by the server
         assert time.monotonic() - started < 3
         body = _raw(url)
-        body.sendall(b"POST /api/restore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{\"te")
+        body.sendall(
+            b'POST /api/restore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"te'
+        )
         assert b" 408 " in body.recv(1000).split(b"\r\n")[0]
 
 

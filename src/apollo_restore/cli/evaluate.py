@@ -24,7 +24,9 @@ def _conditions(value: str) -> list[str]:
     conds = [c.strip() for c in value.split(",") if c.strip()]
     bad = [c for c in conds if c not in CONDITIONS]
     if bad:
-        raise typer.BadParameter(f"unknown condition(s) {', '.join(bad)}; choose from {', '.join(CONDITIONS)}", param_hint="--conditions")
+        raise typer.BadParameter(
+            f"unknown condition(s) {', '.join(bad)}; choose from {', '.join(CONDITIONS)}", param_hint="--conditions"
+        )
     return conds
 
 
@@ -38,7 +40,9 @@ def _build(prepared: Path, split: str, sources: list[str], per_length: int, cond
     conds = _conditions(conditions)
     excluded = ["exact"] if uncertain_excluded and "exact" in conds else []
     try:
-        return build_from_prepared(prepared, split, sources, per_length, conds, true_lacunae, seed, context_chars, excluded)
+        return build_from_prepared(
+            prepared, split, sources, per_length, conds, true_lacunae, seed, context_chars, excluded
+        )
     except (FileNotFoundError, ValueError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from err
@@ -53,7 +57,9 @@ def gaps_command(
     true_lacunae: int = typer.Option(0, "--true-lacunae", help="Editor-supplied spans per source (silver gaps)."),
     seed: int = typer.Option(0, "--seed"),
     context_chars: int = typer.Option(250, "--context-chars", help="Characters of context each side."),
-    uncertain_excluded: bool = typer.Option(True, help="Also write exact-hint gaps with uncertain-excluded context (:ue)."),
+    uncertain_excluded: bool = typer.Option(
+        True, help="Also write exact-hint gaps with uncertain-excluded context (:ue)."
+    ),
     out: Path = typer.Option(..., "--out", help="Gap-set JSONL to write."),
     cullhed_out: Path = typer.Option(None, "--cullhed-out", help="Also write the gaps as Cullhed chat JSONL."),
     ithaca_out: Path = typer.Option(None, "--ithaca-out", help="Also write Ithaca inputs ('?' placeholders) as JSONL."),
@@ -63,7 +69,9 @@ def gaps_command(
     from apollo_restore.data.formats import write_gapset
     from apollo_restore.evaluate.peers import export_cullhed, write_ithaca_inputs
 
-    gaps = _build(prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded)
+    gaps = _build(
+        prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     typer.echo(f"wrote {write_gapset(out, gaps)} gaps to {out}")
     if cullhed_out:
@@ -74,8 +82,16 @@ def gaps_command(
 
 def evaluate_command(
     out: Path = typer.Option(..., "--out", help="Report folder to write."),
-    gaps: Path = typer.Option(None, "--gaps", exists=True, dir_okay=False, help="Gap set (ours or Cullhed chat JSONL) instead of building one."),
-    prepared: Path = typer.Option(None, "--prepared", help="Prepared corpus: gaps are built from it (without --gaps) and bpc measured on it."),
+    gaps: Path = typer.Option(
+        None,
+        "--gaps",
+        exists=True,
+        dir_okay=False,
+        help="Gap set (ours or Cullhed chat JSONL) instead of building one.",
+    ),
+    prepared: Path = typer.Option(
+        None, "--prepared", help="Prepared corpus: gaps are built from it (without --gaps) and bpc measured on it."
+    ),
     split: str = typer.Option("test", "--split"),
     source: list[str] = typer.Option(None, "--source", help="Source(s) (repeat)."),
     per_length: int = typer.Option(50, "--per-length", help="Synthetic gaps per letter count 1–20."),
@@ -87,13 +103,31 @@ def evaluate_command(
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     k: int = typer.Option(20, "--k", help="Candidates per gap."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths."),
-    predictions: Path = typer.Option(None, "--predictions", exists=True, dir_okay=False, help="Score these predictions (our JSONL) instead of running a model."),
-    peer: list[str] = typer.Option(None, "--peer", help="NAME=FILE peer predictions (ours, Cullhed's or Ithaca's format), repeatable."),
-    ithaca_ids: Path = typer.Option(None, "--ithaca-ids", exists=True, dir_okay=False, help="Ithaca input JSONL we exported: gives the gap id of each Ithaca prediction line."),
-    bpc_windows: int = typer.Option(64, "--bpc-windows", help="Held-out windows per source and period for bits per character (0: skip)."),
+    predictions: Path = typer.Option(
+        None,
+        "--predictions",
+        exists=True,
+        dir_okay=False,
+        help="Score these predictions (our JSONL) instead of running a model.",
+    ),
+    peer: list[str] = typer.Option(
+        None, "--peer", help="NAME=FILE peer predictions (ours, Cullhed's or Ithaca's format), repeatable."
+    ),
+    ithaca_ids: Path = typer.Option(
+        None,
+        "--ithaca-ids",
+        exists=True,
+        dir_okay=False,
+        help="Ithaca input JSONL we exported: gives the gap id of each Ithaca prediction line.",
+    ),
+    bpc_windows: int = typer.Option(
+        64, "--bpc-windows", help="Held-out windows per source and period for bits per character (0: skip)."
+    ),
     bpc_mode: str = typer.Option("prefix", "--bpc-mode", help="prefix (every-position LM) or middle."),
     threads: int = typer.Option(None, "--threads", help="Torch threads."),
-    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."),
+    neural_only: bool = typer.Option(
+        False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."
+    ),
 ) -> None:
     """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -105,7 +139,13 @@ def evaluate_command(
 
     if gaps is None and prepared is None:
         raise typer.BadParameter("give --gaps FILE or --prepared DIR with --source", param_hint="--gaps")
-    gap_set = load_gaps(gaps) if gaps else _build(prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded)
+    gap_set = (
+        load_gaps(gaps)
+        if gaps
+        else _build(
+            prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded
+        )
+    )
     peers = {}
     for arg in peer or []:
         try:
@@ -127,7 +167,9 @@ def evaluate_command(
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
     gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
     meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
-    metrics = evaluate_to_folder(out, filler, gap_set, k, ours, peers, bpc_table, bpc_windows, bpc_mode, name, meta, seed=seed)
+    metrics = evaluate_to_folder(
+        out, filler, gap_set, k, ours, peers, bpc_table, bpc_windows, bpc_mode, name, meta, seed=seed
+    )
     typer.echo(f"{metrics['gaps']} gaps scored; report in {out / 'report.md'}")
 
 

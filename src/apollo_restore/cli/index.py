@@ -8,7 +8,9 @@ import typer
 
 
 def index_command(
-    prepared: Path = typer.Option(..., "--prepared", exists=True, file_okay=False, help="Prepared folder (apollo-restore prepare)."),
+    prepared: Path = typer.Option(
+        ..., "--prepared", exists=True, file_okay=False, help="Prepared folder (apollo-restore prepare)."
+    ),
     out: Path = typer.Option(..., "--out", help="Index folder to write."),
     source: list[str] = typer.Option(None, "--source", help="Corpora to include (default: all); repeatable."),
 ) -> None:

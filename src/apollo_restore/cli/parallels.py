@@ -10,7 +10,11 @@ import typer
 
 def parallels_command(
     text: str = typer.Argument(..., help="Leiden text with gaps ([.5], [- - -], ...) or a phrase without brackets."),
-    index: Path = typer.Option(None, "--index", help="Index folder (default: $APOLLO_RESTORE_INDEX, else the index over the packaged training text, built in the user cache on first use)."),
+    index: Path = typer.Option(
+        None,
+        "--index",
+        help="Index folder (default: $APOLLO_RESTORE_INDEX, else the index over the packaged training text, built in the user cache on first use).",
+    ),
     max_between: int = typer.Option(40, "--max-between", help="Most letters between the contexts of a gap."),
     limit: int = typer.Option(10, "--limit", help="Readings (gap) or documents (phrase) shown."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),

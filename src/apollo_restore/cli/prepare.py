@@ -8,9 +8,13 @@ import typer
 
 
 def prepare_command(
-    corpus: list[str] = typer.Option(..., "--corpus", help="SOURCE=PATH (ddb, dclp, inscription, literary); repeatable."),
+    corpus: list[str] = typer.Option(
+        ..., "--corpus", help="SOURCE=PATH (ddb, dclp, inscription, literary); repeatable."
+    ),
     out: Path = typer.Option(..., "--out", help="Output folder."),
-    dedup_threshold: float = typer.Option(0.5, help="Drop a validation/test document when this share of its 25-letter runs is in train."),
+    dedup_threshold: float = typer.Option(
+        0.5, help="Drop a validation/test document when this share of its 25-letter runs is in train."
+    ),
 ) -> None:
     """Read corpora in place and write documents.parquet, stats.md/json and skipped.jsonl."""
     # imported here, not at the top, to keep `apollo-restore --help` fast

@@ -12,7 +12,9 @@ def provenance_command(
     text: str = typer.Argument(..., help="Greek text (Leiden or plain); '-' reads it from standard input."),
     min_run: int = typer.Option(40, "--min-run", help="Shortest shared run reported (letters)."),
     limit: int = typer.Option(20, "--limit", help="Documents shown."),
-    index: Path = typer.Option(None, "--index", help="Text index folder (default: the one over the packaged training text)."),
+    index: Path = typer.Option(
+        None, "--index", help="Text index folder (default: the one over the packaged training text)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
 ) -> None:
     """Was this text in the training data? Lists the training documents sharing runs of at least

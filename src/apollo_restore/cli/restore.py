@@ -16,11 +16,17 @@ def restore_command(
     text: str = typer.Argument(None, help="Leiden text, a path to a text file, or '-' (or nothing) for stdin."),
     k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
-    hint: list[str] = typer.Option(None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=ca.7, 3=none (0-based gaps)."),
+    hint: list[str] = typer.Option(
+        None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=ca.7, 3=none (0-based gaps)."
+    ),
     show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
-    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's classical ensemble members."),
-    parallels: bool = typer.Option(False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."),
+    neural_only: bool = typer.Option(
+        False, "--neural-only", help="Leave out the model folder's classical ensemble members."
+    ),
+    parallels: bool = typer.Option(
+        False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
+    ),
 ) -> None:
     """Restore every lacuna of a Leiden text and print ranked candidates with probabilities.
 
@@ -73,7 +79,9 @@ def _read_text(text: str | None) -> str:
     if path.is_file():
         return path.read_text(encoding="utf-8")
     if _FILE_NAME.match(text):
-        typer.echo(f"error: no file named {text!r} (to restore a text, give it with its gaps marked, e.g. [.5])", err=True)
+        typer.echo(
+            f"error: no file named {text!r} (to restore a text, give it with its gaps marked, e.g. [.5])", err=True
+        )
         raise typer.Exit(2)
     return text
 
@@ -82,7 +90,9 @@ def _parse_hint(item: str) -> tuple[int | str, str]:
     """``GAP=VALUE`` → ``(gap, value)``; the request validates both."""
     gap, sep, value = item.partition("=")
     if not sep:
-        raise typer.BadParameter(f"hint {item!r} must look like GAP=7, GAP=5-8, GAP=ca.7 or GAP=none", param_hint="--hint")
+        raise typer.BadParameter(
+            f"hint {item!r} must look like GAP=7, GAP=5-8, GAP=ca.7 or GAP=none", param_hint="--hint"
+        )
     return gap.strip(), value
 
 
@@ -110,20 +120,30 @@ def _print(result, show: int) -> None:
             table.add_row(str(rank), cand.display or cand.text, cand.text, prob, "; ".join(notes))
         console.print(table)
     if calibrated:
-        console.print("\n[dim]prob: how often a reading shown with this probability was the edition's reading on held-out "
-                      "(validation) texts; a gap's probabilities sum to the chance that the list holds it.[/dim]")
+        console.print(
+            "\n[dim]prob: how often a reading shown with this probability was the edition's reading on held-out "
+            "(validation) texts; a gap's probabilities sum to the chance that the list holds it.[/dim]"
+        )
     else:
-        console.print("\n[dim]prob: normalised over the listed readings (this model folder has no calibration.json).[/dim]")
+        console.print(
+            "\n[dim]prob: normalised over the listed readings (this model folder has no calibration.json).[/dim]"
+        )
 
 
 def predict_command(
-    gaps: Path = typer.Option(..., "--gaps", exists=True, dir_okay=False, help="Gap set (JSONL, our interchange format)."),
+    gaps: Path = typer.Option(
+        ..., "--gaps", exists=True, dir_okay=False, help="Gap set (JSONL, our interchange format)."
+    ),
     out: Path = typer.Option(..., "--out", help="Predictions JSONL to write."),
     k: int = typer.Option(20, "--k", help="Candidates per gap."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
-    neural_only: bool = typer.Option(False, "--neural-only", help="Leave out the model folder's classical ensemble members."),
-    parallels: bool = typer.Option(False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."),
+    neural_only: bool = typer.Option(
+        False, "--neural-only", help="Leave out the model folder's classical ensemble members."
+    ),
+    parallels: bool = typer.Option(
+        False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
+    ),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
     from apollo_restore.restore.common import RestoreConfig

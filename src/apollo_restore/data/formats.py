@@ -291,7 +291,9 @@ def to_cullhed_user(example: GapExample) -> str:
     return f"{example.prefix}[{n} {unit} missing]{example.suffix}"
 
 
-def write_cullhed_chat(path: str | Path, examples: Iterable[GapExample], system_prompt: str = CULLHED_SYSTEM_PROMPT) -> int:
+def write_cullhed_chat(
+    path: str | Path, examples: Iterable[GapExample], system_prompt: str = CULLHED_SYSTEM_PROMPT
+) -> int:
     """Write examples as Cullhed chat JSONL; returns the number written."""
     rows = (
         {

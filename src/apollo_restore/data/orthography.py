@@ -85,8 +85,10 @@ def word_key(form: str) -> str:
 
 
 #: enclitics an edition may write without any mark (no breathing: they start with a consonant)
-UNMARKED_WORDS = frozenset("τις τι τε γε μου μοι με σου σοι σε που πως ποτε πω τινος τινι τινα τινες τινων τισι τισιν τινας "
-                           "φημι φησι φησιν τοι νυν περ".split())
+UNMARKED_WORDS = frozenset(
+    "τις τι τε γε μου μοι με σου σοι σε που πως ποτε πω τινος τινι τινα τινες τινων τισι τισιν τινας "
+    "φημι φησι φησιν τοι νυν περ".split()
+)
 
 
 def is_edition_form(key: str, form: str) -> bool:
@@ -107,7 +109,10 @@ def final_accent(form: str, stop: bool) -> str:
         return form
     first = vowels[-1]  # the final syllable's nucleus: the last vowel, or the diphthong it ends
     before = bases.index(first) - 1
-    if nfd[first] in "ιυ" and "\u0308" not in nfd[first : bases[bases.index(first) + 1] if first != bases[-1] else None]:
+    if (
+        nfd[first] in "ιυ"
+        and "\u0308" not in nfd[first : bases[bases.index(first) + 1] if first != bases[-1] else None]
+    ):
         if before >= 0 and nfd[bases[before]].lower() in _DIPHTHONG_FIRST[nfd[first]]:
             first = bases[before]
     old, new = (_GRAVE, _ACUTE) if stop else (_ACUTE, _GRAVE)

@@ -35,6 +35,7 @@ from apollo_restore.data.readers.tesserae import parse_tess
 from apollo_restore.errors import CorpusError
 from apollo_restore.data.splits import SPLITS, SPLITTER, split_of
 from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
+
 # re-exported while train/loop.py and retrieve/index.py still import it from here; new code: data.table
 from apollo_restore.data.table import load_documents as load_documents
 
@@ -279,11 +280,17 @@ def format_stats(report: PrepareReport) -> str:
             lines.append(
                 f"| {source} | {split} | {c['documents']:,} | {c['letters']:,} | {c['lacunae']:,} | {c['supplied']:,} |"
             )
-    lines += ["", f"Near-duplicates removed (≥ {report.meta.get('dedup_threshold')} of 25-letter runs in train): "
-              + (", ".join(f"{k}: {v}" for k, v in report.near_duplicates.items()) or "none")]
+    lines += [
+        "",
+        f"Near-duplicates removed (≥ {report.meta.get('dedup_threshold')} of 25-letter runs in train): "
+        + (", ".join(f"{k}: {v}" for k, v in report.near_duplicates.items()) or "none"),
+    ]
     reasons: dict[str, int] = defaultdict(int)
     for item in report.skipped:
         reasons[item["reason"].split(":")[0].split(" '")[0]] += 1
-    lines += ["", f"Lacuna lengths read as unknown extent (absurd or unreadable, see adjusted.jsonl): {len(report.adjusted)}"]
+    lines += [
+        "",
+        f"Lacuna lengths read as unknown extent (absurd or unreadable, see adjusted.jsonl): {len(report.adjusted)}",
+    ]
     lines += ["", f"Skipped files: {len(report.skipped)}"] + [f"- {r}: {n}" for r, n in sorted(reasons.items())]
     return "\n".join(lines) + "\n"

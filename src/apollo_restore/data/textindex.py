@@ -74,7 +74,9 @@ _DECODE_TABLE = {i: ch for i, ch in enumerate(_ORIG_CHARS)}
 # stream codes: letters as in the original but ς → σ, markers - → 29 and … → 30
 SIGMA, _FINAL = GREEK_LETTERS.index("σ") + 1, GREEK_LETTERS.index("ς") + 1
 S_DASH, S_ELLIPSIS = 29, 30
-_STREAM_TABLE = bytes(SIGMA if c == _FINAL else S_DASH if c == DASH else S_ELLIPSIS if c == ELLIPSIS else c for c in range(256))
+_STREAM_TABLE = bytes(
+    SIGMA if c == _FINAL else S_DASH if c == DASH else S_ELLIPSIS if c == ELLIPSIS else c for c in range(256)
+)
 STREAM_DELETE = bytes([SPACE, DOT])
 _STREAM_CHARS = {i: ch for i, ch in enumerate(_ORIG_CHARS[:29])} | {S_DASH: "-", S_ELLIPSIS: "…"}
 
@@ -107,7 +109,9 @@ def suffix_array(codes: np.ndarray) -> np.ndarray:
     """
     from pydivsufsort import divsufsort
 
-    return divsufsort(np.array(codes, dtype=np.uint8)).astype(np.int32, copy=False)  # a writable copy: the C side needs one
+    return divsufsort(np.array(codes, dtype=np.uint8)).astype(
+        np.int32, copy=False
+    )  # a writable copy: the C side needs one
 
 
 # -- the packaged text ---------------------------------------------------------------------------
@@ -201,7 +205,13 @@ def build_text_index(ids: list[str], sources: list[str], texts: list[str], out: 
     # the two sorts run side by side: ctypes releases the GIL while libdivsufsort works
     with ThreadPoolExecutor(max_workers=2) as pool:
         forward, backward = pool.map(suffix_array, (stream_arr, stream_arr[::-1]))
-    arrays = {"stream": stream_arr, "orig": orig_arr, "checkpoints": checkpoints, "sa": forward, "sa-reversed": backward}
+    arrays = {
+        "stream": stream_arr,
+        "orig": orig_arr,
+        "checkpoints": checkpoints,
+        "sa": forward,
+        "sa-reversed": backward,
+    }
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -283,7 +293,9 @@ def ensure_index(packed: Path = PACKED_TEXT, progress: Callable[[str], None] | N
     say = progress or log.warning
     say(f"building the text index from {Path(packed).name} into {path} (first use only, about 20 s)…")
     report = build_text_index(*read_packed(packed), out=path, origin=str(packed))
-    say(f"text index built: {report.documents:,} documents, {report.letters:,} letters in {report.seconds} s ({report.megabytes} MB)")
+    say(
+        f"text index built: {report.documents:,} documents, {report.letters:,} letters in {report.seconds} s ({report.megabytes} MB)"
+    )
     return path
 
 
@@ -402,7 +414,9 @@ class TextIndex:
         return start, end
 
 
-def sa_ranges(text: np.ndarray, sa: np.ndarray, patterns: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sa_ranges(
+    text: np.ndarray, sa: np.ndarray, patterns: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Suffix-array ranges of many patterns at once (a vectorised binary search).
 
     Args:

@@ -366,7 +366,9 @@ def build_from_prepared(
         if per_length > 0:
             out += build_synthetic(table, source, split, per_length, conditions, lengths, seed, context_chars, excluded)
         if true_lacunae > 0:
-            out += build_true_lacunae(table, source, split, true_lacunae, seed, context_chars, uncertain_excluded="exact" in excluded)
+            out += build_true_lacunae(
+                table, source, split, true_lacunae, seed, context_chars, uncertain_excluded="exact" in excluded
+            )
     return out
 
 

@@ -74,8 +74,14 @@ def score_predictions(gaps: Iterable[GapExample], predictions: Iterable[Predicti
         texts = [t for t, _ in pred.candidates] if pred else []
         out.append(
             ScoredGap(
-                id=gap.id, base=base_id(gap.id), source=gap.source, kind=gap.kind, condition=condition_of(gap),
-                excluded=is_excluded(gap), target=gap.target, top=texts[0] if texts else "",
+                id=gap.id,
+                base=base_id(gap.id),
+                source=gap.source,
+                kind=gap.kind,
+                condition=condition_of(gap),
+                excluded=is_excluded(gap),
+                target=gap.target,
+                top=texts[0] if texts else "",
                 score=score_gap(gap.target, texts, k),
             )
         )
@@ -166,7 +172,10 @@ def calibration_metrics(scored: Iterable[ScoredGap], predictions: Iterable[Predi
         events[s.condition].append(event)
         events["all"].append(event)
     return {
-        cond: {"top1": reliability([e[0] for e in rows], [e[1] for e in rows]), "top20": reliability([e[2] for e in rows], [e[3] for e in rows])}
+        cond: {
+            "top1": reliability([e[0] for e in rows], [e[1] for e in rows]),
+            "top20": reliability([e[2] for e in rows], [e[3] for e in rows]),
+        }
         for cond, rows in sorted(events.items())
     }
 
@@ -270,7 +279,13 @@ def bpc_by_period(
 
 def _bpc_entry(bits: float, chars: int, windows: int, documents: int) -> dict[str, Any]:
     bpc = bits / chars if chars else None
-    return {"bpc": bpc, "ppl": 2**bpc if bpc is not None else None, "chars": chars, "windows": windows, "documents": documents}
+    return {
+        "bpc": bpc,
+        "ppl": 2**bpc if bpc is not None else None,
+        "chars": chars,
+        "windows": windows,
+        "documents": documents,
+    }
 
 
 __all__ = [

@@ -150,7 +150,9 @@ def uniform(scores: Iterable[GapScore], lengths: range = UNIFORM_LENGTHS) -> Sum
     """The uniform-weighted protocol: mean per exact length, then mean over ``lengths`` with
     equal weight. Lengths with no gaps are skipped and listed in ``missing``; ``n`` counts gaps."""
     table = by_length(s for s in scores if s.length in lengths)
-    out = Summary(n=sum(t.n for t in table.values()), lengths=list(table), missing=[n for n in lengths if n not in table])
+    out = Summary(
+        n=sum(t.n for t in table.values()), lengths=list(table), missing=[n for n in lengths if n not in table]
+    )
     if table:
         for m in METRICS:
             setattr(out, m, sum(getattr(t, m) for t in table.values()) / len(table))
@@ -199,5 +201,13 @@ def reliability(confidence: Sequence[float], correct: Sequence[bool], bins: int 
         conf = sum(p for p, _ in row) / len(row)
         acc = sum(ok for _, ok in row) / len(row)
         ece += len(row) / n * abs(acc - conf)
-        table.append({"lo": b / bins, "hi": (b + 1) / bins, "n": len(row), "confidence": round(conf, 4), "accuracy": round(acc, 4)})
+        table.append(
+            {
+                "lo": b / bins,
+                "hi": (b + 1) / bins,
+                "n": len(row),
+                "confidence": round(conf, 4),
+                "accuracy": round(acc, 4),
+            }
+        )
     return {"n": n, "ece": round(ece, 4) if n else None, "bins": table}

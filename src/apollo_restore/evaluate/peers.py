@@ -136,7 +136,9 @@ def side_by_side(gaps: list[GapExample], systems: dict[str, list[Prediction]], k
             counts = {"both": 0, f"only {a}": 0, f"only {b}": 0, "neither": 0}
             for sa, sb in zip(scored[a], scored[b]):
                 right = (sa.score.top1, sb.score.top1)
-                counts[{(True, True): "both", (True, False): f"only {a}", (False, True): f"only {b}"}.get(right, "neither")] += 1
+                counts[
+                    {(True, True): "both", (True, False): f"only {a}", (False, True): f"only {b}"}.get(right, "neither")
+                ] += 1
             h2h[f"{a} vs {b}"] = counts
     return {
         "gaps": len(shared),

@@ -33,7 +33,9 @@ def _f(x: float | None, digits: int = 3, sign: bool = False) -> str:
 
 def _table(header: list[str], rows: list[list[str]], text_columns: int = 1) -> list[str]:
     align = ["---"] * text_columns + ["---:"] * (len(header) - text_columns)
-    return ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"] + ["| " + " | ".join(r) + " |" for r in rows]
+    return ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"] + [
+        "| " + " | ".join(r) + " |" for r in rows
+    ]
 
 
 def _conditions(block: dict[str, Any]) -> list[str]:
@@ -62,7 +64,15 @@ def headline_section(groups: dict[str, Any]) -> list[str]:
     for source, s in block[cond].items():
         p, u, a = s["prior"], s["uniform"], s["all"]
         rows.append(
-            [source, _f(p["top1"]), _f(p["top20"]), _f(p["char_acc"]), _f(p["cer"]), _f(p["dlen"], 2, True), str(p["n"])]
+            [
+                source,
+                _f(p["top1"]),
+                _f(p["top20"]),
+                _f(p["char_acc"]),
+                _f(p["cer"]),
+                _f(p["dlen"], 2, True),
+                str(p["n"]),
+            ]
             + [_f(u["top1"]), _f(u["top20"]), _f(u["char_acc"]), _f(u["cer"]), _f(u["dlen"], 2, True), str(u["n"])]
             + [_f(a["top1"]), _f(a["top20"])]
         )
@@ -86,8 +96,23 @@ def robustness_section(groups: dict[str, Any]) -> list[str]:
         for c in conds:
             if source in block[c]:
                 u, p = block[c][source]["uniform"], block[c][source]["prior"]
-                rows.append([CONDITION_NAMES.get(c, c), _f(u["top1"]), _f(u["top20"]), _f(u["char_acc"]), _f(u["cer"]), _f(u["dlen"], 2, True), _f(p["top1"]), str(u["n"])])
-        lines += [f"**{source}**", ""] + _table(["hint", "W.T1", "W.T20", "W.char acc", "W.CER", "W.Δlen", "prior T1", "n"], rows) + [""]
+                rows.append(
+                    [
+                        CONDITION_NAMES.get(c, c),
+                        _f(u["top1"]),
+                        _f(u["top20"]),
+                        _f(u["char_acc"]),
+                        _f(u["cer"]),
+                        _f(u["dlen"], 2, True),
+                        _f(p["top1"]),
+                        str(u["n"]),
+                    ]
+                )
+        lines += (
+            [f"**{source}**", ""]
+            + _table(["hint", "W.T1", "W.T20", "W.char acc", "W.CER", "W.Δlen", "prior T1", "n"], rows)
+            + [""]
+        )
     return lines
 
 
@@ -99,7 +124,19 @@ def silver_section(groups: dict[str, Any]) -> list[str]:
     rows = []
     for source, s in block.items():
         a, u = s["all"], s["uniform"]
-        rows.append([source, str(a["n"]), _f(a["top1"]), _f(a["top20"]), _f(a["cer"]), _f(a["char_acc"]), _f(a["dlen"], 2, True), _f(u["top1"]), _f(u["top20"])])
+        rows.append(
+            [
+                source,
+                str(a["n"]),
+                _f(a["top1"]),
+                _f(a["top20"]),
+                _f(a["cer"]),
+                _f(a["char_acc"]),
+                _f(a["dlen"], 2, True),
+                _f(u["top1"]),
+                _f(u["top20"]),
+            ]
+        )
     return (
         ["## Agreement with editors on true lacunae (silver labels, exact hint)", "",
          "agree@1 / agree@20: the editor's supplement is the top candidate / among the top 20; CER against "
@@ -115,7 +152,9 @@ def bpc_section(bpc: dict[str, Any] | None, mode: str | None) -> list[str]:
     rows = []
     for source, periods in bpc.items():
         for period, e in periods.items():
-            rows.append([source, period, _f(e["bpc"]), _f(e["ppl"], 2), str(e["chars"]), str(e["windows"]), str(e["documents"])])
+            rows.append(
+                [source, period, _f(e["bpc"]), _f(e["ppl"], 2), str(e["chars"]), str(e["windows"]), str(e["documents"])]
+            )
     how = {
         "prefix": "each window read left to right as a FIM prefix with an empty suffix (`[BOS][SUFFIX][PREFIX] w`)",
         "middle": "each window as the middle after an empty suffix and prefix (`[BOS][SUFFIX][PREFIX][MIDDLE] w`)",
@@ -136,7 +175,18 @@ def uncertain_section(uncertain: dict[str, Any]) -> list[str]:
     for source, conds in uncertain.items():
         for cond, e in conds.items():
             inc, exc = e["included"], e["excluded"]
-            rows.append([source, cond, str(e["n"]), _f(inc["top1"]), _f(exc["top1"]), _f(e["delta_top1"], 3, True), _f(inc["top20"]), _f(exc["top20"])])
+            rows.append(
+                [
+                    source,
+                    cond,
+                    str(e["n"]),
+                    _f(inc["top1"]),
+                    _f(exc["top1"]),
+                    _f(e["delta_top1"], 3, True),
+                    _f(inc["top20"]),
+                    _f(exc["top20"]),
+                ]
+            )
     return (
         ["## Uncertain-included vs uncertain-excluded context (same gaps, uniform-weighted)", ""]
         + _table(["source", "hint", "n", "W.T1 incl.", "W.T1 excl.", "Δ", "W.T20 incl.", "W.T20 excl."], rows, 2)
@@ -149,7 +199,10 @@ def per_length_section(groups: dict[str, Any], plots: list[str]) -> list[str]:
     lines = ["## Per gap length (exact hint, uncertain-included)", ""]
     lines += [f"![{p}]({p})" for p in plots] + ([""] if plots else [])
     for source, s in block.items():
-        rows = [[n, str(e["n"]), _f(e["top1"]), _f(e["top20"]), _f(e["cer"]), _f(e["dlen"], 2, True)] for n, e in s["per_length"].items()]
+        rows = [
+            [n, str(e["n"]), _f(e["top1"]), _f(e["top20"]), _f(e["cer"]), _f(e["dlen"], 2, True)]
+            for n, e in s["per_length"].items()
+        ]
         lines += [f"**{source}**", ""] + _table(["letters", "n", "T1", "T20", "CER", "Δlen"], rows) + [""]
     return lines if block or plots else []
 
@@ -157,7 +210,12 @@ def per_length_section(groups: dict[str, Any], plots: list[str]) -> list[str]:
 def peers_section(peers: dict[str, Any] | None) -> list[str]:
     if not peers:
         return []
-    lines = ["## Side by side with published systems", "", f"{peers['gaps']} gaps predicted by every system: {', '.join(peers['systems'])}.", ""]
+    lines = [
+        "## Side by side with published systems",
+        "",
+        f"{peers['gaps']} gaps predicted by every system: {', '.join(peers['systems'])}.",
+        "",
+    ]
     if not peers["gaps"]:
         return lines + ["No gap in common: nothing to compare.", ""]
     rows = []
@@ -166,8 +224,24 @@ def peers_section(peers: dict[str, Any] | None) -> list[str]:
             for cond, sources in variants.get("included", {}).items():
                 for source, s in sources.items():
                     p, u = s["prior"], s["uniform"]
-                    rows.append([name, kind, cond, source, str(s["all"]["n"]), _f(p["top1"]), _f(p["top20"]), _f(u["top1"]), _f(u["top20"]), _f(u["cer"]), _f(u["dlen"], 2, True)])
-    lines += _table(["system", "kind", "hint", "source", "n", "prior T1", "prior T20", "W.T1", "W.T20", "W.CER", "W.Δlen"], rows, 4) + [""]
+                    rows.append(
+                        [
+                            name,
+                            kind,
+                            cond,
+                            source,
+                            str(s["all"]["n"]),
+                            _f(p["top1"]),
+                            _f(p["top20"]),
+                            _f(u["top1"]),
+                            _f(u["top20"]),
+                            _f(u["cer"]),
+                            _f(u["dlen"], 2, True),
+                        ]
+                    )
+    lines += _table(
+        ["system", "kind", "hint", "source", "n", "prior T1", "prior T20", "W.T1", "W.T20", "W.CER", "W.Δlen"], rows, 4
+    ) + [""]
     for pair, counts in peers.get("head_to_head", {}).items():
         lines.append(f"- Top-1, {pair}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return lines + [""]
@@ -177,15 +251,21 @@ def calibration_section(calibration: dict[str, Any] | None) -> list[str]:
     """Expected calibration error per hint condition (synthetic gaps, uncertain-included)."""
     if not calibration:
         return []
-    lines = ["## Calibration", "",
-             "How often a reading shown at *p* is right: top-1 pairs the first reading's probability with "
-             "\"it is the target\"; top-20 pairs the sum of the listed probabilities with \"the target is listed\". "
-             "ECE = mean |accuracy − probability| over 10 probability bins, weighted by gaps (0 is perfect).", ""]
+    lines = [
+        "## Calibration",
+        "",
+        "How often a reading shown at *p* is right: top-1 pairs the first reading's probability with "
+        '"it is the target"; top-20 pairs the sum of the listed probabilities with "the target is listed". '
+        "ECE = mean |accuracy − probability| over 10 probability bins, weighted by gaps (0 is perfect).",
+        "",
+    ]
     rows = []
     for cond, block in calibration.items():
         t1, t20 = block["top1"], block["top20"]
         rows.append([CONDITION_NAMES.get(cond, cond), str(t1["n"]), _f(t1["ece"]), _f(t20["ece"])])
-    return lines + _table(["hint", "gaps", "ECE top-1", "ECE top-20"], rows) + ["", "![reliability](reliability.png)", ""]
+    return (
+        lines + _table(["hint", "gaps", "ECE top-1", "ECE top-20"], rows) + ["", "![reliability](reliability.png)", ""]
+    )
 
 
 def plot_reliability(calibration: dict[str, Any], path: Path, title: str = "reliability (all hint conditions)") -> None:
@@ -202,7 +282,12 @@ def plot_reliability(calibration: dict[str, Any], path: Path, title: str = "reli
         bins = calibration[key]["bins"]
         ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--")
         ax.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], marker="o", color="C0")
-        ax.scatter([b["confidence"] for b in bins], [b["accuracy"] for b in bins], s=[8 + 2 * b["n"] ** 0.8 for b in bins], alpha=0.3)
+        ax.scatter(
+            [b["confidence"] for b in bins],
+            [b["accuracy"] for b in bins],
+            s=[8 + 2 * b["n"] ** 0.8 for b in bins],
+            alpha=0.3,
+        )
         ax.set_title(f"{name}: ECE {_f(calibration[key]['ece'])}", fontsize=10)
         ax.set_xlabel("shown probability")
         ax.set_xlim(0, 1)
@@ -246,7 +331,10 @@ def plot_per_length(groups: dict[str, Any], out: Path, kind: str = "synthetic") 
     block = groups.get(kind, {}).get("included", {})
     written = []
     for source in sorted({src for c in block.values() for src in c}):
-        curves = {CONDITION_NAMES.get(cond, cond): block[cond].get(source, {}).get("per_length", {}) for cond in _conditions(block)}
+        curves = {
+            CONDITION_NAMES.get(cond, cond): block[cond].get(source, {}).get("per_length", {})
+            for cond in _conditions(block)
+        }
         name = f"per_length_{source}.png"
         _plot_curves(curves, f"{source}: accuracy by gap length ({kind} gaps)", out / name)
         written.append(name)
@@ -306,4 +394,12 @@ def write_report(out: Path, metrics: dict[str, Any]) -> Path:
     return path
 
 
-__all__ = ["METRICS_FILE", "REPORT_FILE", "plot_per_length", "plot_peers", "plot_reliability", "render_markdown", "write_report"]
+__all__ = [
+    "METRICS_FILE",
+    "REPORT_FILE",
+    "plot_per_length",
+    "plot_peers",
+    "plot_reliability",
+    "render_markdown",
+    "write_report",
+]

@@ -17,7 +17,9 @@ from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.restore.engine import Restorer, RestoreConfig
 
 
-def restoration_validator(gaps_path: str | Path, k: int = 20) -> Callable[[torch.nn.Module, FimLayout], dict[str, float]]:
+def restoration_validator(
+    gaps_path: str | Path, k: int = 20
+) -> Callable[[torch.nn.Module, FimLayout], dict[str, float]]:
     """A callback scoring a model on the gap set at ``gaps_path``.
 
     The callback returns ``{"score": …, "w_top1_<condition>": …, "w_top20_<condition>": …}``:

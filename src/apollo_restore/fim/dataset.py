@@ -53,7 +53,13 @@ class PackedFimStream:
     """
 
     def __init__(
-        self, corpus: Corpus, tok: CharTokenizer, cfg: FimConfig, block_size: int, seed: int = 0, rank: int = 0,
+        self,
+        corpus: Corpus,
+        tok: CharTokenizer,
+        cfg: FimConfig,
+        block_size: int,
+        seed: int = 0,
+        rank: int = 0,
         layout: FimLayout = DEFAULT_LAYOUT,
     ):
         if block_size < cfg.min_window + layout.overhead:

@@ -136,7 +136,9 @@ def sample_hint(true_len: int, rng: np.random.Generator, cfg: FimConfig) -> tupl
     return (lo, lo + width), False
 
 
-def sample_example(text: str, rng: np.random.Generator, cfg: FimConfig, max_len: int | None = None) -> FimExample | None:
+def sample_example(
+    text: str, rng: np.random.Generator, cfg: FimConfig, max_len: int | None = None
+) -> FimExample | None:
     """One synthetic-gap example from a document's training text (``None`` if too short)."""
     window = sample_window(text, rng, cfg, max_len)
     if len(window) < cfg.min_window:

@@ -104,8 +104,12 @@ class HfFim:
         """JSON-ready record of the control tokens (written into shard manifests)."""
         return {
             "vocab_size": len(self.tokenizer),
-            "bos_id": self.bos_id, "eos_id": self.eos_id, "pad_id": self.pad_id,
-            "prefix_id": self.prefix_id, "suffix_id": self.suffix_id, "middle_id": self.middle_id,
+            "bos_id": self.bos_id,
+            "eos_id": self.eos_id,
+            "pad_id": self.pad_id,
+            "prefix_id": self.prefix_id,
+            "suffix_id": self.suffix_id,
+            "middle_id": self.middle_id,
             "added": list(self.added),
         }
 

@@ -99,7 +99,9 @@ class FimLayout:
         ends = self.join_chars == 0 or len(suffix) <= self.join_chars
         return vocab.encode(suffix[: self.join_chars]) + ([vocab.eos_id] if ends else [])
 
-    def encode(self, vocab: FimVocabulary, prefix: str, middle: str, suffix: str, hint, loss: str) -> tuple[list[int], list[int]]:
+    def encode(
+        self, vocab: FimVocabulary, prefix: str, middle: str, suffix: str, hint, loss: str
+    ) -> tuple[list[int], list[int]]:
         """Token ids and next-token labels of one training example.
 
         Returns:
@@ -122,7 +124,9 @@ class FimLayout:
 
 
 #: the character model's layouts, by versioned name
-JOIN_V2 = FimLayout("apollo_restore fim.join.v2", join_chars=16, hint_first=True, sentinel=False, hint_in_sequence=False)
+JOIN_V2 = FimLayout(
+    "apollo_restore fim.join.v2", join_chars=16, hint_first=True, sentinel=False, hint_in_sequence=False
+)
 SENTINEL_V2 = FimLayout("apollo_restore fim.sentinel.v2", join_chars=16, hint_first=True, sentinel=True)
 #: the large-model path (Mistral's FIM tokens), and the character model before v2
 SPM_V1 = FimLayout("apollo_restore fim.spm.v1", join_chars=0, hint_first=False, sentinel=True)

@@ -10,11 +10,19 @@ from transformers import MistralConfig, MistralForCausalLM
 from apollo_restore.fim.tokenizer import CharTokenizer
 
 SIZES: dict[str, dict[str, int]] = {
-    "tiny": dict(hidden_size=64, intermediate_size=176, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2),
-    "small": dict(hidden_size=256, intermediate_size=704, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=4),
-    "base": dict(hidden_size=384, intermediate_size=1024, num_hidden_layers=6, num_attention_heads=8, num_key_value_heads=4),
+    "tiny": dict(
+        hidden_size=64, intermediate_size=176, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2
+    ),
+    "small": dict(
+        hidden_size=256, intermediate_size=704, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=4
+    ),
+    "base": dict(
+        hidden_size=384, intermediate_size=1024, num_hidden_layers=6, num_attention_heads=8, num_key_value_heads=4
+    ),
     # ~10 M parameters: the single-GPU recipe (configs/gpu_medium.yaml)
-    "medium": dict(hidden_size=384, intermediate_size=1152, num_hidden_layers=6, num_attention_heads=6, num_key_value_heads=2),
+    "medium": dict(
+        hidden_size=384, intermediate_size=1152, num_hidden_layers=6, num_attention_heads=6, num_key_value_heads=2
+    ),
 }
 
 

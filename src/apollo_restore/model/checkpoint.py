@@ -82,7 +82,9 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
     if meta.get("normaliser", NORMALISER) != NORMALISER:
         raise ValueError(f"{folder} was trained with normaliser {meta['normaliser']!r}; this code uses {NORMALISER!r}")
     if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:
-        raise ValueError(f"{folder} was trained with fim_format {meta['fim_format']!r}; this code knows {', '.join(LAYOUTS)}")
+        raise ValueError(
+            f"{folder} was trained with fim_format {meta['fim_format']!r}; this code knows {', '.join(LAYOUTS)}"
+        )
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype)
     model.eval()
     return model, CharTokenizer.load(folder), meta
@@ -98,7 +100,12 @@ def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torc
 
 
 def save_checkpoint(
-    folder: Path, model: torch.nn.Module, tok: CharTokenizer, optimizer: torch.optim.Optimizer, trainer: dict[str, Any], meta: dict[str, Any]
+    folder: Path,
+    model: torch.nn.Module,
+    tok: CharTokenizer,
+    optimizer: torch.optim.Optimizer,
+    trainer: dict[str, Any],
+    meta: dict[str, Any],
 ) -> None:
     """Atomically replace ``folder`` by a new training checkpoint.
 

@@ -90,7 +90,9 @@ class LeanDecoder:
             s_tail = torch.einsum("rkgd,rktd->rkgt", q, tail_k) * scale
             probs = torch.softmax(torch.cat((s_prefix, s_tail), dim=-1).float(), dim=-1).to(q.dtype)
             p_len = pk.shape[1]
-            o = torch.einsum("rkgp,kpd->rkgd", probs[..., :p_len], pv) + torch.einsum("rkgt,rktd->rkgd", probs[..., p_len:], tail_v)
+            o = torch.einsum("rkgp,kpd->rkgd", probs[..., :p_len], pv) + torch.einsum(
+                "rkgt,rktd->rkgd", probs[..., p_len:], tail_v
+            )
             h = h + attn.o_proj(o.reshape(rows, self.n_heads * self.head_dim))
             mlp = layer.mlp
             a = self._norm(h, layer.post_attention_layernorm.weight)

@@ -70,7 +70,9 @@ class InfiniGram:
         reverse: whether ``text`` runs right to left (then :meth:`encode` reverses too).
     """
 
-    def __init__(self, text: np.ndarray, sa: np.ndarray, max_context: int = 40, discount: float = 0.6, reverse: bool = False):
+    def __init__(
+        self, text: np.ndarray, sa: np.ndarray, max_context: int = 40, discount: float = 0.6, reverse: bool = False
+    ):
         self.text = np.r_[np.asarray(text, dtype=np.uint8), np.zeros(1, np.uint8)]  # a 0 past the end
         self.sa, self.n = sa, len(text)
         self.max_context, self.discount, self.reverse = max_context, discount, reverse
@@ -188,7 +190,9 @@ class InfiniGram:
         if len(flat):
             uniq, first, inverse = np.unique(key.ravel()[flat], return_index=True, return_inverse=True)
             rows = flat[first]
-            counts[flat] = self.counts(state.lo.ravel()[rows], state.hi.ravel()[rows], depth.ravel()[rows])[inverse.ravel()]
+            counts[flat] = self.counts(state.lo.ravel()[rows], state.hi.ravel()[rows], depth.ravel()[rows])[
+                inverse.ravel()
+            ]
         counts = counts.reshape(b, width, K)
         return (self._smooth(counts) if probs else None), counts
 

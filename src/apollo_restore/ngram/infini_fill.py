@@ -179,10 +179,17 @@ class InfiniFiller:
 
 
 def load_infini(
-    direction: Literal["forward", "backward"], index: TextIndex | None = None, config: InfiniConfig = InfiniConfig(), **model_options
+    direction: Literal["forward", "backward"],
+    index: TextIndex | None = None,
+    config: InfiniConfig = InfiniConfig(),
+    **model_options,
 ) -> InfiniFiller:
     """The unbounded-order filler over ``index`` (default: the packaged text index, built in the
     user cache on first use) in one direction."""
     index = index or TextIndex.shared()
-    model = InfiniGram.forward(index, **model_options) if direction == "forward" else InfiniGram.backward(index, **model_options)
+    model = (
+        InfiniGram.forward(index, **model_options)
+        if direction == "forward"
+        else InfiniGram.backward(index, **model_options)
+    )
     return InfiniFiller(model, index, config)

@@ -402,8 +402,11 @@ class NgramModel:
             order = meta["order"]
             tables = [
                 OrderTable(
-                    z[f"keys{n}"], z[f"counts{n}"], z[f"ctx{n}"],
-                    z[f"ctx_total{n}"].astype(np.float64), z[f"ctx_gamma{n}"].astype(np.float64),
+                    z[f"keys{n}"],
+                    z[f"counts{n}"],
+                    z[f"ctx{n}"],
+                    z[f"ctx_total{n}"].astype(np.float64),
+                    z[f"ctx_gamma{n}"].astype(np.float64),
                 )
                 for n in range(1, order + 1)
             ]

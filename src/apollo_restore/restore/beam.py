@@ -85,7 +85,12 @@ class _Alphabet:
 
 @torch.no_grad()
 def beam_search(
-    model: torch.nn.Module, tok: CharTokenizer, prompt: list[int], join: list[int], k: int = 20, bound: LengthBound = LengthBound(40)
+    model: torch.nn.Module,
+    tok: CharTokenizer,
+    prompt: list[int],
+    join: list[int],
+    k: int = 20,
+    bound: LengthBound = LengthBound(40),
 ) -> list[Beam]:
     """The ``k`` best middles for ``prompt`` followed by ``join``.
 
@@ -144,7 +149,14 @@ def beam_search(
 
 
 def _expand(
-    rows: list[_Row], free: list[int], logp: torch.Tensor, alphabet: _Alphabet, k: int, floor: float, cap: int | None, max_chars: int
+    rows: list[_Row],
+    free: list[int],
+    logp: torch.Tensor,
+    alphabet: _Alphabet,
+    k: int,
+    floor: float,
+    cap: int | None,
+    max_chars: int,
 ) -> list[tuple[_Row, int, int]]:
     """The ``k`` best one-character extensions of the free rows, above ``floor``."""
     if not free:

@@ -60,7 +60,9 @@ def load_for(folder: str | Path) -> "Calibration | None":
         return None
     cal = Calibration.load(path)
     if cal.info.get("model_fingerprint") not in (None, fingerprint(folder)):
-        log.warning("%s was fitted on another model: probabilities left uncalibrated; rerun scripts/fit_calibration.py", path)
+        log.warning(
+            "%s was fitted on another model: probabilities left uncalibrated; rerun scripts/fit_calibration.py", path
+        )
         return None
     return cal
 
@@ -117,8 +119,12 @@ class Calibration:
         return int(self.info.get("k", 20))
 
     def save(self, path: str | Path) -> None:
-        data = {"format": FORMAT, "conditions": {k: asdict(v) for k, v in self.conditions.items()},
-                "unknown_word_penalty": self.unknown_word_penalty, "info": self.info}
+        data = {
+            "format": FORMAT,
+            "conditions": {k: asdict(v) for k, v in self.conditions.items()},
+            "unknown_word_penalty": self.unknown_word_penalty,
+            "info": self.info,
+        }
         Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
     def apply(self, candidates: list[Candidate], hint: Hint) -> list[Candidate]:
@@ -146,7 +152,10 @@ def calibrated(logq: np.ndarray, unknown: np.ndarray, a: float, b: float, penalt
 
 
 def fit(
-    logq: np.ndarray, unknown: np.ndarray, truth: np.ndarray, conditions: Sequence[str],
+    logq: np.ndarray,
+    unknown: np.ndarray,
+    truth: np.ndarray,
+    conditions: Sequence[str],
     penalties: Sequence[float] = (0.0, 0.5, 1.0, 2.0, 4.0),
 ) -> Calibration:
     """Maximum-likelihood parameters on gaps with known answers, by grid search.
@@ -173,7 +182,10 @@ def fit(
             if not rows.any():
                 continue
             nll, a, b, c = min(
-                (_nll(logq[rows], unknown[rows], truth[rows], a, b, penalty, c), a, b, c) for a in a_grid for b in b_grid for c in c_grid
+                (_nll(logq[rows], unknown[rows], truth[rows], a, b, penalty, c), a, b, c)
+                for a in a_grid
+                for b in b_grid
+                for c in c_grid
             )
             scalings[cond], total = Scaling(float(a), float(b), float(c)), total + nll
         if best is None or total < best[0]:
@@ -181,7 +193,9 @@ def fit(
     return best[1]
 
 
-def _nll(logq: np.ndarray, unknown: np.ndarray, truth: np.ndarray, a: float, b: float, penalty: float, c: float) -> float:
+def _nll(
+    logq: np.ndarray, unknown: np.ndarray, truth: np.ndarray, a: float, b: float, penalty: float, c: float
+) -> float:
     p = calibrated(logq, unknown, a, b, penalty, c)
     hit = truth >= 0
     right = np.where(hit, p[np.arange(len(truth)), np.maximum(truth, 0)], 1.0 - p.sum(axis=1))

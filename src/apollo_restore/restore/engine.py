@@ -40,7 +40,9 @@ def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
         return LengthBound(cfg.max_chars)
     lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
     slack = 0 if cfg.exact_length and not isinstance(hint, tuple) else cfg.hint_slack
-    return LengthBound(max_chars=max(4, 2 * (hi + slack) + 2), lo=max(1, lo), hi=max(1, hi), slack=slack, penalty=cfg.hint_penalty)
+    return LengthBound(
+        max_chars=max(4, 2 * (hi + slack) + 2), lo=max(1, lo), hi=max(1, hi), slack=slack, penalty=cfg.hint_penalty
+    )
 
 
 class Restorer:
@@ -54,13 +56,19 @@ class Restorer:
     """
 
     def __init__(
-        self, model: torch.nn.Module, tok: CharTokenizer, name: str = "", config: RestoreConfig = RestoreConfig(),
+        self,
+        model: torch.nn.Module,
+        tok: CharTokenizer,
+        name: str = "",
+        config: RestoreConfig = RestoreConfig(),
         layout: FimLayout = DEFAULT_LAYOUT,
     ):
         self.model, self.tok, self.name, self.config, self.layout = model, tok, name, config, layout
 
     @classmethod
-    def load(cls, folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), threads: int | None = None) -> "Restorer":
+    def load(
+        cls, folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), threads: int | None = None
+    ) -> "Restorer":
         """Load a model folder (default: the embedded model shipped in the package).
 
         Raises:
@@ -121,7 +129,9 @@ class Restorer:
         for i, body in enumerate(bodies):
             ids[i, : len(body)] = torch.tensor(body)
         cache.batch_repeat_interleave(len(bodies))
-        logp = torch.log_softmax(self.model(input_ids=ids, past_key_values=cache, use_cache=True).logits.float(), dim=-1)  # (R, W, V)
+        logp = torch.log_softmax(
+            self.model(input_ids=ids, past_key_values=cache, use_cache=True).logits.float(), dim=-1
+        )  # (R, W, V)
         scores = []
         for i, body in enumerate(bodies):
             rest = logp[i, torch.arange(len(body) - 1), torch.tensor(body[1:])].sum() if len(body) > 1 else 0.0
@@ -129,9 +139,11 @@ class Restorer:
         return scores
 
     def restore(
-        self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
+        self,
+        text: str | Document,
+        hints: dict[int, Hint] | None = None,
+        pins: dict[int, str] | None = None,
+        k: int | None = None,
     ) -> Restoration:
         """Restore every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
         return restore_text(self, text, hints, pins, self.config.k if k is None else k, self.name)
-
-

@@ -75,8 +75,12 @@ class Ensemble:
     """
 
     def __init__(
-        self, members: list[tuple[ScoringFiller, float]], name: str = "ensemble", config: RestoreConfig = RestoreConfig(),
-        neural: "Restorer | Callable[[], Restorer] | None" = None, hint_slack: int = 0,
+        self,
+        members: list[tuple[ScoringFiller, float]],
+        name: str = "ensemble",
+        config: RestoreConfig = RestoreConfig(),
+        neural: "Restorer | Callable[[], Restorer] | None" = None,
+        hint_slack: int = 0,
     ):
         if not members:
             raise ValueError("an ensemble needs at least one member")
@@ -121,14 +125,21 @@ class Ensemble:
         return to_candidates(scored[:k])
 
     def restore(
-        self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
+        self,
+        text: str | Document,
+        hints: dict[int, Hint] | None = None,
+        pins: dict[int, str] | None = None,
+        k: int | None = None,
     ) -> Restoration:
         """Every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
         return restore_text(self, text, hints, pins, self.config.k if k is None else k, self.name)
 
 
 def load_filler(
-    folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), use_ngram: bool = True, threads: int | None = None,
+    folder: str | Path | None = None,
+    config: RestoreConfig = RestoreConfig(),
+    use_ngram: bool = True,
+    threads: int | None = None,
     present: bool = True,
 ) -> "Presented | Restorer | Ensemble":
     """The restorer a model folder describes (default: the embedded model).
@@ -168,6 +179,7 @@ def load_filler(
 
 def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None) -> "Restorer | Ensemble":
     """The folder's filler without presentation (see :func:`load_filler`)."""
+
     def load_neural() -> "Restorer":
         from apollo_restore.restore.engine import Restorer  # torch: only when the neural model is needed
 
@@ -197,4 +209,6 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int 
     members.append((LengthPrior(), weights.get("length", 0.0)))
     members = [(filler, w) for filler, w in members if w > 0]
     label = "+".join(name for name, w in weights.items() if w > 0)
-    return Ensemble(members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=spec.get("hint_slack", 0))
+    return Ensemble(
+        members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=spec.get("hint_slack", 0)
+    )

@@ -22,7 +22,11 @@ class GapFiller(Protocol):
 
 
 def predict(
-    filler: GapFiller, gaps: Iterable[GapExample], k: int = 20, progress: bool = True, limits: RequestLimits = RequestLimits()
+    filler: GapFiller,
+    gaps: Iterable[GapExample],
+    k: int = 20,
+    progress: bool = True,
+    limits: RequestLimits = RequestLimits(),
 ) -> Iterator[Prediction]:
     """Predictions for each gap, in order, with the milliseconds each took.
 

@@ -44,7 +44,11 @@ class Presented:
         if self.forms is None:
             return candidates
         return [
-            replace(c, display=self.forms.display(c.text, prefix, suffix), unknown_words=self.forms.unknown_words(c.text, prefix, suffix))
+            replace(
+                c,
+                display=self.forms.display(c.text, prefix, suffix),
+                unknown_words=self.forms.unknown_words(c.text, prefix, suffix),
+            )
             for c in candidates
         ]
 
@@ -61,7 +65,11 @@ class Presented:
         return self.calibration.apply(cands, hint)[:k]
 
     def restore(
-        self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
+        self,
+        text: str | Document,
+        hints: dict[int, Hint] | None = None,
+        pins: dict[int, str] | None = None,
+        k: int | None = None,
     ) -> Restoration:
         """Every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
         return restore_text(self, text, hints, pins, k or self.inner.config.k, self.inner.name)

@@ -135,7 +135,9 @@ def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tu
     if values is None:
         return []
     if not isinstance(values, Mapping):
-        raise RequestError("E310", name="hints and pins", expected="a mapping of gap number to value", value=type(values).__name__)
+        raise RequestError(
+            "E310", name="hints and pins", expected="a mapping of gap number to value", value=type(values).__name__
+        )
     out = []
     for key, value in values.items():
         if isinstance(key, str) and key.strip().isdigit():
@@ -143,7 +145,9 @@ def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tu
         if not isinstance(key, int) or isinstance(key, bool):
             raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 0")
         if not 0 <= key < n_gaps:
-            raise RequestError(code, gap=key + 1, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)} (numbered from 0)")
+            raise RequestError(
+                code, gap=key + 1, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)} (numbered from 0)"
+            )
         out.append((key, value))
     return out
 
@@ -208,12 +212,18 @@ def parse_hint_value(value: Any, gap: int) -> Hint:
         if value < 1:
             raise RequestError("E306", gap=gap, reason=f"{value} is not a positive letter count")
         return value
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
         lo, hi = value
         if not 1 <= lo <= hi:
             raise RequestError("E306", gap=gap, reason=f"the range {lo}-{hi} must satisfy 1 ≤ low ≤ high")
         return (lo, hi) if lo < hi else lo
-    raise RequestError("E306", gap=gap, reason=f"{value!r} is not a letter count: give a number, a range [low, high] or none")
+    raise RequestError(
+        "E306", gap=gap, reason=f"{value!r} is not a letter count: give a number, a range [low, high] or none"
+    )
 
 
 def check_reading(value: Any, gap: int, limits: RequestLimits) -> str:

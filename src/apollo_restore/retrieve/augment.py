@@ -74,7 +74,12 @@ class RetrievalAugmented:
     def parallels(self, prefix: str, suffix: str, hint: Hint = None) -> GapParallels:
         """The parallel passages of one gap (to show beside the candidates)."""
         return self.index.gap_parallels(
-            prefix, suffix, hint, max_between=self.max_between, limit=self.max_parallels, docs_per_group=self.docs_per_reading
+            prefix,
+            suffix,
+            hint,
+            max_between=self.max_between,
+            limit=self.max_parallels,
+            docs_per_group=self.docs_per_reading,
         )
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
@@ -103,7 +108,9 @@ class RetrievalAugmented:
         self, prefix: str, suffix: str, hint: Hint, beams: list[Candidate], groups: list[BetweenGroup], k: int
     ) -> list[Candidate]:
         """Score the parallels' readings the beams lack, merge by :func:`match_key`, re-normalise."""
-        entries: dict[str, _Entry] = {match_key(c.text): _Entry(c.text, c.log_score, list(c.origin), list(c.citations)) for c in beams}
+        entries: dict[str, _Entry] = {
+            match_key(c.text): _Entry(c.text, c.log_score, list(c.origin), list(c.citations)) for c in beams
+        }
         fresh: dict[str, BetweenGroup] = {}
         for group in groups:
             key = match_key(group.between)
@@ -132,7 +139,11 @@ class RetrievalAugmented:
         return entry.log_score + self.count_weight * math.log1p(entry.count)
 
     def restore(
-        self, text: str | Document, hints: dict[int, Hint] | None = None, pins: dict[int, str] | None = None, k: int | None = None
+        self,
+        text: str | Document,
+        hints: dict[int, Hint] | None = None,
+        pins: dict[int, str] | None = None,
+        k: int | None = None,
     ) -> Restoration:
         """:func:`~apollo_restore.restore.engine.restore_text` with these candidates."""
         return restore_text(self, text, hints, pins, self.restorer.config.k if k is None else k, self.name)

@@ -199,9 +199,18 @@ class ParallelIndex(TextIndex):
             group_docs = list(dict.fromkeys(docs[members].tolist()))
             start, end = self._between_span(int(a[members[0]]), int(b[members[0]]))
             between = self.orig_text(start, end)
-            snippets = [self._snippet(int(docs[j]), *self._between_span(int(a[j]), int(b[j])), context) for j in members[:examples]]
+            snippets = [
+                self._snippet(int(docs[j]), *self._between_span(int(a[j]), int(b[j])), context)
+                for j in members[:examples]
+            ]
             result.groups.append(
-                BetweenGroup(between, int(counts[g]), len(group_docs), [self.doc_ids[d] for d in group_docs[:docs_per_group]], snippets)
+                BetweenGroup(
+                    between,
+                    int(counts[g]),
+                    len(group_docs),
+                    [self.doc_ids[d] for d in group_docs[:docs_per_group]],
+                    snippets,
+                )
             )
 
     # -- phrase parallels --

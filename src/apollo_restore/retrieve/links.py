@@ -1,7 +1,7 @@
 """Where a training document's edition can be read: one function from a document id to a URL.
 
-    edition_url("bgu.1.100", "ddb")      # 'https://papyri.info/ddbdp/bgu;1;100'
-    edition_url("ISic003024", "inscription")
+edition_url("bgu.1.100", "ddb")      # 'https://papyri.info/ddbdp/bgu;1;100'
+edition_url("ISic003024", "inscription")
 """
 
 from __future__ import annotations

@@ -120,9 +120,18 @@ def _add_lora(model: torch.nn.Module, cfg: FinetuneConfig, train_embeddings: boo
     extra = None
     if train_embeddings:
         names = {m: n for n, m in model.named_modules()}
-        extra = [names[model.get_input_embeddings()].rsplit(".", 1)[-1], names[model.get_output_embeddings()].rsplit(".", 1)[-1]]
-    lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout, target_modules=targets,
-                      modules_to_save=extra, task_type="CAUSAL_LM")
+        extra = [
+            names[model.get_input_embeddings()].rsplit(".", 1)[-1],
+            names[model.get_output_embeddings()].rsplit(".", 1)[-1],
+        ]
+    lora = LoraConfig(
+        r=cfg.lora_r,
+        lora_alpha=cfg.lora_alpha,
+        lora_dropout=cfg.lora_dropout,
+        target_modules=targets,
+        modules_to_save=extra,
+        task_type="CAUSAL_LM",
+    )
     return get_peft_model(model, lora)
 
 
@@ -154,7 +163,9 @@ def finetune(cfg: FinetuneConfig, progress: bool = True) -> dict[str, Any]:
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     log.info("trainable parameters: %.2fM of %.2fM", trainable / 1e6, sum(p.numel() for p in model.parameters()) / 1e6)
     optimizer = torch.optim.AdamW(param_groups(model, cfg.weight_decay), lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8)
-    loader = ShardLoader(ShardReader(Path(cfg.shards), batch_size=cfg.batch_size, epochs=None), num_workers=cfg.num_workers)
+    loader = ShardLoader(
+        ShardReader(Path(cfg.shards), batch_size=cfg.batch_size, epochs=None), num_workers=cfg.num_workers
+    )
     batches = iter(loader)
 
     trainer: dict[str, Any] = {"step": 0, "tokens": 0, "seconds": 0.0, "losses": [], "trainable": trainable}
@@ -186,13 +197,30 @@ def finetune(cfg: FinetuneConfig, progress: bool = True) -> dict[str, Any]:
         bar.set_postfix(loss=f"{step_loss:.3f}", lr=f"{lr:.1e}")
         if trainer["step"] % cfg.log_every == 0 or trainer["step"] == cfg.steps:
             with metrics.open("a") as fh:
-                fh.write(json.dumps({"step": trainer["step"], "loss": round(step_loss, 4), "lr": lr,
-                                     "grad_norm": round(float(grad_norm), 4), "tokens": trainer["tokens"],
-                                     "seconds": round(trainer["seconds"], 2)}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "step": trainer["step"],
+                            "loss": round(step_loss, 4),
+                            "lr": lr,
+                            "grad_norm": round(float(grad_norm), 4),
+                            "tokens": trainer["tokens"],
+                            "seconds": round(trainer["seconds"], 2),
+                        }
+                    )
+                    + "\n"
+                )
     bar.close()
 
-    meta = {"training": {"recipe": "apollo_restore scale.finetune.v1", "step": trainer["step"], "tokens": trainer["tokens"],
-                         "config": asdict(cfg), "shards": {k: manifest[k] for k in ("seed", "gap_sampler", "tokenizer")}}}
+    meta = {
+        "training": {
+            "recipe": "apollo_restore scale.finetune.v1",
+            "step": trainer["step"],
+            "tokens": trainer["tokens"],
+            "config": asdict(cfg),
+            "shards": {k: manifest[k] for k in ("seed", "gap_sampler", "tokenizer")},
+        }
+    }
     if cfg.lora:
         model.save_pretrained(str(out / "adapter"))
         if cfg.merge:
@@ -202,4 +230,3 @@ def finetune(cfg: FinetuneConfig, progress: bool = True) -> dict[str, Any]:
         save_hf_folder(model.to("cpu").eval(), tokenizer, out / "model", meta)
         trainer["model_dir"] = str(out / "model")
     return trainer
-

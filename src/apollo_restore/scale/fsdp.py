@@ -87,7 +87,9 @@ def build_mesh(env: DistEnv, shard_size: int = 0):
         return init_device_mesh(env.device.type, (env.world_size,), mesh_dim_names=("shard",))
     if env.world_size % shard_size:
         raise ValueError(f"world size {env.world_size} is not a multiple of shard_size {shard_size}")
-    return init_device_mesh(env.device.type, (env.world_size // shard_size, shard_size), mesh_dim_names=("replicate", "shard"))
+    return init_device_mesh(
+        env.device.type, (env.world_size // shard_size, shard_size), mesh_dim_names=("replicate", "shard")
+    )
 
 
 def shard_model(model: torch.nn.Module, mesh, bf16: bool, reshard_after_forward: bool = True) -> torch.nn.Module:
@@ -101,8 +103,12 @@ def shard_model(model: torch.nn.Module, mesh, bf16: bool, reshard_after_forward:
     names = set(getattr(model, "_no_split_modules", None) or [])
     layers = [m for m in model.modules() if type(m).__name__ in names]
     if not layers:
-        raise ValueError(f"{type(model).__name__} names no decoder layer class (_no_split_modules); cannot shard per layer")
-    mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32) if bf16 else MixedPrecisionPolicy()
+        raise ValueError(
+            f"{type(model).__name__} names no decoder layer class (_no_split_modules); cannot shard per layer"
+        )
+    mp = (
+        MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32) if bf16 else MixedPrecisionPolicy()
+    )
     for layer in layers:
         fully_shard(layer, mesh=mesh, mp_policy=mp, reshard_after_forward=reshard_after_forward)
     fully_shard(model, mesh=mesh, mp_policy=mp, reshard_after_forward=reshard_after_forward)
@@ -118,8 +124,17 @@ def latest_checkpoint(run: Path) -> Path | None:
     return folder if (folder / TRAINER_FILE).exists() else None
 
 
-def save_sharded(run: Path, step: int, model: torch.nn.Module, optimizer: torch.optim.Optimizer, trainer: dict[str, Any],
-                 env: DistEnv, model_config, tokenizer, keep: int = 2) -> Path:
+def save_sharded(
+    run: Path,
+    step: int,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    trainer: dict[str, Any],
+    env: DistEnv,
+    model_config,
+    tokenizer,
+    keep: int = 2,
+) -> Path:
     """Collective: write a DCP checkpoint of model + optimiser for ``step``; rank 0 then writes
     ``trainer.json``, ``config.json`` and the tokenizer, moves ``latest`` and keeps the last
     ``keep`` checkpoints."""
@@ -157,8 +172,13 @@ def load_sharded(folder: Path, model: torch.nn.Module, optimizer: torch.optim.Op
     return json.loads((Path(folder) / TRAINER_FILE).read_text())
 
 
-def consolidate(checkpoint: Path, out: Path, dtype: torch.dtype = torch.bfloat16, meta: dict[str, Any] | None = None,
-                max_shard_bytes: int | None = None) -> Path:
+def consolidate(
+    checkpoint: Path,
+    out: Path,
+    dtype: torch.dtype = torch.bfloat16,
+    meta: dict[str, Any] | None = None,
+    max_shard_bytes: int | None = None,
+) -> Path:
     """Turn a sharded checkpoint into one Hugging Face model folder, in one process, no GPU.
 
     The checkpoint must be trusted: its metadata is unpickled (see the module docstring); the
@@ -201,7 +221,7 @@ def consolidate(checkpoint: Path, out: Path, dtype: torch.dtype = torch.bfloat16
         warnings.simplefilter("ignore", UserWarning)
         dcp.load(state, storage_reader=reader, no_dist=True)
     config = AutoConfig.from_pretrained(str(checkpoint), local_files_only=True)
-    tensors = {key[len(prefix):]: value.to(dtype).contiguous() for key, value in state.items()}
+    tensors = {key[len(prefix) :]: value.to(dtype).contiguous() for key, value in state.items()}
     if getattr(config, "tie_word_embeddings", False):
         tensors.pop("lm_head.weight", None)  # as save_pretrained does: the embedding is the head
     config.dtype = dtype
@@ -213,8 +233,14 @@ def consolidate(checkpoint: Path, out: Path, dtype: torch.dtype = torch.bfloat16
     _write_safetensors(tensors, tmp, max_shard_bytes, save_file)
     AutoTokenizer.from_pretrained(str(checkpoint), local_files_only=True).save_pretrained(str(tmp))
     trainer = json.loads((checkpoint / TRAINER_FILE).read_text())
-    write_meta(tmp, {"consolidated_from": str(checkpoint), "training": {k: trainer.get(k) for k in ("step", "tokens", "config")},
-                     **(meta or {})})
+    write_meta(
+        tmp,
+        {
+            "consolidated_from": str(checkpoint),
+            "training": {k: trainer.get(k) for k in ("step", "tokens", "config")},
+            **(meta or {}),
+        },
+    )
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     return out
@@ -241,4 +267,3 @@ def _write_safetensors(tensors: dict[str, torch.Tensor], folder: Path, max_shard
         weight_map.update({key: name for key in group})
     index = {"metadata": {"total_size": total}, "weight_map": weight_map}
     (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=1))
-

@@ -32,13 +32,16 @@ def shard_tokenizer(shards: Path) -> tuple[Any, HfFim, dict[str, Any]]:
     from transformers import AutoTokenizer
 
     manifest = read_manifest(shards)
-    tokenizer = AutoTokenizer.from_pretrained(str(Path(shards) / manifest["tokenizer"].get("dir", TOKENIZER_DIR)),
-                                              local_files_only=True)
+    tokenizer = AutoTokenizer.from_pretrained(
+        str(Path(shards) / manifest["tokenizer"].get("dir", TOKENIZER_DIR)), local_files_only=True
+    )
     fim = HfFim(tokenizer, add_missing=False)
     recorded = manifest["tokenizer"]
     for key in ("prefix_id", "suffix_id", "middle_id", "eos_id", "bos_id"):
         if getattr(fim, key) != recorded.get(key):
-            raise ValueError(f"{shards}: tokenizer {key} is {getattr(fim, key)}, the shards were written with {recorded.get(key)}")
+            raise ValueError(
+                f"{shards}: tokenizer {key} is {getattr(fim, key)}, the shards were written with {recorded.get(key)}"
+            )
     return tokenizer, fim, manifest
 
 

@@ -115,8 +115,12 @@ def export_shards(
             bar.update(1)
         name = f"shard-{index:05d}.parquet"
         tmp = out / (name + ".tmp")
-        pq.write_table(pa.Table.from_pydict({"input_ids": ids_rows, "labels": label_rows}, schema=_SCHEMA), tmp,
-                       row_group_size=row_group_size, compression="zstd")
+        pq.write_table(
+            pa.Table.from_pydict({"input_ids": ids_rows, "labels": label_rows}, schema=_SCHEMA),
+            tmp,
+            row_group_size=row_group_size,
+            compression="zstd",
+        )
         os.replace(tmp, out / name)
         shards.append({"file": name, "rows": len(ids_rows)})
     bar.close()
@@ -177,8 +181,15 @@ class ShardReader(torch.utils.data.IterableDataset):
         ``{"input_ids": (T,) int64, "labels": (T,) int64, "row": global row index}``.
     """
 
-    def __init__(self, folder: Path, rank: int = 0, world_size: int = 1, batch_size: int = 1,
-                 epochs: int | None = 1, start_row: int = 0):
+    def __init__(
+        self,
+        folder: Path,
+        rank: int = 0,
+        world_size: int = 1,
+        batch_size: int = 1,
+        epochs: int | None = 1,
+        start_row: int = 0,
+    ):
         super().__init__()
         self.folder = Path(folder)
         self.manifest = read_manifest(self.folder)
@@ -239,8 +250,11 @@ class ShardReader(torch.utils.data.IterableDataset):
         for local in self.local_rows(worker, num_workers):
             row = self.global_row(local)
             ids, labels = self.fetch(row)
-            yield {"input_ids": torch.from_numpy(ids.astype(np.int64)),
-                   "labels": torch.from_numpy(labels.astype(np.int64)), "row": row}
+            yield {
+                "input_ids": torch.from_numpy(ids.astype(np.int64)),
+                "labels": torch.from_numpy(labels.astype(np.int64)),
+                "row": row,
+            }
 
 
 class ShardLoader:
@@ -263,8 +277,9 @@ class ShardLoader:
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         self.reader.start_row = self.rows
-        loader = torch.utils.data.DataLoader(self.reader, batch_size=self.reader.batch_size, num_workers=self.num_workers)
+        loader = torch.utils.data.DataLoader(
+            self.reader, batch_size=self.reader.batch_size, num_workers=self.num_workers
+        )
         for batch in loader:
             self.rows += batch["input_ids"].size(0)
             yield batch["input_ids"], batch["labels"]
-

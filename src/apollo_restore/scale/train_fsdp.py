@@ -163,8 +163,9 @@ class FsdpRecipe:
         log.info("model %s: %.1fM parameters, sharded over %d ranks", self.cfg.model, n / 1e6, self.env.world_size)
 
     def _setup_optimizer(self) -> None:
-        self.optimizer = torch.optim.AdamW(param_groups(self.model, self.cfg.weight_decay), lr=self.cfg.lr,
-                                           betas=(0.9, 0.95), eps=1e-8)
+        self.optimizer = torch.optim.AdamW(
+            param_groups(self.model, self.cfg.weight_decay), lr=self.cfg.lr, betas=(0.9, 0.95), eps=1e-8
+        )
 
     def _setup_data(self) -> None:
         cfg, env = self.cfg, self.env
@@ -172,10 +173,17 @@ class FsdpRecipe:
         self.loader = ShardLoader(reader, num_workers=cfg.num_workers)
         needed = cfg.steps * cfg.grad_accum * cfg.batch_size
         if needed > reader.rows_per_rank and env.is_main:
-            log.warning("%d rows per rank for %d needed: the shards will repeat %.1f times",
-                        reader.rows_per_rank, needed, needed / reader.rows_per_rank)
-        self.val_reader = (ShardReader(Path(cfg.val_shards), env.rank, env.world_size, cfg.batch_size, epochs=1)
-                           if cfg.val_shards else None)
+            log.warning(
+                "%d rows per rank for %d needed: the shards will repeat %.1f times",
+                reader.rows_per_rank,
+                needed,
+                needed / reader.rows_per_rank,
+            )
+        self.val_reader = (
+            ShardReader(Path(cfg.val_shards), env.rank, env.world_size, cfg.batch_size, epochs=1)
+            if cfg.val_shards
+            else None
+        )
 
     def _all_mean(self, value: float) -> float:
         tensor = torch.tensor([value], dtype=torch.float64, device=self.env.device)
@@ -196,7 +204,9 @@ class FsdpRecipe:
             if i * self.cfg.batch_size >= self.cfg.eval_rows:
                 break
             with self._autocast():
-                loss, n = fim_loss(self.model, batch["input_ids"].to(self.env.device), batch["labels"].to(self.env.device))
+                loss, n = fim_loss(
+                    self.model, batch["input_ids"].to(self.env.device), batch["labels"].to(self.env.device)
+                )
             total, count = total + loss.item() * n, count + n
         self.model.train()
         return self._all_mean(total / max(count, 1))
@@ -208,10 +218,22 @@ class FsdpRecipe:
             log.info(" ".join(f"{k}={v}" for k, v in record.items()))
 
     def _checkpoint(self) -> Path:
-        trainer = {**self.trainer, "rows": self.loader.state_dict()["rows"], "manifest": {
-            k: self.manifest[k] for k in ("fim_format", "normaliser", "gap_sampler", "seed", "tokenizer")}}
-        return fsdp.save_sharded(self.out, self.trainer["step"], self.model, self.optimizer, trainer, self.env,
-                                 self.model.config, self.tokenizer, self.cfg.keep_checkpoints)
+        trainer = {
+            **self.trainer,
+            "rows": self.loader.state_dict()["rows"],
+            "manifest": {k: self.manifest[k] for k in ("fim_format", "normaliser", "gap_sampler", "seed", "tokenizer")},
+        }
+        return fsdp.save_sharded(
+            self.out,
+            self.trainer["step"],
+            self.model,
+            self.optimizer,
+            trainer,
+            self.env,
+            self.model.config,
+            self.tokenizer,
+            self.cfg.keep_checkpoints,
+        )
 
     def train(self) -> dict[str, Any]:
         """Run to ``cfg.steps``; returns the trainer record (step, rows, tokens, seconds)."""
@@ -246,9 +268,17 @@ class FsdpRecipe:
             step = self.trainer["step"]
             if step % cfg.log_every == 0 or step == 1 or step == cfg.steps:
                 mean_loss = self._all_mean(step_loss)
-                self._log({"step": step, "loss": round(mean_loss, 4), "lr": lr, "grad_norm": round(float(grad_norm), 4),
-                           "tokens": self.trainer["tokens"], "tokens_per_s": round(tokens * env.world_size / elapsed, 1),
-                           "seconds": round(self.trainer["seconds"], 2)})
+                self._log(
+                    {
+                        "step": step,
+                        "loss": round(mean_loss, 4),
+                        "lr": lr,
+                        "grad_norm": round(float(grad_norm), 4),
+                        "tokens": self.trainer["tokens"],
+                        "tokens_per_s": round(tokens * env.world_size / elapsed, 1),
+                        "seconds": round(self.trainer["seconds"], 2),
+                    }
+                )
             if self.val_reader is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
                 val = self.validate()
                 self._log({"step": step, "val_loss": round(val, 4), "val_bpt": round(val / math.log(2), 4)})
@@ -258,8 +288,9 @@ class FsdpRecipe:
         if last_saved != self.trainer["step"]:
             self._checkpoint()
         if cfg.consolidate and env.is_main:
-            folder = fsdp.consolidate(self.out / fsdp.CHECKPOINTS_DIR, self.out / MODEL_DIR, DTYPES[cfg.consolidate_dtype])
+            folder = fsdp.consolidate(
+                self.out / fsdp.CHECKPOINTS_DIR, self.out / MODEL_DIR, DTYPES[cfg.consolidate_dtype]
+            )
             log.info("consolidated model folder: %s", folder)
         dist.barrier()
         return self.trainer
-

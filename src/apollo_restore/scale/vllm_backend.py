@@ -116,8 +116,15 @@ class VllmRestorer(Restorer):
         VllmUnavailable: no ``llm`` given and vLLM or a GPU is missing.
     """
 
-    def __init__(self, model: str | Path, config: RestoreConfig = RestoreConfig(), llm: Any = None, tokenizer: Any = None,
-                 name: str = "", **llm_kwargs):
+    def __init__(
+        self,
+        model: str | Path,
+        config: RestoreConfig = RestoreConfig(),
+        llm: Any = None,
+        tokenizer: Any = None,
+        name: str = "",
+        **llm_kwargs,
+    ):
         if llm is None:
             _check_vllm()
             from vllm import LLM
@@ -144,8 +151,10 @@ class VllmRestorer(Restorer):
         # vLLM ranks within one call with a single max_tokens: use the longest bound of the batch
         max_tokens = max(_bound(h, self.config).max_chars for _, _, h in gaps) + 1 if gaps else 1
         outputs = self.llm.beam_search([{"prompt_token_ids": p} for p in prompts], beam_params(k, max_tokens))
-        return [to_candidates(merge_equivalent(beams_to_readings(out, len(p), self.fim, k)))
-                for out, p in zip(outputs, prompts)]
+        return [
+            to_candidates(merge_equivalent(beams_to_readings(out, len(p), self.fim, k)))
+            for out, p in zip(outputs, prompts)
+        ]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap (same contract as :meth:`Restorer.candidates`)."""

@@ -87,7 +87,9 @@ class TrainConfig:
     warmup: int = 200
     weight_decay: float = 0.1
     grad_clip: float = 1.0
-    weights: dict[str, float] = field(default_factory=lambda: {"ddb": 3.0, "dclp": 3.0, "inscription": 1.0, "literary": 0.3})
+    weights: dict[str, float] = field(
+        default_factory=lambda: {"ddb": 3.0, "dclp": 3.0, "inscription": 1.0, "literary": 0.3}
+    )
     loss: str = "all"
     bf16: bool = True
     threads: int = 0
@@ -161,8 +163,13 @@ def _batches(stream: PackedFimStream, start_row: int, cfg: TrainConfig):
             row += cfg.batch_size
     sampler = iter(range(start_row, 2**62))
     loader = torch.utils.data.DataLoader(
-        _Rows(stream), batch_size=cfg.batch_size, sampler=sampler, num_workers=cfg.workers,
-        prefetch_factor=8, persistent_workers=True, pin_memory=torch.cuda.is_available(),
+        _Rows(stream),
+        batch_size=cfg.batch_size,
+        sampler=sampler,
+        num_workers=cfg.workers,
+        prefetch_factor=8,
+        persistent_workers=True,
+        pin_memory=torch.cuda.is_available(),
     )
     yield from loader
 
@@ -210,7 +217,11 @@ def _write_metrics(path: Path, record: dict[str, Any]) -> None:
         fh.write(json.dumps(record) + "\n")
 
 
-def train(cfg: TrainConfig, progress: bool = True, validate: Callable[[torch.nn.Module, FimLayout], dict[str, float]] | None = None) -> dict[str, Any]:
+def train(
+    cfg: TrainConfig,
+    progress: bool = True,
+    validate: Callable[[torch.nn.Module, FimLayout], dict[str, float]] | None = None,
+) -> dict[str, Any]:
     """Train (or resume) a model; returns the final trainer record.
 
     A run resumes from ``cfg.out/checkpoint`` when present: the model, optimiser, schedule
@@ -296,13 +307,24 @@ def train(cfg: TrainConfig, progress: bool = True, validate: Callable[[torch.nn.
         bar.update(1)
         if log_now:
             bar.set_postfix(loss=f"{loss_value:.3f}", lr=f"{lr:.1e}")
-            _write_metrics(metrics, {"step": trainer["step"], "loss": round(loss_value, 4), "lr": lr,
-                                     "grad_norm": round(float(grad_norm), 3), "tokens": trainer["tokens"],
-                                     "tokens_per_s": round(ids.numel() / elapsed, 1), "seconds": round(trainer["seconds"], 1)})
+            _write_metrics(
+                metrics,
+                {
+                    "step": trainer["step"],
+                    "loss": round(loss_value, 4),
+                    "lr": lr,
+                    "grad_norm": round(float(grad_norm), 3),
+                    "tokens": trainer["tokens"],
+                    "tokens_per_s": round(ids.numel() / elapsed, 1),
+                    "seconds": round(trainer["seconds"], 1),
+                },
+            )
         if trainer["step"] % cfg.eval_every == 0 or last:
             _evaluate(model, layout, tok, val_stream, cfg, trainer, metrics, out, meta, validate)
         if time.monotonic() - last_ckpt > cfg.checkpoint_every or last:
-            save_checkpoint(out / CHECKPOINT_DIR, model, tok, optimizer, trainer, {**meta, "training": _summary(trainer)})
+            save_checkpoint(
+                out / CHECKPOINT_DIR, model, tok, optimizer, trainer, {**meta, "training": _summary(trainer)}
+            )
             last_ckpt = time.monotonic()
         if out_of_time:
             break
@@ -320,8 +342,13 @@ def _schedule_step(trainer: dict[str, Any], cfg: TrainConfig) -> int:
 def _evaluate(model, layout, tok, val_stream, cfg, trainer, metrics, out, meta, validate) -> None:
     """Validation loss, restoration accuracy when ``validate`` is given; ``best/`` on improvement."""
     val = evaluate_loss(model, val_stream, cfg.eval_rows, cfg.batch_size, cfg.bf16)
-    record: dict[str, Any] = {"step": trainer["step"], "val_loss": round(val, 4), "val_bpc": round(val / math.log(2), 4),
-                              "tokens": trainer["tokens"], "seconds": round(trainer["seconds"], 1)}
+    record: dict[str, Any] = {
+        "step": trainer["step"],
+        "val_loss": round(val, 4),
+        "val_bpc": round(val / math.log(2), 4),
+        "tokens": trainer["tokens"],
+        "seconds": round(trainer["seconds"], 1),
+    }
     if validate is not None:
         model.eval()
         record.update(validate(model, layout))
@@ -339,4 +366,8 @@ def _evaluate(model, layout, tok, val_stream, cfg, trainer, metrics, out, meta, 
 
 
 def _summary(trainer: dict[str, Any]) -> dict[str, Any]:
-    return {k: trainer[k] for k in ("step", "rows", "tokens", "seconds", "best_val", "best_score", "history") if k in trainer}
+    return {
+        k: trainer[k]
+        for k in ("step", "rows", "tokens", "seconds", "best_val", "best_score", "history")
+        if k in trainer
+    }

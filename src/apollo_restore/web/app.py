@@ -60,7 +60,9 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1", "testserver")
 
 
 def create_app(
-    restorer: Restorer, parallels: ParallelsProvider | None = None, limits: Limits = Limits(),
+    restorer: Restorer,
+    parallels: ParallelsProvider | None = None,
+    limits: Limits = Limits(),
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
 ) -> FastAPI:
     """The FastAPI app serving ``restorer`` (and ``parallels`` when an index is loaded).
@@ -78,7 +80,7 @@ def create_app(
         version="1",
         description=(
             "Restore lacunae in Ancient Greek texts. Machine-proposed readings are proposals, "
-            "not the editor's: exports mark them as such. Errors: `{\"error\": {\"code\", \"message\", ...}}`."
+            'not the editor\'s: exports mark them as such. Errors: `{"error": {"code", "message", ...}}`.'
         ),
         docs_url=None,
         redoc_url=None,
@@ -99,8 +101,12 @@ def create_app(
     async def health() -> dict:
         """Model name, whether parallels are available, the limits of this server and its load."""
         return {
-            "status": "ok", "model": restorer.name, "parallels": parallels is not None, "limits": limits.to_dict(),
-            "running": gate.running, "waiting": gate.waiting,
+            "status": "ok",
+            "model": restorer.name,
+            "parallels": parallels is not None,
+            "limits": limits.to_dict(),
+            "running": gate.running,
+            "waiting": gate.waiting,
         }
 
     @app.post("/api/restore", response_model=s.RestorationOut, responses=_ERRORS, tags=["restore"])
@@ -187,7 +193,13 @@ def create_app(
             content, media, ext = export_epidoc(req.text, chosen, restorer.name), "application/tei+xml", "xml"
         else:
             content, media, ext = export_leiden(req.text, chosen, restorer.name), "text/plain", "txt"
-        return {"format": req.format, "filename": f"restoration.{ext}", "media_type": media, "content": content, "machine_readings": len(chosen)}
+        return {
+            "format": req.format,
+            "filename": f"restoration.{ext}",
+            "media_type": media,
+            "content": content,
+            "machine_readings": len(chosen),
+        }
 
     return app
 
@@ -224,13 +236,18 @@ def _mount_docs(app: FastAPI) -> None:
         import fastapi_offline
     except ImportError:
         return
-    app.mount("/docs-assets", StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"), name="docs-assets")
+    app.mount(
+        "/docs-assets", StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"), name="docs-assets"
+    )
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         return get_swagger_ui_html(
-            openapi_url="/openapi.json", title="apollo-restore API", swagger_js_url="/docs-assets/swagger-ui-bundle.js",
-            swagger_css_url="/docs-assets/swagger-ui.css", swagger_favicon_url="/docs-assets/favicon.png",
+            openapi_url="/openapi.json",
+            title="apollo-restore API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/docs-assets/favicon.png",
         )
 
 

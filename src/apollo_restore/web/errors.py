@@ -74,7 +74,9 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": scrub(message), **extra}}
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
     return JSONResponse(error_body(code, message, **extra), status_code=status, headers=headers)
 
 
@@ -83,7 +85,12 @@ def leiden_error(err: LeidenError) -> ApiError:
     text = str(err)
     m = _CODE.match(text)
     return ApiError(
-        422, m.group(1) if m else "E000", text[m.end() :] if m else text, position=err.position, line=err.line, column=err.column
+        422,
+        m.group(1) if m else "E000",
+        text[m.end() :] if m else text,
+        position=err.position,
+        line=err.line,
+        column=err.column,
     )
 
 

@@ -84,7 +84,11 @@ def marker(n: int) -> str:
 
 def _note(model: str, reading: MachineReading) -> str:
     p = f", p = {reading.prob:.2f}" if reading.prob is not None else ""
-    alts = "; alternatives: " + ", ".join(f"{a.text} {_p(a.prob)}" for a in reading.alternatives) if reading.alternatives else ""
+    alts = (
+        "; alternatives: " + ", ".join(f"{a.text} {_p(a.prob)}" for a in reading.alternatives)
+        if reading.alternatives
+        else ""
+    )
     return f"Machine proposal (apollo-restore, model «{model}»{p}{alts}); not the editor's reading, unverified."
 
 
@@ -110,7 +114,11 @@ def export_leiden(text: str, readings: dict[int, MachineReading], model: str) ->
                 n = len(notes) + 1
                 out.append(f"[{reading.text}]{marker(n)}")
                 p = f" (p = {reading.prob:.2f})" if reading.prob is not None else ""
-                alts = "; alternatives: " + ", ".join(f"{a.text} ({_p(a.prob)})" for a in reading.alternatives) if reading.alternatives else ""
+                alts = (
+                    "; alternatives: " + ", ".join(f"{a.text} ({_p(a.prob)})" for a in reading.alternatives)
+                    if reading.alternatives
+                    else ""
+                )
                 notes.append(f"{marker(n)} gap {gap}, line {line}, {to_leiden([seg])}: {reading.text}{p}{alts}")
                 gap += 1
                 continue
@@ -170,7 +178,9 @@ class _Writer:
         else:
             self.last.tail = (self.last.tail or "") + s
 
-    def element(self, tag: str, text: str | None = None, parent: etree._Element | None = None, **attrs: str) -> etree._Element:
+    def element(
+        self, tag: str, text: str | None = None, parent: etree._Element | None = None, **attrs: str
+    ) -> etree._Element:
         el = etree.SubElement(self.ab if parent is None else parent, self.tei + tag, **attrs)
         if text is not None:
             el.text = text

@@ -74,8 +74,12 @@ class Limits:
     def request(self) -> RequestLimits:
         """The core limits every restoration request is validated against."""
         return replace(
-            WEB_LIMITS, max_text_chars=self.max_text_chars, max_gaps=self.max_gaps, max_gap_letters=self.max_gap_letters,
-            max_k=self.max_k, max_pin_chars=self.max_pin_chars,
+            WEB_LIMITS,
+            max_text_chars=self.max_text_chars,
+            max_gaps=self.max_gaps,
+            max_gap_letters=self.max_gap_letters,
+            max_k=self.max_k,
+            max_pin_chars=self.max_pin_chars,
         )
 
 
@@ -114,7 +118,9 @@ class BodyLimit:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - asyncio.get_running_loop().time()))
             except asyncio.TimeoutError:
-                await _send_json(send, 408, error_body("W015", WebErrors.W015.format(seconds=self.limits.read_timeout_s)))
+                await _send_json(
+                    send, 408, error_body("W015", WebErrors.W015.format(seconds=self.limits.read_timeout_s))
+                )
                 return
             if message["type"] == "http.disconnect":
                 return
@@ -145,7 +151,11 @@ def _too_large(limit: int) -> str:
 
 async def _send_json(send: Any, status: int, body: dict) -> None:
     payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()), (b"connection", b"close")]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+        (b"connection", b"close"),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})
 

@@ -18,7 +18,9 @@ _EXAMPLE = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσ
 class RestoreRequest(BaseModel):
     """A Leiden text to restore, with optional per-gap hints and pinned readings."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"text": _EXAMPLE, "hints": {"1": [10, 14]}, "k": 10}]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"text": _EXAMPLE, "hints": {"1": [10, 14]}, "k": 10}]}
+    )
 
     text: str = Field(description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters.")
     hints: dict[int, HintIn] = Field(
@@ -26,21 +28,28 @@ class RestoreRequest(BaseModel):
         description="Length hints overriding the text's, by 0-based gap index: letters (`7`), a range (`[5, 8]`) or `null` (unknown).",
     )
     pins: dict[int, str] = Field(
-        default_factory=dict, description="Readings fixed by the user, by 0-based gap index; later gaps are restored with them in place."
+        default_factory=dict,
+        description="Readings fixed by the user, by 0-based gap index; later gaps are restored with them in place.",
     )
     k: int = Field(20, ge=1, description="Candidates per gap.")
 
 
 class CandidateOut(BaseModel):
     text: str = Field(description="The proposed letters (normalised: no accents, lower case); what the model scored.")
-    display: str = Field(description="The reading in edition form (accents, breathings, iota subscript, final sigma), "
-                         "chosen from the training editions with the whole words it makes with the context.")
-    prob: float = Field(description="With `calibrated`: how often a reading shown with this probability was the edition's "
-                        "reading on held-out texts (a gap's probabilities sum to the chance that the list holds it); "
-                        "without: normalised over the returned candidates.")
+    display: str = Field(
+        description="The reading in edition form (accents, breathings, iota subscript, final sigma), "
+        "chosen from the training editions with the whole words it makes with the context."
+    )
+    prob: float = Field(
+        description="With `calibrated`: how often a reading shown with this probability was the edition's "
+        "reading on held-out texts (a gap's probabilities sum to the chance that the list holds it); "
+        "without: normalised over the returned candidates."
+    )
     calibrated: bool = Field(description="Whether `prob` is calibrated.")
-    unknown_words: list[str] = Field(description="Words the reading makes with its context that no training edition "
-                                     "spells (e.g. a truncated word at a word boundary); such readings are demoted.")
+    unknown_words: list[str] = Field(
+        description="Words the reading makes with its context that no training edition "
+        "spells (e.g. a truncated word at a word boundary); such readings are demoted."
+    )
     log_score: float = Field(description="The model's log-probability of the reading (nats).")
     origin: list[str] = Field(description='"model" (beam search) and/or "parallel" (found in a parallel passage).')
     citations: list[str] = Field(description="Documents where the reading stands in a parallel passage.")
@@ -63,7 +72,9 @@ class RestorationOut(BaseModel):
     model: str = Field(description="Name of the model that proposed the readings.")
     ms: float = Field(description="Milliseconds spent in all.")
     restored_text: str = Field(description="The normalised text with every gap filled by its best reading.")
-    warnings: list[str] = Field(description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context).")
+    warnings: list[str] = Field(
+        description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context)."
+    )
 
 
 class ParallelsRequest(BaseModel):
@@ -83,7 +94,9 @@ class ParallelsRequest(BaseModel):
 class ParallelsOut(BaseModel):
     prefix: str
     suffix: str
-    parallels: list[dict[str, Any]] = Field(description="Passages from the index: the text standing in the gap, counts, document ids.")
+    parallels: list[dict[str, Any]] = Field(
+        description="Passages from the index: the text standing in the gap, counts, document ids."
+    )
 
 
 class AlternativeIn(BaseModel):
@@ -118,8 +131,9 @@ class Choice(BaseModel):
     text: str
     prob: Optional[float] = Field(None, ge=0, le=1, description="Its probability, quoted in the note.")
     display: Optional[str] = Field(None, description="Its edition form (written instead of `text`).")
-    alternatives: list[AlternativeIn] = Field(default_factory=list, max_length=20,
-                                              description="Other readings, best first: EpiDoc `<app>`/`<lem>`/`<rdg>`.")
+    alternatives: list[AlternativeIn] = Field(
+        default_factory=list, max_length=20, description="Other readings, best first: EpiDoc `<app>`/`<lem>`/`<rdg>`."
+    )
 
 
 class ExportRequest(BaseModel):
@@ -130,7 +144,9 @@ class ExportRequest(BaseModel):
 
     text: str
     pins: dict[int, str] = Field(default_factory=dict, description="Readings by 0-based gap index.")
-    choices: dict[int, Choice] = Field(default_factory=dict, description="Readings with probabilities (override `pins`).")
+    choices: dict[int, Choice] = Field(
+        default_factory=dict, description="Readings with probabilities (override `pins`)."
+    )
     format: Literal["leiden", "epidoc"] = "leiden"
 
 

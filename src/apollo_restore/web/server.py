@@ -62,7 +62,9 @@ def protocol_for(limits: Limits) -> type[TimedH11Protocol]:
 
 def config(app: Any, host: str, port: int, limits: Limits) -> uvicorn.Config:
     """The uvicorn configuration of :func:`serve`."""
-    return uvicorn.Config(app, host=host, port=port, http=protocol_for(limits), timeout_keep_alive=KEEP_ALIVE_S, log_level="warning")
+    return uvicorn.Config(
+        app, host=host, port=port, http=protocol_for(limits), timeout_keep_alive=KEEP_ALIVE_S, log_level="warning"
+    )
 
 
 def serve(app: Any, host: str, port: int, limits: Limits) -> None:

@@ -141,7 +141,9 @@ def _iter_archive(
                     yield name, handle.read(max_bytes + 1)
     except (tarfile.TarError, EOFError, OSError, lzma.LZMAError, zlib.error) as err:
         where = f" after {members} member{'s' * (members != 1)}" if members else ""
-        report(str(path), f"broken or truncated archive{where} ({type(err).__name__}: {err}); the rest of it was not read")
+        report(
+            str(path), f"broken or truncated archive{where} ({type(err).__name__}: {err}); the rest of it was not read"
+        )
     else:
         if members == 0:
             report(str(path), "empty archive")

@@ -17,7 +17,16 @@ from pathlib import Path
 
 from lxml import etree
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, lacuna_length, merge_texts
+from apollo_restore.data.document import (
+    Document,
+    Lacuna,
+    LineBreak,
+    Segment,
+    Supplied,
+    Text,
+    lacuna_length,
+    merge_texts,
+)
 from apollo_restore.errors import CorpusError
 
 _UNDERDOT = "\u0323"
@@ -131,7 +140,12 @@ def parse_file(content: bytes, name: str, source: str = "ddb") -> Document:
         segments.extend(parsed)
     if not segments:
         raise CorpusError(name, "empty text (no <word> with an original form)")
-    meta = {"tm": root.get("TM") or None, "hgv": root.get("HGV") or None, "name": root.get("name"),
-            "textpart": root.get("textpart"), "lang": root.get("lang")}
+    meta = {
+        "tm": root.get("TM") or None,
+        "hgv": root.get("HGV") or None,
+        "name": root.get("name"),
+        "textpart": root.get("textpart"),
+        "lang": root.get("lang"),
+    }
     doc_id = Path(name.split(":")[-1]).name.removesuffix(".xml").removesuffix("_lemmatized")
     return Document(id=doc_id, source=source, segments=merge_texts(segments), meta=meta)

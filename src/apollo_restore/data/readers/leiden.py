@@ -71,7 +71,9 @@ _LOST_LINES = re.compile(r"lost\.(?:\d+|\?)lin\b")
 _WHITESPACE = re.compile(r"\s+")
 # A run of characters none of which starts a convention (brackets, markers, dots, digits, 'c', 'v',
 # line breaks, the underdot): read in one step, so that parsing stays fast on long texts.
-_PLAIN_RUN = re.compile(r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\d.cvV\[\](){}<>⟦⟧⟨⟩〈〉\\/|‖?=…\u2013\u2014\u0323⸢⸣⌜⌝⸤⸥-]+")
+_PLAIN_RUN = re.compile(
+    r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\d.cvV\[\](){}<>⟦⟧⟨⟩〈〉\\/|‖?=…\u2013\u2014\u0323⸢⸣⌜⌝⸤⸥-]+"
+)
 _VACAT = re.compile(r"vac(?:at|\.)?(?:[ \t]*\d+|[ \t]*\?)?(?![^\W\d_])", re.IGNORECASE)
 
 
