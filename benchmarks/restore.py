@@ -19,7 +19,7 @@ import torch
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
-from apollo_restore.restore.engine import Restorer, RestoreConfig
+from apollo_restore.restore.engine import RestoreConfig, Restorer
 from apollo_restore.restore.ensemble import load_filler
 
 

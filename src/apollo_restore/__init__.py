@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=4)
-def load_restorer(model: str | None = None) -> "Restorer":
+def load_restorer(model: str | None = None) -> Restorer:
     """The restorer of a model folder (default: the embedded model: the neural model in an
     ensemble with its n-gram member when the folder ships one), loaded once."""
     from apollo_restore.restore.ensemble import load_filler
@@ -30,7 +30,7 @@ def load_restorer(model: str | None = None) -> "Restorer":
     return load_filler(model)
 
 
-def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = None) -> "Restoration":
+def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = None) -> Restoration:
     """Restore every lacuna of a Leiden text; see :meth:`Restorer.restore`.
 
     Raises:

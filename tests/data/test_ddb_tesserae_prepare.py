@@ -10,13 +10,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
-from apollo_restore.data.readers.archive import SkipLog
 from apollo_restore.data.prepare import CorpusSpec, parse_corpus_rows, prepare
-from apollo_restore.data.table import load_documents
-from apollo_restore.data.readers.archive import iter_files
+from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.readers.ddb import parse_file, parse_original
 from apollo_restore.data.readers.tesserae import parse_tess
 from apollo_restore.data.splits import split_of
+from apollo_restore.data.table import load_documents
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

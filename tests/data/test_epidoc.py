@@ -10,8 +10,8 @@ import pytest
 from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
-from apollo_restore.data.readers.archive import SkipLog
 from apollo_restore.data.prepare import CorpusSpec, parse_corpus_rows
+from apollo_restore.data.readers.archive import SkipLog
 from apollo_restore.data.readers.epidoc import gap_segments, parse_epidoc_file
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "epidoc"

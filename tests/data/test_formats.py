@@ -11,8 +11,8 @@ import pytest
 from apollo_restore.data.formats import (
     CULLHED_SYSTEM_PROMPT,
     GapExample,
-    gap_key,
     Prediction,
+    gap_key,
     parse_hint,
     read_cullhed_chat,
     read_cullhed_predictions,

@@ -8,7 +8,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from apollo_restore.data.textindex import (
-    PACKED_TEXT, TextIndex, default_index_path, ensure_index, pack_train_text, read_packed,
+    PACKED_TEXT,
+    TextIndex,
+    default_index_path,
+    ensure_index,
+    pack_train_text,
+    read_packed,
 )  # fmt: skip
 
 DOCS = {

@@ -7,6 +7,7 @@ from collections import defaultdict
 import numpy as np
 import pyarrow as pa
 import pytest
+from evaltoy import SUPPLIED, TOY_TEXT
 
 from apollo_restore.data.formats import read_gapset, write_gapset
 from apollo_restore.evaluate.gapsets import (
@@ -21,8 +22,6 @@ from apollo_restore.evaluate.gapsets import (
     wrong_hint,
 )
 from apollo_restore.fim.examples import letter_count
-
-from evaltoy import SUPPLIED, TOY_TEXT
 
 LENGTHS = range(1, 9)
 

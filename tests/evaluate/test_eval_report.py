@@ -14,7 +14,7 @@ from apollo_restore.evaluate.pipeline import evaluate_to_folder
 from apollo_restore.evaluate.report import render_markdown
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.engine import Restorer, RestoreConfig
+from apollo_restore.restore.engine import RestoreConfig, Restorer
 from apollo_restore.restore.ensemble import Ensemble, LengthPrior
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from apollo_restore.data.textindex import TextIndex, build_text_index
-from apollo_restore.ngram.infini import K, InfiniGram
+from apollo_restore.ngram.infini import InfiniGram, K
 from apollo_restore.ngram.infini_fill import InfiniFiller, load_infini
 
 TEXTS = [

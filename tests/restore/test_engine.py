@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.errors import LeidenError
 from apollo_restore.fim.examples import letter_count
-from apollo_restore.restore.engine import Restorer, RestoreConfig, context_of, match_key, merge_equivalent
-from apollo_restore.data.readers.leiden import parse_leiden
+from apollo_restore.restore.engine import RestoreConfig, Restorer, context_of, match_key, merge_equivalent
 
 from ..conftest import MEMORISED
 

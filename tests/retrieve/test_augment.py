@@ -7,7 +7,7 @@ import torch
 
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.engine import Restorer, RestoreConfig, match_key
+from apollo_restore.restore.engine import RestoreConfig, Restorer, match_key
 from apollo_restore.restore.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented
 from apollo_restore.retrieve.index import ParallelIndex

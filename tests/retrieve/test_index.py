@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.retrieve.conftest import HELD_OUT, TRAIN
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.data.textindex import suffix_array
 from apollo_restore.retrieve.index import ParallelIndex, build_index, leiden_gap_parallels
+from tests.retrieve.conftest import HELD_OUT, TRAIN
 
 
 def test_index_suffix_array_sorted() -> None:

@@ -8,8 +8,8 @@ from transformers import PreTrainedTokenizerFast
 
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.examples import FimConfig, FimExample
-from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 from apollo_restore.fim.hf_format import HfFim, HfFimPacker
+from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 
 EXAMPLES = [

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from apollo_restore.fim.examples import FimExample
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.train.loop import CHECKPOINT_DIR, METRICS_FILE, TrainConfig, train
 from apollo_restore.train.schedule import lr_at
 
 from ..conftest import MEMORISED, memorise
-from apollo_restore.fim.examples import FimExample
 
 
 def _cfg(prepared: Path, out: Path, **kw) -> TrainConfig:

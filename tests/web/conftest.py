@@ -6,7 +6,7 @@ import pytest
 
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.engine import Restorer, RestoreConfig
+from apollo_restore.restore.engine import RestoreConfig, Restorer
 
 
 @pytest.fixture(scope="session")

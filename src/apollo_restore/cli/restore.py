@@ -146,11 +146,10 @@ def predict_command(
     ),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
+    from apollo_restore.errors import FormatError, RequestError
     from apollo_restore.restore.common import RestoreConfig
     from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.restore.predict import predict_file
-
-    from apollo_restore.errors import FormatError, RequestError
     from apollo_restore.restore.request import RequestLimits, check_k
 
     try:

@@ -9,8 +9,9 @@ supplied ("silver") spans, or as Leiden for display.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Union
+from typing import Any, Union
 
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, fix_final_sigma, fold
 

@@ -139,13 +139,13 @@ class EditionForms:
         self.values = [forms[key] for key in self.keys]
 
     @classmethod
-    def from_forms(cls, forms: list[str]) -> "EditionForms":
+    def from_forms(cls, forms: list[str]) -> EditionForms:
         """A table of forms, keyed by normalising them (one string, one translate)."""
         keys = fix_final_sigma(unicodedata.normalize("NFD", " ".join(forms).lower()).translate(_FOLD)).split(" ")
         return cls(dict(zip(keys, forms)))
 
     @classmethod
-    def load(cls, path: Path = FORMS_FILE) -> "EditionForms":
+    def load(cls, path: Path = FORMS_FILE) -> EditionForms:
         """Read a table written by :meth:`save`: a header line, then the sorted keys and their
         forms, each column one space-separated line, xz-compressed."""
         header, keys, values = lzma.decompress(path.read_bytes()).decode("utf-8").split("\n")

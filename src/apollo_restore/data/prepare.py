@@ -17,10 +17,11 @@ import json
 import logging
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -32,12 +33,12 @@ from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.readers.ddb import parse_file as parse_ddb_file
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.tesserae import parse_tess
-from apollo_restore.errors import CorpusError
 from apollo_restore.data.splits import SPLITS, SPLITTER, split_of
 from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
 
 # re-exported while train/loop.py and retrieve/index.py still import it from here; new code: data.table
 from apollo_restore.data.table import load_documents as load_documents
+from apollo_restore.errors import CorpusError
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ class CorpusSpec:
     path: Path
 
     @classmethod
-    def parse(cls, arg: str) -> "CorpusSpec":
+    def parse(cls, arg: str) -> CorpusSpec:
         """Parse ``source=PATH``; raise ``ValueError`` naming the bad part."""
         source, sep, path = arg.partition("=")
         if not sep or not path:

@@ -302,7 +302,7 @@ def ensure_index(packed: Path = PACKED_TEXT, progress: Callable[[str], None] | N
 # -- reading -------------------------------------------------------------------------------------
 
 
-_OPENED: list["TextIndex"] = []  # indexes opened by TextIndex.shared()
+_OPENED: list[TextIndex] = []  # indexes opened by TextIndex.shared()
 
 
 class TextIndex:
@@ -330,7 +330,7 @@ class TextIndex:
         self.sa_reversed = np.load(path / "sa-reversed.npy", mmap_mode="r")
 
     @classmethod
-    def open(cls, path: str | Path | None = None, progress: Callable[[str], None] | None = None) -> "TextIndex":
+    def open(cls, path: str | Path | None = None, progress: Callable[[str], None] | None = None) -> TextIndex:
         """Open an index folder; with no ``path``, the default one (built on first use).
 
         Raises:
@@ -347,7 +347,7 @@ class TextIndex:
         return cls(path, meta, pq.read_table(path / "documents.parquet"))
 
     @classmethod
-    def shared(cls, progress: Callable[[str], None] | None = None) -> "TextIndex":
+    def shared(cls, progress: Callable[[str], None] | None = None) -> TextIndex:
         """The default index, opened once per process (built on first use). An instance of a
         subclass already opened (e.g. the parallel-passage index) is shared too."""
         path = ensure_index(progress=progress)

@@ -30,9 +30,9 @@ from __future__ import annotations
 import difflib
 import logging
 import zlib
-from pathlib import Path
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa

@@ -21,8 +21,9 @@ Aggregates (:func:`summarise`):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from apollo_restore.data.normalise import fold
 

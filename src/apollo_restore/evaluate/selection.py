@@ -5,8 +5,8 @@ fixed validation gap set, scored during training (the ``validate`` callback of
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import torch
 
@@ -14,7 +14,7 @@ from apollo_restore.evaluate.gapsets import condition_of, load_gaps
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.fim.layout import FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.restore.engine import Restorer, RestoreConfig
+from apollo_restore.restore.engine import RestoreConfig, Restorer
 
 
 def restoration_validator(

@@ -54,7 +54,7 @@ class CharTokenizer:
         to_hf_tokenizer(self).save_pretrained(str(folder))
 
     @classmethod
-    def load(cls, folder: Path) -> "CharTokenizer":
+    def load(cls, folder: Path) -> CharTokenizer:
         """Read the vocabulary from ``folder/tokenizer.json``.
 
         Raises:

@@ -85,7 +85,7 @@ class NgramRestorer:
         self.L = config.suffix_chars if config.suffix_chars is not None else max(1, self.n_ctx)
 
     @classmethod
-    def load(cls, path: str | Path, config: FillConfig = FillConfig()) -> "NgramRestorer":
+    def load(cls, path: str | Path, config: FillConfig = FillConfig()) -> NgramRestorer:
         return cls(NgramModel.load(path), config, name=Path(path).stem)
 
     # ------------------------------------------------------------------ context
@@ -104,7 +104,7 @@ class NgramRestorer:
         return s[: min(self.L, marks[0] if len(marks) else len(s))]
 
     def _seq_logprob(
-        self, ctx: np.ndarray, seq: np.ndarray, lengths: np.ndarray | None = None, cache: "_Cache | None" = None
+        self, ctx: np.ndarray, seq: np.ndarray, lengths: np.ndarray | None = None, cache: _Cache | None = None
     ) -> np.ndarray:
         """Log-probability of each row's symbols ``seq[r, :lengths[r]]`` after context ``ctx[r]``.
 

@@ -54,7 +54,7 @@ class State:
     lo: np.ndarray
     hi: np.ndarray
 
-    def take(self, rows: np.ndarray) -> "State":
+    def take(self, rows: np.ndarray) -> State:
         return State(self.lo[rows], self.hi[rows])
 
 
@@ -79,12 +79,12 @@ class InfiniGram:
         self._cache: dict[tuple[int, int], np.ndarray] = {}
 
     @classmethod
-    def forward(cls, index: TextIndex, **options) -> "InfiniGram":
+    def forward(cls, index: TextIndex, **options) -> InfiniGram:
         """Left to right over ``index``'s stream."""
         return cls(index.codes, index.sa, **options)
 
     @classmethod
-    def backward(cls, index: TextIndex, **options) -> "InfiniGram":
+    def backward(cls, index: TextIndex, **options) -> InfiniGram:
         """Right to left: the reversed stream and its suffix array."""
         return cls(index.codes[::-1], index.sa_reversed, reverse=True, **options)
 

@@ -171,7 +171,7 @@ class NgramModel:
     # ------------------------------------------------------------------ building
 
     @classmethod
-    def build(cls, texts: Iterable[str], order: int = 8, min_count: int = 1, prune_from: int = 3) -> "NgramModel":
+    def build(cls, texts: Iterable[str], order: int = 8, min_count: int = 1, prune_from: int = 3) -> NgramModel:
         """Count and smooth.
 
         Args:
@@ -389,7 +389,7 @@ class NgramModel:
         return path.stat().st_size
 
     @classmethod
-    def load(cls, path: str | Path) -> "NgramModel":
+    def load(cls, path: str | Path) -> NgramModel:
         """Read a file written by :meth:`save`.
 
         Raises:

@@ -24,9 +24,10 @@ import hashlib
 import json
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,7 @@ def fingerprint(folder: str | Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def load_for(folder: str | Path) -> "Calibration | None":
+def load_for(folder: str | Path) -> Calibration | None:
     """The calibration of a model folder, or ``None`` when it has none or it was fitted on a
     different model (then a warning says to rerun ``scripts/fit_calibration.py``)."""
     path = Path(folder) / CALIBRATION_FILE
@@ -99,7 +100,7 @@ class Calibration:
     info: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Calibration":
+    def load(cls, path: str | Path) -> Calibration:
         """Read ``calibration.json`` (a file, or a model folder holding one).
 
         Raises:

@@ -12,7 +12,7 @@ rendering of the whole text (:func:`context_of` with ``window=None``).
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from apollo_restore.data.document import Document, Lacuna, Segment, Supplied, Text, render
 

@@ -68,7 +68,7 @@ class Restorer:
     @classmethod
     def load(
         cls, folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), threads: int | None = None
-    ) -> "Restorer":
+    ) -> Restorer:
         """Load a model folder (default: the embedded model shipped in the package).
 
         Raises:

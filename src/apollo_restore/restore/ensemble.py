@@ -12,8 +12,9 @@ validation split (``benchmarks/ensemble_weights.py``), never on test gaps.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from apollo_restore.data.document import Document
 from apollo_restore.fim.examples import Hint, letter_count
@@ -79,7 +80,7 @@ class Ensemble:
         members: list[tuple[ScoringFiller, float]],
         name: str = "ensemble",
         config: RestoreConfig = RestoreConfig(),
-        neural: "Restorer | Callable[[], Restorer] | None" = None,
+        neural: Restorer | Callable[[], Restorer] | None = None,
         hint_slack: int = 0,
     ):
         if not members:
@@ -88,7 +89,7 @@ class Ensemble:
         self._neural = neural
 
     @property
-    def neural(self) -> "Restorer | None":
+    def neural(self) -> Restorer | None:
         """The neural language model of the model folder (bits-per-character reports use it),
         whether or not it is a member; loaded on first use."""
         if callable(self._neural):
@@ -141,7 +142,7 @@ def load_filler(
     use_ngram: bool = True,
     threads: int | None = None,
     present: bool = True,
-) -> "Presented | Restorer | Ensemble":
+) -> Presented | Restorer | Ensemble:
     """The restorer a model folder describes (default: the embedded model).
 
     With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
@@ -177,10 +178,10 @@ def load_filler(
     return Presented(filler, default_forms(), load_for(path))
 
 
-def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None) -> "Restorer | Ensemble":
+def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None) -> Restorer | Ensemble:
     """The folder's filler without presentation (see :func:`load_filler`)."""
 
-    def load_neural() -> "Restorer":
+    def load_neural() -> Restorer:
         from apollo_restore.restore.engine import Restorer  # torch: only when the neural model is needed
 
         return Restorer.load(path, config=config, threads=threads)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.normalise import GREEK_LETTERS, fold
@@ -98,7 +99,7 @@ class RestoreRequest:
     markers: list[GapMarker] = field(default_factory=list, repr=False)
     warnings: list[str] = field(default_factory=list)
 
-    def validate(self, limits: RequestLimits = RequestLimits()) -> "RestoreRequest":
+    def validate(self, limits: RequestLimits = RequestLimits()) -> RestoreRequest:
         """The checked request, hints resolved for every gap.
 
         Raises:
@@ -112,7 +113,7 @@ class RestoreRequest:
         doc, markers = parse_leiden_with_gaps(self.text)
         return self.with_document(doc, markers, k, limits)
 
-    def with_document(self, doc: Document, markers: list[GapMarker], k: int, limits: RequestLimits) -> "RestoreRequest":
+    def with_document(self, doc: Document, markers: list[GapMarker], k: int, limits: RequestLimits) -> RestoreRequest:
         """Validate against an already parsed document (``markers`` may be empty for a
         :class:`Document` given directly)."""
         lacunae = [seg for seg in doc.segments if isinstance(seg, Lacuna)]

@@ -26,7 +26,16 @@ from apollo_restore.data.normalise import normalise
 from apollo_restore.data.prepare import load_documents
 from apollo_restore.data.readers.leiden import hint_of, parse_leiden_with_gaps
 from apollo_restore.data.textindex import (
-    INDEXED_SPLITS, S_DASH, S_ELLIPSIS, STREAM_DELETE, IndexReport, TextIndex, build_text_index, encode_text, stream_str, to_stream,
+    INDEXED_SPLITS,
+    S_DASH,
+    S_ELLIPSIS,
+    STREAM_DELETE,
+    IndexReport,
+    TextIndex,
+    build_text_index,
+    encode_text,
+    stream_str,
+    to_stream,
 )  # fmt: skip
 from apollo_restore.errors import Errors
 from apollo_restore.fim.examples import Hint

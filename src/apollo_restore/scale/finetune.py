@@ -99,7 +99,7 @@ class FinetuneConfig:
             raise ValueError(f"device must be auto, cpu or cuda, got {self.device!r}")
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "FinetuneConfig":
+    def from_dict(cls, values: dict[str, Any]) -> FinetuneConfig:
         """Build from a mapping; unknown keys raise ``ValueError`` naming them."""
         return from_mapping(cls, values)
 

@@ -14,8 +14,8 @@ from typing import Any
 import torch
 
 from apollo_restore.data.normalise import NORMALISER
-from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 from apollo_restore.fim.hf_format import HfFim
+from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 from apollo_restore.model.checkpoint import META_FILE
 from apollo_restore.scale.shards import TOKENIZER_DIR, read_manifest
 

@@ -34,9 +34,10 @@ import json
 import logging
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -48,8 +49,8 @@ from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.table import SOURCE_WEIGHTS, load_documents
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.examples import GAP_SAMPLER, FimConfig
-from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.hf_format import HfFim, HfFimPacker, load_tokenizer
+from apollo_restore.fim.layout import SPM_V1
 
 log = logging.getLogger(__name__)
 

@@ -121,7 +121,7 @@ class FsdpConfig:
                 raise ValueError(f"{key} must be one of {', '.join(DTYPES)}")
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "FsdpConfig":
+    def from_dict(cls, values: dict[str, Any]) -> FsdpConfig:
         """Build from a mapping; unknown keys raise ``ValueError`` naming them."""
         return from_mapping(cls, values)
 

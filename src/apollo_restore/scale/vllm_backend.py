@@ -29,9 +29,10 @@ and vLLM is not installed; the tests drive the class with a fake ``LLM`` object.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
 from apollo_restore.fim.examples import Hint, letter_count

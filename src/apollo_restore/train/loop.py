@@ -19,9 +19,10 @@ import json
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from tqdm.auto import tqdm
@@ -116,7 +117,7 @@ class TrainConfig:
             raise ValueError("need steps ≥ 1, batch_size ≥ 1 and 0 ≤ min_lr ≤ lr")
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
+    def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
         """Build from a mapping; unknown keys raise ``ValueError`` naming them."""
         return from_mapping(cls, values, "training option")
 

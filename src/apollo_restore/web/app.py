@@ -17,8 +17,9 @@ import asyncio
 import re
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fastapi import FastAPI, File, Request, UploadFile
 from fastapi.openapi.docs import get_swagger_ui_html

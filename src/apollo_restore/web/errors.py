@@ -54,7 +54,7 @@ class ApiError(Exception):
         self.headers: dict[str, str] = {}
 
     @classmethod
-    def of(cls, status: int, code: str, **fields: Any) -> "ApiError":
+    def of(cls, status: int, code: str, **fields: Any) -> ApiError:
         """Build from a :class:`WebErrors` template: ``ApiError.of(422, "W003", n=.., limit=..)``."""
         return cls(status, code, getattr(WebErrors, code).format(**fields))
 

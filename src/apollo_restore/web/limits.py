@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from apollo_restore.restore.request import WEB_LIMITS, RequestLimits
 from apollo_restore.web.errors import ApiError, WebErrors, error_body
@@ -117,7 +118,7 @@ class BodyLimit:
         while True:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - asyncio.get_running_loop().time()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await _send_json(
                     send, 408, error_body("W015", WebErrors.W015.format(seconds=self.limits.read_timeout_s))
                 )
@@ -203,7 +204,7 @@ class Gate:
             self.waiting += 1
             try:
                 await asyncio.wait_for(sem.acquire(), max(0.0, timeout))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise self.busy("W014") from None
             finally:
                 self.waiting -= 1

@@ -18,7 +18,7 @@ class IndexParallels:
         self._sources = dict(zip(index.doc_ids, index.doc_sources))  # document id → corpus
 
     @classmethod
-    def open(cls, folder: str | Path | None = None, progress=None) -> "IndexParallels":
+    def open(cls, folder: str | Path | None = None, progress=None) -> IndexParallels:
         """Open an index folder (default: the one over the packaged text, built on first use).
 
         Raises:

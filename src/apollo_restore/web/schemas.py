@@ -6,7 +6,7 @@ Python API, the CLI's ``--json`` and the web page.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
@@ -57,12 +57,12 @@ class CandidateOut(BaseModel):
 
 class GapOut(BaseModel):
     index: int = Field(description="0-based gap index.")
-    hint: Optional[Union[int, list[int]]] = Field(description="Letters assumed: exact, `[lo, hi]` or null.")
+    hint: int | list[int] | None = Field(description="Letters assumed: exact, `[lo, hi]` or null.")
     prefix: str = Field(description="Normalised context before the gap, as the model saw it.")
     suffix: str = Field(description="Normalised context after the gap (later gaps as `…`).")
     candidates: list[CandidateOut] = Field(description="Best first; empty when the gap is pinned.")
-    pinned: Optional[str] = Field(description="The reading the caller pinned, if any.")
-    span: Optional[list[int]] = Field(description="`[start, end)` character offsets of the gap in the input text.")
+    pinned: str | None = Field(description="The reading the caller pinned, if any.")
+    span: list[int] | None = Field(description="`[start, end)` character offsets of the gap in the input text.")
     ms: float = Field(description="Milliseconds spent on this gap.")
 
 
@@ -83,9 +83,9 @@ class ParallelsRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    prefix: Optional[str] = None
-    suffix: Optional[str] = None
-    text: Optional[str] = None
+    prefix: str | None = None
+    suffix: str | None = None
+    text: str | None = None
     gap: int = Field(0, ge=0, description="0-based gap index (with `text`).")
     pins: dict[int, str] = Field(default_factory=dict, description="Readings of earlier gaps (with `text`).")
     k: int = Field(10, ge=1, description="Parallel passages wanted.")
@@ -103,8 +103,8 @@ class AlternativeIn(BaseModel):
     """Another proposed reading of the same gap, exported as an `<rdg>` (EpiDoc) or in the apparatus (Leiden)."""
 
     text: str
-    display: Optional[str] = Field(None, description="Its edition form (written instead of `text`).")
-    prob: Optional[float] = Field(None, ge=0, le=1)
+    display: str | None = Field(None, description="Its edition form (written instead of `text`).")
+    prob: float | None = Field(None, ge=0, le=1)
 
 
 class ProvenanceRequest(BaseModel):
@@ -129,8 +129,8 @@ class Choice(BaseModel):
     """A machine-proposed reading accepted for export."""
 
     text: str
-    prob: Optional[float] = Field(None, ge=0, le=1, description="Its probability, quoted in the note.")
-    display: Optional[str] = Field(None, description="Its edition form (written instead of `text`).")
+    prob: float | None = Field(None, ge=0, le=1, description="Its probability, quoted in the note.")
+    display: str | None = Field(None, description="Its edition form (written instead of `text`).")
     alternatives: list[AlternativeIn] = Field(
         default_factory=list, max_length=20, description="Other readings, best first: EpiDoc `<app>`/`<lem>`/`<rdg>`."
     )
@@ -176,11 +176,11 @@ class HealthOut(BaseModel):
 
 class ErrorDetail(BaseModel):
     code: str = Field(description="`E0xx` Leiden, `E3xx` request, `E101` EpiDoc, `W0xx` web layer, `W500` unexpected.")
-    gap: Optional[int] = Field(None, description="1-based number of the gap concerned.")
+    gap: int | None = Field(None, description="1-based number of the gap concerned.")
     message: str
-    position: Optional[int] = Field(None, description="0-based character offset of the problem in the text.")
-    line: Optional[int] = None
-    column: Optional[int] = None
+    position: int | None = Field(None, description="0-based character offset of the problem in the text.")
+    line: int | None = None
+    column: int | None = None
 
 
 class ErrorOut(BaseModel):

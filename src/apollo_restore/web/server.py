@@ -11,8 +11,9 @@ import asyncio
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import h11
 import uvicorn

@@ -11,9 +11,9 @@ import lzma
 import os
 import tarfile
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from apollo_restore.errors import CorpusError
 
