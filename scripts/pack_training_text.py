@@ -31,23 +31,18 @@ def main() -> None:
     caps = {k: int(v) for k, v in (item.split("=") for item in args.max_chars)}
     table = load_documents(args.prepared).select(["id", "source", "split", "text"])
     table = table.filter(pc.is_in(table["split"], pa.array(["train", "validation"])))
-    keep = []
-    for source, cap in caps.items():
-        rows = [
-            i
-            for i, (s, sp) in enumerate(zip(table["source"].to_pylist(), table["split"].to_pylist()))
-            if s == source and sp == "train"
-        ]
-        ids, texts = table["id"].to_pylist(), table["text"].to_pylist()
-        total = sum(len(texts[i]) for i in rows)
-        share = min(1.0, cap / max(total, 1))
-        keep += [i for i in rows if zlib.crc32(ids[i].encode()) / 2**32 < share]
-    capped = {i for i in range(table.num_rows)} - {
-        i
-        for i, (s, sp) in enumerate(zip(table["source"].to_pylist(), table["split"].to_pylist()))
-        if s in caps and sp == "train"
+    ids, sources, splits, texts = (table[c].to_pylist() for c in ("id", "source", "split", "text"))
+    totals = {
+        source: sum(len(t) for t, s, sp in zip(texts, sources, splits) if s == source and sp == "train")
+        for source in caps
     }
-    table = table.take(sorted(capped | set(keep)))
+    share = {source: min(1.0, cap / max(totals[source], 1)) for source, cap in caps.items()}
+    kept = [
+        i
+        for i, (doc_id, source, split) in enumerate(zip(ids, sources, splits))
+        if source not in caps or split != "train" or zlib.crc32(doc_id.encode()) / 2**32 < share[source]
+    ]
+    table = table.take(kept)
     args.out.mkdir(parents=True, exist_ok=True)
     meta = pq.read_schema(args.prepared / DOCUMENTS_FILE).metadata
     pq.write_table(

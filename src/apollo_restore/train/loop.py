@@ -299,8 +299,8 @@ def train(
         trainer["rows"] += cfg.batch_size
         trainer["tokens"] += int((ids != tok.pad_id).sum())
         log_now = trainer["step"] % cfg.log_every == 0
-        if log_now or device.type == "cpu":
-            loss_value = loss.item()  # a device sync: only when it is needed
+        if log_now:
+            loss_value = loss.item()  # a device sync: only when it is logged
         elapsed = time.perf_counter() - step_started
         trainer["seconds"] += elapsed
         out_of_time = cfg.max_seconds is not None and trainer["seconds"] - started_seconds >= cfg.max_seconds
