@@ -32,7 +32,6 @@ from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.errors import RestoreStopped
-from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
