@@ -53,11 +53,13 @@ def main() -> None:
     cli, load_code, load, restore, torch = stages.stdout.split()
     print(f'`apollo-restore restore "{TEXT}"`, {args.runs} fresh processes:\n')
     print(
-        "| median s | best s | import CLI s | import restore code s | load model folder s | restore s | torch imported |"
+        "| median s | best s | import CLI s | import restore code s | load model folder s | restore s "
+        "| torch imported |"
     )
     print("|---:|---:|---:|---:|---:|---:|:---:|")
     print(
-        f"| {statistics.median(times):.2f} | {min(times):.2f} | {cli} | {load_code} | {load} | {restore} | {'yes' if torch == '1' else 'no'} |"
+        f"| {statistics.median(times):.2f} | {min(times):.2f} | {cli} | {load_code} | {load} | {restore} "
+        f"| {'yes' if torch == '1' else 'no'} |"
     )
 
 

@@ -54,10 +54,12 @@ def collect(args) -> list[dict]:
                 pool.setdefault(key, cand.text)
                 origin.setdefault(key, []).append(name)
         readings = list(pool.values())
+        scores = {
+            name: filler.score_readings(gap.prefix, gap.suffix, gap.hint, readings) for name, filler in members.items()
+        }
         rows.append({
             "id": gap.id, "condition": condition_of(gap), "target": gap.target, "readings": readings,
-            "origin": [origin[match_key(r)] for r in readings],
-            **{name: filler.score_readings(gap.prefix, gap.suffix, gap.hint, readings) for name, filler in members.items()},
+            "origin": [origin[match_key(r)] for r in readings], **scores,
         })  # fmt: skip
     return rows
 

@@ -39,7 +39,8 @@ def build_row() -> None:
         report = build_text_index(*docs, out=Path(tmp) / "ix")
         total = time.perf_counter() - started
     print(
-        "| packed text MB | documents | letters | unpack s | build s | total s | index MB |\n|---:|---:|---:|---:|---:|---:|---:|"
+        "| packed text MB | documents | letters | unpack s | build s | total s | index MB |\n"
+        "|---:|---:|---:|---:|---:|---:|---:|"
     )
     print(f"| {PACKED_TEXT.stat().st_size / 1e6:.1f} | {report.documents:,} | {report.letters:,} | {unpacked:.1f} | "
           f"{report.seconds:.1f} | {total:.1f} | {report.megabytes * 1.048576:.0f} |")  # fmt: skip

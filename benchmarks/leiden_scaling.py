@@ -41,12 +41,14 @@ def main() -> None:
     for chars in (250_000, 500_000, 1_000_000):
         text = (LINE * (chars // len(LINE) + 1))[:chars]
         print(
-            f"| parse Leiden text | {chars / 1e6:.2f} M chars | {best_of_two(lambda text=text: parse_leiden(text)):.2f} |"
+            f"| parse Leiden text | {chars / 1e6:.2f} M chars "
+            f"| {best_of_two(lambda text=text: parse_leiden(text)):.2f} |"
         )
     for gaps in (1000, 2000, 4000):
         text = " ".join(f"λόγος ἐστὶν [.{i % 9 + 1}] ἐν ἀρχῇ" for i in range(gaps))
         print(
-            f"| parse + context of every gap | {gaps:,} gaps | {best_of_two(lambda text=text: contexts_of_every_gap(text)):.2f} |"
+            f"| parse + context of every gap | {gaps:,} gaps "
+            f"| {best_of_two(lambda text=text: contexts_of_every_gap(text)):.2f} |"
         )
 
 

@@ -142,16 +142,19 @@ def main() -> None:
         path, st = build(args.prepared, args.workdir, order, mc)
         models[s] = path
         print(
-            f"| {order} | {mc} | {st.get('ngrams', '?')} | {st.get('mb', '?')} | {st.get('s', '?')} | {st.get('rss', '?')} |"
+            f"| {order} | {mc} | {st.get('ngrams', '?')} | {st.get('mb', '?')} | {st.get('s', '?')} "
+            f"| {st.get('rss', '?')} |"
         )
 
     table = load_documents(args.prepared, split="test", sources=["ddb"])
     gaps = sample_gaps(table["text"].to_pylist(), args.per_length, args.seed)
     print(
-        f"\n{len(gaps)} gaps from {table.num_rows} ddb test documents (seed {args.seed}, {args.per_length} per length 1–20)\n"
+        f"\n{len(gaps)} gaps from {table.num_rows} ddb test documents "
+        f"(seed {args.seed}, {args.per_length} per length 1–20)\n"
     )
     print(
-        "| model | hint | Top-1 (uniform) | Top-20 (uniform) | Top-1 (prior 1–10) | Top-20 (prior 1–10) | ms/gap | CPU ms/gap |"
+        "| model | hint | Top-1 (uniform) | Top-20 (uniform) | Top-1 (prior 1–10) | Top-20 (prior 1–10) "
+        "| ms/gap | CPU ms/gap |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     curves = []
@@ -164,7 +167,8 @@ def main() -> None:
             name = f"{s.split(':')[0]}-gram" + (f" min_count {spec(s)[1]}" if spec(s)[1] > 1 else "")
             hint = "exact" if exact else "none"
             print(
-                f"| {name} | {hint} | {r['uni1']:.3f} | {r['uni20']:.3f} | {r['prior1']:.3f} | {r['prior20']:.3f} | {r['ms']:.0f} | {r['cpu_ms']:.0f} |"
+                f"| {name} | {hint} | {r['uni1']:.3f} | {r['uni20']:.3f} | {r['prior1']:.3f} | {r['prior20']:.3f} "
+                f"| {r['ms']:.0f} | {r['cpu_ms']:.0f} |"
             )
             curves.append(f"| {name} | {hint} | {r['curve']} |")
     print("\nTop-1 per gap length 1..20:\n\n| model | hint | Top-1 by length |\n|---|---|---|")

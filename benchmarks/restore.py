@@ -41,7 +41,8 @@ def main() -> None:
     shipped = load_filler(args.model)
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     print(
-        f"## Restoration latency: neural `{restorer.name}` ({restorer.layout.name}, join {args.join_chars or 'layout'}) "
+        f"## Restoration latency: neural `{restorer.name}` "
+        f"({restorer.layout.name}, join {args.join_chars or 'layout'}) "
         f"and shipped `{shipped.name}`, k = {args.k}, {args.threads} thread(s), 500-character context\n"
     )
     print("| gap letters | neural p50 ms | p95 ms | shipped p50 ms | p95 ms |")

@@ -210,7 +210,8 @@ def compare_engines(args: argparse.Namespace) -> None:
     print(f"Queries: {n} synthetic ddb test gaps (no hint, {args.per_length} per length 1–20, seed {args.seed}); "
           f"{len(phrases)} phrases of 2–4 words from their contexts.\n")  # fmt: skip
     print(
-        "| engine | build s | size MB | gap p50 ms | gap p95 ms | phrase p50 ms | phrase p95 ms | gaps with parallels | truth among parallels | truth = top parallel |"
+        "| engine | build s | size MB | gap p50 ms | gap p95 ms | phrase p50 ms | phrase p95 ms "
+        "| gaps with parallels | truth among parallels | truth = top parallel |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, build_s, mb, g, p, f, t, t1 in rows:
@@ -231,7 +232,8 @@ def rag_eval(args: argparse.Namespace) -> None:
     restorer = load_filler(args.model)
     index = ParallelIndex.open(args.index)
     print(
-        f"{len(gaps)} gaps from {args.rag_eval}; model {restorer.name}; index {args.index} (count weight {args.count_weight})\n"
+        f"{len(gaps)} gaps from {args.rag_eval}; model {restorer.name}; "
+        f"index {args.index} (count weight {args.count_weight})\n"
     )
     print(
         "| gaps | retrieval | n | Top-1 | Top-20 | gaps with parallels | ms/gap |\n|---|---|---:|---:|---:|---:|---:|"
@@ -252,7 +254,8 @@ def rag_eval(args: argparse.Namespace) -> None:
             n = max(1, len(subset))
             extra = f"{with_parallels / n:.1%}" if enabled else "–"
             print(
-                f"| {kind} | {'on' if enabled else 'off'} | {len(subset)} | {top1 / n:.3f} | {top20 / n:.3f} | {extra} | {statistics.mean(ms):.0f} |"
+                f"| {kind} | {'on' if enabled else 'off'} | {len(subset)} | {top1 / n:.3f} | {top20 / n:.3f} "
+                f"| {extra} | {statistics.mean(ms):.0f} |"
             )
 
 

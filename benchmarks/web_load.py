@@ -29,7 +29,8 @@ from pathlib import Path
 import httpx
 
 TYPICAL = [
-    "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην",
+    "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
+    "ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην",
     "ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου Τῦβι [.2]. ἔλαβον παρὰ σοῦ τὰς δραχμάς",
     "Πτολεμαῖος Διοδώρᾳ τῇ ἀδελφῇ [.7] χαίρειν. γινώσκειν σε θέλω ὅτι [.5] ἔρχεταί μοι διὰ νυκτός",
 ]
@@ -156,7 +157,8 @@ def main() -> int:
         print(row(name, results, wall))
     print(
         f"\nTypical all 200: **{typical_ok}**. Heavy all 200 or 503 with Retry-After within the limit: **{heavy_ok}**. "
-        f"Health after the run: {health.status_code} (running {health.json()['running']}, waiting {health.json()['waiting']}).\n"
+        f"Health after the run: {health.status_code} "
+        f"(running {health.json()['running']}, waiting {health.json()['waiting']}).\n"
         f"Abandoned request: a typical request took {idle:.2f} s on the idle server and {after:.2f} s right after a "
         f"heavy request was abandoned (not delayed: **{abandoned_ok}**)."
     )

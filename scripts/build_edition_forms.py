@@ -99,7 +99,8 @@ def main() -> None:
     table = EditionForms(kept)
     size = table.save(args.out)
     print(
-        f"\n{len(kept):,} of {len(counts):,} normalised words (seen ≥ {args.min_count}×) → {args.out}: {size / 1e6:.2f} MB, "
+        f"\n{len(kept):,} of {len(counts):,} normalised words (seen ≥ {args.min_count}×) → {args.out}: "
+        f"{size / 1e6:.2f} MB, "
         f"{time.perf_counter() - started:.0f} s\n"
     )
     table = EditionForms.load(args.out)
@@ -114,7 +115,8 @@ def main() -> None:
         right_known = sum(table.form(key, stop) == form for key, form, stop in known)
         n = len(words)
         print(
-            f"| {source} | {n:,} | {len(known) / n:.3f} | {right / n:.3f} | {caseless / n:.3f} | {right_known / max(1, len(known)):.3f} |"
+            f"| {source} | {n:,} | {len(known) / n:.3f} | {right / n:.3f} | {caseless / n:.3f} "
+            f"| {right_known / max(1, len(known)):.3f} |"
         )
 
 

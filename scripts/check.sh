@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# What CI runs, after scripts/setup.sh: every test folder on its own, the whole suite, lint and format.
+# Everything CI checks, after scripts/setup.sh (.ci/run runs setup, then this): ruff lint and
+# format, every test folder on its own (a test file must pass alone: nothing an earlier folder
+# imported or built leaks in), then the whole suite with the README's test command — last, since
+# CI reads its closing "N passed ..." line. Stops at the first failure.
 #   bash scripts/check.sh              # the fast tier
 #   bash scripts/check.sh --runslow    # also the slow and distributed (torchrun) tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
-for folder in tests/*/; do
-    [ "$folder" = tests/fixtures/ ] && continue
-    echo "== $folder"
-    "$PY" -m pytest -q -p no:cacheprovider "$folder" "$@"   # each folder alone: no fixture or import leaks in
-done
-"$PY" -m pytest -q "$@"
 "$PY" -m ruff check .
 "$PY" -m ruff format --check .
+for folder in tests/*/; do
+    compgen -G "${folder}test_*.py" >/dev/null || continue  # fixtures/, caches: no tests there
+    start=$SECONDS
+    "$PY" -m pytest -q -p no:cacheprovider "$folder" "$@"
+    echo "== $folder alone: $((SECONDS - start)) s"
+done
+"$PY" -m pytest -q "$@"

@@ -161,7 +161,8 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     print(
         f"| all (cross-fitted) | {len(records)} | {before['top1']['ece']:.3f} | {after['top1']['ece']:.3f} | "
-        f"{before['top20']['ece']:.3f} | {after['top20']['ece']:.3f} | {before['top1_acc']:.3f} | {after['top1_acc']:.3f} |"
+        f"{before['top20']['ece']:.3f} | {after['top20']['ece']:.3f} | "
+        f"{before['top1_acc']:.3f} | {after['top1_acc']:.3f} |"
     )
     for cond, (b, a) in by_cond.items():
         print(

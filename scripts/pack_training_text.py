@@ -49,7 +49,8 @@ def main() -> None:
         table.replace_schema_metadata(meta), args.out / DOCUMENTS_FILE, compression="brotli", compression_level=11
     )
     print(
-        f"{table.num_rows} documents, {sum(len(t) for t in table['text'].to_pylist()):,} characters → {args.out / DOCUMENTS_FILE}"
+        f"{table.num_rows} documents, {sum(len(t) for t in table['text'].to_pylist()):,} characters "
+        f"→ {args.out / DOCUMENTS_FILE}"
     )
 
 

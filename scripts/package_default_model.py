@@ -1,6 +1,7 @@
 """Copy a trained model folder and its classical members into the package as the embedded default.
 
-    python scripts/package_default_model.py --model runs/gpu/export-join --infini '{"discount": 0.6, "max_context": 40}' \\
+    python scripts/package_default_model.py --model runs/gpu/export-join \\
+        --infini '{"discount": 0.6, "max_context": 40}' \\
         --weights '{"neural": 1.0, "infini": 1.0, "infini_backward": 1.0, "length": 8.0}' --hint-slack 2 \\
         --chosen-by "benchmarks/ensemble_weights.py ..."
     python scripts/package_default_model.py --model runs/default/best \\

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 def load_restorer(model: str | None = None) -> Restorer:
     """The restorer of a model folder (default: the embedded model: the neural model in an
     ensemble with its n-gram member when the folder ships one), loaded once."""
+    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.restore.ensemble import load_filler
 
     return load_filler(model)
@@ -43,6 +44,7 @@ def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = N
 def provenance(text: str, min_run: int = 40, limit: int = 20):
     """Training documents sharing runs of at least ``min_run`` letters with ``text`` (the
     packaged text index, built on first use); see :func:`apollo_restore.retrieve.provenance.provenance`."""
+    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.retrieve.provenance import provenance as find
 
     return find(text, min_run=min_run, limit=limit)
@@ -64,10 +66,12 @@ sys.modules[__name__].__class__ = _Package
 
 def __getattr__(name: str):
     if name == "Restorer":
+        # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
         from apollo_restore.restore.engine import Restorer
 
         return Restorer
     if name == "Restoration":
+        # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
         from apollo_restore.restore.types import Restoration
 
         return Restoration

@@ -26,7 +26,10 @@ class Errors:
         "[E003] '{open}' at line {line}, column {column} is nested inside another '{open}' "
         "opened at line {outer_line}, column {outer_column}; close the first one before opening another"
     )
-    E004 = "[E004] empty brackets '{open}{close}' at line {line}, column {column}: write the lost letters as [.5] or [- - -]"
+    E004 = (
+        "[E004] empty brackets '{open}{close}' at line {line}, column {column}: "
+        "write the lost letters as [.5] or [- - -]"
+    )
     E005 = "[E005] bad lacuna length '{spec}' at line {line}, column {column}: a lacuna counts at least one letter"
     E006 = (
         "[E006] bad lacuna range '{spec}' at line {line}, column {column}: "

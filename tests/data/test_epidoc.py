@@ -39,7 +39,8 @@ def test_epidoc_fixtures_are_small():
             "sb.1.4317.xml",
             "ddb",
             "sb.1.4317",
-            "πτολεμαιος διοδωραι τηι αδελφηι χαιρειν· γινωσκιν σε θελω· οτι υπνος ουκ ερχεται μοι δια νυκτος χαρειν της σης σαπροεραισει και της σης απροθυμιας·",
+            "πτολεμαιος διοδωραι τηι αδελφηι χαιρειν· γινωσκιν σε θελω· οτι υπνος ουκ ερχεται μοι δια νυκτος "
+            "χαρειν της σης σαπροεραισει και της σης απροθυμιας·",
         ),
         # DCLP: hi keeps its letter, unclear, long supplements
         ("61067.xml", "dclp", "61067", "… στηθεα θ· ιμεροεντα και ομματα μαρμαιροντα· θαμβησεν δ·"),
@@ -200,7 +201,8 @@ def test_epidoc_machine_readings_read_back_as_lacunae():
     from apollo_restore.data.readers.epidoc import parse_epidoc_file
 
     xml = b"""<TEI xmlns="http://www.tei-c.org/ns/1.0"><text><body><div type="edition" xml:lang="grc">
-    <ab>\xce\xba\xce\xb1\xce\xb9 <supplied reason="lost" resp="#apollo-restore" cert="low">\xcf\x84\xce\xbf\xcf\x85</supplied>
+    <ab>\xce\xba\xce\xb1\xce\xb9 <supplied reason="lost" resp="#apollo-restore"
+    cert="low">\xcf\x84\xce\xbf\xcf\x85</supplied>
     <supplied reason="lost">\xce\xb8\xce\xb5\xce\xbf\xcf\x85</supplied></ab></div></body></text></TEI>"""
     doc = parse_epidoc_file(xml, "machine.xml", "user")
     assert Lacuna(3) in doc.segments

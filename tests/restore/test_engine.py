@@ -58,7 +58,10 @@ def test_engine_restores_memorised_leiden_text(restorer):
 
 
 def test_engine_restores_leiden_text_with_several_gaps(restorer):
-    text = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν | ἔτους δευτέρου καὶ εἰκοστοῦ [- - -] Καίσαρος"
+    text = (
+        "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν | "
+        "ἔτους δευτέρου καὶ εἰκοστοῦ [- - -] Καίσαρος"
+    )
     result = restorer.restore(text)
     assert [g.index for g in result.gaps] == [0, 1]
     assert result.gaps[0].hint == 10 and result.gaps[1].hint is None

@@ -49,7 +49,10 @@ def test_tiny_model_fills_held_out_formulaic_gaps(tmp_path):
     train(cfg, progress=False)
     restorer = Restorer.load(tmp_path / "run" / "checkpoint", config=RestoreConfig(k=5))
     held_out = rng.choice(NAMES, 2, replace=False)
-    text = f"{held_out[0]} {held_out[1]} χαιρειν ομολογω απεσχηκεναι παρα σου τας δραχμας ετους δευτερου αντωνινου καισαρος του κυριου τυβι ερρωσο"
+    text = (
+        f"{held_out[0]} {held_out[1]} χαιρειν ομολογω απεσχηκεναι παρα σου τας δραχμας "
+        "ετους δευτερου αντωνινου καισαρος του κυριου τυβι ερρωσο"
+    )
     hits = 0
     for word in ("απεσχηκεναι", "δραχμας", "καισαρος", "κυριου"):
         at = text.index(word)

@@ -17,7 +17,10 @@ from apollo_restore.web.app import create_app
 from apollo_restore.web.errors import scrub
 from apollo_restore.web.limits import Limits
 
-BGU = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+BGU = (
+    "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
+    "ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+)
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "epidoc"
 TEI = "{http://www.tei-c.org/ns/1.0}"
 STATIC = Path(__file__).resolve().parents[2] / "src" / "apollo_restore" / "web" / "static"

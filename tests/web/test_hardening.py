@@ -19,7 +19,10 @@ from apollo_restore.web.app import create_app
 from apollo_restore.web.limits import Limits
 from apollo_restore.web.server import background_server
 
-BGU = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+BGU = (
+    "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
+    "ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+)
 MANY_GAPS = " ".join(f"λόγος ἐστὶν [.{i % 5 + 1}] ἐν ἀρχῇ" for i in range(20))
 EPIDOC = (Path(__file__).resolve().parent.parent / "fixtures" / "epidoc" / "61067.xml").read_bytes()
 
@@ -118,7 +121,8 @@ def test_slow_request_head_and_body_time_out():
         assert time.monotonic() - started < 3
         body = _raw(url)
         body.sendall(
-            b'POST /api/restore HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"te'
+            b"POST /api/restore HTTP/1.1\r\nHost: localhost\r\n"
+            b'Content-Type: application/json\r\nContent-Length: 27\r\n\r\n{"te'
         )
         assert b" 408 " in body.recv(1000).split(b"\r\n")[0]
 

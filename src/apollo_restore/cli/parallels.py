@@ -13,7 +13,8 @@ def parallels_command(
     index: Path = typer.Option(
         None,
         "--index",
-        help="Index folder (default: $APOLLO_RESTORE_INDEX, else the index over the packaged training text, built in the user cache on first use).",
+        help="Index folder (default: $APOLLO_RESTORE_INDEX, else the index over the packaged training text, "
+        "built in the user cache on first use).",
     ),
     max_between: int = typer.Option(40, "--max-between", help="Most letters between the contexts of a gap."),
     limit: int = typer.Option(10, "--limit", help="Readings (gap) or documents (phrase) shown."),

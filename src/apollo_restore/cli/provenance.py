@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import typer
@@ -19,8 +20,7 @@ def provenance_command(
 ) -> None:
     """Was this text in the training data? Lists the training documents sharing runs of at least
     --min-run letters with it (spaces, accents and brackets ignored), with links to their editions."""
-    import sys
-
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.retrieve.index import ParallelIndex
     from apollo_restore.retrieve.provenance import provenance
 

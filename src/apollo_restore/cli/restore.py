@@ -9,6 +9,8 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.errors import FormatError, LeidenError, RequestError
+
 _FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^\s/\\]+\.[A-Za-z0-9]{1,5})$")  # a path, or one word with an extension
 
 
@@ -33,7 +35,7 @@ def restore_command(
     Exits with status 2 and a numbered message when the text cannot be restored as asked
     (empty, no gap, not Greek, malformed, beyond the limits).
     """
-    from apollo_restore.errors import LeidenError, RequestError
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.restore.request import RestoreRequest
 
@@ -44,6 +46,7 @@ def restore_command(
         _fail(err)
     restorer = load_filler(model, use_ngram=not neural_only)
     if parallels:
+        # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.retrieve.augment import RetrievalAugmented
         from apollo_restore.retrieve.index import ParallelIndex
 
@@ -146,14 +149,14 @@ def predict_command(
     ),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
-    from apollo_restore.errors import FormatError, RequestError
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.common import RestoreConfig
     from apollo_restore.restore.ensemble import load_filler
     from apollo_restore.restore.predict import predict_file
-    from apollo_restore.restore.request import RequestLimits, check_k
+    from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, check_k
 
     try:
-        check_k(k, RequestLimits())
+        check_k(k, DEFAULT_REQUEST_LIMITS)
     except RequestError as err:
         _fail(err)
     restorer = load_filler(model, config=RestoreConfig(k=k, exact_length=exact_length), use_ngram=not neural_only)

@@ -12,7 +12,8 @@ def serve_command(
     index: Path = typer.Option(
         None,
         "--index",
-        help="Text index folder for parallels and provenance (default: $APOLLO_RESTORE_INDEX, else the index over the packaged training text, built in the user cache on first use).",
+        help="Text index folder for parallels and provenance (default: $APOLLO_RESTORE_INDEX, else the index "
+        "over the packaged training text, built in the user cache on first use).",
     ),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (loopback by default)."),
     port: int = typer.Option(8000, "--port", help="TCP port."),
@@ -26,7 +27,8 @@ def serve_command(
     allowed_host: list[str] = typer.Option(
         None,
         "--allowed-host",
-        help="Host header answered (repeatable; default: loopback names, or --host when it is not loopback; '*' for any).",
+        help="Host header answered "
+        "(repeatable; default: loopback names, or --host when it is not loopback; '*' for any).",
     ),
     threads: int = typer.Option(None, "--threads", help="Torch threads (default: torch's choice)."),
 ) -> None:
@@ -46,7 +48,8 @@ def serve_command(
     hosts = allowed_host or (LOCAL_HOSTS if host in LOCAL_HOSTS else (host, *LOCAL_HOSTS))
     app = create_app(restorer, parallels, limits, allowed_hosts=hosts)
     typer.echo(
-        f"serving model {restorer.name} on http://{host}:{port}/  (API docs: /docs; Host names answered: {', '.join(hosts)})"
+        f"serving model {restorer.name} on http://{host}:{port}/  "
+        f"(API docs: /docs; Host names answered: {', '.join(hosts)})"
     )
     serve(app, host, port, limits)
 

@@ -24,6 +24,7 @@ def train_command(
         raise typer.BadParameter(str(err)) from err
     validate = None
     if cfg.val_gaps:
+        # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.evaluate.selection import restoration_validator
 
         validate = restoration_validator(cfg.val_gaps)

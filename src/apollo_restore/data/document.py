@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, fix_final_sigma, fold
 
@@ -55,7 +55,7 @@ class LineBreak:
     in_word: bool = False
 
 
-Segment = Union[Text, Supplied, Lacuna, LineBreak]
+Segment = Text | Supplied | Lacuna | LineBreak
 
 
 @dataclass

@@ -21,12 +21,12 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from apollo_restore.data.normalise import normalise_with_gaps
 from apollo_restore.errors import FormatError
 
-Hint = Union[None, int, tuple[int, int]]
+Hint = None | int | tuple[int, int]
 
 CULLHED_SYSTEM_PROMPT = "Fill in the missing letters in this inscription!"
 _MISSING = re.compile(r"\[(\d+) letters? missing\]")

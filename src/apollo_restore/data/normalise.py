@@ -90,7 +90,8 @@ def fold(text: str) -> str:
 
     Used on pieces of a document that are joined afterwards; :func:`normalise` = fold, then
     trim, then :func:`fix_final_sigma`. Runs of spaces become one space and runs of
-    punctuation one ``· `` (the dot follows the word, as in the shared gap-set examples: ``χαιρειν· ομολογω``), so pieces may keep a leading/trailing space.
+    punctuation one ``· `` (the dot follows the word, as in the shared gap-set examples:
+    ``χαιρειν· ομολογω``), so pieces may keep a leading/trailing space.
     """
     text = unicodedata.normalize("NFD", text.lower()).translate(_FOLD_TABLE)
     if MIDDLE_DOT in text:

@@ -224,8 +224,8 @@ class EditionForms:
         """Words a reading makes with its context that the training editions never spell.
 
         Only whole words are checked: a word running into another gap (``-``/``…``) or past
-        a context cut is not; the text's own start and end (empty context) are boundaries. A truncated reading where the gap ends at a
-        word boundary (``τραπ`` before a space) is the case this catches.
+        a context cut is not; the text's own start and end (empty context) are boundaries. A
+        truncated reading where the gap ends at a word boundary (``τραπ`` before a space) is the case this catches.
         """
         left = _EDGE_LEFT.search(prefix).group()
         right = _EDGE_RIGHT.search(suffix).group()

@@ -294,7 +294,8 @@ def ensure_index(packed: Path = PACKED_TEXT, progress: Callable[[str], None] | N
     say(f"building the text index from {Path(packed).name} into {path} (first use only, about 20 s)…")
     report = build_text_index(*read_packed(packed), out=path, origin=str(packed))
     say(
-        f"text index built: {report.documents:,} documents, {report.letters:,} letters in {report.seconds} s ({report.megabytes} MB)"
+        f"text index built: {report.documents:,} documents, {report.letters:,} letters "
+        f"in {report.seconds} s ({report.megabytes} MB)"
     )
     return path
 

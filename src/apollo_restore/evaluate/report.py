@@ -55,9 +55,9 @@ def headline_section(groups: dict[str, Any]) -> list[str]:
     lines = [
         f"## Headline: synthetic gaps, {CONDITION_NAMES.get(cond, cond).lower()} hint, uncertain-included",
         "",
-        f"*Prior* = unweighted mean over gaps of {PRIOR_LENGTHS[0]}–{PRIOR_LENGTHS[-1]} letters; *uniform* = mean per "
-        f"exact length, then mean over lengths {UNIFORM_LENGTHS[0]}–{UNIFORM_LENGTHS[-1]}; *all* = unweighted mean over "
-        "every gap. Space-agnostic match; Δlen = letters predicted − true.",
+        f"*Prior* = unweighted mean over gaps of {PRIOR_LENGTHS[0]}–{PRIOR_LENGTHS[-1]} letters; "
+        f"*uniform* = mean per exact length, then mean over lengths {UNIFORM_LENGTHS[0]}–{UNIFORM_LENGTHS[-1]}; "
+        "*all* = unweighted mean over every gap. Space-agnostic match; Δlen = letters predicted − true.",
         "",
     ]
     rows, notes = [], []
@@ -140,7 +140,8 @@ def silver_section(groups: dict[str, Any]) -> list[str]:
     return (
         ["## Agreement with editors on true lacunae (silver labels, exact hint)", "",
          "agree@1 / agree@20: the editor's supplement is the top candidate / among the top 20; CER against "
-         "the supplement. Unweighted over the sampled supplements (their natural length mix); W. = uniform-weighted.", ""]
+         "the supplement. Unweighted over the sampled supplements (their natural length mix); "
+         "W. = uniform-weighted.", ""]
         + _table(["source", "n", "agree@1", "agree@20", "CER", "char acc", "Δlen", "W.agree@1", "W.agree@20"], rows)
         + [""]
     )  # fmt: skip

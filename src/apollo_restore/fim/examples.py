@@ -54,6 +54,10 @@ class FimConfig:
             raise ValueError(f"max_gap must be in 1..window/2, got {self.max_gap}")
 
 
+#: The paper's recipe, used when a caller gives none.
+DEFAULT_FIM_CONFIG = FimConfig()
+
+
 @dataclass(frozen=True)
 class FimExample:
     """One gap: ``prefix + middle + suffix`` is a window of a document (spaces at the cut

@@ -30,6 +30,7 @@ import numpy as np
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.examples import FimConfig, FimExample, Hint, sample_example
 from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
+from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 
 FIM_TOKEN_NAMES = {"prefix": "[PREFIX]", "suffix": "[SUFFIX]", "middle": "[MIDDLE]"}
 #: other spellings of the same control tokens, tried in order after Mistral's
@@ -195,8 +196,6 @@ def load_tokenizer(spec: str):
     (a model folder or a saved tokenizer) read with ``AutoTokenizer`` (no download).
     """
     if spec == CHAR_TOKENIZER:
-        from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
-
         return to_hf_tokenizer(CharTokenizer())
     from transformers import AutoTokenizer
 

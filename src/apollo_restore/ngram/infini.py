@@ -19,7 +19,8 @@ of every context length, and advancing by a code narrows each range to the sub-r
 
 Smoothing: interpolated absolute discounting over every context length that occurs, from the
 uniform distribution up (a long match that recurs at many lengths is trusted the more for it;
-measured on ddb validation against interpolating only where the count changes, and Witten–Bell): ``P_ℓ(x) = max(c_ℓ(x) − D, 0) / n_ℓ + (D · T_ℓ / n_ℓ) · P_{ℓ−1}(x)``, with ``n_ℓ`` the
+measured on ddb validation against interpolating only where the count changes, and Witten–Bell):
+``P_ℓ(x) = max(c_ℓ(x) − D, 0) / n_ℓ + (D · T_ℓ / n_ℓ) · P_{ℓ−1}(x)``, with ``n_ℓ`` the
 context's count and ``T_ℓ`` its number of distinct continuations; every row sums to 1.
 
 A context is cut after its last gap marker (the letters after a lacuna are not evidence for what

@@ -17,7 +17,7 @@ from apollo_restore.data.document import Document
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.fim.examples import Hint
 from apollo_restore.restore.context import GapContexts, context_of  # noqa: F401  (re-exported)
-from apollo_restore.restore.request import RequestLimits, RestoreRequest, check_k
+from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
 from apollo_restore.restore.types import Candidate, GapResult, Restoration
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "default"
@@ -50,6 +50,10 @@ class RestoreConfig:
     join_chars: int | None = None
 
 
+#: The search settings used when a caller gives none.
+DEFAULT_RESTORE_CONFIG = RestoreConfig()
+
+
 def match_key(text: str) -> str:
     """Space-agnostic identity of a reading: letters only, final sigma folded to σ."""
     return _NON_LETTERS.sub("", text).replace("ς", "σ")
@@ -76,7 +80,7 @@ def restore_text(
     pins: dict[int, str] | None = None,
     k: int = 20,
     name: str = "",
-    limits: RequestLimits = RequestLimits(),
+    limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
 ) -> Restoration:
     """Restore every lacuna of a Leiden text, left to right, with any gap filler.
 

@@ -25,6 +25,7 @@ from apollo_restore.model.checkpoint import layout_of, load_model
 from apollo_restore.restore.beam import Beam, LengthBound, beam_search
 from apollo_restore.restore.common import (  # noqa: F401  (re-exported: the engine's public names)
     DEFAULT_MODEL,
+    DEFAULT_RESTORE_CONFIG,
     RestoreConfig,
     context_of,
     match_key,
@@ -60,14 +61,17 @@ class Restorer:
         model: torch.nn.Module,
         tok: CharTokenizer,
         name: str = "",
-        config: RestoreConfig = RestoreConfig(),
+        config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
         layout: FimLayout = DEFAULT_LAYOUT,
     ):
         self.model, self.tok, self.name, self.config, self.layout = model, tok, name, config, layout
 
     @classmethod
     def load(
-        cls, folder: str | Path | None = None, config: RestoreConfig = RestoreConfig(), threads: int | None = None
+        cls,
+        folder: str | Path | None = None,
+        config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
+        threads: int | None = None,
     ) -> Restorer:
         """Load a model folder (default: the embedded model shipped in the package).
 

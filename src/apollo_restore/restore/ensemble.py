@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from apollo_restore.data.document import Document
 from apollo_restore.fim.examples import Hint, letter_count
-from apollo_restore.restore.common import DEFAULT_MODEL, RestoreConfig, match_key, restore_text, to_candidates
+from apollo_restore.restore.common import (
+    DEFAULT_MODEL,
+    DEFAULT_RESTORE_CONFIG,
+    RestoreConfig,
+    match_key,
+    restore_text,
+    to_candidates,
+)
 from apollo_restore.restore.types import Candidate, Restoration
 
 if TYPE_CHECKING:
@@ -79,7 +86,7 @@ class Ensemble:
         self,
         members: list[tuple[ScoringFiller, float]],
         name: str = "ensemble",
-        config: RestoreConfig = RestoreConfig(),
+        config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
         neural: Restorer | Callable[[], Restorer] | None = None,
         hint_slack: int = 0,
     ):
@@ -138,7 +145,7 @@ class Ensemble:
 
 def load_filler(
     folder: str | Path | None = None,
-    config: RestoreConfig = RestoreConfig(),
+    config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
     use_ngram: bool = True,
     threads: int | None = None,
     present: bool = True,

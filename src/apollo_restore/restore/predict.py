@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample, Prediction, read_gapset, write_predictions
 from apollo_restore.fim.examples import Hint
-from apollo_restore.restore.request import RequestLimits, check_hint, check_k
+from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_hint, check_k
 from apollo_restore.restore.types import Candidate
 
 
@@ -27,7 +27,7 @@ def predict(
     gaps: Iterable[GapExample],
     k: int = 20,
     progress: bool = True,
-    limits: RequestLimits = RequestLimits(),
+    limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
 ) -> Iterator[Prediction]:
     """Predictions for each gap, in order, with the milliseconds each took.
 

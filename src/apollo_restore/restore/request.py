@@ -69,6 +69,9 @@ class RequestLimits:
         return asdict(self)
 
 
+#: The CLI's and the Python API's limits (the dataclass defaults).
+DEFAULT_REQUEST_LIMITS = RequestLimits()
+
 #: The HTTP server's limits: a public service answers many users on a small machine.
 WEB_LIMITS = RequestLimits(max_text_chars=10_000, max_gaps=20, max_gap_letters=50, max_k=50, max_pin_chars=200)
 
@@ -99,7 +102,7 @@ class RestoreRequest:
     markers: list[GapMarker] = field(default_factory=list, repr=False)
     warnings: list[str] = field(default_factory=list)
 
-    def validate(self, limits: RequestLimits = RequestLimits()) -> RestoreRequest:
+    def validate(self, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> RestoreRequest:
         """The checked request, hints resolved for every gap.
 
         Raises:

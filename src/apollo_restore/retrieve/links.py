@@ -24,10 +24,10 @@ def edition_url(doc_id: str, source: str) -> str | None:
     """A link to the edition of a training document, or ``None`` where none can be derived.
 
     DDbDP ids (``series.volume.number``, the series may hold dots; no volume when the part
-    before the number is not a number) go to ``https://papyri.info/ddbdp/series;volume;number``; DCLP ids (Trismegistos numbers) to
-    ``https://papyri.info/dclp/<id>``; inscriptions to their corpus's page where the id's form
-    identifies the corpus; literary works to a search for the work (``author.work``) on the
-    Perseus Catalog.
+    before the number is not a number) go to ``https://papyri.info/ddbdp/series;volume;number``;
+    DCLP ids (Trismegistos numbers) to ``https://papyri.info/dclp/<id>``; inscriptions to their
+    corpus's page where the id's form identifies the corpus; literary works to a search for the
+    work (``author.work``) on the Perseus Catalog.
     """
     if source == "ddb":
         parts = doc_id.split(".")

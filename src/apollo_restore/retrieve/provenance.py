@@ -124,8 +124,10 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
         best = max(runs, key=lambda r: run_len[r])
         p, n = int(run_pos[best]), int(run_len[best])
         snippet = index.orig_text(index.orig_pos(p), index.orig_pos(p + n - 1) + 1)
-        shared.append(SharedDocument(index.doc_ids[d], index.doc_sources[d], edition_url(index.doc_ids[d], index.doc_sources[d]),
-                                     n, int(mask.sum()), int(run_start[best]), int(run_start[best]) + n, snippet))  # fmt: skip
+        doc, source, start = index.doc_ids[d], index.doc_sources[d], int(run_start[best])
+        shared.append(
+            SharedDocument(doc, source, edition_url(doc, source), n, int(mask.sum()), start, start + n, snippet)
+        )
     shared.sort(key=lambda s: (-s.longest, -s.covered, s.doc))
     result.documents = shared[:limit]
     return result

@@ -48,7 +48,7 @@ from tqdm.auto import tqdm
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.table import SOURCE_WEIGHTS, load_documents
 from apollo_restore.fim.dataset import Corpus
-from apollo_restore.fim.examples import GAP_SAMPLER, FimConfig
+from apollo_restore.fim.examples import DEFAULT_FIM_CONFIG, GAP_SAMPLER, FimConfig
 from apollo_restore.fim.hf_format import HfFim, HfFimPacker, load_tokenizer
 from apollo_restore.fim.layout import SPM_V1
 
@@ -71,7 +71,7 @@ def export_shards(
     split: str = "train",
     seed: int = 0,
     weights: dict[str, float] | None = None,
-    fim: FimConfig = FimConfig(),
+    fim: FimConfig = DEFAULT_FIM_CONFIG,
     text_column: str = "text",
     progress: bool = True,
 ) -> dict[str, Any]:

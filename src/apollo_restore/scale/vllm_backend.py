@@ -37,7 +37,14 @@ from typing import Any
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
 from apollo_restore.fim.examples import Hint, letter_count
 from apollo_restore.fim.hf_format import HfFim, load_tokenizer
-from apollo_restore.restore.engine import RestoreConfig, Restorer, _bound, merge_equivalent, to_candidates
+from apollo_restore.restore.engine import (
+    DEFAULT_RESTORE_CONFIG,
+    RestoreConfig,
+    Restorer,
+    _bound,
+    merge_equivalent,
+    to_candidates,
+)
 from apollo_restore.restore.types import Candidate
 
 MIDDLE_ALPHABET = frozenset(GREEK_LETTERS + " " + MIDDLE_DOT)
@@ -120,7 +127,7 @@ class VllmRestorer(Restorer):
     def __init__(
         self,
         model: str | Path,
-        config: RestoreConfig = RestoreConfig(),
+        config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
         llm: Any = None,
         tokenizer: Any = None,
         name: str = "",

@@ -32,12 +32,11 @@ from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.errors import RestoreStopped
-from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
 from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden, gap_context
-from apollo_restore.web.limits import ARRIVED, BodyLimit, Gate, Limits
+from apollo_restore.web.limits import ARRIVED, DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits
 
 if TYPE_CHECKING:
     from apollo_restore.restore.engine import Restorer
@@ -63,7 +62,7 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1", "testserver")
 def create_app(
     restorer: Restorer,
     parallels: ParallelsProvider | None = None,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_SERVER_LIMITS,
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
 ) -> FastAPI:
     """The FastAPI app serving ``restorer`` (and ``parallels`` when an index is loaded).

@@ -35,11 +35,17 @@ class WebErrors:
     W007 = "hint for gap {gap}: {reason}"
     W008 = "reading for gap {gap}: {reason}"
     W009 = "the server is busy restoring other texts (its queue is full); try again in a few seconds"
-    W010 = "no text index is loaded on this server: parallel passages and provenance need one (apollo-restore serve loads the packaged one, or --index DIR)"
+    W010 = (
+        "no text index is loaded on this server: parallel passages and provenance need one "
+        "(apollo-restore serve loads the packaged one, or --index DIR)"
+    )
     W011 = "uploaded file: {reason}"
     W012 = "{reason}"
     W013 = "parallels request: {reason}"
-    W014 = "the restoration took longer than this server's limit of {seconds:g} s (it is busy, or the text is long); try again later, or restore fewer gaps at a time"
+    W014 = (
+        "the restoration took longer than this server's limit of {seconds:g} s (it is busy, or the text is long); "
+        "try again later, or restore fewer gaps at a time"
+    )
     W015 = "request body not received within {seconds:g} s"
     W016 = "provenance request: {reason}"
     W500 = "internal error; the server log has the details"

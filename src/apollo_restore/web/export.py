@@ -28,7 +28,8 @@ proposals, not the editor's. The editor's supplements are ``<supplied reason="lo
 convention editions use for alternative restorations::
 
     <app type="alternative" resp="#apollo-restore">
-      <lem resp="#apollo-restore" cert="low"><supplied reason="lost" resp="#apollo-restore" cert="low">κυρίου</supplied></lem>
+      <lem resp="#apollo-restore" cert="low">
+        <supplied reason="lost" resp="#apollo-restore" cert="low">κυρίου</supplied></lem>
       <rdg resp="#apollo-restore" cert="low"><supplied ...>θεοῦ</supplied></rdg>
     </app><note type="machine-proposal" resp="#apollo-restore">... p = 0.42; θεοῦ 0.13 ...</note>
 """

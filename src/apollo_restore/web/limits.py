@@ -84,6 +84,10 @@ class Limits:
         )
 
 
+#: The server's limits when ``serve`` is given none.
+DEFAULT_SERVER_LIMITS = Limits()
+
+
 class BodyLimit:
     """ASGI middleware: refuse bodies over the limit with 413 before any parsing.
 

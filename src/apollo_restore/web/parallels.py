@@ -9,11 +9,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from apollo_restore.retrieve.index import ParallelIndex
+from apollo_restore.retrieve.links import edition_url
+from apollo_restore.retrieve.provenance import provenance
+
 
 class IndexParallels:
-    """Wraps an opened ``ParallelIndex``."""
+    """Wraps an opened :class:`ParallelIndex`."""
 
-    def __init__(self, index: Any) -> None:
+    def __init__(self, index: ParallelIndex) -> None:
         self.index = index
         self._sources = dict(zip(index.doc_ids, index.doc_sources))  # document id → corpus
 
@@ -24,14 +28,10 @@ class IndexParallels:
         Raises:
             FileNotFoundError: no index there. ValueError: another format or normaliser.
         """
-        from apollo_restore.retrieve.index import ParallelIndex
-
         return cls(ParallelIndex.open(folder, progress=progress) if folder else ParallelIndex.shared(progress=progress))
 
     def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]:
         """Readings between the gap's contexts, each with its documents' edition links (``urls``)."""
-        from apollo_restore.retrieve.links import edition_url
-
         out = []
         for group in self.index.gap_parallels(prefix, suffix, limit=k).groups:
             row = asdict(group)
@@ -45,6 +45,4 @@ class IndexParallels:
         Raises:
             ValueError: the text is shorter than ``min_run`` letters.
         """
-        from apollo_restore.retrieve.provenance import provenance
-
         return provenance(text, self.index, min_run=min_run).to_dict()

@@ -6,13 +6,16 @@ Python API, the CLI's ``--json`` and the web page.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-HintIn = Union[StrictInt, list[StrictInt], None]
+HintIn = StrictInt | list[StrictInt] | None
 
-_EXAMPLE = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+_EXAMPLE = (
+    "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
+    "ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+)
 
 
 class RestoreRequest(BaseModel):
@@ -25,7 +28,8 @@ class RestoreRequest(BaseModel):
     text: str = Field(description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters.")
     hints: dict[int, HintIn] = Field(
         default_factory=dict,
-        description="Length hints overriding the text's, by 0-based gap index: letters (`7`), a range (`[5, 8]`) or `null` (unknown).",
+        description="Length hints overriding the text's, by 0-based gap index: "
+        "letters (`7`), a range (`[5, 8]`) or `null` (unknown).",
     )
     pins: dict[int, str] = Field(
         default_factory=dict,

@@ -39,12 +39,11 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Union
 
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
 from apollo_restore.errors import Errors, LeidenError
 
-Hint = Union[None, int, tuple[int, int]]
+Hint = None | int | tuple[int, int]
 
 #: Longest lacuna (letters) a length may state; longer ones are almost surely typos.
 MAX_GAP_LENGTH = 1000

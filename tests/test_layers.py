@@ -1,0 +1,222 @@
+"""The package's layers: data flows one way (DESIGN.md §1, STYLE.md §2).
+
+    python -m pytest -q tests/test_layers.py
+
+Each top-level module or subpackage of ``apollo_restore`` has a layer (:data:`LAYERS`); a module
+may import from its own layer and those below it, never from one above (``if TYPE_CHECKING:``
+imports count: a type is an edge too). An import of the package inside a function hides an edge,
+so it is allowed only where start-up time asks for it — the CLI (``apollo-restore --help`` must
+not load torch) and the package's ``__init__`` (``import apollo_restore`` runs before every CLI
+command) — and there only with a comment on its line, or on the line above its run of imports,
+saying why.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import apollo_restore
+
+PACKAGE = Path(apollo_restore.__file__).resolve().parent
+
+#: Layer of each top-level module or subpackage (key: its name; ``__init__`` is the package's own
+#: module, the Python API). Lower layers never import higher ones; one layer may import itself.
+LAYERS = {
+    "errors": 0,  # numbered messages, used everywhere
+    "config": 0,  # YAML → typed dataclasses, used by train, scale and the CLI
+    "data": 1,  # readers, Document, normalisation, splits, the text index
+    "fim": 2,  # FIM examples, layouts, tokenisers
+    "model": 3,  # networks and checkpoints
+    "train": 4,  # the training loop
+    "restore": 5,  # gap fillers, beam search, ensembles, requests
+    "ngram": 5,  # classical gap fillers, members of restore's ensembles (and built on its types)
+    "scale": 5,  # large-model recipes: HF fine-tuning and FSDP (on train), a vLLM filler (on restore)
+    "evaluate": 6,  # metrics, gap sets, reports over any filler
+    "retrieve": 6,  # parallel passages and provenance over the text index; retrieval-augmented filling
+    "web": 7,  # HTTP API and page over restore and retrieve
+    "cli": 8,  # commands over everything, `serve` included
+    "__main__": 8,  # `python -m apollo_restore` → cli
+    "__init__": 8,  # the Python API: restore(), provenance(), load_restorer()
+}
+#: Where a function-local import of the package is allowed (with a comment saying why).
+LAZY_ALLOWED = {"cli", "__init__"}
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import of ``apollo_restore`` code.
+
+    Attributes:
+        path: the importing file, relative to the package folder.
+        line: its 1-based line.
+        target: the dotted module (or package attribute) imported.
+        local: inside a function.
+        explained: a comment on its lines, or on the line above its run of consecutive imports.
+    """
+
+    path: str
+    line: int
+    target: str
+    local: bool
+    explained: bool
+
+    def __str__(self) -> str:
+        return f"src/apollo_restore/{self.path}:{self.line}: {self.target}"
+
+
+def layer_key(dotted: str) -> str:
+    """The :data:`LAYERS` key of a dotted module under ``apollo_restore`` (an attribute of the
+    package's ``__init__``, such as ``__version__``, is ``__init__``)."""
+    parts = dotted.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    name = parts[1]
+    if name in LAYERS or (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file():
+        return name
+    return "__init__"
+
+
+def _module_of(path: str) -> str:
+    """Dotted module name of a file relative to the package folder (a package: its own name)."""
+    parts = ["apollo_restore", *Path(path).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _targets(node: ast.Import | ast.ImportFrom, path: str) -> list[str]:
+    """The ``apollo_restore`` modules (or package attributes) one import statement names."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == "apollo_restore"]
+    base = node.module or ""
+    if node.level:  # relative: resolved against the importing module's package
+        package = _module_of(path).split(".")
+        if not path.endswith("__init__.py"):
+            package = package[:-1]
+        base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+    if base.split(".")[0] != "apollo_restore":
+        return []
+    if base == "apollo_restore":  # `from apollo_restore import data` names a subpackage
+        return [f"apollo_restore.{a.name}" for a in node.names]
+    return [base]
+
+
+def imports_of(source: str, path: str) -> list[Import]:
+    """Every import of the package in one file's source (``path``: relative to the package folder)."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    comment_lines = {t.start[0] for t in tokens if t.type == tokenize.COMMENT}
+    lines = source.splitlines()
+
+    def comment_only(line: int) -> bool:
+        return line in comment_lines and lines[line - 1].lstrip().startswith("#")
+
+    found: list[Import] = []
+
+    def visit(body: list[ast.stmt], local: bool) -> None:
+        run_start = None  # first line of the current run of consecutive import statements
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                run_start = run_start or stmt.lineno
+                own = any(n in comment_lines for n in range(stmt.lineno, stmt.end_lineno + 1))
+                explained = own or comment_only(run_start - 1)
+                found.extend(Import(path, stmt.lineno, t, local, explained) for t in _targets(stmt, path))
+                continue
+            run_start = None
+            inner = local or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                    visit(child.body, inner)
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, field, None)
+                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    visit(block, inner)
+
+    visit(ast.parse(source).body, False)
+    return found
+
+
+def _package_imports() -> list[Import]:
+    out = []
+    for file in sorted(PACKAGE.rglob("*.py")):
+        rel = file.relative_to(PACKAGE).as_posix()
+        out.extend(imports_of(file.read_text(encoding="utf-8"), rel))
+    return out
+
+
+def upward(imp: Import) -> bool:
+    """Whether an import reaches a layer above the importing module's."""
+    return LAYERS[layer_key(_module_of(imp.path))] < LAYERS[layer_key(imp.target)]
+
+
+def hidden(imp: Import) -> bool:
+    """Whether an import is function-local where that is not allowed, or not explained."""
+    if not imp.local:
+        return False
+    return layer_key(_module_of(imp.path)) not in LAZY_ALLOWED or not imp.explained
+
+
+def test_layers_every_module_has_a_layer():
+    names = {p.stem for p in PACKAGE.glob("*.py")} | {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert sorted(names - LAYERS.keys()) == [], "give each new module or subpackage a layer in LAYERS"
+    assert sorted(LAYERS.keys() - names) == [], "LAYERS names modules that are gone"
+
+
+def test_layers_no_module_imports_from_a_layer_above_it():
+    offenders = [
+        f"{imp} (layer {LAYERS[layer_key(imp.target)]}, above {LAYERS[layer_key(_module_of(imp.path))]})"
+        for imp in _package_imports()
+        if upward(imp)
+    ]
+    assert not offenders, "imports from a higher layer:\n" + "\n".join(offenders)
+
+
+def test_layers_no_function_local_package_imports_outside_the_cli():
+    offenders = [
+        f"{imp}" + ("" if layer_key(_module_of(imp.path)) not in LAZY_ALLOWED else " (no comment saying why)")
+        for imp in _package_imports()
+        if hidden(imp)
+    ]
+    assert not offenders, "function-local imports of apollo_restore:\n" + "\n".join(offenders)
+
+
+CHECKED = """\
+from typing import TYPE_CHECKING
+
+from apollo_restore.fim.examples import Hint
+from ...restore import engine
+
+if TYPE_CHECKING:
+    from apollo_restore.web.app import create_app
+
+
+def f():
+    # imported here, not at the top: start-up time
+    import json
+    from apollo_restore.errors import Errors
+    from apollo_restore.data import document
+    try:
+        pass
+    except ValueError:
+        from apollo_restore.model.checkpoint import load_model  # start-up time
+    import apollo_restore.cli.app
+"""
+
+
+def test_layers_checker_finds_upward_and_local_imports():
+    found = imports_of(CHECKED, "data/readers/example.py")
+    by_target = {(imp.target, imp.local, imp.explained) for imp in found}
+    assert by_target == {
+        ("apollo_restore.fim.examples", False, False),
+        ("apollo_restore.restore", False, False),
+        ("apollo_restore.web.app", False, False),
+        ("apollo_restore.errors", True, True),
+        ("apollo_restore.data", True, True),
+        ("apollo_restore.model.checkpoint", True, True),
+        ("apollo_restore.cli.app", True, False),
+    }
+    assert [imp.line for imp in found if upward(imp)] == [3, 4, 7, 18, 19]
+    assert [imp.line for imp in found if hidden(imp)] == [13, 14, 18, 19]
+    in_cli = [imp.line for imp in imports_of(CHECKED, "cli/example.py") if hidden(imp)]
+    assert in_cli == [19]
