@@ -25,11 +25,12 @@ import time, sys
 t = time.perf_counter()
 import apollo_restore.cli.app
 t1 = time.perf_counter()
-from apollo_restore.restore.ensemble import load_filler
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.load import load_filler
 t2 = time.perf_counter()
 filler = load_filler()
 t3 = time.perf_counter()
-filler.restore(sys.argv[1], k=20)
+restore_text(filler, sys.argv[1], k=20)
 t4 = time.perf_counter()
 print(f"{t1 - t:.2f} {t2 - t1:.2f} {t3 - t2:.2f} {t4 - t3:.2f} {int('torch' in sys.modules)}")
 """

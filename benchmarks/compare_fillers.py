@@ -15,9 +15,9 @@ from pathlib import Path
 from apollo_restore.data.formats import read_gapset
 from apollo_restore.evaluate.gapsets import condition_of, is_excluded
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.ngram.fill import load_ngram
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import load_filler
+from apollo_restore.restore.load import load_filler
+from apollo_restore.restore.ngram_fill import load_ngram
 from apollo_restore.restore.predict import predict
 
 

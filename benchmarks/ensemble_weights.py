@@ -25,10 +25,11 @@ from tqdm import tqdm
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.ngram.fill import load_ngram
-from apollo_restore.ngram.infini_fill import load_infini
-from apollo_restore.restore.engine import Restorer, match_key
-from apollo_restore.restore.ensemble import LengthPrior, widen
+from apollo_restore.restore.candidates import match_key
+from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.ensemble import LengthPrior
+from apollo_restore.restore.infini_fill import load_infini
+from apollo_restore.restore.ngram_fill import load_ngram
 
 
 def collect(args) -> list[dict]:
@@ -49,7 +50,7 @@ def collect(args) -> list[dict]:
         pool: dict[str, str] = {}
         origin: dict[str, list[str]] = {}
         for name, filler in members.items():
-            for cand in filler.candidates(gap.prefix, gap.suffix, widen(gap.hint, args.slack), 20):
+            for cand in filler.candidates(gap.prefix, gap.suffix, gap.hint.widen(args.slack), 20):
                 key = match_key(cand.text)
                 pool.setdefault(key, cand.text)
                 origin.setdefault(key, []).append(name)

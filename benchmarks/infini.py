@@ -25,9 +25,10 @@ from apollo_restore.data.prepare import load_documents
 from apollo_restore.data.textindex import PACKED_TEXT, TextIndex, build_text_index, read_packed
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.ngram.fill import load_ngram
-from apollo_restore.ngram.infini_fill import InfiniConfig, load_infini
-from apollo_restore.restore.ensemble import Ensemble, load_filler
+from apollo_restore.restore.ensemble import Ensemble
+from apollo_restore.restore.infini_fill import InfiniConfig, load_infini
+from apollo_restore.restore.load import load_filler
+from apollo_restore.restore.ngram_fill import load_ngram
 
 
 def build_row() -> None:

@@ -26,8 +26,9 @@ import numpy as np
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.fim.examples import letter_count
-from apollo_restore.ngram.fill import FillConfig, NgramRestorer
-from apollo_restore.restore.engine import match_key
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restore.candidates import match_key
+from apollo_restore.restore.ngram_fill import FillConfig, NgramRestorer
 
 CONTEXT = 250
 LENGTHS = range(1, 21)
@@ -95,7 +96,7 @@ def evaluate(restorer: NgramRestorer, gaps: list[tuple[str, str, str, int]], exa
     top20 = {n: [] for n in LENGTHS}
     started, cpu_started = time.perf_counter(), time.process_time()
     for prefix, target, suffix, n in gaps:
-        cands = restorer.candidates(prefix, suffix, n if exact else None, k=20)
+        cands = restorer.candidates(prefix, suffix, Hint.exact(n) if exact else NO_HINT, k=20)
         keys = [match_key(c.text) for c in cands]
         want = match_key(target)
         assert letter_count(target) == n
@@ -161,7 +162,7 @@ def main() -> None:
     for s in args.orders.split(","):
         cfg = FillConfig() if args.beam is None else FillConfig(beam=args.beam)
         restorer = NgramRestorer.load(models[s], cfg)
-        restorer.candidates("και ", " του", 3)  # warm up (dense low-order table)
+        restorer.candidates("και ", " του", Hint.exact(3))  # warm up (dense low-order table)
         for exact in (True, False):
             r = evaluate(restorer, gaps, exact)
             name = f"{s.split(':')[0]}-gram" + (f" min_count {spec(s)[1]}" if spec(s)[1] > 1 else "")

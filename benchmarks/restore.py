@@ -19,8 +19,9 @@ import torch
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
-from apollo_restore.restore.engine import RestoreConfig, Restorer
-from apollo_restore.restore.ensemble import load_filler
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.load import load_filler
 
 
 def percentile(values: list[float], q: float) -> float:

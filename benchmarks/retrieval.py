@@ -41,7 +41,7 @@ import numpy as np
 from apollo_restore.data.formats import GapExample, read_gapset, write_gapset
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, build_true_lacunae
-from apollo_restore.restore.engine import match_key
+from apollo_restore.restore.candidates import match_key
 from apollo_restore.retrieve.index import ANCHORS, MAX_BETWEEN, MIN_SIDE, MIN_TOTAL, ParallelIndex
 
 _STREAM = str.maketrans({" ": None, "·": None, "ς": "σ"})
@@ -224,7 +224,7 @@ def compare_engines(args: argparse.Namespace) -> None:
 
 def rag_eval(args: argparse.Namespace) -> None:
     """Top-1 / Top-20 of the same gap set with retrieval off and on."""
-    from apollo_restore.restore.ensemble import load_filler
+    from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.predict import predict
     from apollo_restore.retrieve.augment import RetrievalAugmented
 

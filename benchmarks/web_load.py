@@ -40,8 +40,9 @@ HEAVY = " ".join(f"ἔτους δευτέρου Αὐτοκράτορος Καί
 def load_restorer(model: Path | None, threads: int | None):
     import torch
 
-    from apollo_restore.restore.engine import DEFAULT_MODEL, Restorer
-    from apollo_restore.restore.ensemble import load_filler
+    from apollo_restore.restore.config import DEFAULT_MODEL
+    from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restore.load import load_filler
 
     if threads:
         torch.set_num_threads(threads)

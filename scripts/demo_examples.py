@@ -24,7 +24,8 @@ from apollo_restore.data.prepare import CorpusSpec, reader_for
 from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.splits import split_of
 from apollo_restore.evaluate.metrics import agnostic
-from apollo_restore.restore.ensemble import load_filler
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.load import load_filler
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 
@@ -80,7 +81,7 @@ def main() -> None:
     filler = load_filler()
     print(f"{len(found)} qualifying test documents; the first {args.n} by SHA-1 of the id:\n")
     for _, doc_id, leiden, answers in sorted(found)[: args.n]:
-        result = filler.restore(leiden, k=20)
+        result = restore_text(filler, leiden, k=20)
         print(f"### {doc_id}\n\n```\n{leiden}\n```\n")
         print("| gap | edition | model's top 3 (probability) | edition's rank |")
         print("|---|---|---|---:|")

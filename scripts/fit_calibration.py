@@ -29,8 +29,8 @@ from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import agnostic, reliability
 from apollo_restore.evaluate.report import plot_reliability
 from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration, calibrated, fingerprint, fit
-from apollo_restore.restore.common import DEFAULT_MODEL
-from apollo_restore.restore.ensemble import load_filler
+from apollo_restore.restore.config import DEFAULT_MODEL
+from apollo_restore.restore.load import load_filler
 from apollo_restore.restore.present import Presented
 from apollo_restore.restore.types import Candidate
 

@@ -24,7 +24,7 @@ import shutil
 from pathlib import Path
 
 from apollo_restore.model.checkpoint import META_FILE
-from apollo_restore.restore.engine import DEFAULT_MODEL
+from apollo_restore.restore.config import DEFAULT_MODEL
 
 KEEP = (
     "config.json",

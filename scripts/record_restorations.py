@@ -24,6 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from apollo_restore.data.textindex import PACKED_TEXT, build_text_index
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.load import load_filler
+
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "restorations" / "default_model.json"
 INDEX_DOCUMENTS = 2000
 K = 5
@@ -42,8 +46,6 @@ TEXTS = [
 
 def build_index(out: Path) -> Path:
     """A text index over the first :data:`INDEX_DOCUMENTS` documents of the packaged train text."""
-    from apollo_restore.data.textindex import PACKED_TEXT, build_text_index
-
     ids, sources, texts = [], [], []
     with lzma.open(PACKED_TEXT, "rt", encoding="utf-8") as lines:
         next(lines)  # the format line
@@ -60,8 +62,6 @@ def build_index(out: Path) -> Path:
 
 def load(index_dir: Path):
     """The default model as the CLI loads it, its text-index members over ``index_dir``."""
-    from apollo_restore.restore.ensemble import load_filler
-
     before = os.environ.get("APOLLO_RESTORE_INDEX")
     os.environ["APOLLO_RESTORE_INDEX"] = str(index_dir)
     try:
@@ -75,7 +75,7 @@ def load(index_dir: Path):
 
 def restoration(filler, text: str) -> dict:
     """``{"text", "hint", "candidates": [[normalised, edition form, prob], ...]}`` for a one-gap text."""
-    gap = filler.restore(text, k=K).gaps[0]
+    gap = restore_text(filler, text, k=K).gaps[0]
     cands = [[c.text, c.display, round(c.prob, 4)] for c in gap.candidates[:TOP]]
     return {"text": text, "hint": gap.hint_label, "candidates": cands}
 

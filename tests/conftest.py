@@ -18,6 +18,7 @@ from apollo_restore.data.table import write_documents
 from apollo_restore.fim.examples import FimExample
 from apollo_restore.fim.layout import DEFAULT_LAYOUT
 from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.builders import build_model
 from apollo_restore.model.checkpoint import save_model
 
@@ -79,7 +80,8 @@ def memorise(
 @pytest.fixture(scope="session")
 def memorised_model(tmp_path_factory) -> Path:
     """A saved model folder of ``tiny`` that has memorised :data:`MEMORISED` (with every hint form)."""
-    examples = [FimExample(p, m, s, hint) for p, m, s in MEMORISED for hint in (None, len(m), (len(m) - 2, len(m) + 1))]
+    hints = [lambda m: NO_HINT, lambda m: Hint.exact(len(m)), lambda m: Hint.span(len(m) - 2, len(m) + 1)]
+    examples = [FimExample(p, m, s, hint(m)) for p, m, s in MEMORISED for hint in hints]
     model, tok, losses = memorise(examples)
     folder = tmp_path_factory.mktemp("memorised")
     save_model(model, tok, folder, {"size": "tiny", "final_loss": losses[-1]})

@@ -28,12 +28,13 @@ PACKAGE = Path(apollo_restore.__file__).resolve().parent
 LAYERS = {
     "errors": 0,  # numbered messages, used everywhere
     "config": 0,  # YAML → typed dataclasses, used by train, scale and the CLI
+    "hint": 0,  # the length hint of a gap (a value type every layer reads and writes)
     "data": 1,  # readers, Document, normalisation, splits, the text index
     "fim": 2,  # FIM examples, layouts, tokenisers
     "model": 3,  # networks and checkpoints
     "train": 4,  # the training loop
     "restore": 5,  # gap fillers, beam search, ensembles, requests
-    "ngram": 5,  # classical gap fillers, members of restore's ensembles (and built on its types)
+    "ngram": 3,  # classical language models (n-gram counts, the unbounded-order model); their fillers are in restore
     "scale": 5,  # large-model recipes: HF fine-tuning and FSDP (on train), a vLLM filler (on restore)
     "evaluate": 6,  # metrics, gap sets, reports over any filler
     "retrieve": 6,  # parallel passages and provenance over the text index; retrieval-augmented filling

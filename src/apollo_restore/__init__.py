@@ -14,31 +14,39 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
-__all__ = ["restore", "provenance", "load_restorer", "Restorer", "Restoration"]
+__all__ = ["restore", "provenance", "load_restorer", "Hint", "Restorer", "Restoration"]
 
 if TYPE_CHECKING:
+    from apollo_restore.hint import Hint
     from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restore.filler import GapFiller
     from apollo_restore.restore.types import Restoration
 
 
 @lru_cache(maxsize=4)
-def load_restorer(model: str | None = None) -> Restorer:
+def load_restorer(model: str | None = None) -> GapFiller:
     """The restorer of a model folder (default: the embedded model: the neural model in an
     ensemble with its n-gram member when the folder ships one), loaded once."""
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
-    from apollo_restore.restore.ensemble import load_filler
+    from apollo_restore.restore.load import load_filler
 
     return load_filler(model)
 
 
 def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = None) -> Restoration:
-    """Restore every lacuna of a Leiden text; see :meth:`Restorer.restore`.
+    """Restore every lacuna of a Leiden text; see :func:`apollo_restore.restore.driver.restore_text`.
+
+    Args:
+        hints: per-gap hints (0-based gap → a :class:`Hint`, ``7``, ``[5, 8]``, ``"ca.7"`` or ``None``).
 
     Raises:
         RequestError: a request out of limits, not Greek enough, or with no gap (``E3xx``).
         LeidenError: malformed Leiden text (``E0xx``).
     """
-    return load_restorer(model).restore(text, hints=hints, pins=pins, k=k)
+    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
+    from apollo_restore.restore.driver import restore_text
+
+    return restore_text(load_restorer(model), text, hints=hints, pins=pins, k=k)
 
 
 def provenance(text: str, min_run: int = 40, limit: int = 20):
@@ -70,6 +78,11 @@ def __getattr__(name: str):
         from apollo_restore.restore.engine import Restorer
 
         return Restorer
+    if name == "Hint":
+        # imported here, not at the top: kept lazy like the other names of the Python API
+        from apollo_restore.hint import Hint
+
+        return Hint
     if name == "Restoration":
         # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
         from apollo_restore.restore.types import Restoration

@@ -11,6 +11,7 @@ Codes:
           ``predict`` and the web layer all validate through it.
     W3xx  warnings attached to a restoration (the reading is given, but is to be trusted less).
     E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`).
+    E5xx  model folders (:func:`apollo_restore.restore.ensemble.load_filler`).
 """
 
 from __future__ import annotations
@@ -76,6 +77,15 @@ class Errors:
     E404 = "[E404] no text index in {path}: open it with no path to build the default one from the packaged text"
     E405 = "[E405] {path} holds an index of format/normaliser {found}, this code reads {expected}"
     E406 = "[E406] provenance needs at least {min_run} letters of text; got {letters}"
+    # model folders
+    E501 = (
+        "[E501] {folder}/apollo_restore.json names the ensemble member {member!r} but {path} is missing: "
+        "restore the file, or leave the classical members out (--neural-only; use_ngram=False)"
+    )
+    E502 = (
+        "[E502] {folder}/apollo_restore.json has an ensemble entry with no classical member: "
+        'give "infini": {{model options}} or "ngram": "FILE.npz"'
+    )
 
 
 class LeidenError(ValueError):

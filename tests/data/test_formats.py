@@ -13,7 +13,6 @@ from apollo_restore.data.formats import (
     GapExample,
     Prediction,
     gap_key,
-    parse_hint,
     read_cullhed_chat,
     read_cullhed_predictions,
     read_gapset,
@@ -25,6 +24,7 @@ from apollo_restore.data.formats import (
     write_predictions,
 )
 from apollo_restore.errors import FormatError
+from apollo_restore.hint import NO_HINT, Hint
 
 #: copies of the shared interchange-format examples (../shared/formats), so the tests run anywhere
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
@@ -34,9 +34,9 @@ SUFFIX = " πυρραν κεχαραγμενον"
 
 def _examples() -> list[GapExample]:
     return [
-        GapExample("g0", "ddb", "bgu.1.100", PREFIX, SUFFIX, "δευτεροβολον", 12, "synthetic"),
-        GapExample("g1", "ddb", "bgu.1.100", "αβ --- ", " … γδ", "εζη", (2, 4), "true"),
-        GapExample("g2", "inscription", "x", "", " αβ", "γ", None, "synthetic"),
+        GapExample("g0", "ddb", "bgu.1.100", PREFIX, SUFFIX, "δευτεροβολον", Hint.exact(12), "synthetic"),
+        GapExample("g1", "ddb", "bgu.1.100", "αβ --- ", " … γδ", "εζη", Hint.span(2, 4), "true"),
+        GapExample("g2", "inscription", "x", "", " αβ", "γ", NO_HINT, "synthetic"),
     ]
 
 
@@ -49,7 +49,7 @@ def test_formats_gapset_round_trip(tmp_path):
 
 def test_formats_reads_shared_examples():
     gaps = read_gapset(EXAMPLES / "gapset.example.jsonl")
-    assert [g.hint for g in gaps] == [12, (10, 14), None]
+    assert [g.hint for g in gaps] == [Hint.exact(12), Hint.span(10, 14), NO_HINT]
     preds = read_predictions(EXAMPLES / "predictions.example.jsonl")
     assert preds[0].candidates[0] == ("δευτεροβολον", 0.71)
     chat = read_cullhed_chat(EXAMPLES / "cullhed-chat.example.jsonl")
@@ -57,7 +57,11 @@ def test_formats_reads_shared_examples():
     assert gap_key(chat[0].prefix, chat[0].suffix, chat[0].target) == gap_key(
         gaps[0].prefix, gaps[0].suffix, gaps[0].target
     )
-    assert chat[0].hint == 12 and chat[0].prefix.endswith("θηλειαν ") and chat[0].suffix == " πυρραν κεχαραγμενον"
+    assert (
+        chat[0].hint == Hint.exact(12)
+        and chat[0].prefix.endswith("θηλειαν ")
+        and chat[0].suffix == " πυρραν κεχαραγμενον"
+    )
     pairs = read_cullhed_predictions(EXAMPLES / "cullhed-predictions.example.jsonl", gaps)
     assert pairs[0][0].id == "ddb:bgu.1.100:s0"
     assert pairs[0][1].candidates == [("δευτεροβολον", None)]
@@ -85,7 +89,7 @@ def test_formats_cullhed_chat_round_trip(tmp_path):
     back = read_cullhed_chat(path)
     for ours, theirs in zip(examples, back):
         assert (theirs.prefix, theirs.suffix, theirs.target) == (ours.prefix, ours.suffix, ours.target)
-    assert [b.hint for b in back] == [12, 3, 1]
+    assert [b.hint for b in back] == [Hint.exact(12), Hint.exact(3), Hint.exact(1)]
 
 
 def test_formats_cullhed_custom_prompt(tmp_path):
@@ -147,9 +151,14 @@ def test_formats_gapset_errors_name_file_and_line(tmp_path, line, needle):
     assert str(path) in str(info.value)
 
 
-@pytest.mark.parametrize(("value", "hint"), [(None, None), (7, 7), ([5, 8], (5, 8)), ((3, 3), (3, 3))])
-def test_formats_parse_hint(value, hint):
-    assert parse_hint(value) == hint
+def test_formats_shared_examples_write_back_byte_identical(tmp_path):
+    for name, read, write in [
+        ("gapset.example.jsonl", read_gapset, write_gapset),
+        ("predictions.example.jsonl", read_predictions, write_predictions),
+    ]:
+        original = (EXAMPLES / name).read_text(encoding="utf-8")
+        write(tmp_path / name, read(EXAMPLES / name))
+        assert (tmp_path / name).read_text(encoding="utf-8") == original, name
 
 
 def test_formats_cullhed_predictions_keep_their_id_without_match(tmp_path):

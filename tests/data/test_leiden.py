@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Supplied, Text, render, to_leiden
 from apollo_restore.data.readers.leiden import find_gaps, parse_leiden, parse_leiden_with_gaps, tidy_segments
 from apollo_restore.errors import LeidenError
+from apollo_restore.hint import NO_HINT, Hint
 
 T = Text
 U = lambda s: Text(s, uncertain=True)  # noqa: E731
@@ -77,12 +78,12 @@ def test_leiden_supplied_spans_are_silver_labels():
 @pytest.mark.parametrize(
     ("leiden", "spans", "hints"),
     [
-        ("αβ [.5] γδ", [(3, 7)], [5]),
-        ("αβ [- - -] γδ", [(3, 10)], [None]),
-        ("[αβ .3]", [(4, 6)], [3]),
-        ("χαι???ν [.5-8]", [(3, 6), (8, 14)], [3, (5, 8)]),
-        ("[ca.10]", [(0, 7)], [(8, 12)]),
-        ("[ca.3]", [(0, 6)], [(2, 4)]),
+        ("αβ [.5] γδ", [(3, 7)], [Hint.exact(5)]),
+        ("αβ [- - -] γδ", [(3, 10)], [NO_HINT]),
+        ("[αβ .3]", [(4, 6)], [Hint.exact(3)]),
+        ("χαι???ν [.5-8]", [(3, 6), (8, 14)], [Hint.exact(3), Hint.span(5, 8)]),
+        ("[ca.10]", [(0, 7)], [Hint.span(8, 12)]),
+        ("[ca.3]", [(0, 6)], [Hint.span(2, 4)]),
         ("[αβγ] δ", [], []),
     ],
 )
@@ -217,4 +218,4 @@ def test_leiden_plus_gap_conventions(leiden, lacuna, marker):
 
 def test_leiden_plus_keeps_full_stops_and_line_numbers():
     assert not find_gaps("ἔδοξεν. καὶ [ἔδοξεν.]")
-    assert [g.hint for g in find_gaps("5. καὶ [.3]")] == [3]
+    assert [g.hint for g in find_gaps("5. καὶ [.3]")] == [Hint.exact(3)]

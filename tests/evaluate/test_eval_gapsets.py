@@ -22,6 +22,7 @@ from apollo_restore.evaluate.gapsets import (
     wrong_hint,
 )
 from apollo_restore.fim.examples import letter_count
+from apollo_restore.hint import NO_HINT, Hint
 
 LENGTHS = range(1, 9)
 
@@ -90,35 +91,37 @@ def test_gapsets_hints_by_condition(synthetic):
     for gap in synthetic:
         n, cond = parse_gap_id(gap.id).length, condition_of(gap)
         if cond == "exact":
-            assert gap.hint == n
+            assert gap.hint == Hint.exact(n)
         elif cond == "none":
-            assert gap.hint is None
+            assert gap.hint == NO_HINT
         elif cond == "range":
-            lo, hi = gap.hint
+            lo, hi = gap.hint.lo, gap.hint.hi
             assert 1 <= lo <= n <= hi and 1 <= hi - lo <= 6
         elif cond == "wrong100":
-            assert isinstance(gap.hint, int) and gap.hint != n and 1 <= abs(gap.hint - n) <= 5 and gap.hint >= 1
+            w = gap.hint.lo
+            assert gap.hint.is_exact and w != n and 1 <= abs(w - n) <= 5 and w >= 1
     wrong50 = [g for g in synthetic if condition_of(g) == "wrong50"]
     per_length = defaultdict(int)
     for gap in wrong50:
-        per_length[parse_gap_id(gap.id).length] += gap.hint != parse_gap_id(gap.id).length
+        per_length[parse_gap_id(gap.id).length] += gap.hint != Hint.exact(parse_gap_id(gap.id).length)
     assert set(per_length.values()) == {2}  # round(0.5 × 5) wrong in every length
 
 
 def test_gapsets_wrong10_share():
     spans = [type("S", (), {"length": n})() for n in [4] * 20]
     hints = hints_for(spans, "wrong10", np.random.default_rng(0))
-    assert sum(h != 4 for h in hints) == 2
+    assert sum(h != Hint.exact(4) for h in hints) == 2
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 20])
 def test_gapsets_hint_helpers(n):
     rng = np.random.default_rng(n)
     for _ in range(50):
-        lo, hi = range_hint(n, rng)
-        assert lo <= n <= hi and lo >= 1
-        w = wrong_hint(n, rng)
-        assert w != n and w >= 1 and abs(w - n) <= 5
+        hint = range_hint(n, rng)
+        assert hint.kind == "range" and hint.contains(n) and hint.lo >= 1
+        wrong = wrong_hint(n, rng)
+        w = wrong.lo
+        assert wrong.is_exact and w != n and w >= 1 and abs(w - n) <= 5
 
 
 def test_gapsets_deterministic_by_seed(toy_table):
@@ -155,7 +158,7 @@ def test_gapsets_true_lacunae_toy_document(toy_table):
     gaps = build_true_lacunae(toy_table, "ddb", "test", context_chars=30)
     assert [g.target for g in gaps] == list(SUPPLIED)
     for gap in gaps:
-        assert gap.kind == "true" and gap.hint == letter_count(gap.target)
+        assert gap.kind == "true" and gap.hint == Hint.exact(letter_count(gap.target))
         start = TOY_TEXT.index(gap.target)
         assert gap.prefix == TOY_TEXT[max(0, start - 30) : start]
         assert gap.suffix == TOY_TEXT[start + len(gap.target) :][:30]

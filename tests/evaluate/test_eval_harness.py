@@ -17,6 +17,7 @@ from apollo_restore.evaluate.harness import (
     windows_of,
 )
 from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.hint import Hint
 from apollo_restore.model.builders import build_model
 from apollo_restore.restore.types import Candidate
 
@@ -27,7 +28,9 @@ class Oracle:
     def __init__(self, answers: dict[tuple[str, str], str]):
         self.answers, self.calls = answers, 0
 
-    def candidates(self, prefix, suffix, hint=None, k=None):
+    name = "oracle"
+
+    def candidates(self, prefix, suffix, hint, k=None):
         self.calls += 1
         text = self.answers.get((prefix, suffix), "ουκ")
         return [Candidate(text, 0.9, -0.1), Candidate("αλλο", 0.1, -2.3)]
@@ -69,7 +72,10 @@ def test_harness_any_filler_grouped_by_condition_variant_source(toy_table):
 
 
 def test_harness_missing_prediction_scores_wrong():
-    gaps = [GapExample("a", "ddb", "d", "", "", "καιτου", 6), GapExample("b", "ddb", "d", "", "", "του", 3)]
+    gaps = [
+        GapExample("a", "ddb", "d", "", "", "καιτου", Hint.exact(6)),
+        GapExample("b", "ddb", "d", "", "", "του", Hint.exact(3)),
+    ]
     scored = score_predictions(gaps, [Prediction("a", [("και του", 0.5)])])
     assert [s.score.top1 for s in scored] == [True, False]
     assert scored[1].score.predicted is False and scored[1].condition == "exact"

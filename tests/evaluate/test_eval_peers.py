@@ -20,6 +20,7 @@ from apollo_restore.evaluate.peers import (
     side_by_side,
     write_ithaca_inputs,
 )
+from apollo_restore.hint import Hint
 
 #: copies of the shared interchange-format examples (../shared/formats), so the tests run anywhere
 FORMATS = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
@@ -61,7 +62,7 @@ def test_peers_ithaca_by_order_and_target_check(gaps):
     assert preds[0].candidates[1][0] == "τριτοβολον"  # padding stripped
     assert score_predictions(gaps[:1], preds)[0].score.top1
     # a line whose real_response is not the gap's target is dropped
-    other = [GapExample("x", "ddb", "d", "αβ ", " γδ", "ερωτα", 5)]
+    other = [GapExample("x", "ddb", "d", "αβ ", " γδ", "ερωτα", Hint.exact(5))]
     assert load_peer(FORMATS / "ithaca-predictions.example.jsonl", other) == []
 
 
@@ -76,7 +77,9 @@ def test_peers_ours_and_side_by_side(gaps):
 
 
 def test_peers_side_by_side_head_to_head_counts():
-    gaps = [GapExample(f"g{i}", "ddb", "d", "α ", " β", t, len(t)) for i, t in enumerate(["γαμ", "δελ", "ζητ"])]
+    gaps = [
+        GapExample(f"g{i}", "ddb", "d", "α ", " β", t, Hint.exact(len(t))) for i, t in enumerate(["γαμ", "δελ", "ζητ"])
+    ]
     a = [Prediction("g0", [("γαμ", None)]), Prediction("g1", [("δελ", None)]), Prediction("g2", [("x", None)])]
     b = [Prediction("g0", [("γαμ", None)]), Prediction("g1", [("x", None)])]
     out = side_by_side(gaps, {"a": a, "b": b})
@@ -86,7 +89,12 @@ def test_peers_side_by_side_head_to_head_counts():
 def test_peers_exports_round_trip(gaps, tmp_path):
     assert export_cullhed(tmp_path / "c.jsonl", gaps[:1]) == 1
     back = read_cullhed_chat(tmp_path / "c.jsonl")[0]
-    assert (back.prefix, back.suffix, back.target, back.hint) == (gaps[0].prefix, gaps[0].suffix, gaps[0].target, 12)
+    assert (back.prefix, back.suffix, back.target, back.hint) == (
+        gaps[0].prefix,
+        gaps[0].suffix,
+        gaps[0].target,
+        Hint.exact(12),
+    )
     write_ithaca_inputs(tmp_path / "i.jsonl", gaps)
     assert read_ithaca_input_ids(tmp_path / "i.jsonl") == [g.id for g in gaps]
     row = json.loads((tmp_path / "i.jsonl").read_text().splitlines()[0])
@@ -97,9 +105,11 @@ def test_peers_exports_round_trip(gaps, tmp_path):
 
 
 def test_peers_ithaca_text_placeholders():
-    gap = GapExample("g", "ddb", "d", "ετους ---· ", " του …", "και τ", 4)
+    gap = GapExample("g", "ddb", "d", "ετους ---· ", " του …", "και τ", Hint.exact(4))
     assert ithaca_text(gap) == "ετους ---. ????? του -"  # exact hint: one '?' per character
-    assert ithaca_text(GapExample("g", "ddb", "d", "", "", "και", 6)).count("?") == 6  # a wrong hint is kept
+    assert (
+        ithaca_text(GapExample("g", "ddb", "d", "", "", "και", Hint.exact(6))).count("?") == 6
+    )  # a wrong hint is kept
 
 
 def test_peers_parse_arg():

@@ -14,8 +14,10 @@ from apollo_restore.evaluate.pipeline import evaluate_to_folder
 from apollo_restore.evaluate.report import render_markdown
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.engine import RestoreConfig, Restorer
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import Ensemble, LengthPrior
+from apollo_restore.restore.present import Presented
 
 
 def test_report_folder_for_tiny_random_model(toy_table, tmp_path):
@@ -78,6 +80,12 @@ def test_report_bpc_of_an_ensemble_is_its_neural_model(toy_table, tmp_path):
     alone = evaluate_to_folder(tmp_path / "neural", neural, **args)
     metrics = evaluate_to_folder(tmp_path / "ensemble", ensemble, **args)
     assert metrics["bpc"] == alone["bpc"] and "ddb" in metrics["bpc"]  # the shipped model is an ensemble
+    # as the CLI loads it: presented (edition forms, calibration) around the ensemble
+    presented = evaluate_to_folder(tmp_path / "presented", Presented(ensemble), **args)
+    assert presented["bpc"] == alone["bpc"]
+    # no neural model behind the filler: said, not silently left out
+    classical = evaluate_to_folder(tmp_path / "classical", Ensemble([(LengthPrior(), 1.0)]), **args)
+    assert "bpc" not in classical and classical["meta"]["bpc_skipped"].startswith("no neural language model")
 
 
 def test_report_markdown_without_optional_parts():

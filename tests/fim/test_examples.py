@@ -44,9 +44,9 @@ def test_examples_window_length_and_cut_at_spaces():
 def test_hint_proportions_and_wrongness():
     rng = np.random.default_rng(1)
     draws = [(n, *sample_hint(n, rng, CFG)) for n in rng.integers(1, 26, size=20000).tolist()]
-    exact = [d for d in draws if isinstance(d[1], int)]
-    ranges = [d for d in draws if isinstance(d[1], tuple)]
-    none = [d for d in draws if d[1] is None]
+    exact = [d for d in draws if d[1].kind == "exact"]
+    ranges = [d for d in draws if d[1].kind == "range"]
+    none = [d for d in draws if d[1].kind == "none"]
     assert abs(len(exact) / len(draws) - 0.4) < 0.015
     assert abs(len(ranges) / len(draws) - 0.4) < 0.015
     assert abs(len(none) / len(draws) - 0.2) < 0.015
@@ -54,9 +54,9 @@ def test_hint_proportions_and_wrongness():
     wrong = [d for d in given_hints if not d[2]]
     assert abs(len(wrong) / len(given_hints) - 0.15) < 0.015
     for n, hint, correct in exact:
-        assert (hint == n) == correct and hint >= 0
-    for n, (lo, hi), correct in ranges:
-        assert lo <= hi and (lo <= n <= hi) == correct and lo >= 0
+        assert (hint.lo == n) == correct and hint.lo >= 0
+    for n, hint, correct in ranges:
+        assert hint.lo < hint.hi and hint.contains(n) == correct and hint.lo >= 0
 
 
 def test_config_rejects_bad_values():

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from apollo_restore.fim.examples import FimConfig, sample_example
 from apollo_restore.fim.layout import IGNORE_INDEX, JOIN_V2, SENTINEL_V2, SPM_V1, format_hint, layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.hint import NO_HINT, Hint
 
 TOK = CharTokenizer()
 
@@ -19,12 +20,13 @@ def _targets(labels: list[int]) -> list[str]:
 
 
 def test_hint_format():
-    assert format_hint(7) == "[7]" and format_hint((5, 8)) == "[5-8]" and format_hint(None) == ""
+    assert format_hint(Hint.exact(7)) == "[7]" and format_hint(Hint.span(5, 8)) == "[5-8]"
+    assert format_hint(NO_HINT) == ""
 
 
 def test_join_layout_middle_continues_prefix_then_meets_suffix():
-    ids, labels = JOIN_V2.encode(TOK, "και ", "του", " θεου", 3, loss="middle")
-    prompt = JOIN_V2.prompt(TOK, "και ", " θεου", 3)
+    ids, labels = JOIN_V2.encode(TOK, "και ", "του", " θεου", Hint.exact(3), loss="middle")
+    prompt = JOIN_V2.prompt(TOK, "και ", " θεου", Hint.exact(3))
     assert ids[: len(prompt)] == prompt and prompt[-1] == TOK.vocab[" "]  # the prefix's last char, no sentinel
     assert prompt[:2] == [TOK.bos_id, TOK.suffix_id] and "[3]" not in TOK.decode(ids)
     # the middle, then the whole (short) suffix again, then EOS
@@ -40,7 +42,7 @@ def test_join_is_cut_at_join_chars_without_eos():
 
 
 def test_sentinel_layout_puts_hint_first_and_one_sentinel_before_middle():
-    ids, labels = SENTINEL_V2.encode(TOK, "και ", "του", " θεου", (2, 4), loss="all")
+    ids, labels = SENTINEL_V2.encode(TOK, "και ", "του", " θεου", Hint.span(2, 4), loss="all")
     assert ids[:7] == [TOK.bos_id] + TOK.encode("[2-4]") + [TOK.suffix_id]
     assert ids[ids.index(TOK.middle_id) + 1 :] == TOK.encode("του θεου") + [TOK.eos_id]
     targets = _targets(labels)
@@ -49,13 +51,13 @@ def test_sentinel_layout_puts_hint_first_and_one_sentinel_before_middle():
 
 
 def test_spm_v1_is_the_large_model_layout():
-    ids, labels = SPM_V1.encode(TOK, "και ", "του", " θεου", 3, loss="middle")
+    ids, labels = SPM_V1.encode(TOK, "και ", "του", " θεου", Hint.exact(3), loss="middle")
     assert TOK.decode(ids) == " θεου" + "και " + "[3]" + "του"
     assert ids[-1] == TOK.eos_id and _targets(labels) == ["τ", "ο", "υ", "[EOS]"]
 
 
 def test_every_position_loss_labels_each_text_character_once():
-    ids, labels = JOIN_V2.encode(TOK, "και ", "του", " θεου", None, loss="all")
+    ids, labels = JOIN_V2.encode(TOK, "και ", "του", " θεου", NO_HINT, loss="all")
     assert len(ids) == len(labels) and labels[-1] == IGNORE_INDEX
     for t, label in enumerate(labels[:-1]):
         assert label in (IGNORE_INDEX, ids[t + 1])

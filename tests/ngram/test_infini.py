@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from apollo_restore.data.textindex import TextIndex, build_text_index
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import InfiniGram, K
-from apollo_restore.ngram.infini_fill import InfiniFiller, load_infini
+from apollo_restore.restore.infini_fill import InfiniFiller, load_infini
 
 TEXTS = [
     "ετους δευτερου αυτοκρατορος καισαρος τραιανου σεβαστου μηνος θωθ",
@@ -85,12 +86,14 @@ def test_infini_marker_cuts_the_context(index: TextIndex) -> None:
 def test_infini_filler_restores_and_scores_consistently(index: TextIndex, direction: str) -> None:
     filler = load_infini(direction, index)
     assert isinstance(filler, InfiniFiller)
-    cands = filler.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", 8)
+    cands = filler.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8))
     assert cands[0].text == "τραιανου" and abs(sum(c.prob for c in cands) - 1) < 1e-9
-    scores = filler.score_readings("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", 8, [c.text for c in cands[:3]])
+    scores = filler.score_readings(
+        "ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8), [c.text for c in cands[:3]]
+    )
     assert np.allclose(scores, [c.log_score for c in cands[:3]])
     # no hint: the reading's length is chosen by how well it meets the suffix
-    free = filler.candidates("του κυριου αυτοκρατορος ", " τραιανου σεβαστου", None)
+    free = filler.candidates("του κυριου αυτοκρατορος ", " τραιανου σεβαστου", NO_HINT)
     assert free[0].text == "καισαρος"
 
 

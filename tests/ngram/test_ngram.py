@@ -9,9 +9,10 @@ from apollo_restore.data.document import render
 from apollo_restore.data.readers.archive import iter_files
 from apollo_restore.data.readers.ddb import parse_file
 from apollo_restore.fim.examples import letter_count
-from apollo_restore.ngram.fill import FillConfig, NgramRestorer
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import SYMBOLS, NgramModel, encode
-from apollo_restore.restore.engine import match_key
+from apollo_restore.restore.candidates import match_key
+from apollo_restore.restore.ngram_fill import FillConfig, NgramRestorer
 
 SENTENCES = [
     "ετους δευτερου αυτοκρατορος καισαρος μαρκου αυρηλιου αντωνινου σεβαστου μεσορη",
@@ -58,7 +59,7 @@ def test_pruning_keeps_distributions(lm: NgramModel) -> None:
     np.testing.assert_allclose(np.exp(pruned.logprobs_next(["και ", "τ--", "ζζ"])).sum(axis=1), 1.0, atol=1e-6)
 
 
-@pytest.mark.parametrize("hint", [9, (7, 11), None])
+@pytest.mark.parametrize("hint", [Hint.exact(9), Hint.span(7, 11), NO_HINT])
 def test_restores_a_memorised_word_at_rank_one(restorer: NgramRestorer, hint) -> None:
     prefix, suffix = "ετους δευτερου αυτοκρατορος καισαρος μαρκου αυρηλιου ", " σεβαστου μεσορη"
     cands = restorer.candidates(prefix, suffix, hint, k=20)
@@ -69,19 +70,19 @@ def test_restores_a_memorised_word_at_rank_one(restorer: NgramRestorer, hint) ->
 
 def test_exact_hint_candidates_have_the_hinted_length(restorer: NgramRestorer) -> None:
     for n in (1, 4, 9):
-        cands = restorer.candidates("ομολογω πεπρακεναι σοι ", " και απεχω", n, k=20)
+        cands = restorer.candidates("ομολογω πεπρακεναι σοι ", " και απεχω", Hint.exact(n), k=20)
         assert cands and all(letter_count(c.text) == n for c in cands)
 
 
 def test_gap_at_document_edges(restorer: NgramRestorer) -> None:
-    assert match_key(restorer.candidates("", " δευτερου αυτοκρατορος", 5)[0].text) == "ετουσ"
-    assert restorer.candidates("τραιανου ", "", (1, 4))  # empty suffix: the document ends
+    assert match_key(restorer.candidates("", " δευτερου αυτοκρατορος", Hint.exact(5))[0].text) == "ετουσ"
+    assert restorer.candidates("τραιανου ", "", Hint.span(1, 4))  # empty suffix: the document ends
 
 
 def test_score_readings_match_search_scores(restorer: NgramRestorer) -> None:
     prefix, suffix = "βεβαιωσω πασηι βεβαιωσει· ετους ", " αυτοκρατορος"
-    found = restorer.search(prefix, suffix, 6)[:5]
-    scores = restorer.score_readings(prefix, suffix, 6, [text for text, _ in found])
+    found = restorer.search(prefix, suffix, Hint.exact(6))[:5]
+    scores = restorer.score_readings(prefix, suffix, Hint.exact(6), [text for text, _ in found])
     np.testing.assert_allclose(scores, [s for _, s in found], rtol=1e-9)
 
 
@@ -93,7 +94,7 @@ def test_save_load_round_trip(lm: NgramModel, restorer: NgramRestorer, tmp_path)
     contexts = ["", "και ", "αυτοκρατορος καισ", "ζζ-", "ω"]
     np.testing.assert_array_equal(loaded.logprobs_next(contexts), lm.logprobs_next(contexts))
     again = NgramRestorer(loaded, restorer.config)
-    args = ("ετους δευτερου αυτοκρατορος ", " μαρκου", None)
+    args = ("ετους δευτερου αυτοκρατορος ", " μαρκου", NO_HINT)
     assert [(c.text, c.log_score) for c in again.candidates(*args)] == [
         (c.text, c.log_score) for c in restorer.candidates(*args)
     ]

@@ -22,9 +22,9 @@ def no_model(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the model was loaded")
 
-    from apollo_restore.restore import ensemble
+    from apollo_restore.restore import load
 
-    monkeypatch.setattr(ensemble, "load_filler", refuse)
+    monkeypatch.setattr(load, "load_filler", refuse)
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,10 @@ import socket
 
 from apollo_restore.data.textindex import build_text_index
 from apollo_restore.model.checkpoint import META_FILE
-from apollo_restore.restore.engine import DEFAULT_MODEL
-from apollo_restore.restore.ensemble import Ensemble, load_filler
+from apollo_restore.restore.config import DEFAULT_MODEL
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.ensemble import Ensemble
+from apollo_restore.restore.load import load_filler
 
 
 def test_default_model_is_shipped_small_and_versioned():
@@ -39,7 +41,7 @@ def test_default_model_restores_offline(monkeypatch, tmp_path):
     monkeypatch.setattr(socket, "getaddrinfo", no_network)
     filler = load_filler()
     assert isinstance(filler.inner, Ensemble)
-    result = filler.restore("ἔτους δευτέρου καὶ εἰκοστοῦ Ἀντωνίνου Καίσαρος τοῦ [.6] Τῦβι", k=20)
+    result = restore_text(filler, "ἔτους δευτέρου καὶ εἰκοστοῦ Ἀντωνίνου Καίσαρος τοῦ [.6] Τῦβι", k=20)
     cands = result.gaps[0].candidates
     # calibrated: the probabilities sum to the chance that the list holds the reading (< 1)
     assert 1 <= len(cands) <= 20 and 0 < sum(c.prob for c in cands) < 1 and all(c.calibrated for c in cands)

@@ -7,7 +7,12 @@ import pytest
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.errors import LeidenError
 from apollo_restore.fim.examples import letter_count
-from apollo_restore.restore.engine import RestoreConfig, Restorer, context_of, match_key, merge_equivalent
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restore.candidates import match_key, merge_equivalent
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.context import context_of
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.engine import Restorer
 
 from ..conftest import MEMORISED
 
@@ -21,14 +26,14 @@ def restorer(memorised_model) -> Restorer:
 def test_engine_memorised_passage_at_rank_one(restorer, hint_kind):
     for prefix, middle, suffix in MEMORISED:
         n = len(middle)
-        hint = {"none": None, "exact": n, "range": (n - 2, n + 1)}[hint_kind]
+        hint = {"none": NO_HINT, "exact": Hint.exact(n), "range": Hint.span(n - 2, n + 1)}[hint_kind]
         cands = restorer.candidates(prefix, suffix, hint)
         assert cands[0].text == middle
 
 
 def test_engine_probabilities_sorted_and_at_most_one(restorer):
     prefix, _, suffix = MEMORISED[0]
-    cands = restorer.candidates(prefix, suffix, None, k=20)
+    cands = restorer.candidates(prefix, suffix, NO_HINT, k=20)
     probs = [c.prob for c in cands]
     assert probs == sorted(probs, reverse=True)
     assert sum(probs) <= 1 + 1e-9 and all(p > 0 for p in probs)
@@ -39,20 +44,22 @@ def test_engine_probabilities_sorted_and_at_most_one(restorer):
 def test_engine_exact_length_mode(memorised_model):
     exact = Restorer.load(memorised_model, config=RestoreConfig(exact_length=True))
     prefix, _, suffix = MEMORISED[0]
-    for cand in exact.candidates(prefix, suffix, 6):
+    for cand in exact.candidates(prefix, suffix, Hint.exact(6)):
         assert letter_count(cand.text) == 6
 
 
 def test_engine_score_matches_beam(restorer):
     prefix, middle, suffix = MEMORISED[1]
-    cands = restorer.candidates(prefix, suffix, None, k=5)
-    scores = restorer.score_readings(prefix, suffix, None, [c.text for c in cands])
+    cands = restorer.candidates(prefix, suffix, NO_HINT, k=5)
+    scores = restorer.score_readings(prefix, suffix, NO_HINT, [c.text for c in cands])
     assert scores == pytest.approx([c.log_score for c in cands], abs=1e-3)
 
 
 def test_engine_restores_memorised_leiden_text(restorer):
-    result = restorer.restore("Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
-    assert result.gaps[0].hint == 10
+    result = restore_text(
+        restorer, "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν"
+    )
+    assert result.gaps[0].hint == Hint.exact(10)
     assert result.gaps[0].candidates[0].text == "πεπρακεναι"
     assert result.restored_text == MEMORISED[0][0] + "πεπρακεναι" + MEMORISED[0][2]
 
@@ -62,9 +69,9 @@ def test_engine_restores_leiden_text_with_several_gaps(restorer):
         "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν | "
         "ἔτους δευτέρου καὶ εἰκοστοῦ [- - -] Καίσαρος"
     )
-    result = restorer.restore(text)
+    result = restore_text(restorer, text)
     assert [g.index for g in result.gaps] == [0, 1]
-    assert result.gaps[0].hint == 10 and result.gaps[1].hint is None
+    assert result.gaps[0].hint == Hint.exact(10) and result.gaps[1].hint == NO_HINT
     # the first gap's reading is in the second gap's prefix; later gaps show as … in suffixes
     assert result.gaps[1].prefix.endswith(
         "ομολογω " + result.gaps[0].best + " σοι καμηλον θηλειαν ετους δευτερου και εικοστου "
@@ -77,8 +84,8 @@ def test_engine_restores_leiden_text_with_several_gaps(restorer):
 
 def test_engine_pin_reruns_following_gaps(restorer):
     text = "ὁμολογῶ [.10] σοι κάμηλον [.3] θήλειαν"
-    free = restorer.restore(text)
-    pinned = restorer.restore(text, pins={0: "ζζζζ"})
+    free = restore_text(restorer, text)
+    pinned = restore_text(restorer, text, pins={0: "ζζζζ"})
     assert pinned.gaps[0].pinned == "ζζζζ" and pinned.gaps[0].candidates == []
     assert pinned.gaps[1].prefix == "ομολογω ζζζζ σοι καμηλον "
     assert free.gaps[1].prefix != pinned.gaps[1].prefix
@@ -87,31 +94,31 @@ def test_engine_pin_reruns_following_gaps(restorer):
 @pytest.mark.parametrize(
     "leiden,hint",
     [
-        ("[.5]", 5),
-        ("[.....]", 5),
-        ("[ca.10]", (8, 12)),
-        ("[.5-8]", (5, 8)),
-        ("[- - -]", None),
-        ("[---]", None),
-        ("[...]", None),
-        ("[…]", None),
-        ("???", 3),
+        ("[.5]", Hint.exact(5)),
+        ("[.....]", Hint.exact(5)),
+        ("[ca.10]", Hint.span(8, 12)),
+        ("[.5-8]", Hint.span(5, 8)),
+        ("[- - -]", NO_HINT),
+        ("[---]", NO_HINT),
+        ("[...]", NO_HINT),
+        ("[…]", NO_HINT),
+        ("???", Hint.exact(3)),
     ],
 )
 def test_engine_hint_forms(restorer, leiden, hint):
-    result = restorer.restore(f"και {leiden} του", k=3)
+    result = restore_text(restorer, f"και {leiden} του", k=3)
     assert result.gaps[0].hint == hint
 
 
 def test_engine_hint_override_and_removal(restorer):
-    result = restorer.restore("και [.5] του [.3] θεου", hints={0: (2, 9), 1: None}, k=2)
-    assert result.gaps[0].hint == (2, 9) and result.gaps[1].hint is None
+    result = restore_text(restorer, "και [.5] του [.3] θεου", hints={0: Hint.span(2, 9), 1: None}, k=2)
+    assert result.gaps[0].hint == Hint.span(2, 9) and result.gaps[1].hint == NO_HINT
 
 
 @pytest.mark.parametrize("bad", ["και [αβ του", "και ]αβ", "[.0]", "[.8-5]", "και [] του"])
 def test_engine_bad_input_raises_leiden_error(restorer, bad):
     with pytest.raises(LeidenError):
-        restorer.restore(bad)
+        restore_text(restorer, bad)
 
 
 def test_context_keeps_spaces_and_renders_later_gaps_unknown():

@@ -7,10 +7,15 @@ import json
 import pytest
 
 from apollo_restore.fim.examples import letter_count
-from apollo_restore.ngram.fill import ReversedFiller, load_ngram
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import NgramModel
-from apollo_restore.restore.engine import Restorer, to_candidates
-from apollo_restore.restore.ensemble import Ensemble, LengthPrior, load_filler
+from apollo_restore.restore.candidates import to_candidates
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.ensemble import Ensemble, LengthPrior
+from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.load import load_filler
+from apollo_restore.restore.ngram_fill import ReversedFiller, load_ngram
 from apollo_restore.restore.types import Candidate
 
 from ..conftest import MEMORISED, PASSAGE_1, PASSAGE_2
@@ -19,34 +24,45 @@ from ..conftest import MEMORISED, PASSAGE_1, PASSAGE_2
 class Fixed:
     """A filler with fixed log-scores per reading."""
 
+    name = "fixed"
+
     def __init__(self, scores: dict[str, float]):
         self.scores = scores
 
-    def candidates(self, prefix, suffix, hint=None, k=None) -> list[Candidate]:
+    def candidates(self, prefix, suffix, hint=NO_HINT, k=None) -> list[Candidate]:
         return to_candidates(sorted(self.scores.items(), key=lambda kv: -kv[1])[: k or 20])
 
     def score_readings(self, prefix, suffix, hint, readings):
         return [self.scores.get(r, -30.0) for r in readings]
+
+    def language_model(self):
+        return None
+
+
+def test_every_filler_follows_the_one_protocol():
+    assert isinstance(Fixed({}), GapFiller) and isinstance(LengthPrior(), GapFiller)
+    assert isinstance(Ensemble([(Fixed({}), 1.0)]), GapFiller)
+    assert Ensemble([(Fixed({}), 1.0)]).language_model() is None  # no neural member: nothing to report
 
 
 def test_ensemble_reranks_union_by_weighted_scores():
     a = Fixed({"αβγ": -1.0, "δεζ": -2.0})
     b = Fixed({"δεζ": -0.5, "ηθι": -0.7})
     ens = Ensemble([(a, 1.0), (b, 1.0)])
-    cands = ens.candidates("", "", None, k=5)
+    cands = ens.candidates("", "", NO_HINT, k=5)
     assert [c.text for c in cands] == ["δεζ", "ηθι", "αβγ"]  # -2.5, -30.7, -31.0
     assert cands[0].log_score == pytest.approx(-2.5 / 2)  # weighted mean over the two members
     assert sum(c.prob for c in cands) == pytest.approx(1.0)
-    only_a = Ensemble([(a, 1.0), (b, 0.0)]).candidates("", "", None, k=5)
+    only_a = Ensemble([(a, 1.0), (b, 0.0)]).candidates("", "", NO_HINT, k=5)
     assert only_a[0].text == "αβγ"
 
 
 def test_length_prior_penalises_letters_outside_the_hint():
     prior = LengthPrior()
-    assert prior.score_readings("", "", 4, ["αβγδ", "αβ γδ", "αβ", "αβγδεζ"]) == [0.0, 0.0, -2.0, -2.0]
-    assert prior.score_readings("", "", (3, 5), ["αβ", "αβγ", "αβγδεζ"]) == [-1.0, 0.0, -1.0]
-    assert prior.score_readings("", "", None, ["α"]) == [0.0]
-    assert prior.candidates("", "", 3) == []
+    assert prior.score_readings("", "", Hint.exact(4), ["αβγδ", "αβ γδ", "αβ", "αβγδεζ"]) == [0.0, 0.0, -2.0, -2.0]
+    assert prior.score_readings("", "", Hint.span(3, 5), ["αβ", "αβγ", "αβγδεζ"]) == [-1.0, 0.0, -1.0]
+    assert prior.score_readings("", "", NO_HINT, ["α"]) == [0.0]
+    assert prior.candidates("", "", Hint.exact(3)) == []
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +82,10 @@ def test_backward_ngram_restores_memorised_word(ngram_files):
     bwd = load_ngram(ngram_files / "bwd.npz")
     assert isinstance(bwd, ReversedFiller)
     for prefix, middle, suffix in MEMORISED:
-        cands = bwd.candidates(prefix, suffix, len(middle))
+        cands = bwd.candidates(prefix, suffix, Hint.exact(len(middle)))
         assert cands[0].text == middle
         assert all(letter_count(c.text) == len(middle) for c in cands)
-        score = bwd.score_readings(prefix, suffix, None, [middle])[0]
+        score = bwd.score_readings(prefix, suffix, NO_HINT, [middle])[0]
         assert score == pytest.approx(cands[0].log_score, abs=1e-6)
 
 
@@ -88,10 +104,10 @@ def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, 
     }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder)
-    assert isinstance(ens.inner, Ensemble) and len(ens.members) == 4
+    assert isinstance(ens.inner, Ensemble) and len(ens.inner.members) == 4
     assert isinstance(load_filler(folder, use_ngram=False).inner, Restorer)
     assert isinstance(load_filler(folder, present=False), Ensemble)
-    result = ens.restore("Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
+    result = restore_text(ens, "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
     assert result.gaps[0].candidates[0].text == "πεπρακεναι"
 
 
@@ -106,14 +122,39 @@ def test_a_neural_member_weighted_zero_is_not_loaded(memorised_model, ngram_file
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder, present=False)
     assert callable(ens._neural) and [type(f).__name__ for f, _ in ens.members] == ["NgramRestorer"]
-    assert isinstance(ens.neural, Restorer)  # loaded when a report asks for it
+    model, tok = ens.language_model()  # loaded when a report asks for it: bits per character
+    assert isinstance(ens.neural, Restorer) and model is ens.neural.model and tok is ens.neural.tok
+    assert ens.members[0][0].language_model() is None
+
+
+@pytest.mark.parametrize("missing", ["ngram.npz", "ngram-backward.npz"])
+def test_load_filler_fails_loudly_when_a_member_file_is_missing(memorised_model, ngram_files, tmp_path, missing):
+    import shutil
+
+    folder = tmp_path / "model"
+    shutil.copytree(memorised_model, folder)
+    for name, source in (("ngram.npz", "fwd.npz"), ("ngram-backward.npz", "bwd.npz")):
+        if name != missing:
+            shutil.copy(ngram_files / source, folder / name)
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    weights = {"neural": 1.0, "ngram": 1.0, "backward": 1.0}
+    meta["ensemble"] = {"ngram": "ngram.npz", "backward": "ngram-backward.npz", "weights": weights}
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))
+    with pytest.raises(FileNotFoundError) as err:
+        load_filler(folder)
+    assert str(err.value).startswith("[E501]") and str(folder / missing) in str(err.value)
+    assert isinstance(load_filler(folder, use_ngram=False).inner, Restorer)  # asked for: neural only
+    meta["ensemble"] = {"weights": weights}
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match=r"^\[E502\]"):
+        load_filler(folder)
 
 
 def test_load_filler_builds_the_unbounded_order_ensemble(memorised_model, tmp_path, monkeypatch):
     import shutil
 
     from apollo_restore.data.textindex import build_text_index
-    from apollo_restore.ngram.infini_fill import InfiniFiller
+    from apollo_restore.restore.infini_fill import InfiniFiller
 
     build_text_index(["a", "b"], ["ddb", "ddb"], [PASSAGE_1, PASSAGE_2], tmp_path / "ix")
     monkeypatch.setenv("APOLLO_RESTORE_INDEX", str(tmp_path / "ix"))
@@ -128,31 +169,26 @@ def test_load_filler_builds_the_unbounded_order_ensemble(memorised_model, tmp_pa
     ens = load_filler(folder, present=False)
     assert [type(f) for f, _ in ens.members] == [InfiniFiller, InfiniFiller, LengthPrior]
     assert ens.members[0][0].index is ens.members[1][0].index  # one text index, opened once
-    result = ens.restore("Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
+    result = restore_text(ens, "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
     assert result.gaps[0].candidates[0].text == "πεπρακεναι"
-
-
-def test_widen_gives_room_around_hints():
-    from apollo_restore.restore.ensemble import widen
-
-    assert widen(5, 2) == (3, 7) and widen((2, 4), 2) == (1, 6) and widen(None, 2) is None and widen(5, 0) == 5
 
 
 def test_ensemble_with_slack_can_leave_a_wrong_hint():
     a = Fixed({"αβγ": -1.0, "δεζηθ": -9.0})
 
     class LengthAware(Fixed):
-        def candidates(self, prefix, suffix, hint=None, k=None):
-            lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
-            return [c for c in super().candidates(prefix, suffix, None, k) if lo <= len(c.text) <= hi]
+        def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
+            return [c for c in super().candidates(prefix, suffix, NO_HINT, k) if hint.contains(len(c.text))]
 
     strict = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)])
-    assert strict.candidates("", "", 5)[0].text == "δεζηθ"  # only the hinted length is searched
+    assert strict.candidates("", "", Hint.exact(5))[0].text == "δεζηθ"  # only the hinted length is searched
     slack = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], hint_slack=2)
-    assert slack.candidates("", "", 5)[0].text == "αβγ"  # 2 letters short (−2) but far likelier (+8)
+    assert slack.candidates("", "", Hint.exact(5))[0].text == "αβγ"  # 2 letters short (−2) but far likelier (+8)
 
 
 def test_ensemble_scores_readings_on_the_scale_of_its_candidates():
     ens = Ensemble([(Fixed({"αβγ": -1.0, "δεζ": -2.0}), 1.0), (Fixed({"αβγ": -3.0}), 1.0), (LengthPrior(), 2.0)])
-    cands = ens.candidates("", "", 3)
-    assert ens.score_readings("", "", 3, [c.text for c in cands]) == pytest.approx([c.log_score for c in cands])
+    cands = ens.candidates("", "", Hint.exact(3))
+    assert ens.score_readings("", "", Hint.exact(3), [c.text for c in cands]) == pytest.approx(
+        [c.log_score for c in cands]
+    )

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.errors import LeidenError, RequestError
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.context import GapContexts, context_of
-from apollo_restore.restore.engine import restore_text
+from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.request import RequestLimits, RestoreRequest, parse_hint_value
 from apollo_restore.restore.types import Candidate
 
@@ -22,10 +23,12 @@ GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος το�
 class Echo:
     """A gap filler answering one fixed reading, and counting its calls."""
 
+    name = "echo"
+
     def __init__(self, reading: str = "αβγ") -> None:
         self.reading, self.calls = reading, 0
 
-    def candidates(self, prefix, suffix, hint=None, k=None):
+    def candidates(self, prefix, suffix, hint, k=None):
         self.calls += 1
         return [Candidate(self.reading, 1.0, 0.0)][:k]
 
@@ -85,7 +88,7 @@ def test_request_errors_are_numbered_and_name_the_gap():
 
 def test_request_resolves_every_hint_and_warns_on_foreign_letters():
     req = RestoreRequest(GREEK + " [- - -] Marcus", hints={"0": "ca.7"}).validate()
-    assert req.hints == {0: (5, 9), 1: None}
+    assert req.hints == {0: Hint.span(5, 9), 1: NO_HINT}
     assert any(w.startswith("[W301]") and "Latin" in w for w in req.warnings)
     assert RestoreRequest(GREEK).validate().warnings == []
 
@@ -101,14 +104,15 @@ def test_request_limits_are_configurable():
 @pytest.mark.parametrize(
     "value,hint",
     [
-        (None, None),
-        ("none", None),
-        (7, 7),
-        ("7", 7),
-        ("5-8", (5, 8)),
-        ([5, 8], (5, 8)),
-        ("ca.10", (8, 12)),
-        ([4, 4], 4),
+        (None, NO_HINT),
+        ("none", NO_HINT),
+        (7, Hint.exact(7)),
+        ("7", Hint.exact(7)),
+        ("5-8", Hint.span(5, 8)),
+        ([5, 8], Hint.span(5, 8)),
+        ("ca.10", Hint.span(8, 12)),
+        ([4, 4], Hint.exact(4)),
+        (Hint.span(2, 3), Hint.span(2, 3)),
     ],
 )
 def test_hint_values_in_every_form(value, hint):
@@ -157,10 +161,10 @@ def test_restore_text_validates_and_never_reads_silently():
 def test_public_restore_stays_a_function_after_importing_the_subpackage():
     import sys
 
-    import apollo_restore.restore.engine
+    import apollo_restore.restore.driver
 
     assert callable(apollo_restore.restore) and apollo_restore.restore.__name__ == "restore"
-    assert sys.modules["apollo_restore.restore"].engine.restore_text is restore_text
+    assert sys.modules["apollo_restore.restore"].driver.restore_text is restore_text
 
 
 # -- contexts -------------------------------------------------------------------------------------

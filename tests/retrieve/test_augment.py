@@ -6,8 +6,12 @@ import pytest
 import torch
 
 from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.hint import Hint
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.engine import RestoreConfig, Restorer, match_key
+from apollo_restore.restore.candidates import match_key
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented
 from apollo_restore.retrieve.index import ParallelIndex
@@ -24,7 +28,7 @@ def restorer() -> Restorer:
 
 @pytest.fixture(scope="module")
 def beams(restorer: Restorer) -> list[Candidate]:
-    return restorer.candidates(PREFIX, SUFFIX, 8, 5)
+    return restorer.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
 
 
 class _NoIndex:
@@ -36,24 +40,24 @@ class _NoIndex:
 
 def test_augment_off_gives_model_candidates(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
     off = RetrievalAugmented(restorer, _NoIndex(), enabled=False)
-    cands = off.candidates(PREFIX, SUFFIX, 8, 5)
+    cands = off.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert [(c.text, c.log_score, c.origin, c.citations) for c in cands] == [
         (b.text, b.log_score, ["model"], []) for b in beams
     ]
     assert off.name == "tiny"
-    on = RetrievalAugmented(restorer, index, count_weight=1000.0).candidates(PREFIX, SUFFIX, 8, 5)
+    on = RetrievalAugmented(restorer, index, count_weight=1000.0).candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert on[0].text == "τραιανου" and on != cands  # the same gap with parallels does change the answer
 
 
 def test_augment_merges_and_cites(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
     rag = RetrievalAugmented(restorer, index)
-    cands = rag.merge(PREFIX, SUFFIX, 8, beams, rag.parallels(PREFIX, SUFFIX, 8).groups, 20)
+    cands = rag.merge(PREFIX, SUFFIX, Hint.exact(8), beams, rag.parallels(PREFIX, SUFFIX, Hint.exact(8)).groups, 20)
     by_key = {match_key(c.text): c for c in cands}
     trajan = by_key["τραιανου"]
     assert trajan.origin == ["parallel"] and trajan.citations == ["ddb:a", "ddb:b", "ddb:d"]
     assert by_key["αδριανου"].citations == ["ddb:c"]
     assert [c.text for c in cands if c.origin == ["model"]] == [b.text for b in beams]
-    (score,) = restorer.score_readings(PREFIX, SUFFIX, 8, ["τραιανου"])
+    (score,) = restorer.score_readings(PREFIX, SUFFIX, Hint.exact(8), ["τραιανου"])
     assert trajan.log_score == pytest.approx(score, abs=1e-4)  # the model's own score
     assert sum(c.prob for c in cands) == pytest.approx(1.0)
     assert [c.log_score for c in cands] == sorted((c.log_score for c in cands), reverse=True)
@@ -62,24 +66,24 @@ def test_augment_merges_and_cites(restorer: Restorer, index: ParallelIndex, beam
 
 def test_augment_parallel_already_in_beam(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
     rag = RetrievalAugmented(restorer, index)
-    groups = rag.parallels(PREFIX, SUFFIX, 8).groups
+    groups = rag.parallels(PREFIX, SUFFIX, Hint.exact(8)).groups
     groups[0].between = beams[0].text  # pretend the top beam was found in parallels
-    merged = rag.merge(PREFIX, SUFFIX, 8, beams, groups, 20)
+    merged = rag.merge(PREFIX, SUFFIX, Hint.exact(8), beams, groups, 20)
     top = next(c for c in merged if c.text == beams[0].text)
     assert top.origin == ["model", "parallel"] and top.log_score == beams[0].log_score
     assert top.citations == groups[0].docs and len(merged) == len(beams) + 1
 
 
 def test_augment_count_prior_and_truncation(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
-    strong = RetrievalAugmented(restorer, index, count_weight=1000.0).candidates(PREFIX, SUFFIX, 8, 5)
+    strong = RetrievalAugmented(restorer, index, count_weight=1000.0).candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert strong[0].text == "τραιανου" and strong[0].prob > 0.99  # 3 parallels beat 1
     assert strong[1].text == "αδριανου" and len(strong) == 5  # k kept
-    (score,) = restorer.score_readings(PREFIX, SUFFIX, 8, ["τραιανου"])
+    (score,) = restorer.score_readings(PREFIX, SUFFIX, Hint.exact(8), ["τραιανου"])
     assert strong[0].log_score == pytest.approx(score, abs=1e-4)  # the prior is not in log_score
 
 
 def test_augment_restore_leiden(restorer: Restorer, index: ParallelIndex) -> None:
     rag = RetrievalAugmented(restorer, index, count_weight=1000.0)
-    result = rag.restore("αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ", k=3)
+    result = restore_text(rag, "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ", k=3)
     gap = result.gaps[0]
     assert gap.candidates[0].text == "τραιανου" and gap.candidates[0].citations and result.model == "tiny+parallels"

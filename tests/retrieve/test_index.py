@@ -10,6 +10,7 @@ import pytest
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.data.textindex import suffix_array
+from apollo_restore.hint import Hint
 from apollo_restore.retrieve.index import ParallelIndex, build_index, leiden_gap_parallels
 from tests.retrieve.conftest import HELD_OUT, TRAIN
 
@@ -46,7 +47,13 @@ def test_index_gap_parallels_backoff(index: ParallelIndex) -> None:
 
 
 @pytest.mark.parametrize(
-    ("hint", "expected"), [(8, ["τραιανου", "αδριανου"]), (2, []), ((3, 5), []), ((7, 9), ["τραιανου", "αδριανου"])]
+    ("hint", "expected"),
+    [
+        (Hint.exact(8), ["τραιανου", "αδριανου"]),
+        (Hint.exact(2), []),
+        (Hint.span(3, 5), []),
+        (Hint.span(7, 9), ["τραιανου", "αδριανου"]),
+    ],
 )
 def test_index_gap_parallels_hint(index: ParallelIndex, hint, expected) -> None:
     found = index.gap_parallels("αυτοκρατορος καισαρος ", " σεβαστου", hint=hint)
@@ -55,9 +62,9 @@ def test_index_gap_parallels_hint(index: ParallelIndex, hint, expected) -> None:
 
 def test_index_gap_parallels_letters_not_spaces(index: ParallelIndex) -> None:
     # "καισαρος τραιανου" and "καισαρος αδριανου" have 16 letters and one space
-    found = index.gap_parallels("αυτοκρατορος ", " σεβαστου", hint=16)
+    found = index.gap_parallels("αυτοκρατορος ", " σεβαστου", hint=Hint.exact(16))
     assert [g.between for g in found.groups] == ["καισαρος τραιανου", "καισαρος αδριανου"]
-    assert index.gap_parallels("αυτοκρατορος ", " σεβαστου", hint=16, max_between=10).groups == []
+    assert index.gap_parallels("αυτοκρατορος ", " σεβαστου", hint=Hint.exact(16), max_between=10).groups == []
 
 
 def test_index_gap_parallels_stop_at_markers(index: ParallelIndex) -> None:
@@ -78,7 +85,7 @@ def test_index_phrase_parallels(index: ParallelIndex) -> None:
 
 def test_index_leiden_gap(index: ParallelIndex) -> None:
     (gap,) = leiden_gap_parallels(index, "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ")
-    assert gap.hint == 8 and gap.groups[0].between == "τραιανου"
+    assert gap.hint == Hint.exact(8) and gap.groups[0].between == "τραιανου"
 
 
 def test_index_holds_train_only(index: ParallelIndex, prepared: Path) -> None:

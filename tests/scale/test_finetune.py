@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from apollo_restore.hint import Hint
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.scale.finetune import FinetuneConfig, finetune
 from apollo_restore.scale.shards import export_shards
@@ -35,7 +36,7 @@ def test_finetune_lora_loss_falls_and_model_loads(tiny_model_folder, shards, tmp
     total = sum(p.numel() for p in Restorer.load(tmp_path / "model").model.parameters())
     assert 0 < record["trainable"] < total / 2  # only adapters trained
     assert (tmp_path / "adapter" / "adapter_model.safetensors").exists()
-    cands = Restorer.load(tmp_path / "model").candidates("κομων μουσαιου του ", "κλειτου χαιρειν", 3, k=5)
+    cands = Restorer.load(tmp_path / "model").candidates("κομων μουσαιου του ", "κλειτου χαιρειν", Hint.exact(3), k=5)
     assert cands and abs(sum(c.prob for c in cands) - 1) < 1e-6
 
 

@@ -13,6 +13,7 @@ import pytest
 import torch
 import yaml
 
+from apollo_restore.hint import Hint
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.scale.fsdp import consolidate, latest_checkpoint
 from apollo_restore.scale.shards import export_shards
@@ -73,7 +74,7 @@ def test_fsdp_torchrun_trains_resumes_consolidates_and_restores(prepared, tiny_m
     }
 
     restorer = Restorer.load(model_dir)
-    cands = restorer.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", 3, k=5)
+    cands = restorer.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", Hint.exact(3), k=5)
     assert cands and all(isinstance(c.text, str) for c in cands)
 
     # the same checkpoint split over several safetensors files loads to the same weights

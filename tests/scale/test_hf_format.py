@@ -11,12 +11,13 @@ from apollo_restore.fim.examples import FimConfig, FimExample
 from apollo_restore.fim.hf_format import HfFim, HfFimPacker
 from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
+from apollo_restore.hint import NO_HINT, Hint
 
 EXAMPLES = [
-    FimExample("κομων μουσαιου του ", "ηρακλ", "ειτου χαιρειν", 5),
-    FimExample("ετους τριτου ", "και εικοστου", " μαρκου αυρηλιου", (9, 12)),
-    FimExample("", "", "ομολογω πεπρακεναι", None),
-    FimExample("απιωνι βασιλ", "γρα", "", (1, 4), hint_correct=False),
+    FimExample("κομων μουσαιου του ", "ηρακλ", "ειτου χαιρειν", Hint.exact(5)),
+    FimExample("ετους τριτου ", "και εικοστου", " μαρκου αυρηλιου", Hint.span(9, 12)),
+    FimExample("", "", "ομολογω πεπρακεναι", NO_HINT),
+    FimExample("απιωνι βασιλ", "γρα", "", Hint.span(1, 4), hint_correct=False),
 ]
 
 
@@ -72,7 +73,7 @@ def test_hf_format_adds_missing_tokens_and_reports_resize():
     fim = HfFim(tok)
     assert fim.added == ["[PREFIX]", "[SUFFIX]", "[MIDDLE]"] and fim.needs_resize
     assert len(tok) == size + 3
-    ids, _ = fim.encode_example(FimExample("κομων του", "ηρακλ", "ειτου", 5))
+    ids, _ = fim.encode_example(FimExample("κομων του", "ηρακλ", "ειτου", Hint.exact(5)))
     assert ids[:2] == [fim.bos_id, fim.suffix_id] and fim.prefix_id in ids and fim.middle_id in ids
     assert fim.describe()["added"] == fim.added
 
@@ -81,14 +82,14 @@ def test_hf_format_without_bos_or_eos():
     tok = _word_tokenizer(eos=None, bos=None)
     fim = HfFim(tok)
     assert fim.bos_id is None and "[EOS]" in fim.added and fim.eos_id == tok.get_vocab()["[EOS]"]
-    ids, labels = fim.encode_example(FimExample("κομων του", "ηρακλ", "ειτου", None))
+    ids, labels = fim.encode_example(FimExample("κομων του", "ηρακλ", "ειτου", NO_HINT))
     assert ids[0] == fim.suffix_id and ids[-1] == fim.eos_id and labels[-2] == fim.eos_id
 
 
 def test_hf_format_loss_on_middle_and_eos_only():
     tok = _word_tokenizer(["[PREFIX]", "[SUFFIX]", "[MIDDLE]"])
     fim = HfFim(tok)
-    ids, labels = fim.encode_example(FimExample("κομων του", "ηρακλ", "ειτου", 5))
+    ids, labels = fim.encode_example(FimExample("κομων του", "ηρακλ", "ειτου", Hint.exact(5)))
     targets = [t for t in labels if t != IGNORE_INDEX]
     assert targets == fim.encode_text("ηρακλ") + [fim.eos_id]
     # labels are shifted: the target at t is the token at t + 1

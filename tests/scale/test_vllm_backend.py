@@ -10,6 +10,8 @@ import pytest
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.types import Candidate, GapResult, Restoration
 from apollo_restore.scale import vllm_backend
 from apollo_restore.scale.vllm_backend import VllmRestorer, VllmUnavailable, beams_to_readings
@@ -68,17 +70,21 @@ def test_vllm_backend_imports_without_vllm_and_says_what_to_install(monkeypatch)
 
 def test_vllm_backend_prompt_is_the_fim_layout():
     r = _restorer()
-    assert r.prompt("κομων του ", "κλειτου", (3, 5)) == SPM_V1.prompt(CHAR, "κομων του ", "κλειτου", (3, 5))
+    assert r.prompt("κομων του ", "κλειτου", Hint.span(3, 5)) == SPM_V1.prompt(
+        CHAR, "κομων του ", "κλειτου", Hint.span(3, 5)
+    )
     long = "α" * 1000
-    assert len(r.prompt(long, long, None)) == len(SPM_V1.prompt(CHAR, long[-250:], long[:250], None))
+    assert len(r.prompt(long, long, NO_HINT)) == len(SPM_V1.prompt(CHAR, long[-250:], long[:250], NO_HINT))
 
 
 def test_vllm_backend_converts_beams_to_candidates():
     r = _restorer()
-    cands = r.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", 3)
+    cands = r.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", Hint.exact(3))
     prompts, params = r.llm.calls[0]
     assert params.beam_width == 20 and params.length_penalty == 0.0 and params.max_tokens >= 4
-    assert prompts == [{"prompt_token_ids": SPM_V1.prompt(CHAR, "κομων μουσαιου του ", "κλειτου χαιρειν", 3)}]
+    assert prompts == [
+        {"prompt_token_ids": SPM_V1.prompt(CHAR, "κομων μουσαιου του ", "κλειτου χαιρειν", Hint.exact(3))}
+    ]
     assert [c.text for c in cands] == ["ηρα", "ερμ", "ηραικ"]
     assert all(isinstance(c, Candidate) for c in cands)
     assert abs(sum(c.prob for c in cands) - 1) < 1e-9
@@ -96,17 +102,17 @@ def test_vllm_backend_readings_from_raw_output():
 
 def test_vllm_backend_restores_a_document_with_the_engine_types():
     r = _restorer()
-    result = r.restore(parse_leiden("κομων μουσαιου του [.3]κλειτου χαιρειν [- - -] ομολογω"), k=5)
+    result = restore_text(r, parse_leiden("κομων μουσαιου του [.3]κλειτου χαιρειν [- - -] ομολογω"), k=5)
     assert isinstance(result, Restoration) and len(result.gaps) == 2
     assert all(isinstance(g, GapResult) for g in result.gaps)
-    assert result.gaps[0].hint == 3 and result.gaps[0].best == "ηρα"
+    assert result.gaps[0].hint == Hint.exact(3) and result.gaps[0].best == "ηρα"
     assert result.gaps[1].prefix.endswith("ηρακλειτου χαιρειν ")  # gap 1 sees gap 0 filled
     assert r.llm.calls[0][1].beam_width == 5
 
 
 def test_vllm_backend_batches_gaps_in_one_call():
     r = _restorer()
-    batch = r.candidates_batch([("κομων ", " του", 3), ("ετους ", "", None)])
+    batch = r.candidates_batch([("κομων ", " του", Hint.exact(3)), ("ετους ", "", NO_HINT)])
     assert len(batch) == 2 and len(r.llm.calls) == 1 and len(r.llm.calls[0][0]) == 2
     with pytest.raises(NotImplementedError):
-        r.score_readings("a", "b", None, ["x"])
+        r.score_readings("a", "b", NO_HINT, ["x"])

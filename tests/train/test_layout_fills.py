@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from apollo_restore.data.table import write_documents
-from apollo_restore.restore.engine import RestoreConfig, Restorer
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.engine import Restorer
 from apollo_restore.train.loop import TrainConfig, train
 
 from ..conftest import document_row

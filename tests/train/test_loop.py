@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from apollo_restore.fim.examples import FimExample
+from apollo_restore.hint import NO_HINT
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.train.loop import CHECKPOINT_DIR, METRICS_FILE, TrainConfig, train
@@ -42,16 +43,16 @@ def _cfg(prepared: Path, out: Path, **kw) -> TrainConfig:
 
 
 def test_train_overfit_save_reload_predicts_the_same(tmp_path):
-    examples = [FimExample(p, m, s, None) for p, m, s in MEMORISED]
+    examples = [FimExample(p, m, s, NO_HINT) for p, m, s in MEMORISED]
     model, tok, losses = memorise(examples)
     assert losses[-1] < 0.25 < losses[0]
     restorer = Restorer(model, tok)
-    before = [restorer.candidates(p, s, None)[:5] for p, _, s in MEMORISED]
+    before = [restorer.candidates(p, s, NO_HINT)[:5] for p, _, s in MEMORISED]
     from apollo_restore.model.checkpoint import save_model
 
     save_model(model, tok, tmp_path / "m", {})
     reloaded = Restorer.load(tmp_path / "m")
-    after = [reloaded.candidates(p, s, None)[:5] for p, _, s in MEMORISED]
+    after = [reloaded.candidates(p, s, NO_HINT)[:5] for p, _, s in MEMORISED]
     for (_, middle, _), b, a in zip(MEMORISED, before, after):
         assert b[0].text == middle
         assert [c.text for c in b] == [c.text for c in a]

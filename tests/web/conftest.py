@@ -6,7 +6,8 @@ import pytest
 
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.engine import RestoreConfig, Restorer
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.engine import Restorer
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +25,7 @@ class StubFiller:
     config = RestoreConfig(k=3)
 
     def candidates(self, prefix, suffix, hint=None, k=None):
-        from apollo_restore.restore.common import to_candidates
+        from apollo_restore.restore.candidates import to_candidates
 
         return to_candidates([("κυριωι", -1.0), ("θεου", -1.5), ("κυρ", -1.2)])[: k or 3]
 

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from lxml import etree
 
+from apollo_restore.restore.driver import restore_text
 from apollo_restore.web.app import create_app
 from apollo_restore.web.errors import scrub
 from apollo_restore.web.limits import Limits
@@ -170,7 +171,7 @@ def test_api_text_and_k_limits(client):
 def test_api_busy_server_answers_503_with_retry_after(tiny_restorer):
     """One slot, one place in the queue: of four simultaneous requests, two are refused at once;
     with a long queue, only the request that cannot finish within the time limit is refused."""
-    done = tiny_restorer.restore(BGU, k=1)
+    done = restore_text(tiny_restorer, BGU, k=1)
 
     class Slow:
         name = "slow"
@@ -206,7 +207,7 @@ def test_api_restorations_run_off_the_event_loop(tiny_restorer):
         def restore(self, *args, **kwargs):
             started.set()
             time.sleep(0.5)
-            return tiny_restorer.restore(BGU, k=1)
+            return restore_text(tiny_restorer, BGU, k=1)
 
     app = create_app(Slow())
 

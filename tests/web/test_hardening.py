@@ -13,7 +13,6 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from apollo_restore.restore.engine import restore_text
 from apollo_restore.restore.types import Candidate
 from apollo_restore.web.app import create_app
 from apollo_restore.web.limits import Limits
@@ -39,9 +38,6 @@ class SlowFiller:
         self.calls += 1
         time.sleep(self.seconds)
         return [Candidate("αβγ", 1.0, 0.0)]
-
-    def restore(self, text, hints=None, pins=None, k=None):
-        return restore_text(self, text, hints, pins, 5 if k is None else k, self.name)
 
 
 @pytest.fixture(scope="module")

@@ -158,8 +158,8 @@ def evaluate_command(
         ours = read_predictions(predictions)
     else:
         # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.restore.common import RestoreConfig
-        from apollo_restore.restore.ensemble import load_filler
+        from apollo_restore.restore.config import RestoreConfig
+        from apollo_restore.restore.load import load_filler
 
         config = RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length)
         filler = load_filler(model, config=config, use_ngram=not neural_only, threads=threads)

@@ -53,7 +53,7 @@ def parallels_command(
         typer.echo(json.dumps([g.to_dict() for g in gaps], ensure_ascii=False, indent=1))
         return
     for i, gap in enumerate(gaps, 1):
-        typer.echo(f"gap {i}: «…{gap.left}» [{gap.hint or '?'}] «{gap.right}…»: {gap.total} parallels"
+        typer.echo(f"gap {i}: «…{gap.left}» [{gap.hint.format()}] «{gap.right}…»: {gap.total} parallels"
                    + ("" if gap.anchor else " (context too short)"))  # fmt: skip
         for g in gap.groups:
             more = f" +{g.n_docs - len(g.docs)}" if g.n_docs > len(g.docs) else ""

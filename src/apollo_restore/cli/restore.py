@@ -36,7 +36,8 @@ def restore_command(
     (empty, no gap, not Greek, malformed, beyond the limits).
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.ensemble import load_filler
+    from apollo_restore.restore.driver import restore_text
+    from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.request import RestoreRequest
 
     source = _read_text(text)
@@ -51,7 +52,7 @@ def restore_command(
         from apollo_restore.retrieve.index import ParallelIndex
 
         restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
-    result = restorer.restore(request)
+    result = restore_text(restorer, request)
     for warning in result.warnings:
         typer.secho(f"warning: {warning}", err=True, fg="yellow")
     if as_json:
@@ -150,8 +151,8 @@ def predict_command(
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.common import RestoreConfig
-    from apollo_restore.restore.ensemble import load_filler
+    from apollo_restore.restore.config import RestoreConfig
+    from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.predict import predict_file
     from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, check_k
 

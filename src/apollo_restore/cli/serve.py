@@ -34,7 +34,7 @@ def serve_command(
 ) -> None:
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.ensemble import load_filler
+    from apollo_restore.restore.load import load_filler
     from apollo_restore.web.app import LOCAL_HOSTS, create_app
     from apollo_restore.web.limits import Limits
     from apollo_restore.web.server import serve

@@ -25,8 +25,7 @@ from typing import Any
 
 from apollo_restore.data.normalise import normalise_with_gaps
 from apollo_restore.errors import FormatError
-
-Hint = None | int | tuple[int, int]
+from apollo_restore.hint import NO_HINT, Hint
 
 CULLHED_SYSTEM_PROMPT = "Fill in the missing letters in this inscription!"
 _MISSING = re.compile(r"\[(\d+) letters? missing\]")
@@ -43,7 +42,7 @@ class GapExample:
         prefix: normalised text before the gap (other lacunae as ``-`` runs and ``…``).
         suffix: normalised text after the gap.
         target: the letters to restore (normalised; silver for ``kind="true"``).
-        hint: ``None``, a letter count, or an inclusive ``(lo, hi)`` range.
+        hint: letters in the gap (JSON ``null``, ``7`` or ``[5, 8]`` on disk).
         kind: ``synthetic`` (masked from known text) or ``true`` (a real lacuna, silver label).
     """
 
@@ -53,11 +52,11 @@ class GapExample:
     prefix: str
     suffix: str
     target: str
-    hint: Hint = None
+    hint: Hint = NO_HINT
     kind: str = "synthetic"
 
     def to_dict(self) -> dict[str, Any]:
-        hint = list(self.hint) if isinstance(self.hint, tuple) else self.hint
+        hint = self.hint.to_json()
         return {
             "id": self.id, "source": self.source, "doc": self.doc, "prefix": self.prefix,
             "suffix": self.suffix, "target": self.target, "hint": hint, "kind": self.kind,
@@ -118,30 +117,6 @@ def _field(obj: dict[str, Any], key: str, path: str | Path, number: int, kind: t
     return value
 
 
-def parse_hint(value: Any) -> Hint:
-    """JSON hint → ``None`` | ``int`` | ``(lo, hi)``.
-
-    Raises:
-        ValueError: anything else, or a range with ``lo > hi`` or a count below 1.
-    """
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 1:
-            raise ValueError(f"hint {value} is not a positive letter count")
-        return value
-    if (
-        isinstance(value, (list, tuple))
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        lo, hi = value
-        if not 1 <= lo <= hi:
-            raise ValueError(f"hint range {list(value)} must satisfy 1 <= lo <= hi")
-        return (lo, hi)
-    raise ValueError(f"hint must be null, an integer or [lo, hi], not {value!r}")
-
-
 # -- our gap sets and predictions -------------------------------------------------------------
 
 
@@ -154,7 +129,7 @@ def read_gapset(path: str | Path) -> list[GapExample]:
     out = []
     for number, obj in _read_jsonl(path):
         try:
-            hint = parse_hint(obj.get("hint"))
+            hint = Hint.from_json(obj.get("hint"))
         except ValueError as exc:
             raise FormatError(str(path), number, str(exc)) from None
         out.append(
@@ -254,7 +229,7 @@ def _cullhed_example(user: str, target: str, path: str | Path, number: int, inde
         prefix=prefix,
         suffix=suffix,
         target=normalise_with_gaps(target),
-        hint=n,
+        hint=Hint.exact(n),
         kind="synthetic",
     )
 
@@ -282,12 +257,7 @@ def to_cullhed_user(example: GapExample) -> str:
     The hint gives N; a range uses its midpoint, and no hint uses the target's letter count
     (Cullhed's format always states N).
     """
-    if isinstance(example.hint, int):
-        n = example.hint
-    elif isinstance(example.hint, tuple):
-        n = (example.hint[0] + example.hint[1]) // 2
-    else:
-        n = sum(ch.isalpha() for ch in example.target)
+    n = example.hint.middle if example.hint.given else sum(ch.isalpha() for ch in example.target)
     unit = "letter" if n == 1 else "letters"
     return f"{example.prefix}[{n} {unit} missing]{example.suffix}"
 
@@ -400,7 +370,7 @@ def read_ithaca_predictions(path: str | Path, ids: list[str] | None = None) -> l
 
 
 __all__ = [
-    "CULLHED_SYSTEM_PROMPT", "GapExample", "Prediction", "gap_key", "parse_hint",
+    "CULLHED_SYSTEM_PROMPT", "GapExample", "Prediction", "gap_key",
     "read_cullhed_chat", "read_cullhed_predictions", "read_gapset", "read_ithaca_predictions",
     "read_predictions", "split_cullhed_user", "to_cullhed_user", "write_cullhed_chat",
     "write_gapset", "write_predictions",

@@ -38,10 +38,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from apollo_restore.data.formats import GapExample, Hint, read_cullhed_chat, read_gapset
+from apollo_restore.data.formats import GapExample, read_cullhed_chat, read_gapset
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
 from apollo_restore.data.table import load_documents
 from apollo_restore.fim.examples import letter_count
+from apollo_restore.hint import NO_HINT, Hint
 
 log = logging.getLogger(__name__)
 
@@ -91,9 +92,7 @@ def condition_of(gap: GapExample) -> str:
     parsed = parse_gap_id(gap.id)
     if parsed is not None:
         return parsed.condition
-    if gap.hint is None:
-        return "none"
-    return "range" if isinstance(gap.hint, tuple) else "exact"
+    return gap.hint.kind
 
 
 def is_excluded(gap: GapExample) -> bool:
@@ -225,18 +224,18 @@ def supplied_spans(docs: list[_Doc], max_letters: int = 20) -> list[Span]:
 # -- hints ------------------------------------------------------------------------------------
 
 
-def range_hint(n: int, rng: np.random.Generator) -> tuple[int, int]:
+def range_hint(n: int, rng: np.random.Generator) -> Hint:
     """A range 1–6 letters wide that contains ``n``, placed at random around it."""
     width = int(rng.integers(1, 7))
     lo = max(1, n - int(rng.integers(0, width + 1)))
-    return (lo, lo + width)
+    return Hint.span(lo, lo + width)
 
 
-def wrong_hint(n: int, rng: np.random.Generator) -> int:
+def wrong_hint(n: int, rng: np.random.Generator) -> Hint:
     """An exact hint off by 1–5 letters (below or above at random, never below 1)."""
     off = int(rng.integers(1, 6))
     below = n - off >= 1 and rng.random() < 0.5
-    return n - off if below else n + off
+    return Hint.exact(n - off if below else n + off)
 
 
 def hints_for(spans: list[Span], condition: str, rng: np.random.Generator) -> list[Hint]:
@@ -251,12 +250,12 @@ def hints_for(spans: list[Span], condition: str, rng: np.random.Generator) -> li
     if condition not in CONDITIONS:
         raise ValueError(f"unknown hint condition {condition!r}; choose from {', '.join(CONDITIONS)}")
     if condition == "none":
-        return [None] * len(spans)
+        return [NO_HINT] * len(spans)
     if condition == "exact":
-        return [s.length for s in spans]
+        return [Hint.exact(s.length) for s in spans]
     if condition == "range":
         return [range_hint(s.length, rng) for s in spans]
-    hints: list[Hint] = [s.length for s in spans]
+    hints = [Hint.exact(s.length) for s in spans]
     by_length: dict[int, list[int]] = {}
     for i, s in enumerate(spans):
         by_length.setdefault(s.length, []).append(i)
@@ -341,7 +340,7 @@ def build_true_lacunae(
         for span in spans:
             doc = docs[span.row]
             gid = GapId(source, split, doc.id, span.length, span.tag, "exact", variant)
-            out.append(_example(doc, span, gid, span.length, "true", context_chars))
+            out.append(_example(doc, span, gid, Hint.exact(span.length), "true", context_chars))
     return out
 
 

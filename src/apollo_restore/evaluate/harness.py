@@ -35,7 +35,8 @@ from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
 from apollo_restore.evaluate.gapsets import condition_of, is_excluded, parse_gap_id
 from apollo_restore.evaluate.metrics import GapScore, reliability, score_gap, summarise, uniform
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.restore.predict import GapFiller, predict
+from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.predict import predict
 
 BPC_MODES = ("prefix", "middle")
 PERIODS = ("BC", "1st–3rd c. AD", "4th c. AD+", "unknown")

@@ -167,10 +167,10 @@ def ithaca_text(gap: GapExample) -> str:
     ``·`` becomes ``.``.
     """
     n_letters = letter_count(gap.target)
-    if isinstance(gap.hint, int):
-        n = len(gap.target) if gap.hint == n_letters else gap.hint
-    elif isinstance(gap.hint, tuple):
-        n = (gap.hint[0] + gap.hint[1]) // 2
+    if gap.hint.is_exact:
+        n = len(gap.target) if gap.hint.lo == n_letters else gap.hint.lo
+    elif gap.hint.given:
+        n = gap.hint.middle
     else:
         n = len(gap.target)
 

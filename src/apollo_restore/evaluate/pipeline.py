@@ -1,7 +1,7 @@
 """One evaluation run from gaps to report folder: predict, score, peers, bpc, write.
 
     from apollo_restore.evaluate.pipeline import evaluate_to_folder
-    evaluate_to_folder(Path("reports/ddb"), Restorer.load(), gaps, k=20)
+    evaluate_to_folder(Path("reports/ddb"), load_filler(), gaps, k=20)
 
 Writes into ``out``: ``gaps.jsonl`` (the gap set), ``predictions.jsonl`` (ours),
 ``metrics.json``, ``report.md`` and the per-length PNGs (:mod:`apollo_restore.evaluate.report`).
@@ -20,7 +20,7 @@ from apollo_restore.data.formats import GapExample, Prediction, write_gapset, wr
 from apollo_restore.evaluate.harness import bpc_by_period, evaluate
 from apollo_restore.evaluate.peers import side_by_side
 from apollo_restore.evaluate.report import write_report
-from apollo_restore.restore.predict import GapFiller
+from apollo_restore.restore.filler import GapFiller
 
 GAPS_FILE, PREDICTIONS_FILE = "gaps.jsonl", "predictions.jsonl"
 
@@ -35,12 +35,13 @@ def evaluate_to_folder(
 
     Args:
         out: report folder (created).
-        filler: any :class:`~apollo_restore.restore.predict.GapFiller`; ``None`` with ``predictions``.
+        filler: any :class:`~apollo_restore.restore.filler.GapFiller`; ``None`` with ``predictions``.
         predictions: score these instead of running the filler.
         peers: other systems' predictions (ids already joined to ``gaps``) for the side-by-side.
-        bpc_table: held-out documents for bits per character (needs a filler with ``model`` and
-            ``tok``, as :class:`~apollo_restore.restore.engine.Restorer`, or an ensemble whose
-            ``neural`` member has them); ``None`` skips it.
+        bpc_table: held-out documents for bits per character of the filler's
+            :meth:`~apollo_restore.restore.filler.GapFiller.language_model` (an ensemble's is its
+            neural member's; a filler with none gets ``bpc_skipped`` in the report's header);
+            ``None`` skips it.
         name: our system's name in the side-by-side.
         meta: extra facts for the report header.
 
@@ -59,10 +60,13 @@ def evaluate_to_folder(
         "ms_per_gap": round(sum(ms) / len(ms), 1) if ms else None,
         "machine": f"{platform.machine()} {platform.system()}",
     }  # fmt: skip
-    neural = getattr(filler, "neural", None) or filler  # an ensemble reports its neural model
-    if bpc_table is not None and bpc_windows > 0 and hasattr(neural, "model") and hasattr(neural, "tok"):
-        metrics["bpc"] = bpc_by_period(neural.model, neural.tok, bpc_table, bpc_windows, seed=seed, mode=bpc_mode)
-        info["bpc_mode"] = bpc_mode
+    if bpc_table is not None and bpc_windows > 0:
+        lm = filler.language_model() if filler is not None else None
+        if lm is None:
+            info["bpc_skipped"] = "no neural language model behind these predictions"
+        else:
+            metrics["bpc"] = bpc_by_period(lm.model, lm.tokenizer, bpc_table, bpc_windows, seed=seed, mode=bpc_mode)
+            info["bpc_mode"] = bpc_mode
     if peers:
         metrics["peers"] = side_by_side(gaps, {name: predictions, **peers}, k)
     info["seconds"] = round(time.perf_counter() - started, 1)

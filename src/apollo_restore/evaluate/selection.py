@@ -14,7 +14,8 @@ from apollo_restore.evaluate.gapsets import condition_of, load_gaps
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.fim.layout import FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.restore.engine import RestoreConfig, Restorer
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.engine import Restorer
 
 
 def restoration_validator(

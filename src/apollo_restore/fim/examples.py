@@ -12,11 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
+from apollo_restore.hint import NO_HINT, Hint
 
 GAP_SAMPLER = "apollo_restore gaps.uniform25.v1"
 _NOT_LETTERS = frozenset(" ·" + GAP_CHAR + UNKNOWN_GAP)
-
-Hint = int | tuple[int, int] | None
 
 
 @dataclass(frozen=True)
@@ -121,23 +120,23 @@ def sample_hint(true_len: int, rng: np.random.Generator, cfg: FimConfig) -> tupl
     """
     u = rng.random()
     if u >= cfg.p_exact + cfg.p_range:
-        return None, True
+        return NO_HINT, True
     wrong = rng.random() < cfg.p_wrong
     if u < cfg.p_exact:
         if not wrong:
-            return true_len, True
+            return Hint.exact(true_len), True
         off = int(rng.integers(1, 6))
         below = true_len >= off and rng.random() < 0.5
-        return (true_len - off if below else true_len + off), False
+        return Hint.exact(true_len - off if below else true_len + off), False
     width = int(rng.integers(1, 7))
     if not wrong:
         lo = max(0, true_len - int(rng.integers(0, width + 1)))
-        return (lo, lo + width), True
+        return Hint.span(lo, lo + width), True
     if true_len > width and rng.random() < 0.5:
         hi = true_len - int(rng.integers(1, min(3, true_len - width) + 1))
-        return (hi - width, hi), False
+        return Hint.span(hi - width, hi), False
     lo = true_len + int(rng.integers(1, 4))
-    return (lo, lo + width), False
+    return Hint.span(lo, lo + width), False
 
 
 def sample_example(

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from apollo_restore.fim.dataset import Corpus
-from apollo_restore.fim.examples import FimConfig, FimExample, Hint, sample_example
+from apollo_restore.fim.examples import FimConfig, FimExample, sample_example
 from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
+from apollo_restore.hint import Hint
 
 FIM_TOKEN_NAMES = {"prefix": "[PREFIX]", "suffix": "[SUFFIX]", "middle": "[MIDDLE]"}
 #: other spellings of the same control tokens, tried in order after Mistral's
@@ -153,7 +154,7 @@ class HfFimPacker:
     """
 
     def __init__(self, corpus: Corpus, fim: HfFim, cfg: FimConfig, block_size: int, seed: int = 0, rank: int = 0):
-        overhead = len(fim.encode_prompt("", "", (25, 31))) + 1  # + [EOS]
+        overhead = len(fim.encode_prompt("", "", Hint.span(25, 31))) + 1  # + [EOS]
         if block_size < cfg.min_window + overhead:
             raise ValueError(f"block_size {block_size} cannot hold a {cfg.min_window}-character window")
         self.corpus, self.fim, self.cfg = corpus, fim, cfg

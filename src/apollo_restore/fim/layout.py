@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from apollo_restore.hint import Hint
+
 IGNORE_INDEX = -100
 #: the longest hint the packer must leave room for: ``[25-31]``
 _MAX_HINT_TOKENS = 7
@@ -48,13 +50,11 @@ class FimVocabulary(Protocol):
     def encode(self, text: str) -> list[int]: ...
 
 
-def format_hint(hint) -> str:
-    """``7`` → ``[7]``; ``(5, 8)`` → ``[5-8]``; ``None`` → ``""``."""
-    if hint is None:
+def format_hint(hint: Hint) -> str:
+    """The hint as the model reads it: exactly 7 → ``[7]``; 5–8 → ``[5-8]``; none → ``""``."""
+    if not hint.given:
         return ""
-    if isinstance(hint, tuple):
-        return f"[{hint[0]}-{hint[1]}]"
-    return f"[{hint}]"
+    return f"[{hint.lo}]" if hint.is_exact else f"[{hint.lo}-{hint.hi}]"
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class FimLayout:
         """Tokens one example adds beyond its window's characters (packing budget)."""
         return 4 + _MAX_HINT_TOKENS + self.join_chars + 1  # controls, hint, join + [EOS]
 
-    def _pieces(self, vocab: FimVocabulary, prefix: str, suffix: str, hint) -> list[tuple[list[int], bool]]:
+    def _pieces(self, vocab: FimVocabulary, prefix: str, suffix: str, hint: Hint) -> list[tuple[list[int], bool]]:
         """The prompt as ``(ids, is_text)`` pieces, in order; text pieces may carry loss."""
         hint_ids = vocab.encode(format_hint(hint)) if self.hint_in_sequence else []
         bos = [vocab.bos_id] if vocab.bos_id is not None else []
@@ -89,7 +89,7 @@ class FimLayout:
         pieces += [([] if self.hint_first else hint_ids, False), ([vocab.middle_id] if self.sentinel else [], False)]
         return pieces
 
-    def prompt(self, vocab: FimVocabulary, prefix: str, suffix: str, hint) -> list[int]:
+    def prompt(self, vocab: FimVocabulary, prefix: str, suffix: str, hint: Hint) -> list[int]:
         """Token ids the model reads before it writes the middle's first character."""
         return [i for ids, _ in self._pieces(vocab, prefix, suffix, hint) for i in ids]
 
@@ -100,7 +100,7 @@ class FimLayout:
         return vocab.encode(suffix[: self.join_chars]) + ([vocab.eos_id] if ends else [])
 
     def encode(
-        self, vocab: FimVocabulary, prefix: str, middle: str, suffix: str, hint, loss: str
+        self, vocab: FimVocabulary, prefix: str, middle: str, suffix: str, hint: Hint, loss: str
     ) -> tuple[list[int], list[int]]:
         """Token ids and next-token labels of one training example.
 

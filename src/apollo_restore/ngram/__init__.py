@@ -1,5 +1,6 @@
-"""Character n-gram language model (numpy, modified Kneser-Ney) and its gap filler: the
-classical baseline, and a component to combine with the neural restorer.
+"""Classical character language models: the n-gram model (numpy, modified Kneser-Ney) and the
+unbounded-order model over the text index. Their gap fillers live in
+:mod:`apollo_restore.restore.ngram_fill` and :mod:`apollo_restore.restore.infini_fill`.
 
     apollo-restore ngram --prepared DIR --source ddb --order 8 --out ddb-8.npz
 """

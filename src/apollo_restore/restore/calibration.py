@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from apollo_restore.fim.examples import Hint
+from apollo_restore.hint import Hint
 from apollo_restore.restore.types import Candidate
 
 log = logging.getLogger(__name__)
@@ -66,13 +66,6 @@ def load_for(folder: str | Path) -> Calibration | None:
         )
         return None
     return cal
-
-
-def condition_of(hint: Hint) -> str:
-    """``exact`` (an int), ``range`` (a tuple) or ``none``."""
-    if hint is None:
-        return "none"
-    return "range" if isinstance(hint, tuple) else "exact"
 
 
 @dataclass(frozen=True)
@@ -133,7 +126,7 @@ class Calibration:
         ``log_score`` and the rest unchanged."""
         if not candidates:
             return []
-        scale = self.conditions.get(condition_of(hint), Scaling())
+        scale = self.conditions.get(hint.kind, Scaling())
         q = np.array([max(c.prob, 1e-12) for c in candidates])
         unknown = np.array([bool(c.unknown_words) for c in candidates], dtype=float)
         probs = calibrated(np.log(q)[None], unknown[None], scale.a, scale.b, self.unknown_word_penalty, scale.c)[0]

@@ -1,12 +1,10 @@
 """The restoration engine: load a model once, restore many texts (DESIGN §6; paper App. F).
 
-    from apollo_restore import Restorer
-    r = Restorer.load()                       # the embedded default model
-    result = r.restore("ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")
-    print(result.gaps[0].candidates[0].text)
-
-Gaps are filled left to right: for gap *i*, earlier gaps hold their pinned or best reading,
-later ones are shown as ``…`` (unknown extent), as in training.
+from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.driver import restore_text
+r = Restorer.load()                       # the embedded default model
+result = restore_text(r, "ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")
+print(result.gaps[0].candidates[0].text)
 """
 
 from __future__ import annotations
@@ -17,37 +15,37 @@ from pathlib import Path
 import torch
 from transformers import DynamicCache
 
-from apollo_restore.data.document import Document
-from apollo_restore.fim.examples import Hint, letter_count
+from apollo_restore.fim.examples import letter_count
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.checkpoint import layout_of, load_model
 from apollo_restore.restore.beam import Beam, LengthBound, beam_search
-from apollo_restore.restore.common import (  # noqa: F401  (re-exported: the engine's public names)
+from apollo_restore.restore.candidates import merge_equivalent, to_candidates
+from apollo_restore.restore.config import (
     DEFAULT_MODEL,
     DEFAULT_RESTORE_CONFIG,
     RestoreConfig,
-    context_of,
-    match_key,
-    merge_equivalent,
-    restore_text,
-    to_candidates,
+    hint_slack,
+    search_chars,
 )
-from apollo_restore.restore.types import Candidate, Restoration
+from apollo_restore.restore.filler import LanguageModel
+from apollo_restore.restore.types import Candidate
 
 
 def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
-    if hint is None:
+    """The beam's length bound: the hint's letter budget (:meth:`Hint.letters`) with its slack,
+    in at most :func:`search_chars` characters."""
+    if not hint.given:
         return LengthBound(cfg.max_chars)
-    lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
-    slack = 0 if cfg.exact_length and not isinstance(hint, tuple) else cfg.hint_slack
+    lo, hi = hint.letters(cfg.max_chars)
     return LengthBound(
-        max_chars=max(4, 2 * (hi + slack) + 2), lo=max(1, lo), hi=max(1, hi), slack=slack, penalty=cfg.hint_penalty
+        max_chars=search_chars(hint, cfg), lo=lo, hi=hi, slack=hint_slack(hint, cfg), penalty=cfg.hint_penalty
     )
 
 
 class Restorer:
-    """A loaded model and its tokenizer; :meth:`restore` fills the gaps of Leiden texts.
+    """The neural gap filler: a loaded model and its tokenizer, searched by KV-cached beam search.
 
     Args:
         model: a causal LM in eval mode.
@@ -90,12 +88,12 @@ class Restorer:
         layout = self.layout if j is None else replace(self.layout, join_chars=min(j, self.layout.join_chars))
         return layout.prompt(self.tok, prefix[-n:], suffix[:n], hint), layout.join(self.tok, suffix[:n])
 
-    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+    def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap given normalised context (the gap-set interface).
 
         Args:
             prefix, suffix: ``norm.v1`` text before and after the gap (other gaps as ``-``/``…``).
-            hint: letters in the gap: exact ``int``, range ``(lo, hi)`` or ``None``.
+            hint: letters in the gap.
             k: candidates wanted (default: the config's).
 
         Returns:
@@ -142,12 +140,6 @@ class Restorer:
             scores.append(float(first[body[0]] + rest) + bound.penalty_of(letter_count(readings[i])))
         return scores
 
-    def restore(
-        self,
-        text: str | Document,
-        hints: dict[int, Hint] | None = None,
-        pins: dict[int, str] | None = None,
-        k: int | None = None,
-    ) -> Restoration:
-        """Restore every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
-        return restore_text(self, text, hints, pins, self.config.k if k is None else k, self.name)
+    def language_model(self) -> LanguageModel:
+        """The model and its tokenizer (bits per character)."""
+        return LanguageModel(self.model, self.tok)

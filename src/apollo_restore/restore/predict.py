@@ -5,21 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Protocol
 
 from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample, Prediction, read_gapset, write_predictions
-from apollo_restore.fim.examples import Hint
+from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_hint, check_k
-from apollo_restore.restore.types import Candidate
-
-
-class GapFiller(Protocol):
-    """Anything that proposes ranked readings for one gap: the neural :class:`Restorer`,
-    the n-gram model, an ensemble."""
-
-    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]: ...
 
 
 def predict(

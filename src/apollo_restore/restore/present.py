@@ -11,33 +11,43 @@ demotes readings that leave an unknown word and calibrates the probabilities.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
-from apollo_restore.data.document import Document
 from apollo_restore.data.orthography import EditionForms
-from apollo_restore.fim.examples import Hint
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.calibration import Calibration
-from apollo_restore.restore.common import restore_text
-from apollo_restore.restore.types import Candidate, Restoration
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.filler import GapFiller, LanguageModel
+from apollo_restore.restore.types import Candidate
 
 
 class Presented:
     """A gap filler whose candidates carry display forms and calibrated probabilities.
 
     Args:
-        inner: any filler with ``candidates(prefix, suffix, hint, k)``; its other attributes
-            (``name``, ``config``, ``neural``, ``score_readings`` ...) are passed through.
+        inner: the filler presented (the neural model or an ensemble: a :class:`GapFiller`
+            with search settings ``config``); its name, settings, scores and language model
+            are its own.
         forms: the edition-form table (``None``: no display forms, no unknown words).
         calibration: fitted calibration (``None``: the filler's probabilities unchanged).
     """
 
-    def __init__(self, inner: Any, forms: EditionForms | None = None, calibration: Calibration | None = None):
+    def __init__(self, inner: GapFiller, forms: EditionForms | None = None, calibration: Calibration | None = None):
         self.inner, self.forms, self.calibration = inner, forms, calibration
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (copying, unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def config(self) -> RestoreConfig:
+        return self.inner.config
+
+    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
+        """The wrapped filler's scores (presentation changes no score)."""
+        return self.inner.score_readings(prefix, suffix, hint, readings)
+
+    def language_model(self) -> LanguageModel | None:
+        return self.inner.language_model()
 
     def annotate(self, candidates: list[Candidate], prefix: str, suffix: str) -> list[Candidate]:
         """Candidates with ``display`` and ``unknown_words`` filled in (order unchanged)."""
@@ -52,7 +62,7 @@ class Presented:
             for c in candidates
         ]
 
-    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+    def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """The wrapped filler's candidates, annotated, then demoted and calibrated.
 
         With a calibration the filler is asked for as many readings as the calibration was
@@ -63,13 +73,3 @@ class Presented:
             return self.annotate(self.inner.candidates(prefix, suffix, hint, k), prefix, suffix)
         cands = self.annotate(self.inner.candidates(prefix, suffix, hint, max(k, self.calibration.k)), prefix, suffix)
         return self.calibration.apply(cands, hint)[:k]
-
-    def restore(
-        self,
-        text: str | Document,
-        hints: dict[int, Hint] | None = None,
-        pins: dict[int, str] | None = None,
-        k: int | None = None,
-    ) -> Restoration:
-        """Every lacuna of a Leiden text, left to right (see :func:`restore_text`)."""
-        return restore_text(self, text, hints, pins, k or self.inner.config.k, self.inner.name)

@@ -2,7 +2,7 @@
 
     from apollo_restore.restore.request import RestoreRequest, RequestLimits
     req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={0: "ca.5"}, k=10).validate()
-    req.hints    # {0: (4, 6)}: one resolved hint per gap
+    req.hints    # {0: Hint(lo=4, hi=6)}: one resolved hint per gap
 
 Everything a caller gives is checked here, once, before any model work; every failure is a
 :class:`~apollo_restore.errors.RequestError` (or a :class:`~apollo_restore.errors.LeidenError`
@@ -24,8 +24,9 @@ from typing import Any
 
 from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.normalise import GREEK_LETTERS, fold
-from apollo_restore.data.readers.leiden import GapMarker, Hint, hint_of, parse_leiden_with_gaps
+from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
 from apollo_restore.errors import Errors, RequestError
+from apollo_restore.hint import NO_HINT, Hint
 
 _BRACKETS = frozenset("[]{}()<>⟦⟧⟨⟩〈〉\\/|?")
 _GREEK = frozenset(GREEK_LETTERS)
@@ -82,7 +83,7 @@ class RestoreRequest:
 
     Attributes:
         text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???``...).
-        hints: per-gap hint overrides, 0-based gap → ``None`` | letters | ``(lo, hi)`` or a
+        hints: per-gap hint overrides, 0-based gap → a :class:`Hint`, ``None``, letters, ``[lo, hi]`` or a
             string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
         pins: per-gap readings fixed by the caller (those gaps are not searched).
         k: candidates per gap.
@@ -187,21 +188,24 @@ def check_hint(hint: Hint, gap: int | str, limits: RequestLimits, position: int 
     Raises:
         RequestError: ``E304`` naming ``gap`` (a number, or a gap set's id).
     """
-    top = hint[1] if isinstance(hint, tuple) else hint
-    if top is not None and top > limits.max_gap_letters:
-        raise RequestError("E304", gap=gap, position=position, n=top, limit=limits.max_gap_letters)
+    if hint.given and hint.hi > limits.max_gap_letters:
+        raise RequestError("E304", gap=gap, position=position, n=hint.hi, limit=limits.max_gap_letters)
     return hint
 
 
 def parse_hint_value(value: Any, gap: int) -> Hint:
-    """A hint as given (``None``, ``7``, ``[5, 8]``, ``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``)
-    → ``None`` | ``int`` | ``(lo, hi)``; ``ca.n`` widens as the Leiden ``[ca.n]`` does.
+    """A hint as given (a :class:`Hint`, ``None``, ``7``, ``[5, 8]``, ``"7"``, ``"5-8"``,
+    ``"ca.7"``, ``"none"``) → :class:`Hint`; ``ca.n`` widens as the Leiden ``[ca.n]`` does.
 
     Raises:
         RequestError: ``E306`` naming the gap (1-based).
     """
+    if isinstance(value, Hint):
+        if value.given and value.lo < 1:
+            raise RequestError("E306", gap=gap, reason="a gap holds at least one letter")
+        return value
     if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "null", "")):
-        return None
+        return NO_HINT
     if isinstance(value, str):
         m = _HINT_TEXT.match(value)
         if not m:
@@ -215,7 +219,7 @@ def parse_hint_value(value: Any, gap: int) -> Hint:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise RequestError("E306", gap=gap, reason=f"{value} is not a positive letter count")
-        return value
+        return Hint.exact(value)
     if (
         isinstance(value, (list, tuple))
         and len(value) == 2
@@ -224,7 +228,7 @@ def parse_hint_value(value: Any, gap: int) -> Hint:
         lo, hi = value
         if not 1 <= lo <= hi:
             raise RequestError("E306", gap=gap, reason=f"the range {lo}-{hi} must satisfy 1 ≤ low ≤ high")
-        return (lo, hi) if lo < hi else lo
+        return Hint.span(lo, hi)
     raise RequestError(
         "E306", gap=gap, reason=f"{value!r} is not a letter count: give a number, a range [low, high] or none"
     )

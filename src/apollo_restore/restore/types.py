@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from apollo_restore.fim.examples import Hint
+from apollo_restore.hint import Hint
 
 
 @dataclass
@@ -45,7 +45,7 @@ class GapResult:
 
     Attributes:
         index: 0-based position of the gap among the input's gaps.
-        hint: the length hint used (letters): exact, range ``(lo, hi)`` or ``None``.
+        hint: the length hint used (letters).
         prefix, suffix: the normalised context next to the gap, at most
             :data:`~apollo_restore.restore.context.DEFAULT_WINDOW` characters each side
             (later gaps as ``…``); the model reads the part nearest the gap.
@@ -66,11 +66,7 @@ class GapResult:
     @property
     def hint_label(self) -> str:
         """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``."""
-        if self.hint is None:
-            return "no length hint"
-        if isinstance(self.hint, tuple):
-            return f"{self.hint[0]}–{self.hint[1]} letters"
-        return f"{self.hint} letter" + ("s" if self.hint != 1 else "")
+        return self.hint.format()
 
     @property
     def best(self) -> str:
@@ -109,8 +105,12 @@ class Restoration:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-serialisable dict (tuples become lists)."""
-        return asdict(self)
+        """Plain JSON-serialisable dict (each gap's hint in its interchange form: ``null``, ``7``
+        or ``[5, 8]``)."""
+        out = asdict(self)
+        for gap, row in zip(self.gaps, out["gaps"]):
+            row["hint"] = gap.hint.to_json()
+        return out
 
     @property
     def restored_leiden(self) -> str:

@@ -1,11 +1,12 @@
 """Retrieval-augmented restoration: readings found in parallel passages join the beam.
 
-    from apollo_restore import Restorer
+    from apollo_restore.hint import Hint
+    from apollo_restore.restore.engine import Restorer
     from apollo_restore.retrieve.augment import RetrievalAugmented
     from apollo_restore.retrieve.index import ParallelIndex
 
     rag = RetrievalAugmented(Restorer.load(), ParallelIndex.open("data/index"))
-    for c in rag.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", hint=8):
+    for c in rag.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8)):
         print(c.text, c.prob, c.origin, c.citations)
 
 The model still decides: each reading found between the gap's contexts in the training
@@ -19,11 +20,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from apollo_restore.data.document import Document
-from apollo_restore.fim.examples import Hint
-from apollo_restore.restore.engine import Restorer, match_key, restore_text, to_candidates
-from apollo_restore.restore.ensemble import ScoringFiller
-from apollo_restore.restore.types import Candidate, Restoration
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restore.candidates import match_key, to_candidates
+from apollo_restore.restore.filler import GapFiller, LanguageModel
+from apollo_restore.restore.types import Candidate
 from apollo_restore.retrieve.index import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
 
@@ -41,8 +41,8 @@ class RetrievalAugmented:
     """A restorer whose beams are joined by readings from parallel passages.
 
     Args:
-        restorer: the model: a :class:`Restorer` or any scoring filler with a ``config``
-            (e.g. the default ensemble).
+        restorer: the model: any :class:`GapFiller` with search settings ``config`` (the
+            neural :class:`~apollo_restore.restore.engine.Restorer`, the default ensemble).
         index: the parallel-passage index (training split only).
         enabled: ``False`` returns exactly the restorer's candidates.
         max_parallels: most distinct readings taken from the parallels (most frequent first).
@@ -55,7 +55,7 @@ class RetrievalAugmented:
 
     def __init__(
         self,
-        restorer: Restorer | ScoringFiller,
+        restorer: GapFiller,
         index: ParallelIndex,
         enabled: bool = True,
         max_parallels: int = 20,
@@ -71,7 +71,7 @@ class RetrievalAugmented:
     def name(self) -> str:
         return f"{self.restorer.name}+parallels" if self.enabled else self.restorer.name
 
-    def parallels(self, prefix: str, suffix: str, hint: Hint = None) -> GapParallels:
+    def parallels(self, prefix: str, suffix: str, hint: Hint = NO_HINT) -> GapParallels:
         """The parallel passages of one gap (to show beside the candidates)."""
         return self.index.gap_parallels(
             prefix,
@@ -82,12 +82,12 @@ class RetrievalAugmented:
             docs_per_group=self.docs_per_reading,
         )
 
-    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+    def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap: the model's beams merged with scored parallels.
 
         Args:
             prefix, suffix: ``norm.v1`` context either side of the gap.
-            hint: letters in the gap: exact ``int``, range ``(lo, hi)`` or ``None``.
+            hint: letters in the gap.
             k: candidates wanted (default: the restorer's).
 
         Returns:
@@ -138,12 +138,9 @@ class RetrievalAugmented:
     def _adjusted(self, entry: _Entry) -> float:
         return entry.log_score + self.count_weight * math.log1p(entry.count)
 
-    def restore(
-        self,
-        text: str | Document,
-        hints: dict[int, Hint] | None = None,
-        pins: dict[int, str] | None = None,
-        k: int | None = None,
-    ) -> Restoration:
-        """:func:`~apollo_restore.restore.engine.restore_text` with these candidates."""
-        return restore_text(self, text, hints, pins, self.restorer.config.k if k is None else k, self.name)
+    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
+        """The model's scores (the quantity parallels are ranked by, before the count prior)."""
+        return self.restorer.score_readings(prefix, suffix, hint, readings)
+
+    def language_model(self) -> LanguageModel | None:
+        return self.restorer.language_model()

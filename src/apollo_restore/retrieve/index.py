@@ -4,7 +4,7 @@
 
     from apollo_restore.retrieve.index import ParallelIndex
     index = ParallelIndex.open()          # the default index, built from the packaged text on first use
-    index.gap_parallels("… αυτοκρατορος καισαρος ", " σεβαστου …", hint=(8, 12)).groups
+    index.gap_parallels("… αυτοκρατορος καισαρος ", " σεβαστου …", hint=Hint.span(8, 12)).groups
     index.phrase_parallels("χαιρειν ομολογω")
 
 Only the **train** split is indexed, so a validation or test document never finds itself. The
@@ -38,7 +38,8 @@ from apollo_restore.data.textindex import (
     to_stream,
 )  # fmt: skip
 from apollo_restore.errors import Errors
-from apollo_restore.fim.examples import Hint
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restore.context import context_of
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels, PhraseParallels, Snippet
 
 log = logging.getLogger(__name__)
@@ -69,13 +70,6 @@ def build_index(prepared: Path, out: Path, sources: list[str] | None = None) -> 
 
 
 # -- searching ---------------------------------------------------------------------------------
-
-
-def _hint_ok(n: np.ndarray, hint: Hint) -> np.ndarray:
-    if hint is None:
-        return n >= 1
-    lo, hi = hint if isinstance(hint, tuple) else (hint, hint)
-    return (n >= max(1, lo)) & (n <= hi)
 
 
 class ParallelIndex(TextIndex):
@@ -133,7 +127,7 @@ class ParallelIndex(TextIndex):
         self,
         prefix: str,
         suffix: str,
-        hint: Hint = None,
+        hint: Hint = NO_HINT,
         max_between: int = MAX_BETWEEN,
         anchors: tuple[int, ...] = ANCHORS,
         limit: int = 50,
@@ -151,7 +145,7 @@ class ParallelIndex(TextIndex):
 
         Args:
             prefix, suffix: ``norm.v1`` context either side of the gap.
-            hint: letters in the gap: exact ``int``, range ``(lo, hi)`` or ``None``.
+            hint: letters in the gap (readings outside its letter budget are left out).
             max_between: most letters between the anchors.
             anchors: anchor lengths tried, longest first.
             limit: most groups returned.
@@ -193,7 +187,8 @@ class ParallelIndex(TextIndex):
         window = self.codes[np.minimum(a[:, None] + cols[None, :], len(self.codes) - 1)]  # (P, W)
         window = np.where(inside, window, 0)
         bad = (inside & ((window == 0) | (window >= S_DASH))).any(axis=1)
-        keep = ~bad & _hint_ok(n, hint)
+        lo, hi = hint.letters(max_letters=width)  # no hint: any count the pairs hold
+        keep = ~bad & (n >= lo) & (n <= hi)
         if not keep.any():
             return
         a, b, window = a[keep], b[keep], np.ascontiguousarray(window[keep])
@@ -256,8 +251,6 @@ class ParallelIndex(TextIndex):
 def gap_contexts(segments: list[Segment], index: int) -> tuple[str, str]:
     """Normalised text either side of the ``index``-th lacuna, the other lacunae rendered as
     gap markers (``-``/``…``), so that no anchor reaches across them."""
-    from apollo_restore.restore.common import context_of
-
     return context_of(segments, index, {}, later_unknown=False)
 
 

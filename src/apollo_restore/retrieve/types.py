@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from apollo_restore.fim.examples import Hint
+from apollo_restore.hint import Hint
 
 
 @dataclass
@@ -65,8 +65,8 @@ class GapParallels:
     total: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-serialisable dict (tuples become lists)."""
-        return asdict(self)
+        """Plain JSON-serialisable dict (the hint in its interchange form)."""
+        return {**asdict(self), "hint": self.hint.to_json()}
 
 
 @dataclass

@@ -3,10 +3,10 @@
     pip install "apollo-restore[vllm]"          # on a machine with a CUDA GPU
     from apollo_restore.scale.vllm_backend import VllmRestorer
     r = VllmRestorer("runs/large/model", tensor_parallel_size=1)
-    result = r.restore("ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")     # a Restoration
-    batch = r.candidates_batch([(prefix, suffix, 7), ...])               # one vLLM call
+    result = restore_text(r, "ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")  # a Restoration
+    batch = r.candidates_batch([(prefix, suffix, Hint.exact(7)), ...])      # one vLLM call
 
-:class:`VllmRestorer` is a :class:`~apollo_restore.restore.engine.Restorer` whose per-gap search
+:class:`VllmRestorer` is a :class:`~apollo_restore.restore.filler.GapFiller` whose per-gap search
 runs ``vllm.LLM.beam_search`` (``BeamSearchParams(beam_width=k, max_tokens=…,
 length_penalty=0)``, so beams rank by summed log-probability, ``[EOS]`` included, like the
 default engine). Prompts are token ids in the FIM layout built by
@@ -35,16 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
-from apollo_restore.fim.examples import Hint, letter_count
+from apollo_restore.fim.examples import letter_count
 from apollo_restore.fim.hf_format import HfFim, load_tokenizer
-from apollo_restore.restore.engine import (
-    DEFAULT_RESTORE_CONFIG,
-    RestoreConfig,
-    Restorer,
-    _bound,
-    merge_equivalent,
-    to_candidates,
-)
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restore.candidates import merge_equivalent, to_candidates
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, search_chars
 from apollo_restore.restore.types import Candidate
 
 MIDDLE_ALPHABET = frozenset(GREEK_LETTERS + " " + MIDDLE_DOT)
@@ -109,8 +104,8 @@ def beams_to_readings(output: Any, prompt_len: int, fim: HfFim, k: int) -> list[
     return sorted(ranked, key=lambda r: -r[1])
 
 
-class VllmRestorer(Restorer):
-    """A :class:`Restorer` whose beam search runs in vLLM.
+class VllmRestorer:
+    """A gap filler whose beam search runs in vLLM (the engine's search settings and results).
 
     Args:
         model: local model folder (``config.json``, safetensors, tokenizer files).
@@ -140,7 +135,7 @@ class VllmRestorer(Restorer):
             llm_kwargs.setdefault("dtype", "bfloat16")
             llm = LLM(model=str(model), tokenizer=str(model), **llm_kwargs)
         fim = HfFim(tokenizer if tokenizer is not None else load_tokenizer(str(model)), add_missing=False)
-        super().__init__(model=None, tok=None, name=name or Path(model).name, config=config)
+        self.name, self.config = name or Path(model).name, config
         self.llm, self.fim = llm, fim
 
     def prompt(self, prefix: str, suffix: str, hint: Hint) -> list[int]:
@@ -157,16 +152,22 @@ class VllmRestorer(Restorer):
         k = k or self.config.k
         prompts = [self.prompt(p, s, h) for p, s, h in gaps]
         # vLLM ranks within one call with a single max_tokens: use the longest bound of the batch
-        max_tokens = max(_bound(h, self.config).max_chars for _, _, h in gaps) + 1 if gaps else 1
+        max_tokens = max(search_chars(h, self.config) for _, _, h in gaps) + 1 if gaps else 1
         outputs = self.llm.beam_search([{"prompt_token_ids": p} for p in prompts], beam_params(k, max_tokens))
         return [
             to_candidates(merge_equivalent(beams_to_readings(out, len(p), self.fim, k)))
             for out, p in zip(outputs, prompts)
         ]
 
-    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+    def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap (same contract as :meth:`Restorer.candidates`)."""
         return self.candidates_batch([(prefix, suffix, hint)], k)[0]
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
-        raise NotImplementedError("score_readings needs the default engine (apollo_restore.Restorer)")
+        """Not available: vLLM's beam search gives no scores for readings it did not propose
+        (an ensemble or retrieval needs the default engine, :class:`~apollo_restore.restore.engine.Restorer`)."""
+        raise NotImplementedError("score_readings needs the default engine (apollo_restore.restore.engine.Restorer)")
+
+    def language_model(self) -> None:
+        """None: the model runs inside vLLM, not as a torch module bits per character can read."""
+        return None

@@ -4,7 +4,7 @@ restorer (or the parallels index, or the exporter) and returns a JSON-ready resu
     apollo-restore serve --model runs/small --port 8000     # then open http://127.0.0.1:8000/
 
     from apollo_restore.web.app import create_app
-    app = create_app(Restorer.load(), parallels=None)       # any ASGI server, or TestClient
+    app = create_app(load_filler(), parallels=None)         # any ASGI server, or TestClient (load_filler: restore.load)
 
 Endpoints (documented at ``/docs``, from packaged assets, and ``/openapi.json``):
 ``POST /api/restore``, ``POST /api/parallels``, ``POST /api/provenance``, ``POST /api/epidoc``, ``POST /api/export``,
@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from fastapi import FastAPI, File, Request, UploadFile
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -32,14 +32,13 @@ from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.errors import RestoreStopped
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
 from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden, gap_context
 from apollo_restore.web.limits import ARRIVED, DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits
-
-if TYPE_CHECKING:
-    from apollo_restore.restore.engine import Restorer
 
 STATIC = Path(__file__).resolve().parent / "static"
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
@@ -60,7 +59,7 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1", "testserver")
 
 
 def create_app(
-    restorer: Restorer,
+    restorer: GapFiller,
     parallels: ParallelsProvider | None = None,
     limits: Limits = DEFAULT_SERVER_LIMITS,
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
@@ -68,7 +67,8 @@ def create_app(
     """The FastAPI app serving ``restorer`` (and ``parallels`` when an index is loaded).
 
     Args:
-        restorer: a loaded :class:`Restorer`; its model runs in worker threads.
+        restorer: a loaded gap filler (:func:`~apollo_restore.restore.load.load_filler`); it runs
+            in worker threads.
         parallels: an object with ``parallels(prefix, suffix, k) -> list[dict]``, or ``None``
             (then ``/api/parallels`` answers 503 and the page says no index is loaded).
         limits: request, time and concurrency limits.
@@ -119,7 +119,7 @@ def create_app(
         request = RestoreRequest(req.text, req.hints, req.pins, req.k, stop.is_set).validate(limits.request)
         release = await gate.enter(deadline - time.monotonic())
         try:
-            work = asyncio.ensure_future(run_in_threadpool(restorer.restore, request))
+            work = asyncio.ensure_future(run_in_threadpool(restore_text, restorer, request))
         except BaseException:
             release()
             raise

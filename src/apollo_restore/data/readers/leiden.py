@@ -42,8 +42,7 @@ from dataclasses import dataclass
 
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
 from apollo_restore.errors import Errors, LeidenError
-
-Hint = None | int | tuple[int, int]
+from apollo_restore.hint import NO_HINT, Hint
 
 #: Longest lacuna (letters) a length may state; longer ones are almost surely typos.
 MAX_GAP_LENGTH = 1000
@@ -85,7 +84,7 @@ class GapMarker:
             alone (``[.5]``, ``[- - -]``) the span includes the brackets; inside a mixed bracket
             (``[αβ .3]``) it covers only the lacuna (``.3``); for ``???`` the question marks.
         end: offset one past the marker.
-        hint: ``None`` (unknown), ``n`` letters, or ``(lo, hi)`` for a range or ``ca.``.
+        hint: letters in the lacuna (none when unknown; a range for ``[.5-8]`` and ``ca.``).
         lacuna: the segment parsed from the marker.
     """
 
@@ -96,18 +95,18 @@ class GapMarker:
 
 
 def hint_of(lacuna: Lacuna) -> Hint:
-    """Length hint of a lacuna: ``None``, an exact count, or a ``(lo, hi)`` range.
+    """Length hint of a lacuna: ``[.7]`` → exactly 7, ``[.5-8]`` → 5–8, ``[- - -]`` → none.
 
     ``ca.n`` becomes ``n`` ± :data:`APPROXIMATE_TOLERANCE` (rounded up, at least 1).
     """
     if lacuna.length is None:
-        return None
+        return NO_HINT
     if lacuna.length_max is not None:
-        return (lacuna.length, lacuna.length_max)
+        return Hint.span(lacuna.length, lacuna.length_max)
     if lacuna.approximate:
         slack = max(1, math.ceil(lacuna.length * APPROXIMATE_TOLERANCE))
-        return (max(1, lacuna.length - slack), lacuna.length + slack)
-    return lacuna.length
+        return Hint.span(max(1, lacuna.length - slack), lacuna.length + slack)
+    return Hint.exact(lacuna.length)
 
 
 def parse_leiden_with_gaps(text: str, doc_id: str = "user", source: str = "user") -> tuple[Document, list[GapMarker]]:

@@ -1,6 +1,6 @@
 """Fill one gap with an n-gram model: beam search over the middle, scored fill-in-the-middle style.
 
-    from apollo_restore.ngram.fill import NgramRestorer
+    from apollo_restore.restore.ngram_fill import NgramRestorer
     r = NgramRestorer.load("ddb-8.npz")
     r.candidates("ετους ", " αντωνινου καισαρος", hint=5)   # list[Candidate], best first
 
@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
-from apollo_restore.fim.examples import Hint
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import B_CODE, PAD, SYMBOLS, NgramModel, encode, is_marker, pack
-from apollo_restore.restore.common import merge_equivalent, to_candidates
+from apollo_restore.restore.candidates import merge_equivalent, to_candidates
 from apollo_restore.restore.types import Candidate
 
 _LETTERS = encode(GREEK_LETTERS)
@@ -55,15 +55,6 @@ class FillConfig:
     max_letters: int = 25
     suffix_chars: int | None = None
     pool: int = 100
-
-
-def _bounds(hint: Hint, cfg: FillConfig) -> tuple[int, int]:
-    if hint is None:
-        return 1, cfg.max_letters
-    if isinstance(hint, tuple):
-        lo, hi = int(hint[0]), int(hint[1])
-        return max(0, min(lo, hi)), max(lo, hi)
-    return int(hint), int(hint)
 
 
 def _cut_at_markers(ctx: np.ndarray) -> np.ndarray:
@@ -149,10 +140,10 @@ class NgramRestorer:
 
     # ------------------------------------------------------------------ search
 
-    def search(self, prefix: str, suffix: str, hint: Hint = None) -> list[tuple[str, float]]:
+    def search(self, prefix: str, suffix: str, hint: Hint = NO_HINT) -> list[tuple[str, float]]:
         """Finished middles ``(text, log_score)``, best first (up to ``config.pool``, unmerged)."""
         cfg = self.config
-        lo, hi = _bounds(hint, cfg)
+        lo, hi = hint.letters(cfg.max_letters)
         ctx0 = self._prefix_ctx(prefix)
         sfx = self._suffix_codes(suffix)
         prefix_sep = len(prefix) > 0 and prefix[-1] in " " + MIDDLE_DOT
@@ -214,7 +205,7 @@ class NgramRestorer:
         order = np.argsort(-scores, kind="stable")[: cfg.pool]
         return [(_decode(pool_text[i]), float(scores[i])) for i in order]
 
-    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+    def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap (``norm.v1`` context; other gaps as ``-``/``…``).
 
         Returns:
@@ -240,6 +231,10 @@ class NgramRestorer:
         lengths = np.array([len(s) for s in seqs])
         ctx = np.broadcast_to(ctx0, (len(seqs), len(ctx0)))
         return [float(x) for x in self._seq_logprob(np.ascontiguousarray(ctx), seq, lengths)]
+
+    def language_model(self) -> None:
+        """None: a count model, no neural language model to report bits per character for."""
+        return None
 
 
 class _Cache:
@@ -267,7 +262,7 @@ class ReversedFiller:
     def __init__(self, inner: NgramRestorer):
         self.inner, self.name = inner, inner.name
 
-    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+    def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         cands = self.inner.candidates(suffix[::-1], prefix[::-1], hint, k)
         for cand in cands:
             cand.text = cand.text[::-1]
@@ -275,6 +270,10 @@ class ReversedFiller:
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         return self.inner.score_readings(suffix[::-1], prefix[::-1], hint, [r[::-1] for r in readings])
+
+    def language_model(self) -> None:
+        """None: a count model, no neural language model to report bits per character for."""
+        return None
 
 
 def load_ngram(path: str | Path, config: FillConfig = FillConfig()) -> NgramRestorer | ReversedFiller:

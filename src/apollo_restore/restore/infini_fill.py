@@ -1,6 +1,6 @@
 """Fill one gap with the unbounded-order model: beam search over the middle's letters.
 
-    from apollo_restore.ngram.infini_fill import load_infini
+    from apollo_restore.restore.infini_fill import load_infini
     fwd, bwd = load_infini("forward"), load_infini("backward")   # the packaged text index
     fwd.candidates("ετους ", " αντωνινου καισαρος", hint=5)       # list[Candidate], best first
 
@@ -24,9 +24,9 @@ import numpy as np
 
 from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.textindex import SIGMA, TextIndex, stream_str
-from apollo_restore.fim.examples import Hint
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
-from apollo_restore.restore.engine import to_candidates
+from apollo_restore.restore.candidates import to_candidates
 from apollo_restore.restore.types import Candidate
 
 # stream codes a middle may hold: the letters, ς excepted (folded to σ)
@@ -55,18 +55,9 @@ class InfiniConfig:
     close: int = 12
 
 
-def _bounds(hint: Hint, max_letters: int) -> tuple[int, int]:
-    if hint is None:
-        return 1, max_letters
-    if isinstance(hint, tuple):
-        lo, hi = int(hint[0]), int(hint[1])
-        return max(0, min(lo, hi)), max(lo, hi)
-    return int(hint), int(hint)
-
-
 class InfiniFiller:
-    """Gap candidates and reading scores from an :class:`InfiniGram` (the filler interface of
-    :meth:`apollo_restore.restore.engine.Restorer.candidates` and ``score_readings``).
+    """Gap candidates and reading scores from an :class:`InfiniGram` (a
+    :class:`~apollo_restore.restore.filler.GapFiller`).
 
     Args:
         model: forward or backward (``model.reverse``) model.
@@ -92,10 +83,10 @@ class InfiniFiller:
         marks = np.flatnonzero(tail >= 29)
         return ctx, tail[: min(self.config.suffix_chars, marks[0] if len(marks) else len(tail))]
 
-    def search(self, prefix: str, suffix: str, hint: Hint = None) -> list[tuple[np.ndarray, float]]:
+    def search(self, prefix: str, suffix: str, hint: Hint = NO_HINT) -> list[tuple[np.ndarray, float]]:
         """Finished middles ``(codes in reading order, log_score)``, best first (up to ``pool``)."""
         cfg = self.config
-        lo, hi = _bounds(hint, cfg.max_letters)
+        lo, hi = hint.letters(cfg.max_letters)
         ctx, tail = self._context(prefix, suffix)
         state = self.model.start([ctx])
         hist = np.zeros((1, 0), dtype=np.uint8)
@@ -144,7 +135,7 @@ class InfiniFiller:
         text = stream_str(codes.tobytes())
         return text[:-1] + "ς" if len(codes) and codes[-1] == SIGMA else text
 
-    def candidates(self, prefix: str, suffix: str, hint: Hint = None, k: int | None = None) -> list[Candidate]:
+    def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap (``norm.v1`` context; other gaps as ``-``/``…``).
 
         Returns:
@@ -176,6 +167,10 @@ class InfiniFiller:
             for i, score in zip(todo, self.model.score(state, seq, np.array([len(s) for s in seqs])).tolist()):
                 scores[i] = score
         return scores
+
+    def language_model(self) -> None:
+        """None: a count model, no neural language model to report bits per character for."""
+        return None
 
 
 def load_infini(

@@ -1,0 +1,45 @@
+"""Candidate algebra: the identity of a reading, merging equivalent readings, and scores to
+probabilities. Every filler turns its ``(reading, log_score)`` pairs into candidates here.
+
+    readings = merge_equivalent([("και ", -1.2), ("και", -1.5), ("κατα", -2.0)])
+    to_candidates(readings)   # two candidates, probabilities normalised over them
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from apollo_restore.restore.types import Candidate
+
+_NON_LETTERS = re.compile(r"[\s·.,;:'\"\-…]+")
+
+
+def match_key(text: str) -> str:
+    """Space-agnostic identity of a reading: letters only, final sigma folded to σ."""
+    return _NON_LETTERS.sub("", text).replace("ς", "σ")
+
+
+def merge_equivalent(beams: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Merge readings equal up to spaces and punctuation: probabilities add (log-sum-exp),
+    the best-scoring spelling is kept. Input and output are ``(text, log_score)``, best first."""
+    merged: dict[str, tuple[str, float]] = {}
+    for text, score in beams:
+        key = match_key(text)
+        if key in merged:
+            best_text, total = merged[key]
+            merged[key] = (best_text, max(total, score) + math.log1p(math.exp(-abs(total - score))))
+        else:
+            merged[key] = (text, score)
+    return sorted(merged.values(), key=lambda item: -item[1])
+
+
+def to_candidates(readings: list[tuple[str, float]]) -> list[Candidate]:
+    """``(text, log_score)`` pairs, best first → candidates with probabilities normalised
+    over the list."""
+    if not readings:
+        return []
+    top = readings[0][1]
+    weights = [math.exp(score - top) for _, score in readings]
+    total = sum(weights)
+    return [Candidate(text, w / total, score) for (text, score), w in zip(readings, weights)]

@@ -1,0 +1,56 @@
+"""Search settings of the gap fillers and where the embedded default model lives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from apollo_restore.hint import Hint
+
+#: The model folder shipped in the package (the default of every loader).
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "default"
+
+
+@dataclass(frozen=True)
+class RestoreConfig:
+    """Search settings.
+
+    Attributes:
+        k: candidates per gap.
+        context_chars: characters of prefix and of suffix given to the model, each side
+            (the model was trained on windows of about 500 characters in all).
+        max_chars: longest middle searched when there is no hint (characters, spaces included).
+        exact_length: force candidates to the hinted letter count (only for exact hints);
+            for comparisons with systems that need the gap length.
+        hint_slack: letters beyond the hint still searched, so a wrong hint is survived.
+        hint_penalty: nats charged per letter outside the hint.
+        join_chars: suffix characters scored after the middle (at most the layout's; ``None``:
+            the layout's).
+    """
+
+    k: int = 20
+    context_chars: int = 250
+    max_chars: int = 40
+    exact_length: bool = False
+    hint_slack: int = 2
+    hint_penalty: float = 3.0
+    join_chars: int | None = None
+
+
+#: The search settings used when a caller gives none.
+DEFAULT_RESTORE_CONFIG = RestoreConfig()
+
+
+def hint_slack(hint: Hint, cfg: RestoreConfig) -> int:
+    """Letters searched beyond the hint either side: ``hint_slack``, or none for an exact hint
+    under ``exact_length``."""
+    return 0 if cfg.exact_length and hint.is_exact else cfg.hint_slack
+
+
+def search_chars(hint: Hint, cfg: RestoreConfig) -> int:
+    """Longest middle a neural search tries (characters, spaces included): ``max_chars`` with no
+    hint; else two characters per letter of the hint's budget (:meth:`Hint.letters`) with its
+    slack, plus two."""
+    if not hint.given:
+        return cfg.max_chars
+    return max(4, 2 * (hint.letters(cfg.max_chars)[1] + hint_slack(hint, cfg)) + 2)

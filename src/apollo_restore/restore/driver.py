@@ -1,0 +1,74 @@
+"""The one driver that restores every lacuna of a text, left to right, with any gap filler (the
+CLI, the Python API and the web all call :func:`restore_text`).
+
+Gaps are filled left to right: for gap *i*, earlier gaps hold their pinned or best reading,
+later ones are shown as ``…`` (unknown extent), as in training.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from apollo_restore.data.document import Document
+from apollo_restore.errors import RestoreStopped
+from apollo_restore.restore.context import GapContexts
+from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
+from apollo_restore.restore.types import GapResult, Restoration
+
+
+def restore_text(
+    filler: GapFiller,
+    text: str | Document | RestoreRequest,
+    hints: Mapping[Any, Any] | None = None,
+    pins: Mapping[Any, str] | None = None,
+    k: int = 20,
+    limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
+) -> Restoration:
+    """Restore every lacuna of a Leiden text, left to right, with any gap filler.
+
+    Args:
+        filler: any :class:`GapFiller` (its ``name`` is recorded in the result).
+        text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...), a
+            parsed :class:`Document`, or a request already validated (then ``hints``,
+            ``pins`` and ``k`` are its own).
+        hints: per-gap hint overrides (0-based gap index → a :class:`~apollo_restore.hint.Hint`
+            or any form :func:`~.request.parse_hint_value` reads); ``None`` as a value removes
+            the hint the text gives.
+        pins: per-gap readings fixed by the caller; those gaps are not searched.
+        k: candidates per gap.
+        limits: what the request may ask (:class:`RequestLimits`).
+
+    Raises:
+        RequestError: the request is out of limits, not Greek enough, or has no gap.
+        LeidenError: the text is not well-formed Leiden.
+        RestoreStopped: the request's ``should_stop`` answered true before a gap.
+    """
+    started = time.perf_counter()
+    if isinstance(text, RestoreRequest) and text.document is not None:
+        request = text
+    elif isinstance(text, Document):
+        request = RestoreRequest(text.id, hints, pins, k).with_document(text, [], check_k(k, limits), limits)
+    else:
+        request = RestoreRequest(text, hints, pins, k).validate(limits)
+    spans = [(m.start, m.end) for m in request.markers]
+    contexts = GapContexts(request.document.segments)
+    fills: list[str] = []
+    gaps: list[GapResult] = []
+    for i in range(len(contexts)):
+        if request.should_stop is not None and request.should_stop():
+            raise RestoreStopped(f"stopped before gap {i + 1} of {len(contexts)}")
+        gap_started = time.perf_counter()
+        hint = request.hints[i]
+        prefix, suffix = contexts.context(i, fills)
+        pinned = request.pins.get(i)
+        cands = [] if pinned is not None else filler.candidates(prefix, suffix, hint, request.k)
+        gap = GapResult(i, hint, prefix, suffix, cands, pinned, spans[i] if i < len(spans) else None)
+        gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
+        gaps.append(gap)
+        fills.append(gap.best)
+    prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    return Restoration(request.text, gaps, filler.name, ms, prefix + fills[-1] + suffix, request.warnings)

@@ -1,0 +1,58 @@
+"""The one gap-filler protocol every restorer implements: the neural :class:`~.engine.Restorer`,
+the n-gram and unbounded-order fillers, the :class:`~.ensemble.Ensemble` and its length prior,
+retrieval-augmented search, the presentation layer and the vLLM backend.
+
+    filler.candidates(prefix, suffix, Hint.exact(7), k=20)   # ranked readings of one gap
+    filler.score_readings(prefix, suffix, hint, ["και", "κατα"])   # log-probabilities (nats)
+    filler.language_model()   # (model, tokenizer) for bits per character, or None
+
+``candidates`` proposes; ``score_readings`` scores readings proposed by anyone, on the scale the
+filler ranks by, which is what an ensemble multiplies (a filler that cannot score, e.g. a length
+prior proposing nothing, still answers both). ``language_model`` gives evaluation the neural
+model behind a filler — an ensemble answers with its neural member's, a classical filler with
+``None`` — so that bits per character is reported, or plainly skipped, without guessing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+from apollo_restore.hint import Hint
+from apollo_restore.restore.types import Candidate
+
+
+class LanguageModel(NamedTuple):
+    """A causal language model over characters and its tokenizer (torch module, ``CharTokenizer``
+    or a Hugging Face tokenizer), as :func:`apollo_restore.evaluate.harness.bpc_by_period` reads them."""
+
+    model: Any
+    tokenizer: Any
+
+
+@runtime_checkable
+class GapFiller(Protocol):
+    """Ranked readings for one gap, and scores for given readings.
+
+    Attributes:
+        name: shown in results (the model folder, or the filler's kind).
+    """
+
+    name: str
+
+    def candidates(self, prefix: str, suffix: str, hint: Hint, k: int | None = None) -> list[Candidate]:
+        """Up to ``k`` readings (default: the filler's own ``k``), best first, probabilities
+        normalised over them.
+
+        Args:
+            prefix, suffix: ``norm.v1`` text either side of the gap (other gaps as ``-``/``…``).
+            hint: letters in the gap.
+        """
+        ...
+
+    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
+        """One log-score (nats) per reading, in order: the quantity :meth:`candidates` ranks by."""
+        ...
+
+    def language_model(self) -> LanguageModel | None:
+        """The neural language model behind this filler, or ``None`` when there is none."""
+        ...

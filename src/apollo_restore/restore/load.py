@@ -1,0 +1,98 @@
+"""Load the filler a model folder describes: the neural model alone, or its ensemble with the
+classical members, wrapped for presentation (edition forms, calibration).
+
+    from apollo_restore.restore.load import load_filler
+    filler = load_filler()          # the embedded default model, as the CLI loads it
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from apollo_restore.data.orthography import default_forms
+from apollo_restore.errors import Errors
+from apollo_restore.model.checkpoint import META_FILE
+from apollo_restore.restore.calibration import load_for
+from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.ensemble import Ensemble, LengthPrior
+from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.infini_fill import load_infini
+from apollo_restore.restore.ngram_fill import load_ngram
+from apollo_restore.restore.present import Presented
+
+
+def load_filler(
+    folder: str | Path | None = None,
+    config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
+    use_ngram: bool = True,
+    threads: int | None = None,
+    present: bool = True,
+) -> Presented | Restorer | Ensemble:
+    """The restorer a model folder describes (default: the embedded model).
+
+    With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
+    edition form (the package's form table) and, when the folder has a ``calibration.json``
+    fitted on this very model, calibrated probabilities; ``present=False`` gives the bare
+    filler (for fitting).
+
+    Bare, a folder whose ``apollo_restore.json`` has an ``ensemble`` entry gives an :class:`Ensemble`
+    of its neural model, classical members and a :class:`LengthPrior`; the classical members are
+    either the unbounded-order models on the packaged text index (``"infini": {model options}``,
+    weights ``infini`` and ``infini_backward``), e.g. ``{"infini": {"discount": 0.6},
+    "weights": {"neural": 0.0, "infini": 1.0, "infini_backward": 1.0, "length": 4.0}}``, or
+    n-gram files in the folder (``"ngram": "ngram.npz", "backward": "ngram-backward.npz"``,
+    weights ``ngram`` and ``backward``). Any other folder (or ``use_ngram=False``) gives the
+    plain neural :class:`Restorer`. A member weighted 0 is left out (its search would change
+    no ranking). A member file that is missing is an error, never a silent fall-back to the
+    neural model alone.
+
+    Raises:
+        FileNotFoundError: no model in the folder, or a member file it names is missing (E501).
+        ValueError: an ensemble entry with no classical member (E502).
+    """
+    path = Path(folder) if folder else DEFAULT_MODEL
+    filler = _load_bare(path, config, use_ngram, threads)
+    if not present:
+        return filler
+    return Presented(filler, default_forms(), load_for(path))
+
+
+def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None) -> Restorer | Ensemble:
+    """The folder's filler without presentation (see :func:`load_filler`).
+
+    Raises:
+        FileNotFoundError: a member file the folder names is missing (E501).
+        ValueError: an ensemble entry with no classical member (E502).
+    """
+
+    def load_neural() -> Restorer:
+        return Restorer.load(path, config=config, threads=threads)
+
+    meta_file = path / META_FILE
+    spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
+    if not (use_ngram and spec):
+        return load_neural()
+    weights = spec["weights"]
+    neural = load_neural() if weights["neural"] > 0 else load_neural
+    members: list[tuple[GapFiller, float]] = [(neural, weights["neural"])]
+    if "infini" in spec:
+        for direction, name in (("forward", "infini"), ("backward", "infini_backward")):
+            if weights.get(name, 0.0) > 0:
+                members.append((load_infini(direction, **spec["infini"]), weights[name]))
+    elif "ngram" in spec:
+        for name, weight in (("ngram", "ngram"), ("backward", "backward")):
+            if spec.get(name):
+                file = path / spec[name]
+                if not file.exists():
+                    raise FileNotFoundError(Errors.E501.format(folder=path, member=name, path=file))
+                members.append((load_ngram(file), weights[weight]))
+    else:
+        raise ValueError(Errors.E502.format(folder=path))
+    members.append((LengthPrior(), weights.get("length", 0.0)))
+    members = [(filler, w) for filler, w in members if w > 0]
+    label = "+".join(name for name, w in weights.items() if w > 0)
+    return Ensemble(
+        members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=spec.get("hint_slack", 0)
+    )
