@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from lxml import etree
 
-from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.types import Candidate
 from apollo_restore.web.app import create_app
 from apollo_restore.web.errors import scrub
 from apollo_restore.web.limits import Limits
@@ -168,17 +168,16 @@ def test_api_text_and_k_limits(client):
     )
 
 
-def test_api_busy_server_answers_503_with_retry_after(tiny_restorer):
+def test_api_busy_server_answers_503_with_retry_after():
     """One slot, one place in the queue: of four simultaneous requests, two are refused at once;
     with a long queue, only the request that cannot finish within the time limit is refused."""
-    done = restore_text(tiny_restorer, BGU, k=1)
 
     class Slow:
         name = "slow"
 
-        def restore(self, *args, **kwargs):
-            time.sleep(0.5)
-            return done
+        def candidates(self, prefix, suffix, hint, k=None):
+            time.sleep(0.25)  # BGU has two gaps: half a second a request
+            return [Candidate("αβγ", 1.0, 0.0)]
 
     async def fire(app, n: int) -> list[httpx.Response]:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as c:
@@ -204,10 +203,10 @@ def test_api_restorations_run_off_the_event_loop(tiny_restorer):
     class Slow:
         name = "slow"
 
-        def restore(self, *args, **kwargs):
+        def candidates(self, prefix, suffix, hint, k=None):
             started.set()
-            time.sleep(0.5)
-            return restore_text(tiny_restorer, BGU, k=1)
+            time.sleep(0.25)  # two gaps: half a second
+            return tiny_restorer.candidates(prefix, suffix, hint, 1)
 
     app = create_app(Slow())
 
