@@ -16,7 +16,8 @@ import torch
 from apollo_restore.fim.examples import FimExample
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.train.loop import CHECKPOINT_DIR, METRICS_FILE, TrainConfig, train
+from apollo_restore.train.loop import CHECKPOINT_DIR, TrainConfig, train
+from apollo_restore.train.metrics import METRICS_FILE
 from apollo_restore.train.schedule import lr_at
 
 from ..conftest import MEMORISED, memorise
