@@ -152,3 +152,10 @@ def test_train_warm_restart_continues_the_data_stream(tiny_prepared, tmp_path):
     )
     assert result["rows"] == 3 * 2 + 2 * 2  # rows 6..9: not the first run's rows 0..5 again
     assert result["history"][-1]["step"] == 3
+
+
+def test_train_accumulates_gradients_over_micro_batches(tiny_prepared, tmp_path):
+    result = train(_cfg(tiny_prepared, tmp_path / "run", steps=2, grad_accum=2), progress=False)
+    assert result["step"] == 2 and result["rows"] == 2 * 2 * 2  # steps × grad_accum × batch_size
+    rows = [json.loads(line) for line in (tmp_path / "run" / METRICS_FILE).read_text().splitlines()]
+    assert [r["step"] for r in rows if "loss" in r] == [1, 2]
