@@ -8,12 +8,12 @@ Recipe: the shards' FIM rows (loss on middle + ``[EOS]``), the shared optimiser 
 (:func:`~apollo_restore.train.step.train_step`: AdamW (0.9, 0.95), ε 1e-8, weight decay 0.1 on
 matrices, global-norm clipping at 1.0, gradient accumulation, optional bf16 autocast), linear
 warmup then cosine (:func:`~apollo_restore.train.schedule.lr_at`), optional activation
-checkpointing. With
-``lora=true`` the base weights are frozen (loaded in bf16 when ``bf16=true``) and ``peft``
-adapters (fp32) train on every attention and MLP projection; when the tokenizer needed new FIM
-control tokens (not Mistral's), the embeddings and head train too. At the end the adapter is
-saved in ``out/adapter`` and merged into a full model folder ``out/model`` (``config.json``,
-``model.safetensors``, tokenizer, ``apollo_restore.json``).
+checkpointing. With ``lora=true`` the base weights are frozen (loaded in bf16 when
+``bf16=true``) and ``peft`` adapters (fp32) train on every attention and MLP projection; when
+the tokenizer needed new FIM control tokens (not Mistral's), the embeddings and head train too.
+At the end the adapter is saved in ``out/adapter`` and merged into a full model folder
+``out/model`` (``config.json``, ``model.safetensors``, tokenizer, ``apollo_restore.json``:
+:func:`~apollo_restore.train.writer.save_model_folder`).
 
 This path does not resume a killed run (it keeps no optimiser checkpoint); for long runs use
 :mod:`apollo_restore.scale.train_fsdp`, which also runs as one process
