@@ -16,7 +16,7 @@ import torch
 
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.train.loop import _loss
+from apollo_restore.train.step import fim_loss
 
 
 def tokens_per_second(size: str, bf16: bool, compile_model: bool, steps: int, batch: int, block: int) -> float:
@@ -31,7 +31,7 @@ def tokens_per_second(size: str, bf16: bool, compile_model: bool, steps: int, ba
     times = []
     for i in range(steps + 2):
         started = time.perf_counter()
-        loss, _ = _loss(model, ids, ids, bf16)
+        loss, _ = fim_loss(model, ids, ids, bf16)
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -9,6 +9,8 @@ the test tiers: tests marked ``slow`` or ``distributed`` (spawns torchrun) are s
 
 from __future__ import annotations
 
+import itertools
+import math
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,8 @@ from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.builders import build_model
 from apollo_restore.model.checkpoint import save_model
+from apollo_restore.train.recipe import RecipeConfig
+from apollo_restore.train.step import train_step
 
 SLOW_MARKERS = ("slow", "distributed")
 
@@ -63,17 +67,13 @@ def memorise(
     ids = torch.tensor([r[0] + [tok.pad_id] * (width - len(r[0])) for r in rows])
     labels = torch.tensor([r[1] + [-100] * (width - len(r[1])) for r in rows])
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    options = RecipeConfig(grad_clip=math.inf, bf16=False)  # no clipping, fp32
+    batches = itertools.repeat((ids, labels))
     losses = []
     model.train()
     for _ in range(steps):
-        logits = model(input_ids=ids).logits
-        loss = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100
-        )
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
+        step = train_step(model, opt, batches, options, lr=1e-2, device=ids.device, pad_id=tok.pad_id)
+        losses.append(step.loss.item())
     return model.eval(), tok, losses
 
 

@@ -12,6 +12,7 @@ from evaltoy import SUPPLIED, TOY_TEXT
 from apollo_restore.data.formats import read_gapset, write_gapset
 from apollo_restore.evaluate.gapsets import (
     CONDITIONS,
+    GapId,
     build_from_prepared,
     build_synthetic,
     build_true_lacunae,
@@ -176,3 +177,10 @@ def test_gapsets_from_prepared_and_file_round_trip(toy_prepared, tmp_path):
     assert read_gapset(tmp_path / "g.jsonl") == gaps
     with pytest.raises(ValueError, match="no test documents"):
         build_from_prepared(toy_prepared, "test", ["dclp"], 2)
+
+
+def test_gapsets_parse_gap_id_round_trips_and_refuses_other_ids():
+    gap_id = GapId("ddb", "test", "bgu.1.2", 7, "0", "range", excluded=True)
+    assert str(gap_id) == "ddb:test:bgu.1.2:L07:0:range:ue" and parse_gap_id(str(gap_id)) == gap_id
+    for other in ("ddb:test:bgu.1.2:L¹:0:range", "ddb:test:bgu.1.2:Lx:0:range", "ddb:test:L07:0:range", "user:1"):
+        assert parse_gap_id(other) is None

@@ -148,6 +148,12 @@ def test_random_requests_raise_only_the_projects_errors(text, hints, pins, k):
     assert set(req.hints) == set(range(len(req.hints))) and 1 <= req.k <= RequestLimits().max_k
 
 
+def test_a_superscript_digit_as_gap_number_is_a_numbered_error():
+    """'¹' passes str.isdigit() but not int(): it must be refused as E310-family, not crash."""
+    with pytest.raises(RequestError):
+        RestoreRequest(GREEK, {"¹": 5}, None, 5).validate()
+
+
 def test_restore_text_validates_and_never_reads_silently():
     filler = Echo()
     for bad in ("", "ἔτους δευτέρου", "abc [.3] def"):

@@ -17,7 +17,8 @@ from apollo_restore.fim.examples import FimExample
 from apollo_restore.hint import NO_HINT
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.train.loop import CHECKPOINT_DIR, METRICS_FILE, TrainConfig, train
+from apollo_restore.train.loop import CHECKPOINT_DIR, TrainConfig, train
+from apollo_restore.train.metrics import METRICS_FILE
 from apollo_restore.train.schedule import lr_at
 
 from ..conftest import MEMORISED, memorise
@@ -152,3 +153,10 @@ def test_train_warm_restart_continues_the_data_stream(tiny_prepared, tmp_path):
     )
     assert result["rows"] == 3 * 2 + 2 * 2  # rows 6..9: not the first run's rows 0..5 again
     assert result["history"][-1]["step"] == 3
+
+
+def test_train_accumulates_gradients_over_micro_batches(tiny_prepared, tmp_path):
+    result = train(_cfg(tiny_prepared, tmp_path / "run", steps=2, grad_accum=2), progress=False)
+    assert result["step"] == 2 and result["rows"] == 2 * 2 * 2  # steps × grad_accum × batch_size
+    rows = [json.loads(line) for line in (tmp_path / "run" / METRICS_FILE).read_text().splitlines()]
+    assert [r["step"] for r in rows if "loss" in r] == [1, 2]

@@ -10,7 +10,8 @@ from apollo_restore.config import load_config
 from apollo_restore.data.formats import GapExample, write_gapset
 from apollo_restore.evaluate.selection import restoration_validator
 from apollo_restore.fim.layout import JOIN_V2
-from apollo_restore.train.loop import BEST_DIR, METRICS_FILE, TrainConfig, train
+from apollo_restore.train.loop import BEST_DIR, TrainConfig, train
+from apollo_restore.train.metrics import METRICS_FILE
 
 from ..conftest import MEMORISED
 
@@ -32,7 +33,7 @@ def test_tiny_run_with_workers_and_accuracy_selection(tiny_prepared, tmp_path):
         steps=6,
         batch_size=2,
         block_size=256,
-        workers=2,
+        num_workers=2,
         max_seconds=600,
         eval_every=3,
         eval_rows=2,

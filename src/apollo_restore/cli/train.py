@@ -13,7 +13,8 @@ def train_command(
     override: list[str] = typer.Argument(None, help="key=value overrides, e.g. steps=2000 size=tiny"),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
-    """Train or resume a model (see apollo_restore.train.loop.TrainConfig for every option)."""
+    """Train or resume a model (every option: apollo_restore.train.loop.TrainConfig and its base,
+    apollo_restore.train.recipe.RecipeConfig)."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.config import load_config
     from apollo_restore.train.loop import TrainConfig, train

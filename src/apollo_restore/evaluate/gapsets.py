@@ -81,7 +81,7 @@ def parse_gap_id(gap_id: str) -> GapId | None:
     excluded = parts[-1] == UE_SUFFIX[1:]
     if excluded:
         parts = parts[:-1]
-    if len(parts) < 6 or parts[-1] not in CONDITIONS or not parts[-3].startswith("L") or not parts[-3][1:].isdigit():
+    if len(parts) < 6 or parts[-1] not in CONDITIONS or not parts[-3].startswith("L") or not parts[-3][1:].isdecimal():
         return None
     return GapId(parts[0], parts[1], ":".join(parts[2:-3]), int(parts[-3][1:]), parts[-2], parts[-1], excluded)
 

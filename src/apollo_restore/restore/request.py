@@ -145,7 +145,7 @@ def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tu
         )
     out = []
     for key, value in values.items():
-        if isinstance(key, str) and key.strip().isdigit():
+        if isinstance(key, str) and key.strip().isdecimal():
             key = int(key)
         if not isinstance(key, int) or isinstance(key, bool):
             raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 0")

@@ -36,6 +36,9 @@ import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 
+from apollo_restore.fim.layout import SPM_V1
+from apollo_restore.train.writer import write_model_folder
+
 log = logging.getLogger(__name__)
 
 CHECKPOINTS_DIR = "checkpoints"
@@ -188,7 +191,8 @@ def consolidate(
     plain CPU tensors of the checkpoint's shapes: no model is built, so memory is the model's
     size in ``dtype``. Writes ``config.json``, ``model.safetensors`` (or, past
     ``max_shard_bytes``, ``model-0000i-of-0000n.safetensors`` + index), the tokenizer files and
-    ``apollo_restore.json``, atomically.
+    ``apollo_restore.json`` (layout :data:`~apollo_restore.fim.layout.SPM_V1`, that of every
+    shard folder), atomically (:func:`~apollo_restore.train.writer.write_model_folder`).
 
     Args:
         checkpoint: a ``step-*`` folder, or a run's ``checkpoints`` folder / ``latest`` file.
@@ -203,8 +207,6 @@ def consolidate(
     from torch.distributed.checkpoint import FileSystemReader
     from torch.distributed.checkpoint.metadata import TensorStorageMetadata
     from transformers import AutoConfig, AutoTokenizer
-
-    from apollo_restore.scale.hf_model import write_meta
 
     checkpoint = Path(checkpoint)
     if checkpoint.name == LATEST_FILE or (checkpoint / LATEST_FILE).exists():
@@ -225,25 +227,20 @@ def consolidate(
     if getattr(config, "tie_word_embeddings", False):
         tensors.pop("lm_head.weight", None)  # as save_pretrained does: the embedding is the head
     config.dtype = dtype
-    out = Path(out)
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    config.save_pretrained(str(tmp))
-    _write_safetensors(tensors, tmp, max_shard_bytes, save_file)
-    AutoTokenizer.from_pretrained(str(checkpoint), local_files_only=True).save_pretrained(str(tmp))
+    tokenizer = AutoTokenizer.from_pretrained(str(checkpoint), local_files_only=True)
     trainer = json.loads((checkpoint / TRAINER_FILE).read_text())
-    write_meta(
-        tmp,
-        {
-            "consolidated_from": str(checkpoint),
-            "training": {k: trainer.get(k) for k in ("step", "tokens", "config")},
-            **(meta or {}),
-        },
-    )
-    shutil.rmtree(out, ignore_errors=True)
-    tmp.rename(out)
-    return out
+
+    def fill(tmp: Path) -> None:
+        config.save_pretrained(str(tmp))
+        _write_safetensors(tensors, tmp, max_shard_bytes, save_file)
+        tokenizer.save_pretrained(str(tmp))
+
+    record = {
+        "consolidated_from": str(checkpoint),
+        "training": {k: trainer.get(k) for k in ("step", "tokens", "config")},
+        **(meta or {}),
+    }
+    return write_model_folder(Path(out), SPM_V1, record, fill)
 
 
 def _write_safetensors(tensors: dict[str, torch.Tensor], folder: Path, max_shard_bytes: int | None, save_file) -> None:

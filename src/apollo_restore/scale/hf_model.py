@@ -1,25 +1,51 @@
 """Building blocks shared by the single-process and FSDP fine-tuning recipes for any Hugging
-Face causal LM: load a model folder with the tokenizer of the shards, the FIM loss, AdamW
-parameter groups, and writing a model folder that ``transformers``, vLLM and
-:class:`~apollo_restore.restore.engine.Restorer` (character tokenizer) can load.
+Face causal LM: their common options, and loading a model folder with the tokenizer of the
+shards. The step, the loss and the model-folder writer are those of every recipe
+(:mod:`apollo_restore.train.step`, :mod:`apollo_restore.train.writer`); the folders they write
+load in ``transformers``, vLLM and :class:`~apollo_restore.restore.engine.Restorer` (character
+tokenizer).
 """
 
 from __future__ import annotations
 
-import json
-import shutil
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
-from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.hf_format import HfFim
-from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
-from apollo_restore.model.checkpoint import META_FILE
 from apollo_restore.scale.shards import TOKENIZER_DIR, read_manifest
+from apollo_restore.train.recipe import RecipeConfig
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+@dataclass
+class HfRecipeConfig(RecipeConfig):
+    """Options of a fine-tuning run of a Hugging Face causal LM on FIM shards: those of
+    :class:`~apollo_restore.train.recipe.RecipeConfig` (``batch_size`` 2, ``seed`` 0 here) and
+
+    Attributes:
+        model: local Hugging Face model folder to start from (weights, ``config.json``).
+        shards: training shard folder (:func:`~apollo_restore.scale.shards.export_shards`);
+            its tokenizer is the run's tokenizer.
+        activation_checkpointing: recompute each layer's activations in backward (less memory,
+            ~30% slower).
+    """
+
+    option_name: ClassVar[str] = "option"
+
+    model: str = ""
+    shards: str = ""
+    batch_size: int = 2
+    seed: int = 0
+    activation_checkpointing: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.model or not self.shards:
+            raise ValueError("model and shards are required")
+        super().__post_init__()
 
 
 def shard_tokenizer(shards: Path) -> tuple[Any, HfFim, dict[str, Any]]:
@@ -71,47 +97,3 @@ def enable_activation_checkpointing(model: torch.nn.Module) -> None:
         model.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
     else:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
-
-
-def fim_loss(model: torch.nn.Module, ids: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, int]:
-    """Mean cross-entropy over labelled positions and their number.
-
-    Args:
-        ids: ``(B, T)`` token ids.
-        labels: ``(B, T)``, already shifted: ``labels[b, t]`` is the target of the
-            prediction at ``t``; :data:`IGNORE_INDEX` elsewhere. (So the labels are *not*
-            passed to the model, which would shift them again.)
-    """
-    logits = model(input_ids=ids).logits  # (B, T, V)
-    loss = torch.nn.functional.cross_entropy(
-        logits.float().reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=IGNORE_INDEX
-    )
-    return loss, int((labels != IGNORE_INDEX).sum())
-
-
-def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
-    """Trainable parameters in two AdamW groups: matrices decay, vectors (norms, biases) do not."""
-    params = [p for p in model.parameters() if p.requires_grad]
-    return [
-        {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
-        {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
-    ]
-
-
-def write_meta(folder: Path, meta: dict[str, Any]) -> None:
-    """``apollo_restore.json`` naming the normaliser and FIM layout (read by ``load_model``)."""
-    record = {"normaliser": NORMALISER, "fim_format": SPM_V1.name, **meta}
-    (Path(folder) / META_FILE).write_text(json.dumps(record, ensure_ascii=False, indent=1, default=str))
-
-
-def save_hf_folder(model: torch.nn.Module, tokenizer, folder: Path, meta: dict[str, Any]) -> None:
-    """Atomically write a model folder: ``config.json``, ``model.safetensors``, tokenizer
-    files and ``apollo_restore.json`` (written to ``folder.tmp``, then renamed)."""
-    folder = Path(folder)
-    tmp = folder.with_name(folder.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(str(tmp), safe_serialization=True)
-    tokenizer.save_pretrained(str(tmp))
-    write_meta(tmp, meta)
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.rename(folder)

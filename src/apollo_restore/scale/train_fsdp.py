@@ -7,15 +7,17 @@ Multi-node: the same command on every node with ``--nnodes N --rdzv-backend c10d
 --rdzv-endpoint HOST:29500`` (see ``scripts/slurm/train_fsdp.sbatch``). On CPU the process
 group is gloo, on GPU NCCL, one GPU per process.
 
-Recipe (paper App. G): AdamW (0.9, 0.95), ε 1e-8, weight decay 0.1 on matrices, linear warmup
-then cosine to ``min_lr``, global-norm clipping, fp32 master weights with bf16 compute,
+Recipe (paper App. G): the shared optimiser step (:func:`~apollo_restore.train.step.train_step`:
+AdamW (0.9, 0.95), ε 1e-8, weight decay 0.1 on matrices, global-norm clipping, gradient
+accumulation), linear warmup then cosine to ``min_lr``, fp32 master weights with bf16 compute,
 activation checkpointing, FSDP2 per decoder layer (HSDP with ``shard_size``), data from
 pre-tokenised Parquet shards (:mod:`apollo_restore.scale.shards`), each rank its own rows.
-Rank 0 logs and writes ``metrics.jsonl``. Sharded DCP checkpoints every ``checkpoint_every``
-steps and at the end; a re-launched run resumes from ``out/checkpoints/latest`` (model,
-optimiser, step, data position). At the end rank 0 consolidates the last checkpoint into
-``out/model`` (``config.json``, ``model.safetensors``, tokenizer), which ``transformers``,
-vLLM and — for character-tokenizer models — :class:`~apollo_restore.restore.engine.Restorer` load.
+Rank 0 logs and writes ``metrics.jsonl`` (:mod:`apollo_restore.train.metrics`). Sharded DCP
+checkpoints every ``checkpoint_every`` steps and at the end; a re-launched run resumes from
+``out/checkpoints/latest`` (model, optimiser, step, data position). At the end rank 0
+consolidates the last checkpoint into ``out/model`` (``config.json``, ``model.safetensors``,
+tokenizer), which ``transformers``, vLLM and — for character-tokenizer models —
+:class:`~apollo_restore.restore.engine.Restorer` load.
 
 The single-process recipe is :mod:`apollo_restore.scale.finetune` (LoRA lives there).
 
@@ -27,7 +29,7 @@ averaged per rank, then gradients across ranks, so rows with more labelled token
 
 from __future__ import annotations
 
-import json
+import itertools
 import logging
 import math
 import time
@@ -38,92 +40,68 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from apollo_restore.config import from_mapping
 from apollo_restore.scale import fsdp
 from apollo_restore.scale.hf_model import (
     DTYPES,
+    HfRecipeConfig,
     enable_activation_checkpointing,
-    fim_loss,
     load_causal_lm,
-    param_groups,
     shard_tokenizer,
 )
 from apollo_restore.scale.shards import ShardLoader, ShardReader
+from apollo_restore.train.metrics import METRICS_FILE, MetricsLog, logs_at, train_row
 from apollo_restore.train.schedule import lr_at
+from apollo_restore.train.step import make_optimizer, train_step, validation_loss
 
 log = logging.getLogger("apollo_restore.train_fsdp")
 
-METRICS_FILE = "metrics.jsonl"
 MODEL_DIR = "model"
 
 
 @dataclass
-class FsdpConfig:
-    """Options of a distributed run; saved in every checkpoint.
+class FsdpConfig(HfRecipeConfig):
+    """Options of a distributed run; saved in every checkpoint. Those of
+    :class:`~apollo_restore.scale.hf_model.HfRecipeConfig` (``out``, ``steps``, ``lr``,
+    ``min_lr``, ``warmup``, ``num_workers`` and ``activation_checkpointing`` defaults re-stated
+    here; ``batch_size`` is per rank: global batch = ``batch_size × grad_accum × world_size``
+    rows; ``bf16`` is bf16 compute over fp32 master weights, false on CPU gloo) and
 
     Attributes:
-        model: local Hugging Face model folder to start from (weights, ``config.json``).
-        shards: training shard folder (its tokenizer is the run's tokenizer).
         val_shards: optional validation shard folder.
-        out: run folder (``checkpoints/``, ``metrics.jsonl``, ``model/``).
-        steps: optimiser steps in all (a resumed run continues to this number).
-        batch_size: rows per rank per micro-step; grad_accum: micro-steps per step.
-            Global batch = ``batch_size × grad_accum × world_size`` rows.
-        lr, min_lr, warmup: peak LR, floor, linear-warmup steps (then cosine).
         load_dtype: dtype the weights are read in before sharding (``bfloat16`` halves the CPU
             memory every rank needs while loading; the shards are then upcast to fp32 masters).
-        bf16: bf16 compute over fp32 master weights (GPU; on CPU gloo keep it false).
-        activation_checkpointing: recompute each layer's activations in backward.
         shard_size: 0 = shard over all ranks (FSDP); k = shard within groups of k, replicate
             across groups (HSDP).
+        reshard_after_forward: free each layer's gathered weights after its forward.
         checkpoint_every: steps between sharded checkpoints; keep_checkpoints: how many kept.
         eval_every, eval_rows: validation every so many steps on so many rows per rank.
         consolidate: write ``out/model`` from the last checkpoint at the end (rank 0).
         consolidate_dtype: dtype of the consolidated weights.
-        threads: torch intra-op threads per process (0 = default).
     """
 
-    model: str = ""
-    shards: str = ""
-    val_shards: str | None = None
     out: str = "runs/fsdp"
     steps: int = 10000
-    batch_size: int = 2
-    grad_accum: int = 1
     lr: float = 1e-5
     min_lr: float = 1e-7
     warmup: int = 1500
-    weight_decay: float = 0.1
-    grad_clip: float = 1.0
-    load_dtype: str = "bfloat16"
-    bf16: bool = True
+    num_workers: int = 2
     activation_checkpointing: bool = True
+    val_shards: str | None = None
+    load_dtype: str = "bfloat16"
     shard_size: int = 0
     reshard_after_forward: bool = True
     checkpoint_every: int = 2000
     keep_checkpoints: int = 2
     eval_every: int = 500
     eval_rows: int = 64
-    log_every: int = 10
-    num_workers: int = 2
-    seed: int = 0
-    threads: int = 0
     consolidate: bool = True
     consolidate_dtype: str = "bfloat16"
 
     def __post_init__(self) -> None:
-        if not self.model or not self.shards:
-            raise ValueError("model and shards are required")
-        if self.steps < 1 or self.batch_size < 1 or self.grad_accum < 1 or not 0 <= self.min_lr <= self.lr:
-            raise ValueError("need steps, batch_size, grad_accum ≥ 1 and 0 ≤ min_lr ≤ lr")
+        super().__post_init__()
         for key in ("load_dtype", "consolidate_dtype"):
             if getattr(self, key) not in DTYPES:
                 raise ValueError(f"{key} must be one of {', '.join(DTYPES)}")
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> FsdpConfig:
-        """Build from a mapping; unknown keys raise ``ValueError`` naming them."""
-        return from_mapping(cls, values)
 
 
 class FsdpRecipe:
@@ -148,6 +126,7 @@ class FsdpRecipe:
             self.trainer.update({k: saved[k] for k in ("step", "rows", "tokens", "seconds")})
             self.loader.load_state_dict({"rows": saved["rows"]})
             log.info("resumed from %s at step %d", resume, self.trainer["step"])
+        self.metrics = MetricsLog(self.out / METRICS_FILE, self.trainer["step"]) if self.env.is_main else None
 
     def _setup_model(self) -> None:
         self.tokenizer, self.fim, self.manifest = shard_tokenizer(Path(self.cfg.shards))
@@ -163,9 +142,7 @@ class FsdpRecipe:
         log.info("model %s: %.1fM parameters, sharded over %d ranks", self.cfg.model, n / 1e6, self.env.world_size)
 
     def _setup_optimizer(self) -> None:
-        self.optimizer = torch.optim.AdamW(
-            param_groups(self.model, self.cfg.weight_decay), lr=self.cfg.lr, betas=(0.9, 0.95), eps=1e-8
-        )
+        self.optimizer = make_optimizer(self.model, self.cfg.lr, self.cfg.weight_decay)
 
     def _setup_data(self) -> None:
         cfg, env = self.cfg, self.env
@@ -190,31 +167,19 @@ class FsdpRecipe:
         dist.all_reduce(tensor)
         return float(tensor.item()) / self.env.world_size
 
-    def _autocast(self):
-        # FSDP2's MixedPrecisionPolicy already casts; autocast also covers ops outside layers.
-        return torch.autocast(self.env.device.type, dtype=torch.bfloat16, enabled=self.cfg.bf16)
-
-    @torch.no_grad()
     def validate(self) -> float:
-        """Mean validation loss over ``eval_rows`` rows per rank (all ranks averaged)."""
-        self.model.eval()
-        total = count = 0.0
+        """Mean validation loss over ``eval_rows`` rows per rank (all ranks averaged).
+
+        bf16 autocast as in training: FSDP2's ``MixedPrecisionPolicy`` already casts inside the
+        layers; autocast also covers the ops outside them."""
         loader = torch.utils.data.DataLoader(self.val_reader, batch_size=self.cfg.batch_size)
-        for i, batch in enumerate(loader):
-            if i * self.cfg.batch_size >= self.cfg.eval_rows:
-                break
-            with self._autocast():
-                loss, n = fim_loss(
-                    self.model, batch["input_ids"].to(self.env.device), batch["labels"].to(self.env.device)
-                )
-            total, count = total + loss.item() * n, count + n
-        self.model.train()
-        return self._all_mean(total / max(count, 1))
+        batches = itertools.islice(loader, math.ceil(self.cfg.eval_rows / self.cfg.batch_size))
+        pairs = ((batch["input_ids"], batch["labels"]) for batch in batches)
+        return self._all_mean(validation_loss(self.model, pairs, self.env.device, self.cfg.bf16))
 
     def _log(self, record: dict[str, Any]) -> None:
-        if self.env.is_main:
-            with (self.out / METRICS_FILE).open("a") as fh:
-                fh.write(json.dumps(record) + "\n")
+        if self.metrics is not None:
+            self.metrics.write(record)
             log.info(" ".join(f"{k}={v}" for k, v in record.items()))
 
     def _checkpoint(self) -> Path:
@@ -243,42 +208,24 @@ class FsdpRecipe:
         while self.trainer["step"] < cfg.steps:
             started = time.perf_counter()
             lr = lr_at(self.trainer["step"], cfg.lr, cfg.min_lr, cfg.warmup, cfg.steps)
-            for group in self.optimizer.param_groups:
-                group["lr"] = lr
-            step_loss, tokens = 0.0, 0
-            for _ in range(cfg.grad_accum):
-                ids, labels = next(batches)
-                ids, labels = ids.to(env.device, non_blocking=True), labels.to(env.device, non_blocking=True)
-                with self._autocast():
-                    loss, _ = fim_loss(self.model, ids, labels)
-                if not torch.isfinite(loss):
-                    raise FloatingPointError(f"rank {env.rank}: loss is {loss.item()} at step {self.trainer['step']}")
-                (loss / cfg.grad_accum).backward()
-                step_loss += loss.item() / cfg.grad_accum
-                tokens += int((ids != self.fim.pad_id).sum())
-            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.grad_clip)
-            if hasattr(grad_norm, "full_tensor"):
-                grad_norm = grad_norm.full_tensor()
-            self.optimizer.step()
-            self.optimizer.zero_grad(set_to_none=True)
+            result = train_step(
+                self.model,
+                self.optimizer,
+                batches,
+                cfg,
+                lr=lr,
+                device=env.device,
+                pad_id=self.fim.pad_id,
+                step=self.trainer["step"],
+            )
             elapsed = time.perf_counter() - started
             self.trainer["step"] += 1
-            self.trainer["tokens"] += tokens * env.world_size
+            self.trainer["tokens"] += result.tokens * env.world_size
             self.trainer["seconds"] += elapsed
             step = self.trainer["step"]
-            if step % cfg.log_every == 0 or step == 1 or step == cfg.steps:
-                mean_loss = self._all_mean(step_loss)
-                self._log(
-                    {
-                        "step": step,
-                        "loss": round(mean_loss, 4),
-                        "lr": lr,
-                        "grad_norm": round(float(grad_norm), 4),
-                        "tokens": self.trainer["tokens"],
-                        "tokens_per_s": round(tokens * env.world_size / elapsed, 1),
-                        "seconds": round(self.trainer["seconds"], 2),
-                    }
-                )
+            if logs_at(step, cfg.log_every, step == cfg.steps):
+                mean_loss = self._all_mean(result.loss.item())
+                self._log(train_row(self.trainer, result, mean_loss, lr, elapsed, env.world_size))
             if self.val_reader is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
                 val = self.validate()
                 self._log({"step": step, "val_loss": round(val, 4), "val_bpt": round(val / math.log(2), 4)})

@@ -1,0 +1,82 @@
+"""The shared optimiser step: accumulation, the non-finite guard, parameter groups, validation."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import torch
+
+from apollo_restore.fim.layout import DEFAULT_LAYOUT, IGNORE_INDEX
+from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.model.builders import build_model
+from apollo_restore.train.recipe import RecipeConfig
+from apollo_restore.train.step import make_optimizer, param_groups, train_step, validation_loss
+
+from ..conftest import MEMORISED
+
+TOK = CharTokenizer()
+CPU = torch.device("cpu")
+
+
+def _batch() -> tuple[torch.Tensor, torch.Tensor]:
+    rows = [DEFAULT_LAYOUT.encode(TOK, p, m, s, None, "all") for p, m, s in MEMORISED]
+    width = max(len(ids) for ids, _ in rows)
+    ids = torch.tensor([r[0] + [TOK.pad_id] * (width - len(r[0])) for r in rows])
+    labels = torch.tensor([r[1] + [IGNORE_INDEX] * (width - len(r[1])) for r in rows])
+    return ids, labels
+
+
+def _stepped(grad_accum: int):
+    model = build_model("tiny", TOK, seed=0).train()
+    optimizer = make_optimizer(model, 1e-3, 0.1)
+    cfg = RecipeConfig(grad_accum=grad_accum, bf16=False)
+    result = train_step(model, optimizer, itertools.repeat(_batch()), cfg, lr=1e-3, device=CPU, pad_id=TOK.pad_id)
+    return model, result
+
+
+def test_step_accumulating_a_batch_twice_is_one_step_on_it():
+    once, one = _stepped(1)
+    twice, two = _stepped(2)
+    assert two.rows == 2 * one.rows == 4 and two.tokens == 2 * one.tokens
+    assert two.loss.item() == pytest.approx(one.loss.item(), abs=1e-6)
+    assert float(two.grad_norm) == pytest.approx(float(one.grad_norm), rel=1e-5)
+    for (name, a), b in zip(once.named_parameters(), twice.parameters()):
+        assert torch.allclose(a, b, atol=1e-6), name
+
+
+def test_step_refuses_a_non_finite_loss():
+    model = build_model("tiny", TOK, seed=0).train()
+    ids, labels = _batch()
+    nothing_labelled = torch.full_like(labels, IGNORE_INDEX)  # the mean over no positions is NaN
+    with pytest.raises(FloatingPointError, match="at step 7"):
+        train_step(
+            model,
+            make_optimizer(model, 1e-3, 0.1),
+            iter([(ids, nothing_labelled)]),
+            RecipeConfig(bf16=False),
+            lr=1e-3,
+            device=CPU,
+            pad_id=TOK.pad_id,
+            step=7,
+        )
+
+
+def test_param_groups_decay_trainable_matrices_only():
+    model = build_model("tiny", TOK, seed=0)
+    model.get_input_embeddings().weight.requires_grad_(False)
+    decay, no_decay = param_groups(model, 0.1)
+    assert decay["weight_decay"] == 0.1 and no_decay["weight_decay"] == 0.0
+    assert all(p.dim() >= 2 for p in decay["params"]) and all(p.dim() < 2 for p in no_decay["params"])
+    assert not any(p is model.get_input_embeddings().weight for p in decay["params"])
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    assert len(decay["params"]) + len(no_decay["params"]) == len(trainable)
+
+
+def test_validation_loss_leaves_the_model_training_and_its_weights_alone():
+    model = build_model("tiny", TOK, seed=0).train()
+    before = [p.clone() for p in model.parameters()]
+    loss = validation_loss(model, [_batch(), _batch()], CPU, bf16=False)
+    assert model.training and 0 < loss < 10
+    assert loss == pytest.approx(validation_loss(model, [_batch()], CPU, bf16=False), abs=1e-6)
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
