@@ -8,6 +8,7 @@ import pytest
 from apollo_restore.data.textindex import TextIndex, build_text_index
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import InfiniGram, K
+from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.infini_fill import InfiniFiller, load_infini
 
 TEXTS = [
@@ -85,7 +86,7 @@ def test_infini_marker_cuts_the_context(index: TextIndex) -> None:
 @pytest.mark.parametrize("direction", ["forward", "backward"])
 def test_infini_filler_restores_and_scores_consistently(index: TextIndex, direction: str) -> None:
     filler = load_infini(direction, index)
-    assert isinstance(filler, InfiniFiller)
+    assert isinstance(filler, InfiniFiller) and isinstance(filler, GapFiller) and filler.language_model() is None
     cands = filler.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8))
     assert cands[0].text == "τραιανου" and abs(sum(c.prob for c in cands) - 1) < 1e-9
     scores = filler.score_readings(

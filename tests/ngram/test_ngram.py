@@ -12,7 +12,8 @@ from apollo_restore.fim.examples import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import SYMBOLS, NgramModel, encode
 from apollo_restore.restore.candidates import match_key
-from apollo_restore.restore.ngram_fill import FillConfig, NgramRestorer
+from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.ngram_fill import FillConfig, NgramRestorer, ReversedFiller
 
 SENTENCES = [
     "ετους δευτερου αυτοκρατορος καισαρος μαρκου αυρηλιου αντωνινου σεβαστου μεσορη",
@@ -84,6 +85,11 @@ def test_score_readings_match_search_scores(restorer: NgramRestorer) -> None:
     found = restorer.search(prefix, suffix, Hint.exact(6))[:5]
     scores = restorer.score_readings(prefix, suffix, Hint.exact(6), [text for text, _ in found])
     np.testing.assert_allclose(scores, [s for _, s in found], rtol=1e-9)
+
+
+def test_ngram_fillers_follow_the_protocol(restorer: NgramRestorer) -> None:
+    assert isinstance(restorer, GapFiller) and restorer.language_model() is None
+    assert isinstance(ReversedFiller(restorer), GapFiller) and ReversedFiller(restorer).language_model() is None
 
 
 def test_save_load_round_trip(lm: NgramModel, restorer: NgramRestorer, tmp_path) -> None:

@@ -13,6 +13,7 @@ from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.context import context_of
 from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.filler import GapFiller
 
 from ..conftest import MEMORISED
 
@@ -29,6 +30,11 @@ def test_engine_memorised_passage_at_rank_one(restorer, hint_kind):
         hint = {"none": NO_HINT, "exact": Hint.exact(n), "range": Hint.span(n - 2, n + 1)}[hint_kind]
         cands = restorer.candidates(prefix, suffix, hint)
         assert cands[0].text == middle
+
+
+def test_engine_is_a_gap_filler_with_its_language_model(restorer):
+    assert isinstance(restorer, GapFiller)
+    assert restorer.language_model() == (restorer.model, restorer.tok)  # bits per character reads these
 
 
 def test_engine_probabilities_sorted_and_at_most_one(restorer):

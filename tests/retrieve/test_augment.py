@@ -12,6 +12,7 @@ from apollo_restore.restore.candidates import match_key
 from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented
 from apollo_restore.retrieve.index import ParallelIndex
@@ -84,6 +85,7 @@ def test_augment_count_prior_and_truncation(restorer: Restorer, index: ParallelI
 
 def test_augment_restore_leiden(restorer: Restorer, index: ParallelIndex) -> None:
     rag = RetrievalAugmented(restorer, index, count_weight=1000.0)
+    assert isinstance(rag, GapFiller) and rag.language_model() == restorer.language_model()
     result = restore_text(rag, "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ", k=3)
     gap = result.gaps[0]
     assert gap.candidates[0].text == "τραιανου" and gap.candidates[0].citations and result.model == "tiny+parallels"

@@ -12,6 +12,8 @@ from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.types import Candidate, GapResult, Restoration
 from apollo_restore.scale import vllm_backend
 from apollo_restore.scale.vllm_backend import VllmRestorer, VllmUnavailable, beams_to_readings
@@ -66,6 +68,12 @@ def test_vllm_backend_imports_without_vllm_and_says_what_to_install(monkeypatch)
         VllmRestorer("some/model")
     assert str(err.value) == f"vllm is not installed: {vllm_backend.INSTALL_HINT}"
     assert "pip install 'apollo-restore[vllm]'" in str(err.value) and "GPU" in str(err.value)
+
+
+def test_vllm_backend_is_a_gap_filler_not_a_restorer_subclass():
+    r = _restorer()
+    assert isinstance(r, GapFiller) and not isinstance(r, Restorer)
+    assert r.language_model() is None  # the model runs inside vLLM: no bits per character from here
 
 
 def test_vllm_backend_prompt_is_the_fim_layout():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from apollo_restore.data.table import write_documents
+from apollo_restore.hint import Hint
 from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.train.loop import TrainConfig, train
@@ -57,6 +58,6 @@ def test_tiny_model_fills_held_out_formulaic_gaps(tmp_path):
     hits = 0
     for word in ("απεσχηκεναι", "δραχμας", "καισαρος", "κυριου"):
         at = text.index(word)
-        cands = restorer.candidates(text[:at], text[at + len(word) :], len(word))
+        cands = restorer.candidates(text[:at], text[at + len(word) :], Hint.exact(len(word)))
         hits += cands[0].text == word
     assert hits >= 3, hits

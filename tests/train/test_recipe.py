@@ -10,6 +10,7 @@ from apollo_restore.config import load_config
 from apollo_restore.data.formats import GapExample, write_gapset
 from apollo_restore.evaluate.selection import restoration_validator
 from apollo_restore.fim.layout import JOIN_V2
+from apollo_restore.hint import Hint
 from apollo_restore.train.loop import BEST_DIR, TrainConfig, train
 from apollo_restore.train.metrics import METRICS_FILE
 
@@ -24,7 +25,10 @@ def test_gpu_config_is_a_valid_training_config():
 
 
 def test_tiny_run_with_workers_and_accuracy_selection(tiny_prepared, tmp_path):
-    gaps = [GapExample(f"g{i}", "ddb", "d", p, s, m, len(m), "synthetic") for i, (p, m, s) in enumerate(MEMORISED)]
+    gaps = [
+        GapExample(f"g{i}", "ddb", "d", p, s, m, Hint.exact(len(m)), "synthetic")
+        for i, (p, m, s) in enumerate(MEMORISED)
+    ]
     write_gapset(tmp_path / "gaps.jsonl", gaps)
     cfg = TrainConfig(
         prepared=str(tiny_prepared),
