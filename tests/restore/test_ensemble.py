@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from typer.testing import CliRunner
 
+from apollo_restore.cli.app import app
 from apollo_restore.fim.examples import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import NgramModel
@@ -143,6 +145,8 @@ def test_load_filler_fails_loudly_when_a_member_file_is_missing(memorised_model,
     with pytest.raises(FileNotFoundError) as err:
         load_filler(folder)
     assert str(err.value).startswith("[E501]") and str(folder / missing) in str(err.value)
+    done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
+    assert done.exit_code == 2 and done.output.startswith("error: [E501]"), done.output
     assert isinstance(load_filler(folder, use_ngram=False).inner, Restorer)  # asked for: neural only
     meta["ensemble"] = {"weights": weights}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))

@@ -45,7 +45,7 @@ def restore_command(
         request = RestoreRequest(source, dict(_parse_hint(h) for h in hint or []), None, k).validate()
     except (LeidenError, RequestError) as err:
         _fail(err)
-    restorer = load_filler(model, use_ngram=not neural_only)
+    restorer = _load(load_filler, model, use_ngram=not neural_only)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.retrieve.augment import RetrievalAugmented
@@ -64,6 +64,15 @@ def restore_command(
 def _fail(err: Exception) -> None:
     typer.echo(f"error: {err}", err=True)
     raise typer.Exit(2) from err
+
+
+def _load(load_filler, model: Path | None, **options):
+    """The model folder's filler, or exit 2 with the numbered message when a file it names is
+    missing (``E501``) or its ensemble entry is unusable (``E502``)."""
+    try:
+        return load_filler(model, **options)
+    except (FileNotFoundError, ValueError) as err:
+        _fail(err)
 
 
 def _read_text(text: str | None) -> str:
@@ -160,7 +169,9 @@ def predict_command(
         check_k(k, DEFAULT_REQUEST_LIMITS)
     except RequestError as err:
         _fail(err)
-    restorer = load_filler(model, config=RestoreConfig(k=k, exact_length=exact_length), use_ngram=not neural_only)
+    restorer = _load(
+        load_filler, model, config=RestoreConfig(k=k, exact_length=exact_length), use_ngram=not neural_only
+    )
     try:
         n = predict_file(restorer, gaps, out, k)
     except (RequestError, FormatError) as err:

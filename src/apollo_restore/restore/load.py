@@ -74,6 +74,12 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int 
     spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
     if not (use_ngram and spec):
         return load_neural()
+    if "infini" not in spec and "ngram" not in spec:
+        raise ValueError(Errors.E502.format(folder=path))
+    files = [(name, path / spec[name]) for name in ("ngram", "backward") if "infini" not in spec and spec.get(name)]
+    for name, file in files:  # checked before anything loads: a broken folder fails at once
+        if not file.exists():
+            raise FileNotFoundError(Errors.E501.format(folder=path, member=name, path=file))
     weights = spec["weights"]
     neural = load_neural() if weights["neural"] > 0 else load_neural
     members: list[tuple[GapFiller, float]] = [(neural, weights["neural"])]
@@ -81,15 +87,7 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int 
         for direction, name in (("forward", "infini"), ("backward", "infini_backward")):
             if weights.get(name, 0.0) > 0:
                 members.append((load_infini(direction, **spec["infini"]), weights[name]))
-    elif "ngram" in spec:
-        for name, weight in (("ngram", "ngram"), ("backward", "backward")):
-            if spec.get(name):
-                file = path / spec[name]
-                if not file.exists():
-                    raise FileNotFoundError(Errors.E501.format(folder=path, member=name, path=file))
-                members.append((load_ngram(file), weights[weight]))
-    else:
-        raise ValueError(Errors.E502.format(folder=path))
+    members += [(load_ngram(file), weights[name]) for name, file in files]
     members.append((LengthPrior(), weights.get("length", 0.0)))
     members = [(filler, w) for filler, w in members if w > 0]
     label = "+".join(name for name, w in weights.items() if w > 0)
