@@ -6,7 +6,7 @@ validation split (``benchmarks/ensemble_weights.py``), never on test gaps.
 
     from apollo_restore.restore.ensemble import Ensemble
     ens = Ensemble([(neural, 1.0), (ngram, 0.6)])
-    ens.candidates(prefix, suffix, hint=7)
+    ens.candidates(prefix, suffix, Hint.exact(7))
 """
 
 from __future__ import annotations

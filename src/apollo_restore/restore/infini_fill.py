@@ -2,7 +2,7 @@
 
     from apollo_restore.restore.infini_fill import load_infini
     fwd, bwd = load_infini("forward"), load_infini("backward")   # the packaged text index
-    fwd.candidates("ετους ", " αντωνινου καισαρος", hint=5)       # list[Candidate], best first
+    fwd.candidates("ετους ", " αντωνινου καισαρος", Hint.exact(5))       # list[Candidate], best first
 
 A middle ``m`` scores ``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` (the backward model:
 the same with the text read right to left, the suffix as context and the prefix as what must

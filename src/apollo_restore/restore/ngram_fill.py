@@ -2,7 +2,7 @@
 
     from apollo_restore.restore.ngram_fill import NgramRestorer
     r = NgramRestorer.load("ddb-8.npz")
-    r.candidates("ετους ", " αντωνινου καισαρος", hint=5)   # list[Candidate], best first
+    r.candidates("ετους ", " αντωνινου καισαρος", Hint.exact(5))   # list[Candidate], best first
 
 A middle ``m`` scores ``log P(m | prefix) + log P(suffix[:L] | prefix + m)``: the joint
 probability of ``prefix + m + suffix[:L]`` up to a constant, so middles of different lengths

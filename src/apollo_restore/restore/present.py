@@ -1,7 +1,7 @@
 """What a scholar sees: any gap filler's readings in edition form, flagged and calibrated.
 
     filler = Presented(load_raw_filler(), forms=default_forms(), calibration=Calibration.load(folder))
-    filler.candidates(prefix, suffix, hint=7)   # display forms, unknown words, calibrated probs
+    filler.candidates(prefix, suffix, Hint.exact(7))   # display forms, unknown words, calibrated probs
 
 Scoring is untouched: the wrapped filler ranks ``norm.v1`` readings; this layer adds
 :attr:`Candidate.display` and :attr:`Candidate.unknown_words`, then (with a calibration)
