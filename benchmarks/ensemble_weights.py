@@ -8,8 +8,9 @@ For each validation gap, the neural beam and the forward and backward classical 
 (the unbounded-order models on the packaged text index with ``--infini``, n-gram files otherwise)
 each propose 20 readings; the union is scored by every member (and the length prior) once, and
 saved. A grid of weights is then scored offline: Top-1/Top-20 (uniform-weighted over lengths
-1–20) per hint condition, each member alone on its own beam included. Prints Markdown and the
-best weights, named as in ``apollo_restore.json``'s ensemble section.
+1–20) per hint condition, each member alone on its own beam included; ``letters`` is a per-letter
+bonus where no hint is given (nats per letter, a pseudo-member). Prints Markdown and the best
+weights, named as in ``apollo_restore.json``'s ensemble section.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tqdm import tqdm
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
+from apollo_restore.fim.examples import letter_count
 from apollo_restore.restore.candidates import match_key
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import LengthPrior
@@ -36,9 +38,11 @@ def collect(args) -> list[dict]:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=args.conditions.split(","), seed=11)
     if args.infini:
+        discount = [float(x) for x in args.discount.split(",")]
+        options = {"discount": discount[0] if len(discount) == 1 else discount}
         members = {
-            "infini": load_infini("forward"),
-            "infini_backward": load_infini("backward"),
+            "infini": load_infini("forward", **options),
+            "infini_backward": load_infini("backward", **options),
             "length": LengthPrior(),
         }
     else:
@@ -60,7 +64,9 @@ def collect(args) -> list[dict]:
         }
         rows.append({
             "id": gap.id, "condition": condition_of(gap), "target": gap.target, "readings": readings,
-            "origin": [origin[match_key(r)] for r in readings], **scores,
+            "origin": [origin[match_key(r)] for r in readings],
+            # letters of each reading where no hint is given: a per-letter bonus, as a member
+            "letters": [letter_count(r) if not gap.hint.given else 0 for r in readings], **scores,
         })  # fmt: skip
     return rows
 
@@ -95,6 +101,9 @@ def main() -> None:
     parser.add_argument("--per-length", type=int, default=8)
     parser.add_argument("--conditions", default="exact,none,wrong50")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--discount", default="0.6,1.0,1.3", help="unbounded-order models' D, or D1,D2,D3 (counts 1, 2, 3+)"
+    )
     parser.add_argument("--slack", type=int, default=0, help="members search this many letters beyond the hint")
     parser.add_argument("--no-neural", action="store_true", help="leave the neural model out (scores and pool)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/ensemble-val.jsonl"))
@@ -109,11 +118,14 @@ def main() -> None:
     candidates = [("neural only (its own beam)", {"neural": 1.0}, "neural")] if "neural" in rows[0] else []
     candidates += [(f"{fwd} only (its own beam)", {fwd: 1.0}, fwd), (f"{bwd} only (its own beam)", {bwd: 1.0}, bwd)]
     neural_weights = (0.0,) if "neural" not in rows[0] else (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
-    grid = itertools.product(neural_weights, (1.0,), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0, 2.0, 4.0, 8.0))
-    for w_neural, w_fwd, w_bwd, w_len in grid:
-        weights = {"neural": w_neural, fwd: w_fwd, bwd: w_bwd, "length": w_len}
+    letters = (0.0,) if "letters" not in rows[0] else (0.0, 0.5, 1.0, 2.0)
+    grid = itertools.product(neural_weights, (1.0,), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0, 2.0, 4.0, 8.0), letters)
+    for w_neural, w_fwd, w_bwd, w_len, w_letters in grid:
+        weights = {"neural": w_neural, fwd: w_fwd, bwd: w_bwd, "length": w_len, "letters": w_letters}
         if "neural" not in rows[0]:
             del weights["neural"]
+        if "letters" not in rows[0]:
+            del weights["letters"]
         candidates.append((" + ".join(f"{k} {v}" for k, v in weights.items()), weights, None))
     print(
         f"## Ensemble weights on ddb validation ({len(rows)} gaps, {args.per_length} per length and condition, "

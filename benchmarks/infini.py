@@ -57,10 +57,13 @@ def main() -> None:
         "--ngram", type=Path, action="append", default=[], help="n-gram files to compare (forward or backward)"
     )
     parser.add_argument("--conditions", default="exact,none")
-    parser.add_argument("--discount", type=float, default=0.6)
+    parser.add_argument("--discount", default="0.6,1.0,1.3", help="D, or D1,D2,D3 (counts 1, 2, 3+)")
     parser.add_argument("--max-context", type=int, default=40)
     parser.add_argument("--beam", type=int, default=InfiniConfig.beam)
     parser.add_argument("--suffix-chars", type=int, default=InfiniConfig.suffix_chars)
+    parser.add_argument("--letter-bonus", type=float, default=InfiniConfig.letter_bonus)
+    parser.add_argument("--close", type=int, default=InfiniConfig.close)
+    parser.add_argument("--pool", type=int, default=InfiniConfig.pool)
     parser.add_argument("--only", default="", help="comma-separated row names to run (default: all)")
     args = parser.parse_args()
     if args.build:
@@ -70,25 +73,35 @@ def main() -> None:
     table = load_documents(args.prepared, split=args.split, sources=["ddb"])
     gaps = build_synthetic(table, "ddb", args.split, args.per_length, conditions=conds, seed=11)
     index = TextIndex.open(progress=print)
-    config = InfiniConfig(beam=args.beam, suffix_chars=args.suffix_chars)
-    options = {"discount": args.discount, "max_context": args.max_context}
+    config = InfiniConfig(
+        beam=args.beam, suffix_chars=args.suffix_chars, letter_bonus=args.letter_bonus, close=args.close, pool=args.pool
+    )
+    discount = [float(x) for x in args.discount.split(",")]
+    options = {"discount": discount[0] if len(discount) == 1 else discount, "max_context": args.max_context}
     fwd = load_infini("forward", index, config, **options)
     bwd = load_infini("backward", index, config, **options)
-    fillers = [("unbounded forward", fwd), ("unbounded backward", bwd),
-               ("unbounded forward + backward", Ensemble([(fwd, 1.0), (bwd, 1.0)]))]  # fmt: skip
-    fillers.append(("shipped default (load_filler)", load_filler()))
-    fillers += [(f"n-gram {p.stem}", load_ngram(p)) for p in args.ngram]
-    if len(args.ngram) == 2:
+
+    def ngram_pair() -> Ensemble:
         pair = [load_ngram(p) for p in args.ngram]
-        fillers.append(("n-gram forward + backward", Ensemble([(pair[0], 1.0), (pair[1], 1.0)])))
+        return Ensemble([(pair[0], 1.0), (pair[1], 1.0)])
+
+    # (name, factory): a row's filler is loaded only when the row runs (--only)
+    rows = [("unbounded forward", lambda: fwd), ("unbounded backward", lambda: bwd),
+            ("unbounded forward + backward", lambda: Ensemble([(fwd, 1.0), (bwd, 1.0)])),
+            ("shipped default (load_filler)", load_filler)]  # fmt: skip
+    rows += [(f"n-gram {p.stem}", lambda p=p: load_ngram(p)) for p in args.ngram]
+    if len(args.ngram) == 2:
+        rows.append(("n-gram forward + backward", ngram_pair))
     if args.only:
-        fillers = [(name, f) for name, f in fillers if name in args.only.split(",")]
+        rows = [(name, make) for name, make in rows if name in args.only.split(",")]
     print(f"## ddb {args.split}: {len(gaps)} gaps ({args.per_length} per length 1–20 and condition), "
           f"D = {args.discount}, max context {args.max_context}, beam {args.beam}, suffix {args.suffix_chars}, "
+          f"close {args.close}, pool {args.pool}, letter bonus {args.letter_bonus}, "
           f"{os.cpu_count()} cores\n")  # fmt: skip
     print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in conds) + " | ms p50 | ms p95 |")
     print("|---|" + "---:|" * (len(conds) + 2))
-    for name, filler in fillers:
+    for name, make in rows:
+        filler = make()
         scores: dict[str, list] = {c: [] for c in conds}
         ms = []
         for gap in gaps:

@@ -77,6 +77,10 @@ class Errors:
     E404 = "[E404] no text index in {path}: open it with no path to build the default one from the packaged text"
     E405 = "[E405] {path} holds an index of format/normaliser {found}, this code reads {expected}"
     E406 = "[E406] provenance needs at least {min_run} letters of text; got {letters}"
+    E407 = (
+        "[E407] unbounded-order model discount {discount!r}: "
+        "give D in (0, 1], or (D1, D2, D3) within (0, 1], [0, 2], [0, 3]"
+    )
     # model folders
     E501 = (
         "[E501] {folder}/apollo_restore.json names the ensemble member {member!r} but {path} is missing: "

@@ -54,13 +54,15 @@ def test_infini_counts_match_a_scan_at_every_length(index: TextIndex, context: s
         assert counts[0, ell].tolist() == want.tolist(), ell
 
 
-def _reference(counts: np.ndarray, d: float) -> np.ndarray:
+def _reference(counts: np.ndarray, d: float | tuple[float, float, float]) -> np.ndarray:
     """The interpolation written as the recursion of the module doc, one beam at a time."""
+    d1, d2, d3 = (d, d, d) if isinstance(d, float) else d
     p = np.full(K, 1.0 / K)
     for c in counts:
         n = c.sum()
         if n:
-            p = np.maximum(c - d, 0) / n + d * (c > 0).sum() / n * p
+            disc = np.select([c == 0, c == 1, c == 2], [0.0, d1, d2], d3)
+            p = (c - disc) / n + disc.sum() / n * p
     return p
 
 
@@ -74,6 +76,35 @@ def test_infini_smoothing_sums_to_one_and_follows_the_recursion(index: TextIndex
     # the long context has seen only τ and α next: they take nearly all the mass
     top = np.argsort(-probs[0])[:2]
     assert set(top.tolist()) == {lm.encode("τ")[0], lm.encode("α")[0]}
+
+
+@pytest.mark.parametrize("discount", [(0.5, 1.0, 1.5), (0.9, 0.2, 2.5), (1.0, 2.0, 3.0)])
+def test_infini_count_dependent_discounts_sum_to_one(index: TextIndex, discount: tuple[float, float, float]) -> None:
+    lm = InfiniGram.forward(index, discount=discount)
+    contexts = [lm.encode(t) for t in ("αυτοκρατορος καισαρος ", "σεβαστου μη", "ου", "κ", "")]
+    probs, counts = lm.distribution(lm.start(contexts))
+    assert np.allclose(probs.sum(axis=1), 1.0) and (probs > 0).all()
+    for row, c in zip(probs, counts):
+        assert np.allclose(row, _reference(c, discount))
+    # one discount for every count is plain absolute discounting
+    same = InfiniGram.forward(index, discount=(0.6, 0.6, 0.6)).distribution(lm.start(contexts))[0]
+    assert np.allclose(same, InfiniGram.forward(index, discount=0.6).distribution(lm.start(contexts))[0])
+    # and each step of the filler's score is one of these rows
+    codes = lm.encode("σεβαστου")
+    state = lm.start([lm.encode("καισαρος τραιανου ")])
+    want = 0.0
+    for code in codes:
+        p, c = lm.distribution(state)
+        want += np.log(p[0, code])
+        state = lm.advance(state, c, np.array([code]))
+    got = lm.score(lm.start([lm.encode("καισαρος τραιανου ")]), codes[None, :], np.array([len(codes)]))
+    assert np.allclose(got, [want])
+
+
+@pytest.mark.parametrize("discount", [0.0, 1.5, (0.5, 1.0), (0.5, 2.5, 1.0)])
+def test_infini_bad_discount_is_refused(index: TextIndex, discount) -> None:
+    with pytest.raises(ValueError, match="E407"):
+        InfiniGram.forward(index, discount=discount)
 
 
 def test_infini_marker_cuts_the_context(index: TextIndex) -> None:
@@ -96,6 +127,23 @@ def test_infini_filler_restores_and_scores_consistently(index: TextIndex, direct
     # no hint: the reading's length is chosen by how well it meets the suffix
     free = filler.candidates("του κυριου αυτοκρατορος ", " τραιανου σεβαστου", NO_HINT)
     assert free[0].text == "καισαρος"
+
+
+def test_infini_letter_bonus_only_where_the_length_is_open(index: TextIndex) -> None:
+    plain = load_infini("forward", index)
+    bonus = load_infini("forward", index, InfiniConfig(letter_bonus=1.5))
+    prefix, suffix = "του κυριου αυτοκρατορος ", " σεβαστου"
+    readings = ["καισαρος τραιανου", "καισαρος"]
+    base = plain.score_readings(prefix, suffix, None, readings)
+    # each letter adds the bonus with no hint or a range, nothing with an exact count
+    assert np.allclose(bonus.score_readings(prefix, suffix, None, readings), [base[0] + 1.5 * 16, base[1] + 1.5 * 8])
+    assert np.allclose(bonus.score_readings(prefix, suffix, (5, 20), readings), [base[0] + 1.5 * 16, base[1] + 1.5 * 8])
+    assert np.allclose(bonus.score_readings(prefix, suffix, 8, readings), base)
+    # the search ranks by the same score, whatever hint filled its cache
+    cands = bonus.candidates(prefix, suffix, None)
+    again = bonus.score_readings(prefix, suffix, None, [c.text for c in cands[:3]])
+    assert np.allclose(again, [c.log_score for c in cands[:3]])
+    assert np.allclose(bonus.score_readings(prefix, suffix, 8, readings), base)
 
 
 def test_infini_reading_spelled_as_in_the_corpus(index: TextIndex) -> None:

@@ -20,8 +20,11 @@ of every context length, and advancing by a code narrows each range to the sub-r
 Smoothing: interpolated absolute discounting over every context length that occurs, from the
 uniform distribution up (a long match that recurs at many lengths is trusted the more for it;
 measured on ddb validation against interpolating only where the count changes, and Witten–Bell):
-``P_ℓ(x) = max(c_ℓ(x) − D, 0) / n_ℓ + (D · T_ℓ / n_ℓ) · P_{ℓ−1}(x)``, with ``n_ℓ`` the
-context's count and ``T_ℓ`` its number of distinct continuations; every row sums to 1.
+``P_ℓ(x) = (c_ℓ(x) − D(c_ℓ(x))) / n_ℓ + (Σ_y D(c_ℓ(y)) / n_ℓ) · P_{ℓ−1}(x)``, with ``n_ℓ`` the
+context's count; the discount depends on the count as in modified Kneser–Ney (Chen & Goodman
+1998): ``D(0) = 0``, ``D(1) = D₁``, ``D(2) = D₂``, ``D(c ≥ 3) = D₃`` (one ``D`` for all counts
+is plain absolute discounting, where the back-off weight is ``D · T_ℓ / n_ℓ``, ``T_ℓ`` the
+number of distinct continuations). Every row sums to 1.
 
 A context is cut after its last gap marker (the letters after a lacuna are not evidence for what
 follows the letters before it), and a pattern never spans a document boundary except where the
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from apollo_restore.data.textindex import S_DASH, S_ELLIPSIS, TextIndex, encode_text, sa_ranges, to_stream
+from apollo_restore.errors import Errors
 
 K = 31  # stream codes 0..30
 BOUNDARY = 0
@@ -67,16 +71,31 @@ class InfiniGram:
         text: ``(n,)`` uint8 stream codes (forward, or reversed for right-to-left).
         sa: ``(n,)`` its suffix array (int32, may be memory-mapped).
         max_context: longest context used (codes).
-        discount: ``D`` of the absolute discounting, in (0, 1).
+        discount: ``D`` of the absolute discounting, in (0, 1); or ``(D₁, D₂, D₃)``, the
+            discounts of continuations seen once, twice and more often (``0 < D₁ ≤ 1``,
+            ``0 ≤ D₂ ≤ 2``, ``0 ≤ D₃ ≤ 3``). Default ``(0.6, 1.0, 1.3)``: chosen on ddb validation
+            (BENCHMARKS.md, "Unbounded-order model").
         reverse: whether ``text`` runs right to left (then :meth:`encode` reverses too).
     """
 
     def __init__(
-        self, text: np.ndarray, sa: np.ndarray, max_context: int = 40, discount: float = 0.6, reverse: bool = False
+        self,
+        text: np.ndarray,
+        sa: np.ndarray,
+        max_context: int = 40,
+        discount: float | tuple[float, float, float] | list[float] = (0.6, 1.0, 1.3),
+        reverse: bool = False,
     ):
         self.text = np.r_[np.asarray(text, dtype=np.uint8), np.zeros(1, np.uint8)]  # a 0 past the end
-        self.sa, self.n = sa, len(text)
-        self.max_context, self.discount, self.reverse = max_context, discount, reverse
+        # a plain ndarray view of a memory map: indexing skips np.memmap's per-call wrapping
+        self.sa, self.n = np.asarray(sa), len(text)
+        self.max_context, self.reverse = max_context, reverse
+        d = (float(discount),) * 3 if np.isscalar(discount) else tuple(float(x) for x in discount)
+        if len(d) != 3 or not (0 < d[0] <= 1 and 0 <= d[1] <= 2 and 0 <= d[2] <= 3):
+            raise ValueError(Errors.E407.format(discount=discount))
+        self.discount = d
+        # D(c) for c = 0, 1, 2, 3+ as a lookup table
+        self._discount_of = np.array([0.0, *d], dtype=np.float64)
         self._cache: dict[tuple[int, int], np.ndarray] = {}
 
     @classmethod
@@ -195,7 +214,7 @@ class InfiniGram:
                 inverse.ravel()
             ]
         counts = counts.reshape(b, width, K)
-        return (self._smooth(counts) if probs else None), counts
+        return (self._smooth(counts[:, : _used(state)]) if probs else None), counts
 
     def _weights(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The interpolation as a sum: ``P(x) = Σ_ℓ a_ℓ(x) · R_ℓ + R_{−1} / K``.
@@ -208,9 +227,9 @@ class InfiniGram:
         n = counts.sum(axis=2)  # (B, L+1)
         use = n > 0
         safe = np.where(use, n, 1).astype(np.float64)[:, :, None]
-        a = np.where(use[:, :, None], np.maximum(counts - self.discount, 0.0) / safe, 0.0)
-        types = (counts > 0).sum(axis=2)
-        backoff = np.where(use, self.discount * types / safe[:, :, 0], 1.0)  # (B, L+1)
+        d = self._discount_of[np.minimum(counts, 3)]  # (B, L+1, K): D(c)
+        a = np.where(use[:, :, None], (counts - d) / safe, 0.0)
+        backoff = np.where(use, d.sum(axis=2) / safe[:, :, 0], 1.0)  # (B, L+1)
         # R_ℓ = Π_{j > ℓ} backoff_j, for ℓ = −1 .. L
         tail = np.cumprod(backoff[:, ::-1], axis=1)[:, ::-1]  # (B, L+1): Π_{j ≥ ℓ}
         r = np.concatenate([tail, np.ones((len(n), 1))], axis=1)  # (B, L+2): column ℓ+1 is Π_{j > ℓ}
@@ -239,14 +258,16 @@ class InfiniGram:
             (a marker empties every length but 0).
         """
         b, width = state.lo.shape
+        u = min(_used(state), width - 1)  # lengths ≥ u are empty in every beam, so stay empty one longer
         rows = np.arange(b)
-        before = np.cumsum(counts, axis=2) - counts  # (B, L+1, K): rows before each code
-        start = state.lo[:, :-1] + before[rows, :, symbols][:, :-1]
-        size = counts[rows, :, symbols][:, :-1]
+        counts = counts[:, :u]
+        before = np.cumsum(counts, axis=2) - counts  # (B, u, K): rows before each code
+        start = state.lo[:, :u] + before[rows, :, symbols]
+        size = counts[rows, :, symbols]
         lo = np.zeros_like(state.lo)
         hi = np.zeros_like(state.hi)
         hi[:, 0] = self.n
-        lo[:, 1:], hi[:, 1:] = start, start + size
+        lo[:, 1 : u + 1], hi[:, 1 : u + 1] = start, start + size
         marker = (symbols == S_DASH) | (symbols == S_ELLIPSIS)
         lo[marker, 1:] = hi[marker, 1:] = 0
         return State(lo, hi)
@@ -268,10 +289,17 @@ class InfiniGram:
             sub = state.take(live)
             _, counts = self.distribution(sub, probs=False)
             sym = seqs[live, t]
-            total[live] += np.log(self._prob_of(counts, sym))
+            total[live] += np.log(self._prob_of(counts[:, : _used(sub)], sym))
             stepped = self.advance(sub, counts, sym)
             state.lo[live], state.hi[live] = stepped.lo, stepped.hi
         return total
+
+
+def _used(state: State) -> int:
+    """``W``: the context lengths ``0 .. W − 1`` hold every non-empty range of ``state`` (the
+    longer ones are empty in every beam, so the smoothing and the stepping may skip them)."""
+    deep = np.flatnonzero((state.hi > state.lo).any(axis=0))
+    return int(deep[-1]) + 1 if len(deep) else 1
 
 
 def _after_marker(codes: np.ndarray) -> np.ndarray:
