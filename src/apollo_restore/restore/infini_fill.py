@@ -6,8 +6,8 @@
 
 A middle ``m`` scores ``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` (the backward model:
 the same with the text read right to left, the suffix as context and the prefix as what must
-follow), so middles of different lengths compete fairly; where the hint leaves the length open,
-``letter_bonus`` nats per letter offset the model's own preference for short middles. The model
+follow), so middles of different lengths compete fairly; with no hint, ``letter_bonus`` nats per
+letter may offset the model's own preference for short middles. The model
 sees letters only (σ-folded); the suffix is cut at its first gap marker, and an empty one scores
 the end of the document.
 
@@ -19,6 +19,7 @@ spelling of its first occurrence in the training text (spaces, final sigma) when
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
@@ -47,10 +48,11 @@ class InfiniConfig:
         pool: finished middles kept.
         close: beams closed (suffix scored) per step, best first; more when fewer letter counts
             are allowed, so that the closings can fill the pool.
-        letter_bonus: nats added per letter of a reading when the hint leaves its length open
-            (no hint, or a range): the model's joint probability of prefix + middle + suffix
-            carries a length prior that falls off about geometrically (each letter costs its
-            surprisal), which favours short readings; chosen on ddb validation.
+        letter_bonus: nats added per letter of a reading when there is no hint: the model's
+            joint probability of prefix + middle + suffix carries a length prior that falls
+            off about geometrically (each letter costs its surprisal), which favours short
+            readings. 0 for the member alone (measured on ddb validation: any bonus loses more
+            short gaps than it wins long ones); an ensemble may set it (model folder).
     """
 
     beam: int = 32
@@ -60,11 +62,6 @@ class InfiniConfig:
     pool: int = 60
     close: int = 12
     letter_bonus: float = 0.0
-
-
-def _open(hint: Hint) -> bool:
-    """Whether ``hint`` leaves the reading's letter count open (no hint, or a range)."""
-    return hint is None or isinstance(hint, tuple)
 
 
 class InfiniFiller:
@@ -132,11 +129,10 @@ class InfiniFiller:
         total = np.concatenate([c[2] for c in closing])
         seqs = np.broadcast_to(tail, (len(middles), len(tail)))
         total = total + self.model.score(states, seqs, np.full(len(middles), len(tail)))
-        if _open(hint):
-            total = total + cfg.letter_bonus * np.array([len(m) for m in middles])
+        bonus = cfg.letter_bonus if not hint.given else 0.0
+        total = total + bonus * np.array([len(m) for m in middles])
         order = np.argsort(-total, kind="stable")[: cfg.pool]
         # cached without the bonus: score_readings adds it for its own hint
-        bonus = cfg.letter_bonus if _open(hint) else 0.0
         self._scored = (
             (prefix, suffix),
             {middles[i].tobytes(): float(total[i]) - bonus * len(middles[i]) for i in order},
@@ -166,8 +162,8 @@ class InfiniFiller:
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` for each reading ``m`` (nats;
-        the backward model reads right to left), plus ``letter_bonus`` per letter when ``hint``
-        leaves the length open: the quantity :meth:`search` ranks by."""
+        the backward model reads right to left), plus ``letter_bonus`` per letter when there is
+        no hint: the quantity :meth:`search` ranks by."""
         if not readings:
             return []
         codes = [self.model.encode(r) for r in readings]
@@ -185,7 +181,7 @@ class InfiniFiller:
             state = State(np.repeat(start.lo, len(seqs), axis=0), np.repeat(start.hi, len(seqs), axis=0))
             for i, score in zip(todo, self.model.score(state, seq, np.array([len(s) for s in seqs])).tolist()):
                 scores[i] = score
-        bonus = self.config.letter_bonus if _open(hint) else 0.0
+        bonus = self.config.letter_bonus if not hint.given else 0.0
         return [score + bonus * len(c) for score, c in zip(scores, codes)]
 
     def language_model(self) -> None:
@@ -197,11 +193,19 @@ def load_infini(
     direction: Literal["forward", "backward"],
     index: TextIndex | None = None,
     config: InfiniConfig = InfiniConfig(),
-    **model_options,
+    **options,
 ) -> InfiniFiller:
     """The unbounded-order filler over ``index`` (default: the packaged text index, built in the
-    user cache on first use) in one direction."""
+    user cache on first use) in one direction.
+
+    ``options`` are :class:`InfiniGram` arguments (``discount``, ``max_context``) or
+    :class:`InfiniConfig` fields, which replace ``config``'s (so that a model folder's
+    ``"infini"`` entry can set both).
+    """
     index = index or TextIndex.shared()
+    fields = {f.name for f in dataclasses.fields(InfiniConfig)}
+    config = dataclasses.replace(config, **{k: v for k, v in options.items() if k in fields})
+    model_options = {k: v for k, v in options.items() if k not in fields}
     model = (
         InfiniGram.forward(index, **model_options)
         if direction == "forward"
