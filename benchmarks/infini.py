@@ -9,7 +9,8 @@ letter count 1–20), exact hint and no hint. Rows: each filler alone on its own
 backward members as an :class:`~apollo_restore.restore.ensemble.Ensemble` (weights 1, 1), and the
 shipped default (``load_filler()``: what ``apollo-restore restore`` runs, all its members).
 W.Top-1 / W.Top-20 are uniform-weighted over lengths 1–20 (``evaluate.metrics.uniform``); ms are
-per gap, p50 and p95, wall-clock. Prints Markdown.
+per gap, p50 and p95, wall-clock, and the p50 of the process's CPU time per gap (less sensitive
+to other jobs on the machine; NumPy runs single-threaded here). Prints Markdown.
 """
 
 from __future__ import annotations
@@ -98,20 +99,26 @@ def main() -> None:
           f"D = {args.discount}, max context {args.max_context}, beam {args.beam}, suffix {args.suffix_chars}, "
           f"close {args.close}, pool {args.pool}, letter bonus {args.letter_bonus}, "
           f"{os.cpu_count()} cores\n")  # fmt: skip
-    print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in conds) + " | ms p50 | ms p95 |")
-    print("|---|" + "---:|" * (len(conds) + 2))
+    print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in conds) + " | ms p50 | ms p95 | CPU ms p50 |")
+    print("|---|" + "---:|" * (len(conds) + 3))
     for name, make in rows:
         filler = make()
         scores: dict[str, list] = {c: [] for c in conds}
-        ms = []
+        ms, cpu = [], []
         for gap in gaps:
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, 20)
             ms.append((time.perf_counter() - started) * 1000)
+            cpu.append((time.process_time() - cpu_started) * 1000)
             scores[condition_of(gap)].append(score_gap(gap.target, [c.text for c in cands]))
         cells = [f"{uniform(scores[c]).top1:.3f} / {uniform(scores[c]).top20:.3f}" for c in conds]
         q = statistics.quantiles(ms, n=20)
-        print(f"| {name} | " + " | ".join(cells) + f" | {statistics.median(ms):.0f} | {q[18]:.0f} |", flush=True)
+        print(
+            f"| {name} | "
+            + " | ".join(cells)
+            + f" | {statistics.median(ms):.0f} | {q[18]:.0f} | {statistics.median(cpu):.0f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
