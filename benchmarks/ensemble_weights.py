@@ -28,8 +28,9 @@ from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.fim.examples import letter_count
 from apollo_restore.restore.candidates import match_key
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import LengthPrior
+from apollo_restore.restore.ensemble import LengthPrior, member_config
 from apollo_restore.restore.infini_fill import load_infini
 from apollo_restore.restore.ngram_fill import load_ngram
 
@@ -48,7 +49,9 @@ def collect(args) -> list[dict]:
     else:
         members = {"ngram": load_ngram(args.ngram), "backward": load_ngram(args.backward), "length": LengthPrior()}
     if not args.no_neural:
-        members["neural"] = Restorer.load(args.model, threads=args.threads)
+        # searched as in the shipped ensemble: the hint widened once (by --slack), no slack of its own
+        search = member_config(DEFAULT_RESTORE_CONFIG)
+        members["neural"] = Restorer.load(args.model, config=search, threads=args.threads)
     rows = []
     for gap in tqdm(gaps, desc="score pool"):
         pool: dict[str, str] = {}

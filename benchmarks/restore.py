@@ -4,8 +4,10 @@
 
 For gaps of 1, 5, 10 and 20 letters cut from ddb validation documents with 250 characters of
 context each side (500 in all), k = 20, exact hints: p50/p95 latency of ``Restorer.candidates``
-(the neural model alone) and of the shipped filler (``load_filler``). Prints Markdown. The machine
-may be shared: compare rows of one run, not runs.
+(the neural model alone) and of the shipped filler (``load_filler``), in wall and in CPU
+milliseconds (process time: on a shared machine, less sensitive to the other jobs than wall
+time; with one thread the two agree on an idle machine). Prints Markdown. Compare rows of one
+run, not runs; to compare two source trees, run this file with ``PYTHONPATH`` set to each.
 """
 
 from __future__ import annotations
@@ -46,21 +48,21 @@ def main() -> None:
         f"({restorer.layout.name}, join {args.join_chars or 'layout'}) "
         f"and shipped `{shipped.name}`, k = {args.k}, {args.threads} thread(s), 500-character context\n"
     )
-    print("| gap letters | neural p50 ms | p95 ms | shipped p50 ms | p95 ms |")
-    print("|---:|---:|---:|---:|---:|")
+    print("| gap letters | neural p50 ms | p95 ms | CPU p50 ms | shipped p50 ms | p95 ms | CPU p50 ms |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for length in (1, 5, 10, 20):
         gaps = build_synthetic(table, "ddb", "validation", args.gaps, conditions=("exact",), lengths=[length], seed=7)
-        neural, ens = [], []
+        neural, ens, neural_cpu, ens_cpu = [], [], [], []
         for gap in gaps:
-            started = time.perf_counter()
-            restorer.candidates(gap.prefix, gap.suffix, gap.hint, args.k)
-            neural.append((time.perf_counter() - started) * 1000)
-            started = time.perf_counter()
-            shipped.candidates(gap.prefix, gap.suffix, gap.hint, args.k)
-            ens.append((time.perf_counter() - started) * 1000)
+            for filler, wall, cpu in ((restorer, neural, neural_cpu), (shipped, ens, ens_cpu)):
+                started, started_cpu = time.perf_counter(), time.process_time()
+                filler.candidates(gap.prefix, gap.suffix, gap.hint, args.k)
+                wall.append((time.perf_counter() - started) * 1000)
+                cpu.append((time.process_time() - started_cpu) * 1000)
         print(
             f"| {length} | {percentile(neural, 50):.0f} | {percentile(neural, 95):.0f} | "
-            f"{percentile(ens, 50):.0f} | {percentile(ens, 95):.0f} |"
+            f"{percentile(neural_cpu, 50):.0f} | {percentile(ens, 50):.0f} | {percentile(ens, 95):.0f} | "
+            f"{percentile(ens_cpu, 50):.0f} |"
         )
 
 

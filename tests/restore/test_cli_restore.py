@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -83,3 +85,18 @@ def test_cli_predict_refuses_absurd_hints(tmp_path):
         list(predict(object(), read_gapset(gaps), k=5, progress=False))
     with pytest.raises(RequestError, match="E305"):
         list(predict(object(), [], k=0, progress=False))
+
+
+def test_loading_the_embedded_model_does_not_import_transformers():
+    """A CLI call loads the neural model from safetensors: importing ``transformers`` (≈ 1.5 s)
+    is left to reports that ask for the Hugging Face model."""
+    code = (
+        "import sys\n"
+        "from apollo_restore.hint import Hint\n"
+        "from apollo_restore.restore.engine import Restorer\n"
+        "r = Restorer.load()\n"
+        "r.candidates('ετους ', ' αντωνινου καισαρος', Hint.exact(3), 2)\n"
+        "print(int('transformers' in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0"

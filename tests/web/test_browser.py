@@ -47,15 +47,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextlib.contextmanager
 def serving(filler):
     """The app of ``filler`` on loopback in a background thread; yields its base URL."""
+    return serving_app(filler, None)
+
+
+@contextlib.contextmanager
+def serving_app(filler, parallels):
+    """The app of ``filler`` (and ``parallels``) on loopback in a background thread; yields its base URL."""
     import uvicorn
 
     from apollo_restore.web.app import create_app
 
     port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(filler), host="127.0.0.1", port=port, log_level="warning"))
+    app = create_app(filler, parallels=parallels)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -188,4 +194,41 @@ def test_browser_edition_forms_calibration_and_alternatives(presented_stub, brow
         shot = os.environ.get("APOLLO_RESTORE_SCREENSHOT_FORMS")
         if shot:
             page.screenshot(path=shot, full_page=True)
+        page.close()
+
+
+class _StubIndex:
+    """A parallel-passage index with one known reading (κυριωι in two ddb documents)."""
+
+    doc_ids = ["p.oxy.1.100", "bgu.2.300"]
+    doc_sources = ["ddb", "ddb"]
+
+    def gap_parallels(self, prefix, suffix, limit):
+        from apollo_restore.hint import NO_HINT
+        from apollo_restore.retrieve.types import BetweenGroup, GapParallels
+
+        group = BetweenGroup("κυριωι", count=3, n_docs=2, docs=list(self.doc_ids))
+        return GapParallels("τωι", "χαιρειν", 3, NO_HINT, [group], 3)
+
+
+def test_browser_parallels_show_edition_forms_and_link_their_editions(presented_stub, browser):
+    """Parallel passages: the reading in edition form, each document id a link to papyri.info."""
+    from apollo_restore.data.orthography import EditionForms
+    from apollo_restore.web.parallels import IndexParallels
+
+    parallels = IndexParallels(_StubIndex(), EditionForms.from_forms(["κυρίῳ", "τῷ", "χαίρειν"]))
+    with serving_app(presented_stub, parallels) as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url + "/")
+        page.wait_for_selector("#server-status:has-text('parallel passages available')")
+        page.fill("#leiden", "τῷ [.6] χαίρειν")
+        page.click("#restore")
+        page.wait_for_selector("#parallels-0 li")
+        item = page.locator("#parallels-0 li").first
+        assert item.locator(".reading").inner_text() == "κυρίῳ"
+        links = item.locator("a")
+        assert links.all_inner_texts() == ["p.oxy.1.100", "bgu.2.300"]
+        assert links.first.get_attribute("href") == "https://papyri.info/ddbdp/p.oxy;1;100"
+        assert links.nth(1).get_attribute("href") == "https://papyri.info/ddbdp/bgu;2;300"
+        assert links.first.get_attribute("rel") == "noopener"
         page.close()

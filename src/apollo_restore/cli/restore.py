@@ -29,6 +29,12 @@ def restore_command(
     parallels: bool = typer.Option(
         False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
     ),
+    threads: int = typer.Option(
+        1,
+        "--threads",
+        min=1,
+        help="Torch threads (one gap's matrices are small: on 2 cores a second thread mostly waits).",
+    ),
 ) -> None:
     """Restore every lacuna of a Leiden text and print ranked candidates with probabilities.
 
@@ -45,7 +51,7 @@ def restore_command(
         request = RestoreRequest(source, dict(_parse_hint(h) for h in hint or []), None, k).validate()
     except (LeidenError, RequestError) as err:
         _fail(err)
-    restorer = _load(load_filler, model, use_ngram=not neural_only)
+    restorer = _load(load_filler, model, use_ngram=not neural_only, threads=threads)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.retrieve.augment import RetrievalAugmented
@@ -157,6 +163,12 @@ def predict_command(
     parallels: bool = typer.Option(
         False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
     ),
+    threads: int = typer.Option(
+        1,
+        "--threads",
+        min=1,
+        help="Torch threads (one gap's matrices are small: on 2 cores a second thread mostly waits).",
+    ),
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -170,7 +182,11 @@ def predict_command(
     except RequestError as err:
         _fail(err)
     restorer = _load(
-        load_filler, model, config=RestoreConfig(k=k, exact_length=exact_length), use_ngram=not neural_only
+        load_filler,
+        model,
+        config=RestoreConfig(k=k, exact_length=exact_length),
+        use_ngram=not neural_only,
+        threads=threads,
     )
     try:
         n = predict_file(restorer, gaps, out, k)

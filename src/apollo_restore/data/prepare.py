@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from apollo_restore.data.dedup import RUN, duplicate_fraction, shingles
+from apollo_restore.data.dedup import RUN, duplicate_fraction, shingles, sorted_unique
 from apollo_restore.data.document import SOURCES, Document, Lacuna, Text, render
 from apollo_restore.data.normalise import GREEK_LETTERS, NORMALISER
 from apollo_restore.data.readers.archive import SkipLog, iter_files
@@ -235,7 +235,7 @@ def _drop_near_duplicates(
     rows: list[dict[str, Any]], threshold: float, progress: bool
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     train = [shingles(r["text"]) for r in rows if r["split"] == "train"]
-    reference = np.unique(np.concatenate(train)) if train else np.empty(0, dtype=np.uint64)
+    reference = sorted_unique(np.concatenate(train)) if train else np.empty(0, dtype=np.uint64)
     kept, dropped = [], defaultdict(int)
     for row in tqdm(rows, desc="dedup", unit="doc", disable=not progress):
         if row["split"] != "train" and duplicate_fraction(shingles(row["text"]), reference) >= threshold:

@@ -19,20 +19,14 @@ from safetensors.torch import load_file, save_file
 from transformers.utils import logging as hf_logging
 
 from apollo_restore.data.normalise import NORMALISER
-from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
+from apollo_restore.fim.layout import DEFAULT_LAYOUT
 from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.model.folder import META_FILE, layout_of, read_meta  # noqa: F401  (re-exported)
 
 hf_logging.disable_progress_bar()  # no per-file bars when saving or loading small models
 
-META_FILE = "apollo_restore.json"
 OPTIMIZER_FILE = "optimizer.safetensors"
 TRAINER_FILE = "trainer.json"
-
-
-def layout_of(meta: dict[str, Any]) -> FimLayout:
-    """The FIM layout a model folder's metadata names (folders from before v2 lack the
-    field only if they predate it; they used ``fim.spm.v1``)."""
-    return layout_named(meta.get("fim_format", "apollo_restore fim.spm.v1"))
 
 
 def save_model(model: torch.nn.Module, tok: CharTokenizer, folder: Path, meta: dict[str, Any]) -> None:
@@ -76,15 +70,7 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
     from transformers import AutoModelForCausalLM
 
     folder = Path(folder)
-    if not (folder / "config.json").exists():
-        raise FileNotFoundError(f"no model folder at {folder} (config.json missing)")
-    meta = json.loads((folder / META_FILE).read_text()) if (folder / META_FILE).exists() else {}
-    if meta.get("normaliser", NORMALISER) != NORMALISER:
-        raise ValueError(f"{folder} was trained with normaliser {meta['normaliser']!r}; this code uses {NORMALISER!r}")
-    if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:
-        raise ValueError(
-            f"{folder} was trained with fim_format {meta['fim_format']!r}; this code knows {', '.join(LAYOUTS)}"
-        )
+    meta = read_meta(folder)
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype)
     model.eval()
     return model, CharTokenizer.load(folder), meta

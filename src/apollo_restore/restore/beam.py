@@ -1,8 +1,9 @@
 """Beam search over a gap's middle, scoring the join with the text after the gap.
 
-The prompt (the layout's tokens before the middle) runs once; each step then feeds one token
-per live row through :class:`~apollo_restore.model.lean.LeanDecoder`, which keeps the prompt's
-keys and values once for all rows. A row is either *free* (still
+The prompt (the layout's tokens before the middle) runs once (the caller runs it, so that the
+same gap's readings can be scored after it too); each step then feeds one token per live row
+through :class:`~apollo_restore.model.lean.LeanDecoder`, which keeps the prompt's keys and
+values once for all rows. A row is either *free* (still
 writing the middle) or *joining*: when a free row may end (its letter count fits the bound) it
 also spawns a joining row that is forced through the layout's join tokens (the first ``J``
 characters of the suffix, or ``[EOS]``). A candidate's score is ``log P(m + join | prompt)``
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 import torch
 
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.model.lean import LeanDecoder
+from apollo_restore.model.lean import LeanDecoder, LeanModel, Prompt
 
 
 @dataclass(frozen=True)
@@ -83,11 +84,11 @@ class _Alphabet:
         self.separator_ids = frozenset(separators)
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def beam_search(
-    model: torch.nn.Module,
+    model: LeanModel,
     tok: CharTokenizer,
-    prompt: list[int],
+    prompt: Prompt,
     join: list[int],
     k: int = 20,
     bound: LengthBound = LengthBound(40),
@@ -95,9 +96,9 @@ def beam_search(
     """The ``k`` best middles for ``prompt`` followed by ``join``.
 
     Args:
-        model: a causal LM returning ``logits`` ``(B, T, V)`` and a KV cache.
+        model: the character model.
         tok: its tokenizer.
-        prompt: the layout's tokens before the middle.
+        prompt: the layout's tokens before the middle, already run (:meth:`LeanModel.prompt`).
         join: tokens scored after the middle (at least one).
         k: free rows kept per step and candidates returned.
         bound: allowed letter counts and their penalty.
@@ -106,9 +107,9 @@ def beam_search(
         Up to ``k`` beams, best first. A middle starts and ends on a letter, holds at least one,
         and never two separators in a row.
     """
-    device = next(model.parameters()).device
-    decoder = LeanDecoder(model)
-    logits = decoder.start(prompt)
+    device = model.device
+    decoder = LeanDecoder(model, prompt)
+    logits = prompt.logits
     alphabet = _Alphabet(tok, logits.size(-1), device)
     rows = [_Row((), 0.0, 0, True)]
     finished: list[Beam] = []

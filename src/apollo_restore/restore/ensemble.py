@@ -12,6 +12,7 @@ validation split (``benchmarks/ensemble_weights.py``), never on test gaps.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from apollo_restore.fim.examples import letter_count
 from apollo_restore.hint import NO_HINT, Hint
@@ -37,6 +38,13 @@ class LengthPrior:
 
     def language_model(self) -> None:
         return None
+
+
+def member_config(config: RestoreConfig) -> RestoreConfig:
+    """A neural member's search settings: no slack of its own. The ensemble widens the hint
+    for every member (``Ensemble.hint_slack``, :meth:`Hint.widen`), the one place a hint is
+    widened; a member adding its own slack on top would search 2 × slack letters either side."""
+    return replace(config, hint_slack=0)
 
 
 class Ensemble:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors
-from apollo_restore.model.checkpoint import META_FILE
+from apollo_restore.model.folder import META_FILE
 from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import Ensemble, LengthPrior
+from apollo_restore.restore.ensemble import Ensemble, LengthPrior, member_config
 from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.infini_fill import load_infini
 from apollo_restore.restore.ngram_fill import load_ngram
@@ -67,8 +67,8 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int 
         ValueError: an ensemble entry with no classical member (E502).
     """
 
-    def load_neural() -> Restorer:
-        return Restorer.load(path, config=config, threads=threads)
+    def load_neural(search: RestoreConfig = config) -> Restorer:
+        return Restorer.load(path, config=search, threads=threads)
 
     meta_file = path / META_FILE
     spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
@@ -81,7 +81,8 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int 
         if not file.exists():
             raise FileNotFoundError(Errors.E501.format(folder=path, member=name, path=file))
     weights = spec["weights"]
-    neural = load_neural() if weights["neural"] > 0 else load_neural
+    search = member_config(config)  # the ensemble widens the hint; the neural member adds no slack
+    neural = load_neural(search) if weights["neural"] > 0 else lambda: load_neural(search)
     members: list[tuple[GapFiller, float]] = [(neural, weights["neural"])]
     if "infini" in spec:
         for direction, name in (("forward", "infini"), ("backward", "infini_backward")):

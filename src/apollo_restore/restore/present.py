@@ -4,20 +4,51 @@
     filler.candidates(prefix, suffix, Hint.exact(7))   # display forms, unknown words, calibrated probs
 
 Scoring is untouched: the wrapped filler ranks ``norm.v1`` readings; this layer adds
-:attr:`Candidate.display` and :attr:`Candidate.unknown_words`, then (with a calibration)
-demotes readings that leave an unknown word and calibrates the probabilities.
+:attr:`Candidate.display` and :attr:`Candidate.unknown_words`, demotes *truncated* readings
+(the gap's last word is not a word the editions spell although the text after the gap starts a
+new word: ``τραπ`` before a space) by :data:`TRUNCATED_FACTOR`, then (with a calibration)
+calibrates the probabilities.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
+from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.calibration import Calibration
 from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.filler import GapFiller, LanguageModel
 from apollo_restore.restore.types import Candidate
+
+#: probability factor of a truncated reading (before calibration), chosen for Top-1 on ddb
+#: validation gaps by ``benchmarks/truncation.py`` (BENCHMARKS.md, "Truncated readings")
+TRUNCATED_FACTOR = 1.0
+_LAST_WORD = re.compile(f"[{GREEK_LETTERS}]+$")
+
+
+def is_truncated(candidate: Candidate, prefix: str, suffix: str) -> bool:
+    """Whether the word a reading ends with (joined with the prefix's partial word when the
+    reading has no separator) is one of its :attr:`~Candidate.unknown_words` while the suffix
+    starts a new word (a space, ``·`` or the text's end)."""
+    if not candidate.unknown_words or suffix[:1] not in ("", " ", "·"):
+        return False
+    left = _LAST_WORD.search(prefix)
+    last = _LAST_WORD.search((left.group() if left else "") + candidate.text)
+    return last is not None and last.group() in candidate.unknown_words
+
+
+def demote_truncated(candidates: list[Candidate], prefix: str, suffix: str, factor: float) -> list[Candidate]:
+    """Truncated readings' probabilities times ``factor``, renormalised over the list and
+    re-ranked (stable); ``log_score`` unchanged. A factor of 1 changes nothing."""
+    if factor == 1.0 or not candidates:
+        return candidates
+    probs = [c.prob * (factor if is_truncated(c, prefix, suffix) else 1.0) for c in candidates]
+    total = sum(probs) or 1.0
+    order = sorted(range(len(candidates)), key=lambda i: -probs[i])
+    return [replace(candidates[i], prob=probs[i] / total) for i in order]
 
 
 class Presented:
@@ -29,10 +60,18 @@ class Presented:
             are its own.
         forms: the edition-form table (``None``: no display forms, no unknown words).
         calibration: fitted calibration (``None``: the filler's probabilities unchanged).
+        truncated_factor: probability factor of truncated readings (:func:`is_truncated`).
     """
 
-    def __init__(self, inner: GapFiller, forms: EditionForms | None = None, calibration: Calibration | None = None):
+    def __init__(
+        self,
+        inner: GapFiller,
+        forms: EditionForms | None = None,
+        calibration: Calibration | None = None,
+        truncated_factor: float = TRUNCATED_FACTOR,
+    ):
         self.inner, self.forms, self.calibration = inner, forms, calibration
+        self.truncated_factor = truncated_factor
 
     @property
     def name(self) -> str:
@@ -63,13 +102,13 @@ class Presented:
         ]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        """The wrapped filler's candidates, annotated, then demoted and calibrated.
+        """The wrapped filler's candidates, annotated, truncated readings demoted, calibrated.
 
         With a calibration the filler is asked for as many readings as the calibration was
         fitted on (its probabilities are normalised over them), and the list cut to ``k`` after.
         """
         k = k or self.inner.config.k
-        if self.calibration is None:
-            return self.annotate(self.inner.candidates(prefix, suffix, hint, k), prefix, suffix)
-        cands = self.annotate(self.inner.candidates(prefix, suffix, hint, max(k, self.calibration.k)), prefix, suffix)
-        return self.calibration.apply(cands, hint)[:k]
+        wanted = k if self.calibration is None else max(k, self.calibration.k)
+        cands = self.annotate(self.inner.candidates(prefix, suffix, hint, wanted), prefix, suffix)
+        cands = demote_truncated(cands, prefix, suffix, self.truncated_factor)
+        return cands if self.calibration is None else self.calibration.apply(cands, hint)[:k]

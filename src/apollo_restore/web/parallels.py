@@ -1,6 +1,7 @@
 """Adapter from the text index (:mod:`apollo_restore.retrieve`) to what the web app needs:
 ``parallels(prefix, suffix, k) -> list[dict]``, one dict per reading found between the gap's
-contexts (``between``, ``count``, ``n_docs``, ``docs``, ``urls``, ``examples``), and
+contexts (``between``, its edition form ``display``, ``count``, ``n_docs``, ``docs``, ``urls``,
+``examples``), and
 ``provenance(text, min_run) -> dict`` (:func:`apollo_restore.retrieve.provenance.provenance`)."""
 
 from __future__ import annotations
@@ -9,16 +10,18 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from apollo_restore.data.orthography import EditionForms, default_forms
 from apollo_restore.retrieve.index import ParallelIndex
 from apollo_restore.retrieve.links import edition_url
 from apollo_restore.retrieve.provenance import provenance
 
 
 class IndexParallels:
-    """Wraps an opened :class:`ParallelIndex`."""
+    """Wraps an opened :class:`ParallelIndex`; ``forms`` gives readings their edition form
+    (default: the package's table)."""
 
-    def __init__(self, index: ParallelIndex) -> None:
-        self.index = index
+    def __init__(self, index: ParallelIndex, forms: EditionForms | None = None) -> None:
+        self.index, self.forms = index, forms or default_forms()
         self._sources = dict(zip(index.doc_ids, index.doc_sources))  # document id → corpus
 
     @classmethod
@@ -31,10 +34,12 @@ class IndexParallels:
         return cls(ParallelIndex.open(folder, progress=progress) if folder else ParallelIndex.shared(progress=progress))
 
     def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]:
-        """Readings between the gap's contexts, each with its documents' edition links (``urls``)."""
+        """Readings between the gap's contexts, each in edition form (``display``) with its
+        documents' edition links (``urls``)."""
         out = []
         for group in self.index.gap_parallels(prefix, suffix, limit=k).groups:
             row = asdict(group)
+            row["display"] = self.forms.display(group.between, prefix, suffix) if self.forms else group.between
             row["urls"] = [edition_url(d, self._sources.get(d, "")) for d in group.docs]
             out.append(row)
         return out

@@ -336,7 +336,7 @@ function renderParallels(index) {
   if (typeof found === "string") { box.append(el("p", { class: "none", text: `Unavailable: ${found}` })); return; }
   if (!found.length) { box.append(el("p", { class: "none", text: "No parallel passage found." })); return; }
   box.append(el("ul", {}, found.map((p) => {
-    const reading = p.between ?? p.text ?? p.reading ?? "";
+    const reading = p.display ?? p.between ?? p.text ?? p.reading ?? "";
     const docs = p.docs || p.doc_ids || (p.doc ? [p.doc] : []);
     const count = p.count !== undefined ? ` ×${p.count}` : "";
     const cites = docs.map((d, j) => docLink(d, (p.urls || [])[j]));

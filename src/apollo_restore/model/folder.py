@@ -1,0 +1,43 @@
+"""A model folder's metadata (``apollo_restore.json``), read without importing torch or
+``transformers``: which normaliser and FIM layout the model was trained with.
+
+    meta = read_meta(folder)     # raises ValueError for a folder trained otherwise
+    layout = layout_of(meta)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
+
+META_FILE = "apollo_restore.json"
+
+
+def layout_of(meta: dict[str, Any]) -> FimLayout:
+    """The FIM layout a model folder's metadata names (folders from before v2 lack the
+    field only if they predate it; they used ``fim.spm.v1``)."""
+    return layout_named(meta.get("fim_format", "apollo_restore fim.spm.v1"))
+
+
+def read_meta(folder: Path) -> dict[str, Any]:
+    """The folder's ``apollo_restore.json`` (``{}`` when it has none), checked.
+
+    Raises:
+        FileNotFoundError: no model folder there (``config.json`` missing).
+        ValueError: it was trained with another normaliser or FIM layout.
+    """
+    folder = Path(folder)
+    if not (folder / "config.json").exists():
+        raise FileNotFoundError(f"no model folder at {folder} (config.json missing)")
+    meta = json.loads((folder / META_FILE).read_text()) if (folder / META_FILE).exists() else {}
+    if meta.get("normaliser", NORMALISER) != NORMALISER:
+        raise ValueError(f"{folder} was trained with normaliser {meta['normaliser']!r}; this code uses {NORMALISER!r}")
+    if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:
+        raise ValueError(
+            f"{folder} was trained with fim_format {meta['fim_format']!r}; this code knows {', '.join(LAYOUTS)}"
+        )
+    return meta

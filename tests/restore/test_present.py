@@ -1,0 +1,54 @@
+"""Truncated readings: flagged by the word they end with, demoted by a factor."""
+
+from __future__ import annotations
+
+from apollo_restore.data.orthography import EditionForms
+from apollo_restore.hint import NO_HINT
+from apollo_restore.restore.candidates import to_candidates
+from apollo_restore.restore.present import Presented, demote_truncated, is_truncated
+
+FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "χαίρειν", "τῷ"])
+
+
+class _Fixed:
+    name = "fixed"
+
+    class config:  # noqa: N801 - the attribute a filler carries
+        k = 3
+
+    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
+        return to_candidates([("τραπ", -1.0), ("τραπεζης", -1.2), ("κυριωι", -3.0)])[: k or 3]
+
+
+def _annotated(prefix: str, suffix: str):
+    presented = Presented(_Fixed(), FORMS, truncated_factor=1.0)
+    return presented.candidates(prefix, suffix, NO_HINT, 3)
+
+
+def test_a_reading_ending_inside_an_unknown_word_before_a_new_word_is_truncated():
+    cands = _annotated("της ", " χαιρειν")
+    assert [is_truncated(c, "της ", " χαιρειν") for c in cands] == [True, False, False]
+
+
+def test_the_prefix_partial_word_joins_the_reading():
+    presented = Presented(_Fixed(), FORMS)
+    cands = presented.annotate(to_candidates([("πεζης", -1.0), ("π", -1.5)]), "της τρα", " χαιρειν")
+    assert [is_truncated(c, "της τρα", " χαιρειν") for c in cands] == [False, True]  # τραπεζης, τραπ
+
+
+def test_no_truncation_when_the_word_runs_on_after_the_gap():
+    cands = _annotated("της ", "εζης χαιρειν")  # the suffix continues the word
+    assert not any(is_truncated(c, "της ", "εζης χαιρειν") for c in cands)
+
+
+def test_demotion_reranks_and_renormalises():
+    cands = _annotated("της ", " χαιρειν")
+    out = demote_truncated(cands, "της ", " χαιρειν", 0.1)
+    assert [c.text for c in out] == ["τραπεζης", "κυριωι", "τραπ"]
+    assert abs(sum(c.prob for c in out) - 1.0) < 1e-9
+    assert demote_truncated(cands, "της ", " χαιρειν", 1.0) == cands
+
+
+def test_presented_applies_its_factor():
+    presented = Presented(_Fixed(), FORMS, truncated_factor=0.1)
+    assert presented.candidates("της ", " χαιρειν", NO_HINT, 3)[0].text == "τραπεζης"
