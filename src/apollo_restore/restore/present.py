@@ -25,7 +25,7 @@ from apollo_restore.restore.types import Candidate
 
 #: probability factor of a truncated reading (before calibration), chosen for Top-1 on ddb
 #: validation gaps by ``benchmarks/truncation.py`` (BENCHMARKS.md, "Truncated readings")
-TRUNCATED_FACTOR = 1.0
+TRUNCATED_FACTOR = 0.1
 _LAST_WORD = re.compile(f"[{GREEK_LETTERS}]+$")
 
 
