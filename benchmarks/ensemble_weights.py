@@ -23,10 +23,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.fim.examples import letter_count
 from apollo_restore.restore.candidates import match_key
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.engine import Restorer

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
-from apollo_restore.fim.examples import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key
 from apollo_restore.restore.ngram_fill import FillConfig, NgramRestorer

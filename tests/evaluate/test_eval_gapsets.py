@@ -10,6 +10,7 @@ import pytest
 from evaltoy import SUPPLIED, TOY_TEXT
 
 from apollo_restore.data.formats import read_gapset, write_gapset
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.evaluate.gapsets import (
     CONDITIONS,
     GapId,
@@ -22,7 +23,6 @@ from apollo_restore.evaluate.gapsets import (
     range_hint,
     wrong_hint,
 )
-from apollo_restore.fim.examples import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 
 LENGTHS = range(1, 9)

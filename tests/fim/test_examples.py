@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from apollo_restore.fim.examples import FimConfig, FimExample, letter_count, sample_example, sample_hint
+from apollo_restore.data.normalise import letter_count
+from apollo_restore.fim.examples import FimConfig, FimExample, sample_example, sample_hint
 
 TEXT = (
     "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν "

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from apollo_restore.data.document import render
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.readers.archive import iter_files
 from apollo_restore.data.readers.ddb import parse_file
-from apollo_restore.fim.examples import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import SYMBOLS, NgramModel, encode
 from apollo_restore.restore.candidates import match_key

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.errors import LeidenError
-from apollo_restore.fim.examples import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key, merge_equivalent
 from apollo_restore.restore.config import RestoreConfig

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from apollo_restore.cli.app import app
-from apollo_restore.fim.examples import letter_count
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restore.candidates import to_candidates

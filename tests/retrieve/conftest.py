@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
-from apollo_restore.fim.examples import letter_count
 from apollo_restore.retrieve.index import ParallelIndex, build_index
 
 TRAIN = {

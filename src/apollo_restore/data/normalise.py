@@ -26,6 +26,16 @@ MIDDLE_DOT = "·"
 GREEK_LETTERS = "αβγδεζηθικλμνξοπρστυφχψωςϛϙϡ"
 ALPHABET = frozenset(GREEK_LETTERS + " " + MIDDLE_DOT)
 
+NOT_LETTERS = frozenset(" " + MIDDLE_DOT + GAP_CHAR + UNKNOWN_GAP)
+"""Characters of normalised text that are not letters: hints and gap lengths never count them."""
+
+
+def letter_count(text: str) -> int:
+    """Letters in normalised ``text``: hints and gap lengths count letters, not spaces,
+    punctuation or gap marks."""
+    return sum(ch not in NOT_LETTERS for ch in text)
+
+
 _IOTA_SUBSCRIPT = "\u0345"
 # Archaic and variant letter forms folded to the standard lowercase letter.
 _VARIANT_FORMS = {

@@ -39,9 +39,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from apollo_restore.data.formats import GapExample, read_cullhed_chat, read_gapset
-from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
+from apollo_restore.data.normalise import GAP_CHAR, NOT_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.data.table import load_documents
-from apollo_restore.fim.examples import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 
 log = logging.getLogger(__name__)
@@ -50,7 +49,6 @@ GAP_SAMPLER = "apollo_restore evalgaps.v1"
 CONDITIONS = ("exact", "range", "wrong10", "wrong50", "wrong100", "none")
 WRONG_SHARE = {"wrong10": 0.10, "wrong50": 0.50, "wrong100": 1.00}
 UE_SUFFIX = ":ue"
-_NOT_LETTERS = frozenset(" ·" + GAP_CHAR + UNKNOWN_GAP)
 _MARKERS = (GAP_CHAR, UNKNOWN_GAP)
 
 
@@ -128,7 +126,7 @@ class _Doc:
     @property
     def letters(self) -> np.ndarray:
         if self._letters is None:
-            self._letters = np.array([i for i, ch in enumerate(self.text) if ch not in _NOT_LETTERS], dtype=np.int64)
+            self._letters = np.array([i for i, ch in enumerate(self.text) if ch not in NOT_LETTERS], dtype=np.int64)
         return self._letters
 
     def to_ue(self, pos: int) -> int:

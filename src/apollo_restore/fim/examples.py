@@ -11,11 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
+from apollo_restore.data.normalise import GAP_CHAR, NOT_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.hint import NO_HINT, Hint
 
 GAP_SAMPLER = "apollo_restore gaps.uniform25.v1"
-_NOT_LETTERS = frozenset(" ·" + GAP_CHAR + UNKNOWN_GAP)
 
 
 @dataclass(frozen=True)
@@ -70,11 +69,6 @@ class FimExample:
     hint_correct: bool = True
 
 
-def letter_count(text: str) -> int:
-    """Letters in ``text``: hints and gap lengths count letters, not spaces or punctuation."""
-    return sum(ch not in _NOT_LETTERS for ch in text)
-
-
 def sample_window(text: str, rng: np.random.Generator, cfg: FimConfig, max_len: int | None = None) -> str:
     """A window of ``text`` of about ``cfg.window`` characters, cut at spaces.
 
@@ -100,7 +94,7 @@ def sample_window(text: str, rng: np.random.Generator, cfg: FimConfig, max_len: 
 def _gap_span(window: str, length: int, rng: np.random.Generator) -> tuple[int, int] | None:
     """A span ``[a, b)`` holding exactly ``length`` letters, starting and ending on a letter,
     containing no gap marker. ``None`` if the window has no such span (tried a few times)."""
-    letters = [i for i, ch in enumerate(window) if ch not in _NOT_LETTERS]
+    letters = [i for i, ch in enumerate(window) if ch not in NOT_LETTERS]
     if len(letters) < length:
         return None
     for _ in range(8):

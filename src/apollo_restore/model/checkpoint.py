@@ -16,14 +16,21 @@ from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
-from transformers.utils import logging as hf_logging
 
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.layout import DEFAULT_LAYOUT
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.folder import META_FILE, layout_of, read_meta  # noqa: F401  (re-exported)
 
-hf_logging.disable_progress_bar()  # no per-file bars when saving or loading small models
+
+def quiet_transformers() -> None:
+    """No per-file progress bars when saving or loading small models. ``transformers`` is
+    imported here, not at module level, so restoring (which reads safetensors directly) never
+    imports it."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
 
 OPTIMIZER_FILE = "optimizer.safetensors"
 TRAINER_FILE = "trainer.json"
@@ -33,22 +40,16 @@ def save_model(model: torch.nn.Module, tok: CharTokenizer, folder: Path, meta: d
     """Write a model folder (see module docstring) in place; ``meta["fim_format"]`` names its
     layout (default :data:`~apollo_restore.fim.layout.DEFAULT_LAYOUT`)."""
     folder.mkdir(parents=True, exist_ok=True)
+    quiet_transformers()
     model.save_pretrained(str(folder), safe_serialization=True)
     tok.save(folder)
     record = {"normaliser": NORMALISER, "fim_format": DEFAULT_LAYOUT.name, **meta}
     (folder / META_FILE).write_text(json.dumps(record, ensure_ascii=False, indent=1))
 
 
-def save_model_atomic(model: torch.nn.Module, tok: CharTokenizer, folder: Path, meta: dict[str, Any]) -> None:
-    """Write a model folder into ``folder.tmp`` and rename it over ``folder``: a kill at any
-    moment leaves the old folder (or its ``.old`` copy) or the new one, never a torn one."""
-    tmp = folder.with_name(folder.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    save_model(model, tok, tmp, meta)
-    _swap_in(tmp, folder)
-
-
-def _swap_in(tmp: Path, folder: Path) -> None:
+def swap_in(tmp: Path, folder: Path) -> None:
+    """Rename the finished folder ``tmp`` over ``folder`` (the old one kept as ``folder.old``
+    between the two renames): a kill at any moment leaves the old folder or the new one."""
     old = folder.with_name(folder.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
     if folder.exists():
@@ -68,6 +69,8 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
         ValueError: it was trained with another normaliser or FIM layout.
     """
     from transformers import AutoModelForCausalLM
+
+    quiet_transformers()
 
     folder = Path(folder)
     meta = read_meta(folder)
@@ -104,7 +107,7 @@ def save_checkpoint(
     tensors, groups = _optimizer_tensors(optimizer)
     save_file({k: v.contiguous() for k, v in tensors.items()}, str(tmp / OPTIMIZER_FILE))
     (tmp / TRAINER_FILE).write_text(json.dumps({**trainer, **groups}, indent=1))
-    _swap_in(tmp, folder)
+    swap_in(tmp, folder)
 
 
 def recover_checkpoint(folder: Path) -> Path | None:

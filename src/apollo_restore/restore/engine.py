@@ -14,10 +14,11 @@ from pathlib import Path
 
 import torch
 
-from apollo_restore.fim.examples import letter_count
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.model.checkpoint import load_model  # imports transformers only when called
 from apollo_restore.model.folder import layout_of, read_meta
 from apollo_restore.model.lean import LeanModel, Prompt
 from apollo_restore.restore.beam import Beam, LengthBound, beam_search
@@ -102,8 +103,6 @@ class Restorer:
         """The Hugging Face model (bits per character uses it); loaded from the folder on first
         use when only the lean weights were loaded."""
         if self._model is None and self._folder is not None:
-            from apollo_restore.model.checkpoint import load_model  # transformers: only for reports that ask
-
             self._model = load_model(self._folder)[0]
         return self._model
 

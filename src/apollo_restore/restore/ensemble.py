@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from apollo_restore.fim.examples import letter_count
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key, to_candidates
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig

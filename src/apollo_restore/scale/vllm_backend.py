@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
-from apollo_restore.fim.examples import letter_count
+from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, letter_count
 from apollo_restore.fim.hf_format import HfFim, load_tokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import merge_equivalent, to_candidates

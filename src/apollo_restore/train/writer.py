@@ -19,7 +19,7 @@ import torch
 
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.layout import FimLayout
-from apollo_restore.model.checkpoint import META_FILE
+from apollo_restore.model.checkpoint import META_FILE, quiet_transformers, swap_in
 
 
 def write_model_folder(folder: Path, layout: FimLayout, meta: dict[str, Any], fill: Callable[[Path], Any]) -> Path:
@@ -41,17 +41,12 @@ def write_model_folder(folder: Path, layout: FimLayout, meta: dict[str, Any], fi
         raise ValueError(f"meta names fim_format {meta['fim_format']!r}, the weights were trained in {layout.name!r}")
     folder = Path(folder)
     tmp = folder.with_name(folder.name + ".tmp")
-    old = folder.with_name(folder.name + ".old")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     fill(tmp)
     record = {"normaliser": NORMALISER, "fim_format": layout.name, **meta}
     (tmp / META_FILE).write_text(json.dumps(record, ensure_ascii=False, indent=1, default=str))
-    shutil.rmtree(old, ignore_errors=True)
-    if folder.exists():
-        folder.rename(old)
-    tmp.rename(folder)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_in(tmp, folder)
     return folder
 
 
@@ -67,6 +62,7 @@ def save_model_folder(
     Hugging Face tokenizer's ``save_pretrained``). See :func:`write_model_folder`."""
 
     def fill(tmp: Path) -> None:
+        quiet_transformers()
         model.save_pretrained(str(tmp), safe_serialization=True)
         save_tokenizer(tmp)
 
