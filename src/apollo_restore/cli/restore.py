@@ -14,6 +14,18 @@ from apollo_restore.errors import FormatError, LeidenError, RequestError
 _FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^\s/\\]+\.[A-Za-z0-9]{1,5})$")  # a path, or one word with an extension
 
 
+# options shared by `restore` and `predict`
+NEURAL_ONLY_OPTION = typer.Option(
+    False, "--neural-only", help="Leave out the model folder's classical ensemble members."
+)
+PARALLELS_OPTION = typer.Option(
+    False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
+)
+THREADS_OPTION = typer.Option(
+    1, "--threads", min=1, help="Torch threads (one gap's matrices are small: on 2 cores a second thread mostly waits)."
+)
+
+
 def restore_command(
     text: str = typer.Argument(None, help="Leiden text, a path to a text file, or '-' (or nothing) for stdin."),
     k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
@@ -23,18 +35,9 @@ def restore_command(
     ),
     show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
-    neural_only: bool = typer.Option(
-        False, "--neural-only", help="Leave out the model folder's classical ensemble members."
-    ),
-    parallels: bool = typer.Option(
-        False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
-    ),
-    threads: int = typer.Option(
-        1,
-        "--threads",
-        min=1,
-        help="Torch threads (one gap's matrices are small: on 2 cores a second thread mostly waits).",
-    ),
+    neural_only: bool = NEURAL_ONLY_OPTION,
+    parallels: bool = PARALLELS_OPTION,
+    threads: int = THREADS_OPTION,
 ) -> None:
     """Restore every lacuna of a Leiden text and print ranked candidates with probabilities.
 
@@ -157,18 +160,9 @@ def predict_command(
     k: int = typer.Option(20, "--k", help="Candidates per gap."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
-    neural_only: bool = typer.Option(
-        False, "--neural-only", help="Leave out the model folder's classical ensemble members."
-    ),
-    parallels: bool = typer.Option(
-        False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
-    ),
-    threads: int = typer.Option(
-        1,
-        "--threads",
-        min=1,
-        help="Torch threads (one gap's matrices are small: on 2 cores a second thread mostly waits).",
-    ),
+    neural_only: bool = NEURAL_ONLY_OPTION,
+    parallels: bool = PARALLELS_OPTION,
+    threads: int = THREADS_OPTION,
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
     # imported here, not at the top, to keep `apollo-restore --help` fast

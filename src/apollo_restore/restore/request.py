@@ -216,22 +216,10 @@ def parse_hint_value(value: Any, gap: int) -> Hint:
                 raise RequestError("E306", gap=gap, reason="a gap holds at least one letter")
             return hint_of(Lacuna(lo, approximate=True))
         value = [lo, hi] if hi is not None else lo
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 1:
-            raise RequestError("E306", gap=gap, reason=f"{value} is not a positive letter count")
-        return Hint.exact(value)
-    if (
-        isinstance(value, (list, tuple))
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        lo, hi = value
-        if not 1 <= lo <= hi:
-            raise RequestError("E306", gap=gap, reason=f"the range {lo}-{hi} must satisfy 1 ≤ low ≤ high")
-        return Hint.span(lo, hi)
-    raise RequestError(
-        "E306", gap=gap, reason=f"{value!r} is not a letter count: give a number, a range [low, high] or none"
-    )
+    try:
+        return Hint.from_json(value)
+    except ValueError as err:
+        raise RequestError("E306", gap=gap, reason=f"{err}: give a number, a range [low, high] or none") from None
 
 
 def check_reading(value: Any, gap: int, limits: RequestLimits) -> str:
