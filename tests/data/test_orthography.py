@@ -63,3 +63,12 @@ def test_abbreviations_written_bare_are_not_edition_forms():
     from apollo_restore.data.orthography import is_edition_form
 
     assert not is_edition_form("στρ", "στρ") and is_edition_form("εν", "ἐν") and is_edition_form("τις", "τις")
+
+
+def test_a_breathing_written_before_a_capital_is_put_on_it():
+    """DDB writes ``᾿Απόλλων`` as a combining psili before a bare capital: shown as ``Ἀπόλλων``."""
+    forms = EditionForms.from_forms(["\u0313Απόλλων", "\u0313\u0301Αβαις", "καλῶς"])
+    assert forms.form("απολλων") == "Ἀπόλλων" and forms.form("αβαις") == "Ἄβαις"
+    assert forms.form("καλως") == "καλῶς"
+    doc = Document("t", "ddb", [Text("παρὰ \u0313Απόλλωνος ")])
+    assert [form for _, form, _ in edition_words(doc)] == ["παρὰ", "Ἀπόλλωνος"]

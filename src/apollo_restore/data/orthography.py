@@ -45,6 +45,20 @@ _DIPHTHONG_FIRST = {"ι": "αεηου", "υ": "αεηοω"}
 _GRAVE, _ACUTE = "\u0300", "\u0301"
 
 
+def attach_leading_marks(form: str) -> str:
+    """Put breathings and accents that stand before a word's first letter on that letter (NFC).
+
+    Editions and the corpora often write a capital's breathing as a mark before it
+    (``\u0313Απόλλων``, from the print convention ``᾿Απόλλων``); as text that is a stray mark
+    followed by a bare capital. Moved onto the letter it composes (``Ἀπόλλων``)."""
+    n = 0
+    while n < len(form) and unicodedata.combining(form[n]):
+        n += 1
+    if n == 0 or n == len(form):
+        return form
+    return unicodedata.normalize("NFC", form[n] + form[:n] + form[n + 1 :])
+
+
 def raw_text(doc: Document) -> str:
     """The edition's letters as written (NFC, accents kept): supplements in-filled, a lacuna as
     ``\\x00`` (so that words touching it can be left out), line breaks joined or spaced."""
@@ -68,7 +82,7 @@ def edition_words(doc: Document) -> Iterator[tuple[str, str, bool]]:
         start, end = match.span()
         if (start and text[start - 1] == _GAP) or (end < len(text) and text[end] == _GAP):
             continue
-        form = match.group()
+        form = attach_leading_marks(match.group())
         key = word_key(form)
         if key:
             after = _NEXT.match(text, end).group(1)
@@ -187,6 +201,7 @@ class EditionForms:
         found = self.get(key)
         if not found:
             return key
+        found = attach_leading_marks(found)
         return final_accent(found, True) if stop else found
 
     def display(self, reading: str, prefix: str = "", suffix: str = "") -> str:
