@@ -23,7 +23,7 @@ import json
 import shutil
 from pathlib import Path
 
-from apollo_restore.model.checkpoint import META_FILE
+from apollo_restore.model.folder import META_FILE
 from apollo_restore.restore.config import DEFAULT_MODEL
 
 KEEP = (

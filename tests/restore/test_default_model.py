@@ -6,7 +6,7 @@ import json
 import socket
 
 from apollo_restore.data.textindex import build_text_index
-from apollo_restore.model.checkpoint import META_FILE
+from apollo_restore.model.folder import META_FILE
 from apollo_restore.restore.config import DEFAULT_MODEL
 from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.ensemble import Ensemble

@@ -9,7 +9,8 @@ import pytest
 from apollo_restore.fim.layout import JOIN_V2, SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.model.checkpoint import META_FILE, layout_of, load_model
+from apollo_restore.model.checkpoint import load_model
+from apollo_restore.model.folder import META_FILE, layout_of
 from apollo_restore.train.writer import save_model_folder, write_model_folder
 
 TOK = CharTokenizer()

@@ -3,7 +3,7 @@
 A *model folder* is a Hugging Face folder (``config.json``, ``model.safetensors``,
 ``tokenizer.json``) plus ``apollo_restore.json`` naming the normaliser and FIM layout it was
 trained with (``fim_format``), so ``transformers``/vLLM load it, this package refuses a
-mismatched one, and every user of the model asks :func:`layout_of` how to lay out a gap.
+mismatched one, and every user of the model asks :func:`~apollo_restore.model.folder.layout_of` how to lay out a gap.
 A *training checkpoint* is a model folder plus ``optimizer.safetensors`` and ``trainer.json``.
 """
 
@@ -20,7 +20,7 @@ from safetensors.torch import load_file, save_file
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.layout import DEFAULT_LAYOUT
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.model.folder import META_FILE, layout_of, read_meta  # noqa: F401  (re-exported)
+from apollo_restore.model.folder import META_FILE, read_meta
 
 
 def quiet_transformers() -> None:

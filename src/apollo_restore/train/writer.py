@@ -19,7 +19,8 @@ import torch
 
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.layout import FimLayout
-from apollo_restore.model.checkpoint import META_FILE, quiet_transformers, swap_in
+from apollo_restore.model.checkpoint import quiet_transformers, swap_in
+from apollo_restore.model.folder import META_FILE
 
 
 def write_model_folder(folder: Path, layout: FimLayout, meta: dict[str, Any], fill: Callable[[Path], Any]) -> Path:
