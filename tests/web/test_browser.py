@@ -168,15 +168,22 @@ def test_browser_paste_restore_pick_export(server, browser, tmp_path):
     page.close()
 
 
+def _restore_on_page(browser, url: str, status: str, leiden: str):
+    """A new page of the app at ``url``, once its status line shows ``status``, with ``leiden``
+    typed in and Restore clicked."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(url + "/")
+    page.wait_for_selector(f"#server-status:has-text('{status}')")
+    page.fill("#leiden", leiden)
+    page.click("#restore")
+    return page
+
+
 def test_browser_edition_forms_calibration_and_alternatives(presented_stub, browser):
     """Readings in edition form, calibrated percentages explained, a truncated word flagged and
     demoted, and the EpiDoc export's <app> with the next readings as <rdg>s."""
     with serving(presented_stub) as url:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(url + "/")
-        page.wait_for_selector("#server-status:has-text('Model: stub')")
-        page.fill("#leiden", "τῷ [.6] χαίρειν")
-        page.click("#restore")
+        page = _restore_on_page(browser, url, "Model: stub", "τῷ [.6] χαίρειν")
         page.wait_for_selector("#gap-0 .candidate")
         readings = page.locator("#gap-0 .candidate .reading").all_inner_texts()
         assert readings == ["κυρίῳ", "θεοῦ", "κυρ"]
@@ -219,11 +226,7 @@ def test_browser_parallels_show_edition_forms_and_link_their_editions(presented_
 
     parallels = IndexParallels(_StubIndex(), EditionForms.from_forms(["κυρίῳ", "τῷ", "χαίρειν"]))
     with serving_app(presented_stub, parallels) as url:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(url + "/")
-        page.wait_for_selector("#server-status:has-text('parallel passages available')")
-        page.fill("#leiden", "τῷ [.6] χαίρειν")
-        page.click("#restore")
+        page = _restore_on_page(browser, url, "parallel passages available", "τῷ [.6] χαίρειν")
         page.wait_for_selector("#parallels-0 li")
         item = page.locator("#parallels-0 li").first
         assert item.locator(".reading").inner_text() == "κυρίῳ"
