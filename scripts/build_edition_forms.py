@@ -1,7 +1,7 @@
 """Build the edition-form table shipped in the package, and measure it on validation words.
 
     python scripts/build_edition_forms.py [--corpora ../shared/corpora] [--min-count 2] \\
-        [--out src/apollo_restore/data/forms/edition_forms.txt.xz] [--workers 2]
+        [--out src/apollo_restore/data/forms/edition_forms.txt.gz] [--workers 2]
 
 Reads every shared corpus in place (the readers of ``prepare``), counts the accented form of
 each whole word of the **train** split (words touching a lacuna left out), keeps for each

@@ -42,7 +42,7 @@ def _brute_counts(stream: bytes, context: bytes) -> np.ndarray:
 @pytest.mark.parametrize("direction", ["forward", "backward"])
 def test_infini_counts_match_a_scan_at_every_length(index: TextIndex, context: str, direction: str) -> None:
     lm = InfiniGram.forward(index) if direction == "forward" else InfiniGram.backward(index)
-    stream = index.stream if direction == "forward" else index.stream[::-1]
+    stream = index.codes.tobytes() if direction == "forward" else index.codes[::-1].tobytes()
     codes = lm.encode(context)
     _, counts = lm.distribution(lm.start([codes]))
     for ell in range(len(codes) + 1):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -21,9 +22,24 @@ NEURAL_ONLY_OPTION = typer.Option(
 PARALLELS_OPTION = typer.Option(
     False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
 )
-THREADS_OPTION = typer.Option(
-    1, "--threads", min=1, help="Torch threads (one gap's matrices are small: on 2 cores a second thread mostly waits)."
-)
+THREADS_OPTION = typer.Option(None, "--threads", min=1, help="Torch threads (default: the cores idle now, at most 2).")
+LOADAVG = Path("/proc/loadavg")
+
+
+def idle_cores(limit: int = 2) -> int:
+    """Cores no other task is running on now, between 1 and ``limit``: the CPU count less the
+    runnable tasks of ``/proc/loadavg`` (this process excepted); 1 where that file is missing.
+
+    One gap's matrices are small: on an idle 2-core machine a second torch thread saves ≈ 0.2 s
+    of a CLI call, on a busy one its spinning costs more than it gives (BENCHMARKS.md, "CLI
+    latency"). The runnable count is read at this instant, unlike the load averages, which
+    lag a minute behind.
+    """
+    try:
+        runnable = int(LOADAVG.read_text().split()[3].split("/")[0])
+    except (OSError, IndexError, ValueError):
+        return 1
+    return max(1, min(limit, (os.cpu_count() or 1) - (runnable - 1)))
 
 
 def restore_command(
@@ -37,7 +53,7 @@ def restore_command(
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
     neural_only: bool = NEURAL_ONLY_OPTION,
     parallels: bool = PARALLELS_OPTION,
-    threads: int = THREADS_OPTION,
+    threads: int | None = THREADS_OPTION,
 ) -> None:
     """Restore every lacuna of a Leiden text and print ranked candidates with probabilities.
 
@@ -54,7 +70,7 @@ def restore_command(
         request = RestoreRequest(source, dict(_parse_hint(h) for h in hint or []), None, k).validate()
     except (LeidenError, RequestError) as err:
         _fail(err)
-    restorer = _load(load_filler, model, use_ngram=not neural_only, threads=threads)
+    restorer = _load(load_filler, model, use_ngram=not neural_only, threads=threads or idle_cores())
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.retrieve.augment import RetrievalAugmented
@@ -162,7 +178,7 @@ def predict_command(
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
     neural_only: bool = NEURAL_ONLY_OPTION,
     parallels: bool = PARALLELS_OPTION,
-    threads: int = THREADS_OPTION,
+    threads: int | None = THREADS_OPTION,
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -180,7 +196,7 @@ def predict_command(
         model,
         config=RestoreConfig(k=k, exact_length=exact_length),
         use_ngram=not neural_only,
-        threads=threads,
+        threads=threads or idle_cores(),
     )
     try:
         n = predict_file(restorer, gaps, out, k)

@@ -21,7 +21,7 @@ loading it is one decompression and two splits (a CLI call waits for it), and a 
 from __future__ import annotations
 
 import bisect
-import lzma
+import gzip
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -31,7 +31,7 @@ from pathlib import Path
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Supplied, Text
 from apollo_restore.data.normalise import GREEK_LETTERS, fix_final_sigma, fold, normalise
 
-FORMS_FILE = Path(__file__).resolve().parent / "forms" / "edition_forms.txt.xz"
+FORMS_FILE = Path(__file__).resolve().parent / "forms" / "edition_forms.txt.gz"
 FORMAT = "apollo_restore edition-forms.v2"
 
 _GAP = "\x00"  # stands for a lacuna in the raw text of a document
@@ -161,8 +161,8 @@ class EditionForms:
     @classmethod
     def load(cls, path: Path = FORMS_FILE) -> EditionForms:
         """Read a table written by :meth:`save`: a header line, then the sorted keys and their
-        forms, each column one space-separated line, xz-compressed."""
-        header, keys, values = lzma.decompress(path.read_bytes()).decode("utf-8").split("\n")
+        forms, each column one space-separated line, gzip-compressed."""
+        header, keys, values = gzip.decompress(path.read_bytes()).decode("utf-8").split("\n")
         if header != FORMAT:
             raise ValueError(f"{path}: not an {FORMAT} table")
         table = cls.__new__(cls)
@@ -170,9 +170,10 @@ class EditionForms:
         return table
 
     def save(self, path: Path) -> int:
-        """Write the table xz-compressed; returns bytes written."""
+        """Write the table gzip-compressed (xz is 0.5 MB smaller but takes 3× as long, 0.07 s,
+        to decompress on each CLI call); returns bytes written."""
         text = "\n".join([FORMAT, " ".join(self.keys), " ".join(self.values)])
-        data = lzma.compress(text.encode("utf-8"), preset=9 | lzma.PRESET_EXTREME)
+        data = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         return len(data)

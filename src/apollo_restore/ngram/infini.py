@@ -86,7 +86,11 @@ class InfiniGram:
         discount: float | tuple[float, float, float] | list[float] = (0.6, 1.0, 1.3),
         reverse: bool = False,
     ):
-        self.text = np.r_[np.asarray(text, dtype=np.uint8), np.zeros(1, np.uint8)]  # a 0 past the end
+        text = np.asarray(text, dtype=np.uint8)
+        # reads past the end must find a 0: an index's stream ends with one either way round (used
+        # as it is, memory-mapped); another text gets one appended (a copy)
+        self.text = text if len(text) and text[-1] == 0 else np.r_[text, np.zeros(1, np.uint8)]
+        self._last = len(self.text) - 1  # reads are clamped here
         # a plain ndarray view of a memory map: indexing skips np.memmap's per-call wrapping
         self.sa, self.n = np.asarray(sa), len(text)
         self.max_context, self.reverse = max_context, reverse
@@ -133,7 +137,7 @@ class InfiniGram:
             cols = np.arange(width)
             valid = cols[None, :] < size[small, None]  # (S, W)
             rows = np.minimum(lo[small, None] + cols[None, :], self.n - 1)
-            ch = self.text[np.minimum(self.sa[rows].astype(np.int64) + depth[small, None], self.n)]  # (S, W)
+            ch = self.text[np.minimum(self.sa[rows].astype(np.int64) + depth[small, None], self._last)]  # (S, W)
             flat = (np.arange(len(small))[:, None] * (K + 1) + np.where(valid, ch, K)).ravel()
             out[small] = np.bincount(flat, minlength=len(small) * (K + 1)).reshape(len(small), K + 1)[:, :K]
         large = np.flatnonzero(size > _SMALL)
@@ -164,7 +168,8 @@ class InfiniGram:
             if not active.any():
                 break
             mid = (left + right) // 2
-            ch = self.text[np.minimum(self.sa[np.minimum(mid, self.n - 1)].astype(np.int64) + depth[:, None], self.n)]
+            pos = self.sa[np.minimum(mid, self.n - 1)].astype(np.int64)
+            ch = self.text[np.minimum(pos + depth[:, None], self._last)]
             go_right = active & (ch < codes)
             left = np.where(go_right, mid + 1, left)
             right = np.where(active & ~go_right, mid, right)

@@ -83,9 +83,9 @@ class ParallelIndex(TextIndex):
         """Original offsets of the text between stream positions ``a - 1`` and ``b``, outer
         spaces and ``·`` left out."""
         start, end = self.orig_pos(a - 1) + 1, self.orig_pos(b)
-        while start < end and self._orig[start] in STREAM_DELETE:
+        while start < end and self._orig_codes[start] in STREAM_DELETE:
             start += 1
-        while end > start and self._orig[end - 1] in STREAM_DELETE:
+        while end > start and self._orig_codes[end - 1] in STREAM_DELETE:
             end -= 1
         return start, end
 

@@ -93,8 +93,7 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
     result = Provenance(letters, min_run, 0)
     if not len(clean):
         return result
-    text_codes = np.r_[index.codes, np.zeros(1, np.uint8)]
-    lo, hi = sa_ranges(text_codes, index.sa, np.ascontiguousarray(windows[clean]), np.full(len(clean), min_run))
+    lo, hi = sa_ranges(index.codes, index.sa, np.ascontiguousarray(windows[clean]), np.full(len(clean), min_run))
     found = np.flatnonzero((hi > lo) & (hi - lo <= _MAX_OCCURRENCES))
     if not len(found):
         return result
