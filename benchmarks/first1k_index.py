@@ -1,0 +1,146 @@
+"""First1KGreek in the text index: read, normalise, cut out held-out text, build the index.
+
+    python benchmarks/first1k_index.py --corpus ../shared/corpora/first1k-grc.tar.xz \\
+        --prepared /work/data/prepared --out /work/data/first1k            # heldout-index, index-plus
+    python benchmarks/first1k_index.py ... --pack                         # then: what shipping would cost
+    APOLLO_RESTORE_INDEX=/work/data/first1k/index-plus apollo-restore evaluate ...   # then evaluate
+
+Steps (each timed; prints Markdown):
+
+1. every ``first1k-grc/*.txt`` of the archive, read in place, normalised with ``norm.v1``; files
+   that are not UTF-8 or hold no Greek are reported and skipped;
+2. an index over the **validation and test** documents of every source of ``--prepared``
+   (``heldout-index``), and every run of ``--min-run`` letters a First1K work shares with it cut
+   out (:class:`~apollo_restore.data.overlap.OverlapMask`): what is left of a work is indexed as
+   separate documents ``first1k:<work id>#<piece>``, so no held-out run of that length enters;
+3. the index over the packaged train text plus the masked First1K text (``index-plus``);
+4. with ``--pack`` (after a build): the masked First1K text packed as the package packs its
+   train text (xz, ``pack_train_text``) and unpacked again, both timed: what shipping it would cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from apollo_restore.data.normalise import letter_count, normalise
+from apollo_restore.data.overlap import MIN_RUN, OverlapMask
+from apollo_restore.data.readers.archive import SkipLog, iter_files
+from apollo_restore.data.table import load_documents
+from apollo_restore.data.textindex import PACKED_TEXT, TextIndex, build_text_index, pack_train_text, read_packed
+
+SOURCE = "first1k"
+
+
+def read_first1k(corpus: Path, skips: SkipLog) -> dict[str, str]:
+    """Work id → ``norm.v1`` text of every readable work of the archive (or folder)."""
+    works: dict[str, str] = {}
+    for name, content in iter_files(corpus, (".txt",), skips):
+        work = Path(name.split(":")[-1]).name.removesuffix(".txt")
+        try:
+            text = normalise(content.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            skips.add(name, f"not UTF-8: {err}")
+            continue
+        if not letter_count(text):
+            skips.add(name, "no Greek letters")
+            continue
+        works[work] = text
+    return works
+
+
+def held_out(prepared: Path) -> tuple[list[str], list[str], list[str]]:
+    """``(ids, sources, texts)`` of the validation and test documents of every source."""
+    ids, sources, texts = [], [], []
+    for split in ("validation", "test"):
+        table: pa.Table = load_documents(prepared, split=split)
+        ids += table.column("id").to_pylist()
+        sources += table.column("source").to_pylist()
+        texts += table.column("text").to_pylist()
+    return ids, sources, texts
+
+
+def _row(name: str, value: str) -> None:
+    print(f"| {name} | {value} |", flush=True)
+
+
+def build(args: argparse.Namespace) -> None:
+    """Steps 1–3: read, mask, write the masked text (``first1k-masked.parquet``) and ``index-plus``."""
+    started = time.perf_counter()
+    skips = SkipLog()
+    works = read_first1k(args.corpus, skips)
+    letters = sum(letter_count(t) for t in works.values())
+    for skipped in skips.items:
+        print(f"skipped {skipped.path}: {skipped.reason}")
+    print("| step | value |\n|---|---:|")
+    _row("First1K works read / skipped", f"{len(works):,} / {len(skips.items)}")
+    _row("First1K letters (norm.v1)", f"{letters:,}")
+    _row("read + normalise s", f"{time.perf_counter() - started:.0f}")
+
+    started = time.perf_counter()
+    heldout = build_text_index(*held_out(args.prepared), out=args.out / "heldout-index", origin=str(args.prepared))
+    _row("held-out index (validation + test, all sources)", f"{heldout.documents:,} docs, {heldout.letters:,} letters")
+    mask = OverlapMask(TextIndex.open(heldout.path), min_run=args.min_run)
+    ids, texts, masked, touched = [], [], 0, {}
+    for work, text in works.items():
+        pieces, cut = mask.pieces(text)
+        masked += cut
+        if cut:
+            touched[work] = cut
+        for k, piece in enumerate(pieces):
+            ids.append(f"{SOURCE}:{work}#{k}")
+            texts.append(piece)
+    _row(f"letters cut out (runs ≥ {args.min_run} shared with held-out)", f"{masked:,} ({masked / letters:.2%})")
+    _row("works touched / pieces indexed", f"{len(touched):,} / {len(ids):,}")
+    _row("held-out index + mask s", f"{time.perf_counter() - started:.0f}")
+    top = dict(sorted(touched.items(), key=lambda kv: -kv[1]))
+    (args.out / "masked-works.json").write_text(json.dumps(top, indent=0))
+    pq.write_table(pa.table({"id": ids, "text": texts}), args.out / "first1k-masked.parquet", compression="zstd")
+
+    train = read_packed(PACKED_TEXT)
+    plus = build_text_index(
+        train[0] + ids,
+        train[1] + [SOURCE] * len(ids),
+        train[2] + texts,
+        out=args.out / "index-plus",
+        origin=f"{PACKED_TEXT.name} + {args.corpus.name} (masked)",
+    )
+    _row("index-plus documents / letters", f"{plus.documents:,} / {plus.letters:,}")
+    _row("index-plus build s / MB", f"{plus.seconds} / {plus.megabytes}")
+
+
+def pack(args: argparse.Namespace) -> None:
+    """Step 4: the masked text packed as the package would ship it, and its unpacking timed."""
+    table = pq.read_table(args.out / "first1k-masked.parquet")
+    ids, texts = table.column("id").to_pylist(), table.column("text").to_pylist()
+    packed = args.out / "first1k-masked.tsv.xz"
+    print("| step | value |\n|---|---:|")
+    started = time.perf_counter()
+    size = pack_train_text(ids, [SOURCE] * len(ids), texts, ["train"] * len(ids), packed)
+    _row("masked First1K packed (xz -9e) MB / s", f"{size / 1e6:.1f} / {time.perf_counter() - started:.0f}")
+    _row("packaged train text (xz) MB, for comparison", f"{PACKED_TEXT.stat().st_size / 1e6:.1f}")
+    started = time.perf_counter()
+    read_packed(PACKED_TEXT)
+    read_packed(packed)
+    _row("unpack both s (first use: + the index-plus build)", f"{time.perf_counter() - started:.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpora/first1k-grc.tar.xz"))
+    parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
+    parser.add_argument("--out", type=Path, required=True, help="folder for heldout-index, index-plus, masked text")
+    parser.add_argument("--min-run", type=int, default=MIN_RUN, help="shortest held-out run cut out (letters)")
+    parser.add_argument("--pack", action="store_true", help="only pack the masked text of an earlier run (xz)")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    (pack if args.pack else build)(args)
+
+
+if __name__ == "__main__":
+    main()
