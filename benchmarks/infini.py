@@ -4,9 +4,11 @@
     python benchmarks/infini.py --ngram /tmp/ngram/ddb-8-min1.npz --per-length 10 --split validation
     python benchmarks/infini.py --ngram /tmp/ngram/ddb-8-min1.npz --per-length 10 --split test   # once
 
-Gaps: synthetic ddb gaps of the chosen split (``build_synthetic``, seed 11, ``--per-length`` per
-letter count 1–20), exact hint and no hint. Rows: each filler alone on its own beam, the forward +
-backward members as an :class:`~apollo_restore.restore.ensemble.Ensemble` (weights 1, 1), and the
+Gaps: synthetic gaps of the chosen split and ``--source`` (default ddb; ``build_synthetic``, seed 11,
+``--per-length`` per letter count 1–20), exact hint and no hint. The index is the default one, or
+the folder ``$APOLLO_RESTORE_INDEX`` names (e.g. one with First1K: ``benchmarks/first1k_index.py``).
+Rows: each filler alone on its own beam, the forward + backward members as an
+:class:`~apollo_restore.restore.ensemble.Ensemble` (weights 1, 1), and the
 shipped default (``load_filler()``: what ``apollo-restore restore`` runs, all its members).
 W.Top-1 / W.Top-20 are uniform-weighted over lengths 1–20 (``evaluate.metrics.uniform``); ms are
 per gap, p50 and p95, wall-clock, and the p50 of the process's CPU time per gap (less sensitive
@@ -53,6 +55,7 @@ def main() -> None:
     parser.add_argument("--build", action="store_true", help="time a first-use build and stop")
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
     parser.add_argument("--split", default="validation")
+    parser.add_argument("--source", default="ddb", help="corpus whose gaps are scored (ddb, literary, inscription)")
     parser.add_argument("--per-length", type=int, default=10)
     parser.add_argument(
         "--ngram", type=Path, action="append", default=[], help="n-gram files to compare (forward or backward)"
@@ -71,8 +74,8 @@ def main() -> None:
         build_row()
         return
     conds = args.conditions.split(",")
-    table = load_documents(args.prepared, split=args.split, sources=["ddb"])
-    gaps = build_synthetic(table, "ddb", args.split, args.per_length, conditions=conds, seed=11)
+    table = load_documents(args.prepared, split=args.split, sources=[args.source])
+    gaps = build_synthetic(table, args.source, args.split, args.per_length, conditions=conds, seed=11)
     index = TextIndex.open(progress=print)
     config = InfiniConfig(
         beam=args.beam, suffix_chars=args.suffix_chars, letter_bonus=args.letter_bonus, close=args.close, pool=args.pool
@@ -95,7 +98,7 @@ def main() -> None:
         rows.append(("n-gram forward + backward", ngram_pair))
     if args.only:
         rows = [(name, make) for name, make in rows if name in args.only.split(",")]
-    print(f"## ddb {args.split}: {len(gaps)} gaps ({args.per_length} per length 1–20 and condition), "
+    print(f"## {args.source} {args.split}: {len(gaps)} gaps ({args.per_length} per length 1–20 and condition), "
           f"D = {args.discount}, max context {args.max_context}, beam {args.beam}, suffix {args.suffix_chars}, "
           f"close {args.close}, pool {args.pool}, letter bonus {args.letter_bonus}, "
           f"{os.cpu_count()} cores\n")  # fmt: skip
