@@ -8,14 +8,17 @@
 Steps (each timed; prints Markdown):
 
 1. every ``first1k-grc/*.txt`` of the archive, read in place, normalised with ``norm.v1``; files
-   that are not UTF-8 or hold no Greek are reported and skipped;
+   that are not UTF-8 or hold no Greek are reported and skipped, and so is the earlier copy of a
+   work id the archive holds twice;
 2. an index over the **validation and test** documents of every source of ``--prepared``
    (``heldout-index``), and every run of ``--min-run`` letters a First1K work shares with it cut
    out (:class:`~apollo_restore.data.overlap.OverlapMask`): what is left of a work is indexed as
    separate documents ``first1k:<work id>#<piece>``, so no held-out run of that length enters;
 3. the index over the packaged train text plus the masked First1K text (``index-plus``);
 4. with ``--pack`` (after a build): the masked First1K text packed as the package packs its
-   train text (xz, ``pack_train_text``) and unpacked again, both timed: what shipping it would cost.
+   train text (xz, ``pack_train_text``) and unpacked again, both timed: what shipping it would cost;
+5. with ``--leak-check`` (after a build): how many of the evaluation's validation answers, with
+   ``--context`` letters either side (10), stand in the First1K part of ``index-plus``, or its train part.
 """
 
 from __future__ import annotations
@@ -33,12 +36,14 @@ from apollo_restore.data.overlap import MIN_RUN, OverlapMask
 from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.table import load_documents
 from apollo_restore.data.textindex import PACKED_TEXT, TextIndex, build_text_index, pack_train_text, read_packed
+from apollo_restore.evaluate.gapsets import build_synthetic
 
 SOURCE = "first1k"
 
 
 def read_first1k(corpus: Path, skips: SkipLog) -> dict[str, str]:
-    """Work id → ``norm.v1`` text of every readable work of the archive (or folder)."""
+    """Work id → ``norm.v1`` text of every readable work of the archive (or folder); a work id met
+    twice keeps its later text (the earlier one is recorded in ``skips``)."""
     works: dict[str, str] = {}
     for name, content in iter_files(corpus, (".txt",), skips):
         work = Path(name.split(":")[-1]).name.removesuffix(".txt")
@@ -50,6 +55,8 @@ def read_first1k(corpus: Path, skips: SkipLog) -> dict[str, str]:
         if not letter_count(text):
             skips.add(name, "no Greek letters")
             continue
+        if work in works:  # the archive holds 16 ids twice, each time with (nearly) the same text
+            skips.add(name, "work id seen before: this later copy replaces the earlier one")
         works[work] = text
     return works
 
@@ -130,6 +137,29 @@ def pack(args: argparse.Namespace) -> None:
     _row("unpack both s (first use: + the index-plus build)", f"{time.perf_counter() - started:.1f}")
 
 
+def leak_check(args: argparse.Namespace) -> None:
+    """Validation gaps of ``--source`` (seed 0, 5 per length: the evaluation's) whose answer, with
+    ``--context`` letters either side, stands in the First1K part of ``index-plus``, or in its train part."""
+    table = load_documents(args.prepared, split="validation", sources=[args.source])
+    gaps = build_synthetic(table, args.source, "validation", 5, conditions=["exact"], seed=0)
+    index, context = TextIndex.open(args.out / "index-plus"), args.context
+    found = {"first1k": 0, "train": 0, "first1k only": 0}
+    for gap in gaps:
+        left = TextIndex.pattern(gap.prefix)
+        window = (
+            left[max(len(left) - context, 0) :]
+            + TextIndex.pattern(gap.target)
+            + TextIndex.pattern(gap.suffix)[:context]
+        )
+        where = {index.doc_sources[d] == SOURCE for d in index.doc_of(index.occurrences(window)).tolist()}
+        found["first1k"] += True in where
+        found["train"] += False in where
+        found["first1k only"] += where == {True}
+    print(f"| {args.source} validation gaps ({len(gaps)}): answer ± {context} letters found in | gaps |\n|---|---:|")
+    for name, count in found.items():
+        print(f"| {name} | {count} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=Path("../shared/corpora/first1k-grc.tar.xz"))
@@ -137,9 +167,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="folder for heldout-index, index-plus, masked text")
     parser.add_argument("--min-run", type=int, default=MIN_RUN, help="shortest held-out run cut out (letters)")
     parser.add_argument("--pack", action="store_true", help="only pack the masked text of an earlier run (xz)")
+    parser.add_argument("--leak-check", action="store_true", help="only look validation answers up in index-plus")
+    parser.add_argument("--source", default="literary", help="gaps of --leak-check")
+    parser.add_argument("--context", type=int, default=10, help="letters either side of --leak-check answers")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    (pack if args.pack else build)(args)
+    (pack if args.pack else leak_check if args.leak_check else build)(args)
 
 
 if __name__ == "__main__":
