@@ -18,7 +18,8 @@ Steps (each timed; prints Markdown):
 4. with ``--pack`` (after a build): the masked First1K text packed as the package packs its
    train text (xz, ``pack_train_text``) and unpacked again, both timed: what shipping it would cost;
 5. with ``--leak-check`` (after a build): how many of the evaluation's validation answers, with
-   ``--context`` letters either side (10), stand in the First1K part of ``index-plus``, or its train part.
+   ``--context`` letters either side (10), stand in the First1K part of ``index-plus``, or its train part;
+6. ``--compare A B``: two evaluation folders on the same gaps, gap by gap (right in one only).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from apollo_restore.data.overlap import MIN_RUN, OverlapMask
 from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.table import load_documents
 from apollo_restore.data.textindex import PACKED_TEXT, TextIndex, build_text_index, pack_train_text, read_packed
-from apollo_restore.evaluate.gapsets import build_synthetic
+from apollo_restore.evaluate.gapsets import build_synthetic, condition_of, load_gaps
+from apollo_restore.evaluate.metrics import score_gap
 
 SOURCE = "first1k"
 
@@ -160,6 +162,27 @@ def leak_check(args: argparse.Namespace) -> None:
         print(f"| {name} | {count} |")
 
 
+def compare(args: argparse.Namespace) -> None:
+    """Paired comparison of two ``apollo-restore evaluate --out`` folders run on the same gaps:
+    per hint condition, gaps whose top-1 (top-20) reading is right in one run only."""
+    first, second = args.compare
+    gaps = {g.id: g for g in load_gaps(first / "gaps.jsonl")}
+    if {g.id for g in load_gaps(second / "gaps.jsonl")} != set(gaps):
+        raise SystemExit(f"{first} and {second} were run on different gaps")
+    runs = []
+    for folder in (first, second):
+        with open(folder / "predictions.jsonl", encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f]
+        runs.append({r["id"]: score_gap(gaps[r["id"]].target, [c["text"] for c in r["candidates"]]) for r in rows})
+    print(f"| condition | gaps | top-1 right in {first.name} only / {second.name} only | top-20 same |")
+    print("|---|---:|---:|---:|")
+    for cond in sorted({condition_of(g) for g in gaps.values()}):
+        ids = [i for i, g in gaps.items() if condition_of(g) == cond]
+        one = [sum(runs[a][i].top1 and not runs[b][i].top1 for i in ids) for a, b in ((0, 1), (1, 0))]
+        twenty = [sum(runs[a][i].top20 and not runs[b][i].top20 for i in ids) for a, b in ((0, 1), (1, 0))]
+        print(f"| {cond} | {len(ids)} | {one[0]} / {one[1]} | {twenty[0]} / {twenty[1]} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=Path("../shared/corpora/first1k-grc.tar.xz"))
@@ -170,9 +193,10 @@ def main() -> None:
     parser.add_argument("--leak-check", action="store_true", help="only look validation answers up in index-plus")
     parser.add_argument("--source", default="literary", help="gaps of --leak-check")
     parser.add_argument("--context", type=int, default=10, help="letters either side of --leak-check answers")
+    parser.add_argument("--compare", type=Path, nargs=2, help="only compare two evaluate --out folders, gap by gap")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    (pack if args.pack else leak_check if args.leak_check else build)(args)
+    (compare if args.compare else pack if args.pack else leak_check if args.leak_check else build)(args)
 
 
 if __name__ == "__main__":
