@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from pathlib import Path
 
@@ -174,13 +175,20 @@ def compare(args: argparse.Namespace) -> None:
         with open(folder / "predictions.jsonl", encoding="utf-8") as f:
             rows = [json.loads(line) for line in f]
         runs.append({r["id"]: score_gap(gaps[r["id"]].target, [c["text"] for c in r["candidates"]]) for r in rows})
-    print(f"| condition | gaps | top-1 right in {first.name} only / {second.name} only | top-20 same |")
-    print("|---|---:|---:|---:|")
+    print(f"| condition | gaps | top-1 right in {first.name} only / {second.name} only | sign test p | top-20 same |")
+    print("|---|---:|---:|---:|---:|")
     for cond in sorted({condition_of(g) for g in gaps.values()}):
         ids = [i for i, g in gaps.items() if condition_of(g) == cond]
         one = [sum(runs[a][i].top1 and not runs[b][i].top1 for i in ids) for a, b in ((0, 1), (1, 0))]
         twenty = [sum(runs[a][i].top20 and not runs[b][i].top20 for i in ids) for a, b in ((0, 1), (1, 0))]
-        print(f"| {cond} | {len(ids)} | {one[0]} / {one[1]} | {twenty[0]} / {twenty[1]} |")
+        print(f"| {cond} | {len(ids)} | {one[0]} / {one[1]} | {sign_test(*one):.2f} | {twenty[0]} / {twenty[1]} |")
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided exact sign test: the chance of a split at least this uneven if either run were
+    as likely to win each gap where they differ."""
+    n, k = wins + losses, min(wins, losses)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n) if n else 1.0
 
 
 def main() -> None:
