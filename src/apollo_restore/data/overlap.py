@@ -22,7 +22,7 @@ import numpy as np
 
 from apollo_restore.data.textindex import S_DASH, SPACE, TextIndex, decode, encode_text, sa_ranges, to_stream
 
-MIN_RUN = 40
+MIN_RUN = 40  # letters a text must share with another to count as taken from it (here and in provenance)
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier of the window hash
 _CHUNK = 200_000  # windows confirmed in the suffix array per call
 
@@ -50,7 +50,7 @@ def window_hashes(codes: np.ndarray, width: int) -> np.ndarray:
     return hashes
 
 
-def _clean_windows(codes: np.ndarray, width: int) -> np.ndarray:
+def clean_windows(codes: np.ndarray, width: int) -> np.ndarray:
     """``(n - width + 1,)`` bool: windows holding letters only (no separator 0, no gap marker)."""
     bad = np.r_[0, np.cumsum((codes == 0) | (codes >= S_DASH), dtype=np.int64)]
     return (bad[width:] - bad[:-width]) == 0
@@ -70,7 +70,7 @@ class OverlapMask:
         self.index, self.min_run = index, min_run
         codes = np.asarray(index.codes)
         hashes = window_hashes(codes, min_run)
-        self._hashes = np.unique(hashes[_clean_windows(codes, min_run)]) if len(hashes) else hashes
+        self._hashes = np.unique(hashes[clean_windows(codes, min_run)]) if len(hashes) else hashes
 
     def shared(self, stream: np.ndarray) -> np.ndarray:
         """Which letters of a stream lie inside a run shared with the index.
@@ -87,7 +87,7 @@ class OverlapMask:
         if not len(hashes) or not len(self._hashes):
             return np.zeros(len(stream), dtype=bool)
         at = np.minimum(np.searchsorted(self._hashes, hashes), len(self._hashes) - 1)
-        candidates = np.flatnonzero((self._hashes[at] == hashes) & _clean_windows(stream, width))
+        candidates = np.flatnonzero((self._hashes[at] == hashes) & clean_windows(stream, width))
         windows = np.lib.stride_tricks.sliding_window_view(stream, width)
         for first in range(0, len(candidates), _CHUNK):
             starts = candidates[first : first + _CHUNK]

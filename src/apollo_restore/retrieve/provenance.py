@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 
 from apollo_restore.data.normalise import normalise
+from apollo_restore.data.overlap import MIN_RUN, clean_windows
 from apollo_restore.data.textindex import S_DASH, TextIndex, sa_ranges
 from apollo_restore.errors import Errors
 from apollo_restore.retrieve.links import edition_url
 
-MIN_RUN = 40
 _MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document
 
 
@@ -89,7 +89,7 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
     if len(codes) < min_run:
         raise ValueError(Errors.E406.format(min_run=min_run, letters=letters))
     windows = np.lib.stride_tricks.sliding_window_view(codes, min_run)  # (W, min_run)
-    clean = np.flatnonzero(~(windows >= S_DASH).any(axis=1))
+    clean = np.flatnonzero(clean_windows(codes, min_run))
     result = Provenance(letters, min_run, 0)
     if not len(clean):
         return result
