@@ -90,6 +90,10 @@ class Errors:
         "[E502] {folder}/apollo_restore.json has an ensemble entry with no classical member: "
         'give "infini": {{model options}} or "ngram": "FILE.npz"'
     )
+    E503 = (
+        "[E503] device {device!r} asked for, but this PyTorch sees no CUDA GPU "
+        "(torch.cuda.is_available() is False): restore on the CPU (--device cpu)"
+    )
 
 
 class LeidenError(ValueError):

@@ -30,7 +30,7 @@ def test_lean_steps_match_the_full_forward_pass():
     rows = [tok.encode("πεκ"), tok.encode("αβγ"), tok.encode("πεα")]
     lean = LeanModel.from_hf(model)
     prompt = lean.prompt(prompt_ids)
-    decoder = LeanDecoder(lean, prompt)
+    decoder = LeanDecoder(lean, [prompt])
     parents = torch.zeros(len(rows), dtype=torch.long)
     for t in range(3):
         logits = decoder.step(torch.tensor([r[t] for r in rows]), parents)
@@ -45,12 +45,28 @@ def test_rows_follow_their_parents():
     model = build_model("tiny", tok, seed=4).eval()
     prompt_ids = tok.encode("ετους δευτερου")
     lean = LeanModel.from_hf(model)
-    decoder = LeanDecoder(lean, lean.prompt(prompt_ids))
+    decoder = LeanDecoder(lean, [lean.prompt(prompt_ids)])
     decoder.step(torch.tensor(tok.encode("αβ")), torch.zeros(2, dtype=torch.long))
     # row 0 continues row 1 ("β"), row 1 continues row 0 ("α")
     logits = decoder.step(torch.tensor(tok.encode("γδ")), torch.tensor([1, 0]))
     for got, text in zip(logits, ("βγ", "αδ")):
         assert torch.allclose(got, _full(model, prompt_ids + tok.encode(text))[-1], atol=1e-4)
+
+
+def test_rows_of_several_prompts_each_read_their_own():
+    tok = CharTokenizer()
+    model = _model(5)
+    lean = LeanModel.from_hf(model)
+    prompts = [tok.encode("ετους τριτου αυτοκρατορος"), tok.encode("κυριου")]  # padding masked in the shorter
+    decoder = LeanDecoder(lean, [lean.prompt(ids) for ids in prompts])
+    rows = [(1, "καισ"), (0, "τιτο"), (1, "αρου")]  # (prompt, tokens fed)
+    parents = torch.tensor([p for p, _ in rows])
+    for t in range(4):
+        logits = decoder.step(torch.tensor([tok.encode(text)[t] for _, text in rows]), parents)
+        parents = torch.arange(len(rows))
+        for i, (p, text) in enumerate(rows):
+            full = _full(model, prompts[p] + tok.encode(text[: t + 1]))[-1]
+            assert torch.allclose(logits[i], full, atol=1e-4), (t, i)
 
 
 def test_rows_after_a_prompt_match_and_padding_stays_out():

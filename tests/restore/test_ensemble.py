@@ -196,3 +196,19 @@ def test_ensemble_scores_readings_on_the_scale_of_its_candidates():
     assert ens.score_readings("", "", Hint.exact(3), [c.text for c in cands]) == pytest.approx(
         [c.log_score for c in cands]
     )
+
+
+def test_neural_member_skips_only_readings_that_cannot_reach_the_top_k(memorised_model):
+    # the neural member reads a reading only while it can still enter the k best: same list, same scores
+    prefix, middle, suffix = MEMORISED[1]
+    others = Fixed({"αντωνινου": -9.0, "αντωνιου": -1.0, "καισαρος": -0.5, "ωρου": -2.0, "ετους": -0.1, "αβ": -0.2})
+    for k in (2, 4, 8):
+        ens = Ensemble([(Restorer.load(memorised_model), 1.0), (others, 1.5), (LengthPrior(), 2.0)])
+        cands = ens.candidates(prefix, suffix, Hint.exact(9), k=k)
+        proposed = [Restorer.load(memorised_model), others]
+        pool = list(dict.fromkeys(c.text for f in proposed for c in f.candidates(prefix, suffix, Hint.exact(9), k)))
+        full = Ensemble([(Restorer.load(memorised_model), 1.0), (others, 1.5), (LengthPrior(), 2.0)])
+        scores = full.score_readings(prefix, suffix, Hint.exact(9), pool)  # every reading read to its end
+        best = sorted(zip(pool, scores), key=lambda item: -item[1])[:k]
+        assert [c.text for c in cands] == [r for r, _ in best]
+        assert [c.log_score for c in cands] == pytest.approx([s for _, s in best], abs=1e-4)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, batch_size
+
 _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
 
 
@@ -125,6 +127,8 @@ def evaluate_command(
     ),
     bpc_mode: str = typer.Option("prefix", "--bpc-mode", help="prefix (every-position LM) or middle."),
     threads: int = typer.Option(None, "--threads", help="Torch threads."),
+    device: str = DEVICE_OPTION,
+    batch: int | None = BATCH_OPTION,
     neural_only: bool = typer.Option(
         False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."
     ),
@@ -162,13 +166,29 @@ def evaluate_command(
         from apollo_restore.restore.load import load_filler
 
         config = RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length)
-        filler = load_filler(model, config=config, use_ngram=not neural_only, threads=threads)
+        try:
+            filler = load_filler(model, config=config, use_ngram=not neural_only, threads=threads, device=device)
+        except ValueError as err:  # E503: a GPU asked for where there is none
+            typer.echo(f"error: {err}", err=True)
+            raise typer.Exit(2) from err
         name = filler.name
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
     gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
     meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
     metrics = evaluate_to_folder(
-        out, filler, gap_set, k, ours, peers, bpc_table, bpc_windows, bpc_mode, name, meta, seed=seed
+        out,
+        filler,
+        gap_set,
+        k,
+        ours,
+        peers,
+        bpc_table,
+        bpc_windows,
+        bpc_mode,
+        name,
+        meta,
+        seed=seed,
+        batch=batch_size(batch, device),
     )
     typer.echo(f"{metrics['gaps']} gaps scored; report in {out / 'report.md'}")
 

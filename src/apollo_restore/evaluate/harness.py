@@ -62,9 +62,11 @@ def base_id(gap_id: str) -> str:
     return parsed.base if parsed else gap_id
 
 
-def run(filler: GapFiller, gaps: Iterable[GapExample], k: int = 20, progress: bool = True) -> list[Prediction]:
-    """Predictions of ``filler`` for each gap, in order."""
-    return list(predict(filler, gaps, k, progress))
+def run(
+    filler: GapFiller, gaps: Iterable[GapExample], k: int = 20, progress: bool = True, batch: int = 1
+) -> list[Prediction]:
+    """Predictions of ``filler`` for each gap, in order (``batch`` gaps searched together)."""
+    return list(predict(filler, gaps, k, progress, batch=batch))
 
 
 def score_predictions(gaps: Iterable[GapExample], predictions: Iterable[Prediction], k: int = 20) -> list[ScoredGap]:
@@ -131,9 +133,9 @@ def uncertain_comparison(scored: Iterable[ScoredGap], kind: str = "synthetic") -
 
 def evaluate(
     filler: GapFiller | None, gaps: list[GapExample], k: int = 20,
-    predictions: list[Prediction] | None = None, progress: bool = True,
+    predictions: list[Prediction] | None = None, progress: bool = True, batch: int = 1,
 ) -> tuple[list[Prediction], dict[str, Any]]:  # fmt: skip
-    """Predict (unless ``predictions`` are given) and score a gap set.
+    """Predict (unless ``predictions`` are given; ``batch`` gaps searched together) and score a gap set.
 
     Returns:
         ``(predictions, metrics)`` with ``metrics = {"gaps", "predicted", "k", "groups",
@@ -145,7 +147,7 @@ def evaluate(
     if predictions is None:
         if filler is None:
             raise ValueError("evaluate needs a gap filler or predictions")
-        predictions = run(filler, gaps, k, progress)
+        predictions = run(filler, gaps, k, progress, batch)
     scored = score_predictions(gaps, predictions, k)
     metrics = {
         "gaps": len(gaps),

@@ -30,6 +30,7 @@ def evaluate_to_folder(
     predictions: list[Prediction] | None = None, peers: dict[str, list[Prediction]] | None = None,
     bpc_table: pa.Table | None = None, bpc_windows: int = 64, bpc_mode: str = "prefix",
     name: str = "apollo", meta: dict[str, Any] | None = None, progress: bool = True, seed: int = 0,
+    batch: int = 1,
 ) -> dict[str, Any]:  # fmt: skip
     """Evaluate ``filler`` (or given ``predictions``) on ``gaps`` and write the report folder.
 
@@ -44,6 +45,7 @@ def evaluate_to_folder(
             ``None`` skips it.
         name: our system's name in the side-by-side.
         meta: extra facts for the report header.
+        batch: gaps the filler searches together (:func:`~apollo_restore.restore.predict.predict`).
 
     Returns:
         The metrics written to ``metrics.json``.
@@ -52,7 +54,7 @@ def evaluate_to_folder(
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     write_gapset(out / GAPS_FILE, gaps)
-    predictions, metrics = evaluate(filler, gaps, k, predictions, progress)
+    predictions, metrics = evaluate(filler, gaps, k, predictions, progress, batch)
     write_predictions(out / PREDICTIONS_FILE, predictions)
     ms = [p.ms for p in predictions if p.ms is not None]
     info: dict[str, Any] = {

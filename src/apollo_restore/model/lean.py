@@ -1,7 +1,8 @@
 """Lean inference for the character model: its forward pass on plain tensors, rows sharing a prompt.
 
-Beam search feeds one token per row per step, and every row continues the same prompt; scoring
-given readings feeds many rows of several tokens after that same prompt. A Hugging Face cache
+Beam search feeds one token per row per step, and every row continues the same prompt (or its
+gap's, when several gaps are searched together); scoring given readings feeds many rows of
+several tokens after that same prompt. A Hugging Face cache
 holds a copy of the prompt's keys and values for every row; here the prompt's keys and values
 are kept once, ``(kv_heads, P, d)`` per layer, and only each row's own tail,
 ``(R, kv_heads, t, d)``, is re-gathered. The arithmetic is the Mistral decoder's (RMSNorm,
@@ -13,14 +14,15 @@ model folder's ``config.json`` and ``model.safetensors`` directly, without impor
 
     lean = LeanModel.load(folder)
     prompt = lean.prompt(ids)                       # run once per gap
-    decoder = LeanDecoder(lean, prompt)             # beam steps after it
+    decoder = LeanDecoder(lean, [prompt])           # steps after it (or after several)
+    logits = decoder.step(tokens, parents)          # (R, V)
     logits = lean.continue_rows(prompt, rows)       # (R, W, V): readings after it
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +111,7 @@ class LeanModel:
         self.norm = tensors["model.norm.weight"]
         self.head = tensors.get("lm_head.weight", self.embed)  # tied unless the folder has its own head
         self.device = self.embed.device
+        self.inv_freq = self.inv_freq.to(self.device)
 
     @classmethod
     def from_hf(cls, model: torch.nn.Module) -> LeanModel:
@@ -119,15 +122,15 @@ class LeanModel:
         return cls(tensors, model.config.to_dict())
 
     @classmethod
-    def load(cls, folder: str | Path, dtype: torch.dtype = torch.float32) -> LeanModel:
-        """A model folder's ``config.json`` and ``model.safetensors``, as ``dtype``.
+    def load(cls, folder: str | Path, dtype: torch.dtype = torch.float32, device: str = "cpu") -> LeanModel:
+        """A model folder's ``config.json`` and ``model.safetensors``, as ``dtype`` on ``device``.
 
         Raises:
             FileNotFoundError: either file missing.
         """
         folder = Path(folder)
         config = json.loads((folder / "config.json").read_text())
-        tensors = {name: t.to(dtype) for name, t in load_file(str(folder / WEIGHTS_FILE)).items()}
+        tensors = {name: t.to(device, dtype) for name, t in load_file(str(folder / WEIGHTS_FILE)).items()}
         return cls(tensors, config)
 
     def _norm(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
@@ -136,14 +139,16 @@ class LeanModel:
 
     @torch.inference_mode()
     def forward(
-        self, tokens: torch.Tensor, start: int, prefix: _KV | None, tails: _KV | None
+        self, tokens: torch.Tensor, positions: torch.Tensor, prefix: _Prefix | None, tails: _KV | None
     ) -> tuple[torch.Tensor, _KV]:
-        """Run ``T`` new tokens per row after a shared prefix and each row's own tail.
+        """Run ``T`` new tokens per row after its prompt's keys and values and its own tail.
 
         Args:
-            tokens: ``(R, T)`` ids; row ``r``'s token ``j`` sits at position ``start + t + j``.
-            start: position of the first token after ``prefix`` (its length).
-            prefix: keys and values shared by all rows, ``(kv_heads, P, d)`` per layer, or ``None``.
+            tokens: ``(R, T)`` ids.
+            positions: ``(R,)`` position of each row's first new token.
+            prefix: the prompts the rows follow (keys and values and which row follows which),
+                or ``None`` (a prompt's own run). With ``T > 1``: one prompt and no tails
+                (readings scored after it).
             tails: each row's own earlier keys and values, ``(R, kv_heads, t, d)`` per layer
                 (already gathered to the new rows), or ``None`` (``t = 0``).
 
@@ -152,14 +157,13 @@ class LeanModel:
             Attention is causal: padding after a row's real tokens never reaches them.
         """
         rows, width = tokens.shape
-        t_old = 0 if tails is None else tails[0][0].shape[2]
         h = torch.nn.functional.embedding(tokens, self.embed)  # (R, T, H)
-        positions = torch.arange(start + t_old, start + t_old + width, dtype=torch.float)
-        freqs = positions[:, None] * self.inv_freq[None, :]
-        emb = torch.cat((freqs, freqs), dim=-1).to(h.device)  # (T, d)
+        at = positions.to(h.device, torch.float)[:, None] + torch.arange(width, device=h.device)  # (R, T)
+        freqs = at[..., None] * self.inv_freq  # (R, T, d/2)
+        emb = torch.cat((freqs, freqs), dim=-1)  # (R, T, d)
         cos, sin = emb.cos().to(h.dtype), emb.sin().to(h.dtype)
-        cos_q, sin_q = cos[None, :, None, None, :], sin[None, :, None, None, :]
-        cos_k, sin_k = cos[None, :, None, :], sin[None, :, None, :]
+        cos_q, sin_q = cos[:, :, None, None, :], sin[:, :, None, None, :]
+        cos_k, sin_k = cos[:, :, None, :], sin[:, :, None, :]
         group, scale, kv_width = self.n_heads // self.n_kv, self.head_dim**-0.5, self.n_kv * self.head_dim
         linear = torch.nn.functional.linear
         new_tails: _KV = []
@@ -175,7 +179,11 @@ class LeanModel:
             if tails is not None:
                 k, v = torch.cat((tails[i][0], k), dim=2), torch.cat((tails[i][1], v), dim=2)
             new_tails.append((k, v))
-            o = self._attend(q, k, v, None if prefix is None else prefix[i], t_old, scale)  # (R, T, kv, g, d)
+            if width == 1 and prefix is not None:
+                o = self._attend_step(q, k, v, prefix, i, scale)  # (R, T, kv, g, d)
+            else:
+                shared = None if prefix is None else (prefix.kv[i][0][0], prefix.kv[i][1][0])
+                o = self._attend_rows(q, k, v, shared, scale)
             h = h + linear(o.reshape(rows, width, self.n_heads * self.head_dim), layer.o)
             a = self._norm(h, layer.post_norm)
             gate, up = linear(a, layer.gate_up).chunk(2, dim=-1)
@@ -183,63 +191,109 @@ class LeanModel:
         return linear(self._norm(h, self.norm), self.head), new_tails
 
     @staticmethod
-    def _attend(
-        q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, prefix: tuple[torch.Tensor, torch.Tensor] | None, t_old: int,
+    def _attend_step(
+        q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, prefix: _Prefix, layer: int, scale: float
+    ) -> torch.Tensor:
+        """Attention of one new token per row, queries ``(R, 1, kv, g, d)``, over its prompt's
+        keys and values and its own tail ``(R, kv, t, d)``; returns ``(R, 1, kv, g, d)``.
+
+        One prompt: its keys and values ``(kv, P, d)`` are read by every row without a copy.
+        Several (gaps searched together): each row reads its own prompt's, padded to the
+        longest, the padding masked.
+        """
+        pk, pv = prefix.kv[layer]  # (G, kv, P, d)
+        shared = pk.shape[0] == 1
+        s_tail = torch.einsum("rtkgd,rksd->rkgts", q, k) * scale
+        if shared:
+            s_prefix = torch.einsum("rtkgd,kpd->rkgtp", q, pk[0]) * scale
+        else:
+            pk, pv = pk[prefix.owner], pv[prefix.owner]  # (R, kv, P, d)
+            s_prefix = torch.einsum("rtkgd,rkpd->rkgtp", q, pk) * scale
+            s_prefix = s_prefix.masked_fill(~prefix.valid[prefix.owner][:, None, None, None, :], float("-inf"))
+        probs = torch.softmax(torch.cat((s_prefix, s_tail), dim=-1).float(), dim=-1).to(q.dtype)
+        p_len = pk.shape[-2]
+        if shared:
+            from_prefix = torch.einsum("rkgtp,kpd->rtkgd", probs[..., :p_len], pv[0])
+        else:
+            from_prefix = torch.einsum("rkgtp,rkpd->rtkgd", probs[..., :p_len], pv)
+        return from_prefix + torch.einsum("rkgts,rksd->rtkgd", probs[..., p_len:], v)
+
+    @staticmethod
+    def _attend_rows(
+        q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, prompt: tuple[torch.Tensor, torch.Tensor] | None,
         scale: float,
     ) -> torch.Tensor:  # fmt: skip
-        """Attention of queries ``(R, T, kv, g, d)`` over the shared prefix ``(kv, P, d)`` and the
-        rows' tails ``(R, kv, t_old + T, d)``, causal within the tail; returns ``(R, T, kv, g, d)``.
-
-        One new token per row (beam steps): scores against the prefix are taken without copying
-        it to every row. Several (a prompt, readings to score): one fused attention call, the
-        prefix broadcast to the rows.
-        """
+        """Causal attention of queries ``(R, T, kv, g, d)`` over their rows' keys and values
+        ``(R, kv, T, d)``, after one prompt's ``(kv, P, d)`` that every query sees (or none: a
+        prompt's own run); returns ``(R, T, kv, g, d)``. One fused attention call, the prompt
+        broadcast to the rows."""
         rows, width, n_kv, group, d = q.shape
-        if width == 1:
-            s_tail = torch.einsum("rtkgd,rksd->rkgts", q, k) * scale
-            if prefix is None:
-                probs = torch.softmax(s_tail.float(), dim=-1).to(q.dtype)
-                return torch.einsum("rkgts,rksd->rtkgd", probs, v)
-            pk, pv = prefix
-            s_prefix = torch.einsum("rtkgd,kpd->rkgtp", q, pk) * scale
-            probs = torch.softmax(torch.cat((s_prefix, s_tail), dim=-1).float(), dim=-1).to(q.dtype)
-            p_len = pk.shape[1]
-            return torch.einsum("rkgtp,kpd->rtkgd", probs[..., :p_len], pv) + torch.einsum(
-                "rkgts,rksd->rtkgd", probs[..., p_len:], v
-            )
         heads = q.permute(0, 2, 3, 1, 4).reshape(rows, n_kv * group, width, d)  # head = kv × group + g
-        # query j (at tail position t_old + j) sees the prefix and the tail up to itself
-        s = torch.arange(k.shape[2], device=q.device)
-        mask = s[None, :] <= t_old + torch.arange(width, device=q.device)[:, None]  # (T, t_old + T)
-        if prefix is not None:
-            pk, pv = prefix
+        if prompt is None:
+            o = torch.nn.functional.scaled_dot_product_attention(
+                heads, k, v, is_causal=True, scale=scale, enable_gqa=True
+            )
+        else:
+            pk, pv = prompt
+            p_len = pk.shape[1]
+            mask = torch.ones(width, p_len + width, dtype=torch.bool, device=q.device).tril(diagonal=p_len)
             k = torch.cat((pk.expand(rows, -1, -1, -1), k), dim=2)
             v = torch.cat((pv.expand(rows, -1, -1, -1), v), dim=2)
-            mask = torch.cat((mask.new_ones((width, pk.shape[1])), mask), dim=1)
-        o = torch.nn.functional.scaled_dot_product_attention(heads, k, v, attn_mask=mask, scale=scale, enable_gqa=True)
+            o = torch.nn.functional.scaled_dot_product_attention(
+                heads, k, v, attn_mask=mask, scale=scale, enable_gqa=True
+            )
         return o.view(rows, n_kv, group, width, d).permute(0, 3, 1, 2, 4)
 
     def prompt(self, ids: list[int]) -> Prompt:
         """Run a prompt once (one row)."""
-        logits, kv = self.forward(torch.tensor([ids], device=self.device), 0, None, None)
+        tokens = torch.tensor([ids], device=self.device)
+        logits, kv = self.forward(tokens, torch.zeros(1, dtype=torch.long, device=self.device), None, None)
         return Prompt(tuple(ids), [(k[0], v[0]) for k, v in kv], logits[:, -1, :])
 
     def continue_rows(self, prompt: Prompt, rows: torch.Tensor) -> torch.Tensor:
         """Logits ``(R, W, V)`` of ``rows`` ``(R, W)`` (right-padded) each following ``prompt``."""
-        return self.forward(rows, len(prompt.ids), prompt.kv, None)[0]
+        kv = [(k[None], v[None]) for k, v in prompt.kv]  # one prompt: (1, kv, P, d)
+        valid = torch.ones(1, len(prompt.ids), dtype=torch.bool, device=self.device)
+        prefix = _Prefix(kv, valid, torch.zeros(len(rows), dtype=torch.long, device=self.device))
+        positions = torch.full((len(rows),), len(prompt.ids), device=self.device)
+        return self.forward(rows, positions, prefix, None)[0]
+
+
+@dataclass(frozen=True)
+class _Prefix:
+    """The prompts rows follow: keys and values ``(G, kv_heads, P, d)`` per layer (padded to the
+    longest), ``valid`` ``(G, P)`` (the real positions) and ``owner``
+    ``(R,)``: the prompt each row follows."""
+
+    kv: _KV
+    valid: torch.Tensor
+    owner: torch.Tensor
 
 
 class LeanDecoder:
-    """Decode steps for rows that share a prompt.
+    """Decode steps for rows that follow one or several prompts (several gaps searched together).
 
     Args:
         model: the :class:`LeanModel`.
-        prompt: the prompt already run (:meth:`LeanModel.prompt`).
+        prompts: the prompts already run (:meth:`LeanModel.prompt`); the rows of the first
+            step continue them (a row's parent is a prompt's index).
     """
 
-    def __init__(self, model: LeanModel, prompt: Prompt):
-        self.model, self.prompt = model, prompt
+    def __init__(self, model: LeanModel, prompts: list[Prompt]):
+        self.model = model
+        lengths = [len(p.ids) for p in prompts]
+        longest = max(lengths)
+
+        def stacked(i: int, j: int) -> torch.Tensor:  # layer i's keys (j = 0) or values, (G, kv, P, d)
+            parts = [p.kv[i][j] for p in prompts]
+            return torch.stack([torch.nn.functional.pad(x, (0, 0, 0, longest - x.shape[1])) for x in parts])
+
+        kv = [(stacked(i, 0), stacked(i, 1)) for i in range(len(prompts[0].kv))]
+        self.lengths = torch.tensor(lengths, device=model.device)
+        valid = torch.arange(longest, device=model.device)[None, :] < self.lengths[:, None]  # (G, P)
+        self.prefix = _Prefix(kv, valid, torch.arange(len(prompts), device=model.device))
         self.tails: _KV | None = None
+        self.fed = 0  # tokens fed to every row so far
 
     def step(self, tokens: torch.Tensor, parents: torch.Tensor) -> torch.Tensor:
         """Feed one token per row.
@@ -247,11 +301,14 @@ class LeanDecoder:
         Args:
             tokens: ``(R,)`` ids, one per new row.
             parents: ``(R,)`` index of each new row's parent among the previous step's rows
-                (at the first step, all zeros).
+                (at the first step, the prompt it continues).
 
         Returns:
             Next-token logits ``(R, V)``.
         """
         tails = None if self.tails is None else [(k[parents], v[parents]) for k, v in self.tails]
-        logits, self.tails = self.model.forward(tokens[:, None], len(self.prompt.ids), self.prompt.kv, tails)
+        self.prefix = replace(self.prefix, owner=self.prefix.owner[parents])
+        positions = self.lengths[self.prefix.owner] + self.fed
+        logits, self.tails = self.model.forward(tokens[:, None], positions, self.prefix, tails)
+        self.fed += 1
         return logits[:, -1, :]

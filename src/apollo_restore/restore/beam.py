@@ -3,13 +3,13 @@
 The prompt (the layout's tokens before the middle) runs once (the caller runs it, so that the
 same gap's readings can be scored after it too); each step then feeds one token per live row
 through :class:`~apollo_restore.model.lean.LeanDecoder`, which keeps the prompt's keys and
-values once for all rows. A row is either *free* (still
-writing the middle) or *joining*: when a free row may end (its letter count fits the bound) it
-also spawns a joining row that is forced through the layout's join tokens (the first ``J``
-characters of the suffix, or ``[EOS]``). A candidate's score is ``log P(m + join | prompt)``
-plus the bound's length penalty, so middles of different lengths compete on how well they lead
-into the suffix. Scores only fall as rows grow, so a row below the ``k``-th finished score is
-dropped (exact pruning).
+values once for all rows (several gaps' searches step together as one batch, e.g. on a GPU).
+A row is either *free* (still writing the middle) or *joining*: when a free row may end (its
+letter count fits the bound) it also spawns a joining row that is forced through the layout's
+join tokens (the first ``J`` characters of the suffix, or ``[EOS]``). A candidate's score is
+``log P(m + join | prompt)`` plus the bound's length penalty, so middles of different lengths
+compete on how well they lead into the suffix. Scores only fall as rows grow, so a row below
+the ``k``-th finished score is dropped (exact pruning).
 """
 
 from __future__ import annotations
@@ -84,38 +84,22 @@ class _Alphabet:
         self.separator_ids = frozenset(separators)
 
 
-@torch.inference_mode()
-def beam_search(
-    model: LeanModel,
-    tok: CharTokenizer,
-    prompt: Prompt,
-    join: list[int],
-    k: int = 20,
-    bound: LengthBound = LengthBound(40),
-) -> list[Beam]:
-    """The ``k`` best middles for ``prompt`` followed by ``join``.
+class _Search:
+    """One gap's beam search, advanced one step at a time (several gaps can step together)."""
 
-    Args:
-        model: the character model.
-        tok: its tokenizer.
-        prompt: the layout's tokens before the middle, already run (:meth:`LeanModel.prompt`).
-        join: tokens scored after the middle (at least one).
-        k: free rows kept per step and candidates returned.
-        bound: allowed letter counts and their penalty.
+    def __init__(self, alphabet: _Alphabet, join: list[int], k: int, bound: LengthBound):
+        self.alphabet, self.join, self.k, self.bound = alphabet, join, k, bound
+        self.rows = [_Row((), 0.0, 0, True)]
+        self.finished: list[Beam] = []
+        self.steps_left = bound.max_chars + len(join) + 1
 
-    Returns:
-        Up to ``k`` beams, best first. A middle starts and ends on a letter, holds at least one,
-        and never two separators in a row.
-    """
-    device = model.device
-    decoder = LeanDecoder(model, prompt)
-    logits = prompt.logits
-    alphabet = _Alphabet(tok, logits.size(-1), device)
-    rows = [_Row((), 0.0, 0, True)]
-    finished: list[Beam] = []
-    cap = bound.max_letters()
-    for _ in range(bound.max_chars + len(join) + 1):
-        logp = torch.log_softmax(logits.float(), dim=-1)  # (R, V)
+    def advance(self, logp: torch.Tensor) -> list[tuple[_Row, int, int]]:
+        """The next step's rows from this step's next-token log-probabilities ``(R, V)`` (one per
+        row, on the CPU): ``(row, parent index, token fed)`` each; none when the search is over."""
+        if self.steps_left == 0:
+            return []
+        self.steps_left -= 1
+        rows, join, k, bound, finished = self.rows, self.join, self.k, self.bound, self.finished
         floor = finished[k - 1].score if len(finished) >= k else float("-inf")
         nxt: list[tuple[_Row, int, int]] = []  # (new row, parent index, token fed)
         join_logp = logp[:, join].tolist()  # (R, J): cheap to read for every row
@@ -139,14 +123,55 @@ def beam_search(
         del finished[k:]
         floor = finished[k - 1].score if len(finished) >= k else float("-inf")
         joining = sorted((item for item in nxt if item[0].score > floor), key=lambda item: -item[0].score)[:k]
-        growing = _expand(rows, free, logp, alphabet, k, floor, cap, bound.max_chars)
+        growing = _expand(rows, free, logp, self.alphabet, k, floor, bound.max_letters(), bound.max_chars)
         items = joining + growing
-        if not items:
-            break
-        rows = [item[0] for item in items]
-        parents = torch.tensor([item[1] for item in items], device=device)
-        logits = decoder.step(torch.tensor([item[2] for item in items], device=device), parents)
-    return finished[:k]
+        self.rows = [item[0] for item in items]
+        return items
+
+
+@torch.inference_mode()
+def beam_search_many(
+    model: LeanModel,
+    tok: CharTokenizer,
+    prompts: list[Prompt],
+    joins: list[list[int]],
+    k: int,
+    bounds: list[LengthBound],
+) -> list[list[Beam]]:
+    """The ``k`` best middles of each gap: its prompt followed by its join.
+
+    The gaps are searched together: every step feeds all their live rows to the model as one
+    batch (on the model's device); each gap's search is the one it would have alone.
+
+    Args:
+        model: the character model.
+        tok: its tokenizer.
+        prompts: each gap's layout tokens before the middle, already run (:meth:`LeanModel.prompt`).
+        joins: each gap's tokens scored after the middle (at least one).
+        k: free rows kept per step and candidates returned, per gap.
+        bounds: each gap's allowed letter counts and their penalty.
+
+    Returns:
+        One list per gap of up to ``k`` beams, best first. A middle starts and ends on a letter,
+        holds at least one, and never two separators in a row.
+    """
+    alphabet = _Alphabet(tok, prompts[0].logits.size(-1), torch.device("cpu"))
+    searches = [_Search(alphabet, join, k, bound) for join, bound in zip(joins, bounds)]
+    decoder = LeanDecoder(model, prompts)
+    logits = torch.cat([p.logits for p in prompts])  # (G, V): row g is prompt g
+    spans = [(g, g + 1) for g in range(len(prompts))]  # each search's rows among the logits
+    while True:
+        logp = torch.log_softmax(logits.float(), dim=-1).cpu()  # (R, V): the searches run on the CPU
+        tokens: list[int] = []
+        parents: list[int] = []
+        for g, (search, (a, b)) in enumerate(zip(searches, spans)):
+            items = search.advance(logp[a:b]) if b > a else []
+            spans[g] = (len(tokens), len(tokens) + len(items))
+            tokens += [token for _, _, token in items]
+            parents += [a + parent for _, parent, _ in items]
+        if not tokens:
+            return [search.finished[:k] for search in searches]
+        logits = decoder.step(torch.tensor(tokens, device=model.device), torch.tensor(parents, device=model.device))
 
 
 def _expand(

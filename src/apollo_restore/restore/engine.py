@@ -15,13 +15,14 @@ from pathlib import Path
 import torch
 
 from apollo_restore.data.normalise import letter_count
+from apollo_restore.errors import Errors
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.checkpoint import load_model  # imports transformers only when called
 from apollo_restore.model.folder import layout_of, read_meta
 from apollo_restore.model.lean import LeanModel, Prompt
-from apollo_restore.restore.beam import Beam, LengthBound, beam_search
+from apollo_restore.restore.beam import LengthBound, beam_search_many
 from apollo_restore.restore.candidates import merge_equivalent, to_candidates
 from apollo_restore.restore.config import (
     DEFAULT_MODEL,
@@ -57,9 +58,10 @@ class Restorer:
         lean: the same weights for inference (default: wrapping ``model``).
         folder: the model folder (to load :attr:`model` from when it was not given).
 
-    The last gap's prompt is kept after a search, with the log-probabilities of the readings
-    the search found, so that scoring that gap's readings next (an ensemble does) neither runs
-    the prompt again nor re-scores what the search already scored.
+    The last gap's prompt is kept after a search (the last batch's, after
+    :meth:`candidates_many`), with the log-probabilities of the readings the search found, so
+    that scoring that gap's readings next (an ensemble does) neither runs the prompt again nor
+    re-scores what the search already scored.
     """
 
     def __init__(
@@ -74,7 +76,9 @@ class Restorer:
     ):
         self._model, self.tok, self.name, self.config, self.layout = model, tok, name, config, layout
         self._lean, self._folder = lean, folder
-        self._last: tuple[Prompt, dict[str, float]] | None = None  # prompt; reading → log P(m + join)
+        # the last gaps' prompts (as many as the last batch): prompt ids → (prompt, reading → log P(m + join))
+        self._runs: dict[tuple[int, ...], tuple[Prompt, dict[str, float]]] = {}
+        self._kept = 1
 
     @classmethod
     def load(
@@ -82,20 +86,25 @@ class Restorer:
         folder: str | Path | None = None,
         config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
         threads: int | None = None,
+        device: str = "cpu",
     ) -> Restorer:
         """Load a model folder (default: the embedded model shipped in the package) for
-        restoring: its weights are read straight from safetensors (no ``transformers``).
+        restoring on ``device`` (``"cpu"``, ``"cuda"``): its weights are read straight from
+        safetensors (no ``transformers``).
 
         Raises:
             FileNotFoundError: no model there.
-            ValueError: it was trained with another normaliser or FIM layout.
+            ValueError: it was trained with another normaliser or FIM layout, or ``device`` is a
+                GPU this PyTorch cannot see (E503).
         """
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise ValueError(Errors.E503.format(device=device))
         if threads:
             torch.set_num_threads(threads)
         path = Path(folder) if folder else DEFAULT_MODEL
         meta = read_meta(path)
         tok = CharTokenizer.load(path)
-        lean = LeanModel.load(path)
+        lean = LeanModel.load(path, device=device)
         return cls(None, tok, name=path.name, config=config, layout=layout_of(meta), lean=lean, folder=path)
 
     @property
@@ -121,9 +130,12 @@ class Restorer:
 
     def _run(self, ids: list[int]) -> tuple[Prompt, dict[str, float]]:
         """The prompt run (once per gap: kept from the last call) and the readings scored after it."""
-        if self._last is None or self._last[0].ids != tuple(ids):
-            self._last = (self.lean.prompt(ids), {})
-        return self._last
+        key = tuple(ids)
+        if key not in self._runs:
+            while len(self._runs) >= self._kept:
+                del self._runs[next(iter(self._runs))]  # the oldest
+            self._runs[key] = (self.lean.prompt(ids), {})
+        return self._runs[key]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap given normalised context (the gap-set interface).
@@ -136,18 +148,30 @@ class Restorer:
         Returns:
             Up to ``k`` candidates, best first, probabilities normalised over them.
         """
+        return self.candidates_many([(prefix, suffix, hint)], k)[0]
+
+    def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
+        """:meth:`candidates` for several gaps ``(prefix, suffix, hint)``, searched together
+        (:func:`~apollo_restore.restore.beam.beam_search_many`: one batch per step on the
+        model's device); each gap's candidates are those :meth:`candidates` gives it alone."""
         k = k or self.config.k
-        ids, join = self._prompt_and_join(prefix, suffix, hint)
-        prompt, found = self._run(ids)
-        bound = _bound(hint, self.config)
-        beams: list[Beam] = beam_search(self.lean, self.tok, prompt, join, k=k, bound=bound)
-        texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
-        for text, score in texts:
-            found.setdefault(text, score - bound.penalty_of(letter_count(text)))
-        return to_candidates(merge_equivalent(texts))
+        self._kept = max(self._kept, len(gaps))
+        pieces = [self._prompt_and_join(prefix, suffix, hint) for prefix, suffix, hint in gaps]
+        runs = [self._run(ids) for ids, _ in pieces]
+        bounds = [_bound(hint, self.config) for _, _, hint in gaps]
+        found = beam_search_many(self.lean, self.tok, [p for p, _ in runs], [j for _, j in pieces], k, bounds)
+        out = []
+        for beams, (_, scored), bound in zip(found, runs, bounds):
+            texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
+            for text, score in texts:
+                scored.setdefault(text, score - bound.penalty_of(letter_count(text)))
+            out.append(to_candidates(merge_equivalent(texts)))
+        return out
 
     @torch.inference_mode()
-    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
+    def score_readings(
+        self, prefix: str, suffix: str, hint: Hint, readings: list[str], floors: list[float] | None = None
+    ) -> list[float]:
         """Log-probability (nats) the model gives to each reading as the gap's middle, the
         join with the suffix and the hint's length penalty included: the quantity beam search
         ranks by (a reading the search would not allow still gets a finite score).
@@ -156,6 +180,12 @@ class Restorer:
         scored are not run again; the others run as one right-padded batch after the prompt
         (causal attention keeps padding out of every real position).
 
+        Args:
+            floors: one per reading, on the scale of the scores (default: none). A reading not
+                scored yet whose floor is above its length penalty (a log-probability is at
+                most 0) gets ``-inf`` without running: its score is certainly below its floor
+                (for a caller that only needs the readings above their floors).
+
         Returns:
             One score per reading, in order.
         """
@@ -163,11 +193,21 @@ class Restorer:
             return []
         ids, join = self._prompt_and_join(prefix, suffix, hint)
         prompt, found = self._run(ids)
-        todo = [r for r in dict.fromkeys(readings) if r not in found]
+        bound = _bound(hint, self.config)
+        penalties = [bound.penalty_of(letter_count(r)) for r in readings]
+        can_reach = [floors is None or floor <= penalty for floor, penalty in zip(floors or readings, penalties)]
+        todo = list(dict.fromkeys(r for r, ok in zip(readings, can_reach) if ok and r not in found))
         if todo:
             found.update(zip(todo, self._score_after(prompt, [self.tok.encode(r) + join for r in todo])))
+        return [found.get(r, float("-inf")) + penalty for r, penalty in zip(readings, penalties)]
+
+    def known_scores(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float | None]:
+        """The :meth:`score_readings` scores this gap's search (or an earlier scoring) already
+        computed, ``None`` for the others: no model runs beyond the gap's prompt."""
+        ids, _ = self._prompt_and_join(prefix, suffix, hint)
+        found = self._run(ids)[1]
         bound = _bound(hint, self.config)
-        return [found[r] + bound.penalty_of(letter_count(r)) for r in readings]
+        return [found[r] + bound.penalty_of(letter_count(r)) if r in found else None for r in readings]
 
     def _score_after(self, prompt: Prompt, bodies: list[list[int]]) -> list[float]:
         """``log P(body | prompt)`` (nats) of each token list, as one right-padded batch."""

@@ -19,8 +19,12 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key, to_candidates
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.filler import GapFiller, LanguageModel
+from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
 from apollo_restore.restore.types import Candidate
+
+#: nats a reading's bound must miss the ``k``-th best total by before the neural member stops
+#: reading it (float sums in another order differ by far less)
+_MARGIN = 1e-6
 
 
 class LengthPrior:
@@ -89,12 +93,48 @@ class Ensemble:
         """``Σ wᵢ · log pᵢ(reading) / Σ wᵢ`` for each reading (the language models' weights in
         the denominator): the weighted mean, on the scale of one model's log-probability, and
         the ``log_score`` of :meth:`candidates`."""
-        totals = [0.0] * len(readings)
-        for filler, weight in self.members:
-            for i, score in enumerate(filler.score_readings(prefix, suffix, hint, readings)):
+        return self._combine([filler.score_readings(prefix, suffix, hint, readings) for filler, _ in self.members])
+
+    def _combine(self, scores: list[list[float]]) -> list[float]:
+        """The weighted mean of the members' scores (one list per member, in member order)."""
+        totals = [0.0] * len(scores[0])
+        for (_, weight), member_scores in zip(self.members, scores):
+            for i, score in enumerate(member_scores):
                 totals[i] += weight * score
         scale = sum(w for filler, w in self.members if not isinstance(filler, LengthPrior)) or 1.0
         return [t / scale for t in totals]
+
+    def _top_scores(self, prefix: str, suffix: str, hint: Hint, readings: list[str], k: int) -> list[float]:
+        """:meth:`score_readings` for the readings that can be among the ``k`` best, ``-inf`` for
+        the others (each certainly below ``k`` readings): the same ``k`` best, with the same scores.
+
+        The neural member (the costly one; the last, if several) is asked last: the readings its
+        search already scored and the ``k`` readings the other members like best (scored in full)
+        fix the ``k``-th best total, and any other reading whose total cannot reach it even with
+        the neural model's highest possible score is not run (:meth:`Restorer.score_readings` floors).
+        """
+        neural = [i for i, (filler, w) in enumerate(self.members) if isinstance(filler, Restorer) and w > 0]
+        if not neural:
+            return self.score_readings(prefix, suffix, hint, readings)
+        last = neural[-1]
+        restorer, weight = self.members[last]
+        scores = [
+            [] if i == last else filler.score_readings(prefix, suffix, hint, readings)
+            for i, (filler, _) in enumerate(self.members)
+        ]
+        others = [sum(w * s[i] for (_, w), s in zip(self.members, scores) if s) for i in range(len(readings))]
+        neural = restorer.known_scores(prefix, suffix, hint, readings)
+        # the readings the others like best are scored in full first: with the search's, they set the cut
+        order = sorted((i for i, s in enumerate(neural) if s is None), key=lambda i: -others[i])
+        for chunk in (order[:k], order[k:]):
+            totals = sorted((o + weight * s for o, s in zip(others, neural) if s is not None), reverse=True)
+            cut = totals[k - 1] - _MARGIN if len(totals) >= k else float("-inf")
+            floors = [(cut - others[i]) / weight for i in chunk]
+            chunk_scores = restorer.score_readings(prefix, suffix, hint, [readings[i] for i in chunk], floors)
+            for i, score in zip(chunk, chunk_scores):
+                neural[i] = score
+        scores[last] = neural
+        return self._combine(scores)
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """The union of the members' candidates, re-ranked by the weighted score.
@@ -102,14 +142,27 @@ class Ensemble:
         Probabilities are normalised over the returned list; ``log_score`` is the weighted
         mean ``Σ wᵢ log pᵢ / Σ wᵢ`` (language models' weights in the denominator).
         """
+        return self.candidates_many([(prefix, suffix, hint)], k)[0]
+
+    def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
+        """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``: the members that can
+        search them together do (:func:`~apollo_restore.restore.filler.candidates_many`)."""
         k = k or self.config.k
-        pool: dict[str, str] = {}
-        search_hint = hint.widen(self.hint_slack)  # so that a wrong hint can be survived
-        for filler, _ in self.members:
-            for cand in filler.candidates(prefix, suffix, search_hint, k):
-                pool.setdefault(match_key(cand.text), cand.text)
-        readings = list(pool.values())
-        # weighted mean rather than sum: the same ranking, and the probabilities of a geometric
-        # mean rather than of a product, which would be overconfident
-        scored = sorted(zip(readings, self.score_readings(prefix, suffix, hint, readings)), key=lambda item: -item[1])
-        return to_candidates(scored[:k])
+        searched = [
+            (prefix, suffix, hint.widen(self.hint_slack)) for prefix, suffix, hint in gaps
+        ]  # a wrong hint is survived
+        proposals = [candidates_many(filler, searched, k) for filler, _ in self.members]  # member → gap → candidates
+        out = []
+        for g, (prefix, suffix, hint) in enumerate(gaps):
+            pool: dict[str, str] = {}
+            for member in proposals:
+                for cand in member[g]:
+                    pool.setdefault(match_key(cand.text), cand.text)
+            readings = list(pool.values())
+            # weighted mean rather than sum: the same ranking, and the probabilities of a geometric
+            # mean rather than of a product, which would be overconfident
+            scored = sorted(
+                zip(readings, self._top_scores(prefix, suffix, hint, readings, k)), key=lambda item: -item[1]
+            )
+            out.append(to_candidates(scored[:k]))
+        return out

@@ -56,3 +56,15 @@ class GapFiller(Protocol):
     def language_model(self) -> LanguageModel | None:
         """The neural language model behind this filler, or ``None`` when there is none."""
         ...
+
+
+def candidates_many(
+    filler: GapFiller, gaps: list[tuple[str, str, Hint]], k: int | None = None
+) -> list[list[Candidate]]:
+    """:meth:`GapFiller.candidates` of each gap ``(prefix, suffix, hint)``: searched together by a
+    filler that can (one with a ``candidates_many`` method: the neural model batches its search
+    over the gaps), else one gap at a time. Each gap's candidates are those it gets alone."""
+    many = getattr(filler, "candidates_many", None)
+    if many is not None:
+        return many(gaps, k)
+    return [filler.candidates(prefix, suffix, hint, k) for prefix, suffix, hint in gaps]

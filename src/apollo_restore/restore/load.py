@@ -29,8 +29,10 @@ def load_filler(
     use_ngram: bool = True,
     threads: int | None = None,
     present: bool = True,
+    device: str = "cpu",
 ) -> Presented | Restorer | Ensemble:
-    """The restorer a model folder describes (default: the embedded model).
+    """The restorer a model folder describes (default: the embedded model), its neural model on
+    ``device`` (``"cpu"``, ``"cuda"``).
 
     With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
     edition form (the package's form table) and, when the folder has a ``calibration.json``
@@ -50,16 +52,19 @@ def load_filler(
 
     Raises:
         FileNotFoundError: no model in the folder, or a member file it names is missing (E501).
-        ValueError: an ensemble entry with no classical member (E502).
+        ValueError: an ensemble entry with no classical member (E502), or a GPU device this
+            PyTorch cannot see (E503).
     """
     path = Path(folder) if folder else DEFAULT_MODEL
-    filler = _load_bare(path, config, use_ngram, threads)
+    filler = _load_bare(path, config, use_ngram, threads, device)
     if not present:
         return filler
     return Presented(filler, default_forms(), load_for(path))
 
 
-def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None) -> Restorer | Ensemble:
+def _load_bare(
+    path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None, device: str
+) -> Restorer | Ensemble:
     """The folder's filler without presentation (see :func:`load_filler`).
 
     Raises:
@@ -68,7 +73,7 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int 
     """
 
     def load_neural(search: RestoreConfig = config) -> Restorer:
-        return Restorer.load(path, config=search, threads=threads)
+        return Restorer.load(path, config=search, threads=threads, device=device)
 
     meta_file = path / META_FILE
     spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None

@@ -20,7 +20,7 @@ from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.calibration import Calibration
 from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.filler import GapFiller, LanguageModel
+from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
 from apollo_restore.restore.types import Candidate
 
 #: probability factor of a truncated reading (before calibration), chosen for Top-1 on ddb
@@ -107,8 +107,15 @@ class Presented:
         With a calibration the filler is asked for as many readings as the calibration was
         fitted on (its probabilities are normalised over them), and the list cut to ``k`` after.
         """
+        return self.candidates_many([(prefix, suffix, hint)], k)[0]
+
+    def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
+        """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``, the wrapped filler
+        searching them together where it can (:func:`~apollo_restore.restore.filler.candidates_many`)."""
         k = k or self.inner.config.k
         wanted = k if self.calibration is None else max(k, self.calibration.k)
-        cands = self.annotate(self.inner.candidates(prefix, suffix, hint, wanted), prefix, suffix)
-        cands = demote_truncated(cands, prefix, suffix, self.truncated_factor)
-        return cands if self.calibration is None else self.calibration.apply(cands, hint)[:k]
+        out = []
+        for (prefix, suffix, hint), found in zip(gaps, candidates_many(self.inner, gaps, wanted)):
+            cands = demote_truncated(self.annotate(found, prefix, suffix), prefix, suffix, self.truncated_factor)
+            out.append(cands if self.calibration is None else self.calibration.apply(cands, hint)[:k])
+        return out

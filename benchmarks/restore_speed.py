@@ -1,0 +1,125 @@
+"""Per-gap time of the shipped default, two source trees side by side on the same gaps (issue 21).
+
+    git archive ce80386 src | tar -x -C /tmp/base           # the tree to compare with
+    python benchmarks/restore_speed.py --prepared data/prepared --baseline /tmp/base/src --per-length 3
+
+Each tree runs in its own worker process (``PYTHONPATH`` set to it), loads the shipped filler
+(``load_filler()``: the embedded model, its ensemble and presentation) and restores the same ddb
+validation gaps (exact hint and no hint, lengths 1–20); the gaps are sent to the two workers in
+turn, alternating which goes first, so that the load of a shared machine falls on both alike.
+Prints Markdown: p50/p95 of each tree's wall and CPU milliseconds per gap and of the per-gap CPU
+ratio (this tree / baseline), top-1 agreement, and uniform-weighted Top-1/Top-20 per condition.
+
+    python benchmarks/restore_speed.py --prepared data/prepared --device cuda --gaps 10000
+
+With ``--device`` (no baseline) this tree alone restores ``--gaps`` gaps through ``predict`` on
+that device, ``--batch`` gaps at a time, and prints gaps per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from apollo_restore.data.table import load_documents
+from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
+from apollo_restore.evaluate.metrics import score_gap, uniform
+
+HERE = Path(__file__).resolve().parent.parent / "src"
+
+#: run in each worker: one JSON gap per input line → one JSON result per output line
+WORKER = """
+import json, sys, time, torch
+from apollo_restore.hint import Hint
+from apollo_restore.restore.load import load_filler
+torch.set_num_threads(int(sys.argv[1]))
+filler = load_filler()
+print("ready", flush=True)
+for line in sys.stdin:
+    gap = json.loads(line)
+    wall, cpu = time.perf_counter(), time.process_time()
+    cands = filler.candidates(gap["prefix"], gap["suffix"], Hint(gap["lo"], gap["hi"]), gap["k"])
+    wall, cpu = (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
+    out = {"texts": [c.text for c in cands], "probs": [c.prob for c in cands], "wall": wall, "cpu": cpu}
+    print(json.dumps(out, ensure_ascii=False), flush=True)
+"""
+
+
+def start_worker(src: Path, threads: int) -> subprocess.Popen:
+    """A worker process importing ``apollo_restore`` from ``src``, once it has loaded the filler."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(threads)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def ask(proc: subprocess.Popen, gap: dict) -> dict:
+    proc.stdin.write(json.dumps(gap, ensure_ascii=False) + "\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
+def compare(args: argparse.Namespace) -> None:
+    table = load_documents(args.prepared, split="validation", sources=["ddb"])
+    gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=("exact", "none"), seed=21)
+    trees = {"baseline": args.baseline, "this tree": HERE}
+    workers = {name: start_worker(src, args.threads) for name, src in trees.items()}
+    results: dict[str, list[dict]] = {name: [] for name in trees}
+    for n, gap in enumerate(gaps):
+        request = {"prefix": gap.prefix, "suffix": gap.suffix, "lo": gap.hint.lo, "hi": gap.hint.hi, "k": args.k}
+        for name in list(trees)[:: 1 if n % 2 == 0 else -1]:
+            results[name].append(ask(workers[name], request))
+        print(f"\r{n + 1}/{len(gaps)} gaps", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    for proc in workers.values():
+        proc.stdin.close()
+        proc.wait()
+    old, new = results["baseline"], results["this tree"]
+    ratio = [b["cpu"] / a["cpu"] for a, b in zip(old, new)]
+    same = [bool(a["texts"]) and bool(b["texts"]) and a["texts"][0] == b["texts"][0] for a, b in zip(old, new)]
+    print(f"## Shipped default, {len(gaps)} ddb validation gaps (exact + no hint), k = {args.k}, ", end="")
+    print(f"{args.threads} thread(s)\n")
+    print("| tree | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms |")
+    print("|---|---:|---:|---:|---:|")
+    for name, rows in results.items():
+        wall, cpu = [r["wall"] for r in rows], [r["cpu"] for r in rows]
+        print(f"| {name} | {pct(wall, 50):.0f} | {pct(wall, 95):.0f} | {pct(cpu, 50):.0f} | {pct(cpu, 95):.0f} |")
+    print(f"\nper-gap CPU ratio (this tree / baseline): p50 {pct(ratio, 50):.2f}, p95 {pct(ratio, 95):.2f}")
+    print(f"top-1 identical: {sum(same)}/{len(same)} ({sum(same) / len(same):.1%})\n")
+    print("| condition | tree | W.Top-1 | W.Top-20 |")
+    print("|---|---|---:|---:|")
+    for cond in ("exact", "none"):
+        for name, rows in results.items():
+            scores = [score_gap(g.target, r["texts"]) for g, r in zip(gaps, rows) if condition_of(g) == cond]
+            summary = uniform(scores)
+            print(f"| {cond} | {name} | {summary.top1:.3f} | {summary.top20:.3f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
+    parser.add_argument("--baseline", type=Path, help="a source tree's src folder to compare with")
+    parser.add_argument("--per-length", type=int, default=3, help="gaps per letter count and condition")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--k", type=int, default=20)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    compare(args)
+    print(f"\n({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
