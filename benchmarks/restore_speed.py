@@ -10,10 +10,11 @@ turn, alternating which goes first, so that the load of a shared machine falls o
 Prints Markdown: p50/p95 of each tree's wall and CPU milliseconds per gap and of the per-gap CPU
 ratio (this tree / baseline), top-1 agreement, and uniform-weighted Top-1/Top-20 per condition.
 
-    python benchmarks/restore_speed.py --prepared data/prepared --device cuda --gaps 10000
+    python benchmarks/restore_speed.py --prepared data/prepared --device cuda --gaps 10000 --check 100
 
-With ``--device`` (no baseline) this tree alone restores ``--gaps`` gaps through ``predict`` on
-that device, ``--batch`` gaps at a time, and prints gaps per second.
+With ``--device`` (no baseline) this tree alone restores ``--gaps`` validation gaps through
+``predict`` on that device, ``--batch`` gaps at a time, and prints gaps per second; then the
+first ``--check`` of them again on the CPU one at a time, and how many got the same readings.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ import numpy as np
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
+from apollo_restore.restore.load import load_filler
+from apollo_restore.restore.predict import predict
 
 HERE = Path(__file__).resolve().parent.parent / "src"
 
@@ -82,6 +85,9 @@ def compare(args: argparse.Namespace) -> None:
         request = {"prefix": gap.prefix, "suffix": gap.suffix, "lo": gap.hint.lo, "hi": gap.hint.hi, "k": args.k}
         for name in list(trees)[:: 1 if n % 2 == 0 else -1]:
             results[name].append(ask(workers[name], request))
+        if args.save:  # each gap as it comes: a long run cut short keeps what it measured
+            with args.save.open("a") as f:
+                f.write(json.dumps({name: rows[-1] for name, rows in results.items()}, ensure_ascii=False) + "\n")
         print(f"\r{n + 1}/{len(gaps)} gaps", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     for proc in workers.values():
@@ -108,6 +114,26 @@ def compare(args: argparse.Namespace) -> None:
             print(f"| {cond} | {name} | {summary.top1:.3f} | {summary.top20:.3f} |")
 
 
+def throughput(args: argparse.Namespace) -> None:
+    table = load_documents(args.prepared, split="validation", sources=["ddb"])
+    per_length = -(-args.gaps // 40)  # 20 lengths × 2 conditions
+    gaps = build_synthetic(table, "ddb", "validation", per_length, conditions=("exact", "none"), seed=21)[: args.gaps]
+    filler = load_filler(device=args.device, threads=args.threads)
+    started = time.perf_counter()
+    batched = list(predict(filler, gaps, args.k, progress=False, batch=args.batch))
+    seconds = time.perf_counter() - started
+    print(f"## {len(gaps)} ddb validation gaps on {args.device}, batch {args.batch}, k = {args.k}\n")
+    print(f"{seconds:.0f} s: {len(gaps) / seconds:.1f} gaps/s")
+    if args.check:
+        cpu = load_filler(threads=args.threads)
+        alone = list(predict(cpu, gaps[: args.check], args.k, progress=False))
+        texts = [([t for t, _ in a.candidates], [t for t, _ in b.candidates]) for a, b in zip(alone, batched)]
+        same, top1 = sum(a == b for a, b in texts), sum(a[:1] == b[:1] for a, b in texts)
+        gap = max(abs(p - q) for a, b in zip(alone, batched) for (_, p), (_, q) in zip(a.candidates, b.candidates))
+        print(f"same readings as the CPU one at a time: {same}/{len(alone)} (top-1: {top1}/{len(alone)}); ", end="")
+        print(f"largest probability difference {gap:.1e}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
@@ -115,9 +141,17 @@ def main() -> None:
     parser.add_argument("--per-length", type=int, default=3, help="gaps per letter count and condition")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--k", type=int, default=20)
+    parser.add_argument("--save", type=Path, help="append each gap's two results to this JSONL")
+    parser.add_argument("--device", help="restore --gaps gaps on this device instead (cpu, cuda)")
+    parser.add_argument("--gaps", type=int, default=1000)
+    parser.add_argument("--batch", type=int, default=256, help="gaps searched together (with --device)")
+    parser.add_argument("--check", type=int, default=0, help="gaps also restored on the CPU one at a time")
     args = parser.parse_args()
     started = time.perf_counter()
-    compare(args)
+    if args.device:
+        throughput(args)
+    else:
+        compare(args)
     print(f"\n({time.perf_counter() - started:.0f} s)", file=sys.stderr)
 
 

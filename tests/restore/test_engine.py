@@ -12,7 +12,7 @@ from apollo_restore.restore.candidates import match_key, merge_equivalent
 from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.context import context_of
 from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.engine import Restorer, length_batches
 from apollo_restore.restore.filler import GapFiller
 
 from ..conftest import MEMORISED
@@ -170,3 +170,11 @@ def test_a_gpu_asked_for_without_one_is_a_clear_error(memorised_model, monkeypat
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     with pytest.raises(ValueError, match="E503"):
         Restorer.load(memorised_model, device="cuda")
+
+
+def test_length_batches_cover_every_body_once_and_split_only_where_padding_costs_more():
+    assert length_batches([20] * 6 + [40] * 6, batch_cost=64) == [list(range(6)), list(range(6, 12))]  # saves 120 > 64
+    assert length_batches([20, 40], batch_cost=64) == [[0, 1]]  # saves 20 < 64
+    batches = length_batches([17, 30, 5, 30, 29, 6], batch_cost=8)
+    assert sorted(i for b in batches for i in b) == list(range(6))
+    assert batches[0] == [2, 5]  # shortest first

@@ -210,19 +210,43 @@ class Restorer:
         return [found[r] + bound.penalty_of(letter_count(r)) if r in found else None for r in readings]
 
     def _score_after(self, prompt: Prompt, bodies: list[list[int]]) -> list[float]:
-        """``log P(body | prompt)`` (nats) of each token list, as one right-padded batch."""
+        """``log P(body | prompt)`` (nats) of each token list, in right-padded batches of bodies
+        of like length (:func:`length_batches`)."""
         first = torch.log_softmax(prompt.logits[0].float(), dim=-1)  # (V,): each body's first token
-        width = max(len(b) for b in bodies)
-        ids = torch.full((len(bodies), width), self.tok.pad_id, dtype=torch.long, device=self.lean.device)
-        for i, body in enumerate(bodies):
-            ids[i, : len(body)] = torch.tensor(body)
-        logp = torch.log_softmax(self.lean.continue_rows(prompt, ids).float(), dim=-1)  # (R, W, V)
-        scores = []
-        for i, body in enumerate(bodies):
-            rest = logp[i, torch.arange(len(body) - 1), torch.tensor(body[1:])].sum() if len(body) > 1 else 0.0
-            scores.append(float(first[body[0]] + rest))
+        scores = [0.0] * len(bodies)
+        for batch in length_batches([len(b) for b in bodies]):
+            width = max(len(bodies[i]) for i in batch)
+            ids = torch.full((len(batch), width), self.tok.pad_id, dtype=torch.long, device=self.lean.device)
+            for row, i in enumerate(batch):
+                ids[row, : len(bodies[i])] = torch.tensor(bodies[i])
+            logp = torch.log_softmax(self.lean.continue_rows(prompt, ids).float(), dim=-1)  # (R, W, V)
+            for row, i in enumerate(batch):
+                body = bodies[i]
+                rest = logp[row, torch.arange(len(body) - 1), torch.tensor(body[1:])].sum() if len(body) > 1 else 0.0
+                scores[i] = float(first[body[0]] + rest)
         return scores
 
     def language_model(self) -> LanguageModel:
         """The model and its tokenizer (bits per character)."""
         return LanguageModel(self.model, self.tok)
+
+
+#: a batch's fixed cost, in padded tokens (one model call over the prompt's keys and values)
+BATCH_COST = 64
+
+
+def length_batches(lengths: list[int], batch_cost: int = BATCH_COST) -> list[list[int]]:
+    """Indices of ``lengths`` in batches of like length, shortest first: the split of the sorted
+    lengths that pads least, each batch costing its rows × its longest plus ``batch_cost``
+    (dynamic programming over the split points; a body's score does not depend on its batch)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    sorted_lengths = [lengths[i] for i in order]
+    best = [0] + [0] * len(order)  # best[j]: cost of the first j bodies
+    cut = [0] * (len(order) + 1)  # cut[j]: where the last batch of the first j starts
+    for j in range(1, len(order) + 1):
+        best[j], cut[j] = min((best[i] + (j - i) * sorted_lengths[j - 1] + batch_cost, i) for i in range(j))
+    batches, j = [], len(order)
+    while j:
+        batches.append(order[cut[j] : j])
+        j = cut[j]
+    return batches[::-1]
