@@ -13,8 +13,9 @@ ratio (this tree / baseline), top-1 agreement, and uniform-weighted Top-1/Top-20
     python benchmarks/restore_speed.py --prepared data/prepared --device cuda --gaps 10000 --check 100
 
 With ``--device`` (no baseline) this tree alone restores ``--gaps`` validation gaps through
-``predict`` on that device, ``--batch`` gaps at a time, and prints gaps per second; then the
-first ``--check`` of them again on the CPU one at a time, and how many got the same readings.
+``predict`` on that device, ``--batch`` gaps at a time (the shipped default, or the neural model
+alone with ``--neural-only``), and prints gaps per second; then the first ``--check`` of them
+again on the CPU one at a time, and how many got the same readings.
 """
 
 from __future__ import annotations
@@ -118,14 +119,15 @@ def throughput(args: argparse.Namespace) -> None:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     per_length = -(-args.gaps // 40)  # 20 lengths × 2 conditions
     gaps = build_synthetic(table, "ddb", "validation", per_length, conditions=("exact", "none"), seed=21)[: args.gaps]
-    filler = load_filler(device=args.device, threads=args.threads)
+    filler = load_filler(device=args.device, threads=args.threads, use_ngram=not args.neural_only)
     started = time.perf_counter()
     batched = list(predict(filler, gaps, args.k, progress=False, batch=args.batch))
     seconds = time.perf_counter() - started
-    print(f"## {len(gaps)} ddb validation gaps on {args.device}, batch {args.batch}, k = {args.k}\n")
+    what = "the neural model alone" if args.neural_only else "the shipped default"
+    print(f"## {what}, {len(gaps)} ddb validation gaps on {args.device}, batch {args.batch}, k = {args.k}\n")
     print(f"{seconds:.0f} s: {len(gaps) / seconds:.1f} gaps/s")
     if args.check:
-        cpu = load_filler(threads=args.threads)
+        cpu = load_filler(threads=args.threads, use_ngram=not args.neural_only)
         alone = list(predict(cpu, gaps[: args.check], args.k, progress=False))
         texts = [([t for t, _ in a.candidates], [t for t, _ in b.candidates]) for a, b in zip(alone, batched)]
         same, top1 = sum(a == b for a, b in texts), sum(a[:1] == b[:1] for a, b in texts)
@@ -145,6 +147,7 @@ def main() -> None:
     parser.add_argument("--device", help="restore --gaps gaps on this device instead (cpu, cuda)")
     parser.add_argument("--gaps", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=256, help="gaps searched together (with --device)")
+    parser.add_argument("--neural-only", action="store_true", help="the neural model alone (with --device)")
     parser.add_argument("--check", type=int, default=0, help="gaps also restored on the CPU one at a time")
     args = parser.parse_args()
     started = time.perf_counter()

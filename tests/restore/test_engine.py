@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from typer.testing import CliRunner
+
+from apollo_restore.cli.app import app
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.errors import LeidenError
@@ -178,3 +182,20 @@ def test_length_batches_cover_every_body_once_and_split_only_where_padding_costs
     batches = length_batches([17, 30, 5, 30, 29, 6], batch_cost=8)
     assert sorted(i for b in batches for i in b) == list(range(6))
     assert batches[0] == [2, 5]  # shortest first
+
+
+def test_cli_predict_batched_equals_one_at_a_time_and_refuses_a_missing_gpu(memorised_model, tmp_path, monkeypatch):
+    gaps = tmp_path / "gaps.jsonl"
+    rows = [{"id": f"g{i}", "source": "ddb", "doc": "d", "prefix": p, "suffix": s, "target": m, "hint": len(m),
+             "kind": "synthetic"} for i, (p, m, s) in enumerate(MEMORISED * 2)]  # fmt: skip
+    gaps.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    args = ["predict", "--gaps", str(gaps), "--model", str(memorised_model), "--k", "5", "--threads", "1"]
+    outs = []
+    for batch in ("1", "3"):
+        out = tmp_path / f"batch{batch}.jsonl"
+        assert CliRunner().invoke(app, [*args, "--out", str(out), "--batch", batch]).exit_code == 0
+        outs.append([[c["text"] for c in json.loads(line)["candidates"]] for line in out.read_text().splitlines()])
+    assert outs[0] == outs[1] and outs[0][0][0] == MEMORISED[0][1]
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "gpu.jsonl"), "--device", "cuda"])
+    assert result.exit_code == 2 and "E503" in result.output

@@ -177,7 +177,7 @@ class Restorer:
         ranks by (a reading the search would not allow still gets a finite score).
 
         The prompt runs once per gap (kept from the search); readings the search already
-        scored are not run again; the others run as one right-padded batch after the prompt
+        scored are not run again; the others run in right-padded batches after the prompt
         (causal attention keeps padding out of every real position).
 
         Args:
@@ -195,8 +195,8 @@ class Restorer:
         prompt, found = self._run(ids)
         bound = _bound(hint, self.config)
         penalties = [bound.penalty_of(letter_count(r)) for r in readings]
-        can_reach = [floors is None or floor <= penalty for floor, penalty in zip(floors or readings, penalties)]
-        todo = list(dict.fromkeys(r for r, ok in zip(readings, can_reach) if ok and r not in found))
+        floors = floors or [float("-inf")] * len(readings)
+        todo = list(dict.fromkeys(r for r, f, p in zip(readings, floors, penalties) if r not in found and f <= p))
         if todo:
             found.update(zip(todo, self._score_after(prompt, [self.tok.encode(r) + join for r in todo])))
         return [found.get(r, float("-inf")) + penalty for r, penalty in zip(readings, penalties)]

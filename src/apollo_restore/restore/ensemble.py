@@ -22,8 +22,8 @@ from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
 from apollo_restore.restore.types import Candidate
 
-#: nats a reading's bound must miss the ``k``-th best total by before the neural member stops
-#: reading it (float sums in another order differ by far less)
+#: nats by which a reading's best possible total must miss the ``k``-th best before the neural
+#: member leaves it unscored (float sums in another order differ by far less)
 _MARGIN = 1e-6
 
 
@@ -113,10 +113,10 @@ class Ensemble:
         fix the ``k``-th best total, and any other reading whose total cannot reach it even with
         the neural model's highest possible score is not run (:meth:`Restorer.score_readings` floors).
         """
-        neural = [i for i, (filler, w) in enumerate(self.members) if isinstance(filler, Restorer) and w > 0]
-        if not neural:
+        costly = [i for i, (filler, w) in enumerate(self.members) if isinstance(filler, Restorer) and w > 0]
+        if not costly:
             return self.score_readings(prefix, suffix, hint, readings)
-        last = neural[-1]
+        last = costly[-1]
         restorer, weight = self.members[last]
         scores = [
             [] if i == last else filler.score_readings(prefix, suffix, hint, readings)
