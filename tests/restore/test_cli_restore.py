@@ -38,9 +38,10 @@ def no_model(monkeypatch):
         (["zenoni tou [.3] chairein"], "E308"),
         ([GREEK, "--k", "0"], "E305"),
         ([GREEK, "--k", "-1"], "E305"),
-        ([GREEK, "--hint", "0=1000000"], "E304"),
+        ([GREEK, "--hint", "1=1000000"], "E304"),
         ([GREEK, "--hint", "3=2"], "E306"),
-        ([GREEK, "--hint", "0=ca.x"], "E306"),
+        ([GREEK, "--hint", "0=2"], "numbered from 1"),
+        ([GREEK, "--hint", "1=ca.x"], "E306"),
         (["missing-file.txt"], "no file named"),
     ],
 )
@@ -60,7 +61,7 @@ def test_cli_restore_prompts_when_stdin_is_a_terminal(monkeypatch, capsys):
             return True
 
     monkeypatch.setattr(cli_restore.sys, "stdin", Terminal(GREEK))
-    assert cli_restore._read_text(None) == GREEK
+    assert cli_restore.read_text(None) == GREEK
     assert "Ctrl-D" in capsys.readouterr().err
 
 

@@ -47,7 +47,7 @@ def restore_command(
     k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     hint: list[str] = typer.Option(
-        None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=ca.7, 3=none (0-based gaps)."
+        None, "--hint", help="GAP=HINT overrides, gaps numbered from 1 as printed: 1=7, 2=5-8, 3=ca.7, 4=none."
     ),
     show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
@@ -65,11 +65,11 @@ def restore_command(
     from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.request import RestoreRequest
 
-    source = _read_text(text)
+    source = read_text(text)
     try:
-        request = RestoreRequest(source, dict(_parse_hint(h) for h in hint or []), None, k).validate()
+        request = RestoreRequest(source, dict(parse_hint(h) for h in hint or []), None, k).validate()
     except (LeidenError, RequestError) as err:
-        _fail(err)
+        fail(err)
     restorer = _load(load_filler, model, use_ngram=not neural_only, threads=threads or idle_cores())
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -86,7 +86,7 @@ def restore_command(
     _print(result, show)
 
 
-def _fail(err: Exception) -> None:
+def fail(err: Exception) -> None:
     typer.echo(f"error: {err}", err=True)
     raise typer.Exit(2) from err
 
@@ -97,10 +97,10 @@ def _load(load_filler, model: Path | None, **options):
     try:
         return load_filler(model, **options)
     except (FileNotFoundError, ValueError) as err:
-        _fail(err)
+        fail(err)
 
 
-def _read_text(text: str | None) -> str:
+def read_text(text: str | None) -> str:
     """The text itself, a file's content, or stdin (with a prompt when it is a terminal).
 
     Raises:
@@ -124,7 +124,7 @@ def _read_text(text: str | None) -> str:
     return text
 
 
-def _parse_hint(item: str) -> tuple[int | str, str]:
+def parse_hint(item: str) -> tuple[int | str, str]:
     """``GAP=VALUE`` → ``(gap, value)``; the request validates both."""
     gap, sep, value = item.partition("=")
     if not sep:
@@ -138,12 +138,14 @@ def _print(result, show: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from apollo_restore.restore.types import percent  # here, not at the top: `--help` stays fast
+
     console = Console()
     console.print(f"[bold]Restored text[/bold] ({result.model}, {result.ms:.0f} ms):")
     console.print(result.restored_leiden, highlight=False)
     calibrated = any(c.calibrated for g in result.gaps for c in g.candidates)
     for gap in result.gaps:
-        console.print(f"\n[bold]gap {gap.index + 1}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)
+        console.print(f"\n[bold]gap {gap.number}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)
         console.print(f"…{gap.prefix[-40:]}[bold red][ ][/bold red]{gap.suffix[:40]}…", highlight=False)
         table = Table(show_edge=False, pad_edge=False)
         table.add_column("#", justify="right")
@@ -154,8 +156,7 @@ def _print(result, show: int) -> None:
         for rank, cand in enumerate(gap.candidates[:show], 1):
             notes = [f"unknown word: {', '.join(cand.unknown_words)}"] if cand.unknown_words else []
             notes += [f"parallels in {', '.join(cand.citations[:3])}"] if cand.citations else []
-            prob = f"{cand.prob:.0%}" if cand.prob >= 0.005 else "<1%"
-            table.add_row(str(rank), cand.display or cand.text, cand.text, prob, "; ".join(notes))
+            table.add_row(str(rank), cand.display or cand.text, cand.text, percent(cand.prob), "; ".join(notes))
         console.print(table)
     if calibrated:
         console.print(
@@ -190,7 +191,7 @@ def predict_command(
     try:
         check_k(k, DEFAULT_REQUEST_LIMITS)
     except RequestError as err:
-        _fail(err)
+        fail(err)
     restorer = _load(
         load_filler,
         model,
@@ -201,7 +202,7 @@ def predict_command(
     try:
         n = predict_file(restorer, gaps, out, k)
     except (RequestError, FormatError) as err:
-        _fail(err)
+        fail(err)
     typer.echo(f"wrote {n} predictions to {out}")
 
 

@@ -1,8 +1,8 @@
 """One validated restoration request, shared by the CLI, the Python API, ``predict`` and the web.
 
     from apollo_restore.restore.request import RestoreRequest, RequestLimits
-    req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={0: "ca.5"}, k=10).validate()
-    req.hints    # {0: Hint(lo=4, hi=6)}: one resolved hint per gap
+    req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={1: "ca.5"}, k=10).validate()   # gap 1: the first
+    req.hints    # {0: Hint(lo=4, hi=6)}: one resolved hint per gap, by 0-based position
 
 Everything a caller gives is checked here, once, before any model work; every failure is a
 :class:`~apollo_restore.errors.RequestError` (or a :class:`~apollo_restore.errors.LeidenError`
@@ -83,15 +83,16 @@ class RestoreRequest:
 
     Attributes:
         text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???``...).
-        hints: per-gap hint overrides, 0-based gap → a :class:`Hint`, ``None``, letters, ``[lo, hi]`` or a
-            string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
-        pins: per-gap readings fixed by the caller (those gaps are not searched).
+        hints: per-gap hint overrides, gap number (counted from 1) → a :class:`Hint`, ``None``,
+            letters, ``[lo, hi]`` or a string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
+        pins: per-gap readings fixed by the caller, by gap number from 1 (those gaps are not searched).
         k: candidates per gap.
         should_stop: asked before each gap; when it answers true the restoration stops with
             :class:`~apollo_restore.errors.RestoreStopped` (a time limit, a client gone).
 
     After :meth:`validate`: ``document`` and ``markers`` hold the parsed text, ``hints``
-    one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``.
+    one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``;
+    ``hints`` and ``pins`` are then keyed by 0-based position (the segments' order), for code.
     """
 
     text: str
@@ -136,7 +137,8 @@ class RestoreRequest:
 
 
 def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tuple[int, Any]]:
-    """``(0-based gap, value)`` pairs of a per-gap mapping, keys checked against the gaps."""
+    """``(0-based gap, value)`` pairs of a per-gap mapping keyed by gap number (counted from 1,
+    as every display counts gaps), keys checked against the gaps."""
     if values is None:
         return []
     if not isinstance(values, Mapping):
@@ -148,12 +150,10 @@ def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tu
         if isinstance(key, str) and key.strip().isdecimal():
             key = int(key)
         if not isinstance(key, int) or isinstance(key, bool):
-            raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 0")
-        if not 0 <= key < n_gaps:
-            raise RequestError(
-                code, gap=key + 1, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)} (numbered from 0)"
-            )
-        out.append((key, value))
+            raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 1")
+        if not 1 <= key <= n_gaps:
+            raise RequestError(code, gap=key, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)}, numbered from 1")
+        out.append((key - 1, value))
     return out
 
 

@@ -39,12 +39,23 @@ class Candidate:
     calibrated: bool = False
 
 
+def percent(prob: float) -> str:
+    """A probability as every interface shows it (CLI, page, export): ``42 %``, ``<1 %``
+    below 0.5 %, ``>99 %`` from 99.5 % (a rounded ``0 %`` or ``100 %`` would claim too much)."""
+    if prob < 0.005:
+        return "<1 %"
+    if prob >= 0.995:
+        return ">99 %"
+    return f"{round(prob * 100)} %"
+
+
 @dataclass
 class GapResult:
     """The candidates for one gap of the input.
 
     Attributes:
-        index: 0-based position of the gap among the input's gaps.
+        number: the gap's number among the input's gaps, counted from 1 (as every display,
+            ``--hint``, ``hints=`` and ``pins=`` count them).
         hint: the length hint used (letters).
         prefix, suffix: the normalised context next to the gap, at most
             :data:`~apollo_restore.restore.context.DEFAULT_WINDOW` characters each side
@@ -54,7 +65,7 @@ class GapResult:
         span: ``(start, end)`` character offsets of the gap in the input text, when known.
     """
 
-    index: int
+    number: int
     hint: Hint
     prefix: str
     suffix: str
