@@ -50,3 +50,15 @@ def test_cli_parallels_and_provenance_read_a_file_as_restore_does(prepared: Path
     assert "ddb:b" in done.output and "edition was in the training data" in done.output
     done = runner.invoke(app, ["provenance", str(tmp_path / "missing.txt"), "--index", str(out)])
     assert done.exit_code == 2 and "no file named" in done.output
+
+
+def test_cli_parallels_link_documents_in_a_terminal(prepared: Path, tmp_path: Path) -> None:
+    """In a terminal the document ids are hyperlinks (OSC 8), and no URL lines are added."""
+    runner = CliRunner()
+    out = tmp_path / "ix"
+    assert runner.invoke(app, ["index", "--prepared", str(prepared), "--out", str(out)]).exit_code == 0
+    text = "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ"
+    done = runner.invoke(app, ["parallels", text, "--index", str(out)], env={"FORCE_COLOR": "1", "TERM": "xterm"})
+    assert done.exit_code == 0, done.output
+    assert "\x1b]8;" in done.output and "https://papyri.info/search?STRING=ddb%3Aa" in done.output
+    assert "ddb:a: https://" not in done.output
