@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from apollo_restore.data.normalise import normalise
-from apollo_restore.data.orthography import EditionForms, default_forms
+from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.prepare import load_documents
 from apollo_restore.data.textindex import (
     DOT,
@@ -138,7 +138,6 @@ class ParallelIndex(TextIndex):
         docs_per_group: int = 5,
         examples: int = 1,
         context: int = 30,
-        forms: EditionForms | None = None,
     ) -> GapParallels:
         """Readings that stand between the gap's contexts in training passages, each in edition
         form with links to its documents' editions.
@@ -161,7 +160,6 @@ class ParallelIndex(TextIndex):
             docs_per_group: document ids kept per group.
             examples: snippets kept per group.
             context: characters of context in each snippet, either side.
-            forms: the edition-forms table readings are displayed with (default: the package's).
 
         Returns:
             :class:`GapParallels`, groups most frequent first (readings with lost letters
@@ -169,7 +167,7 @@ class ParallelIndex(TextIndex):
         """
         result = self._search(prefix, suffix, hint, max_between, anchors, (limit, docs_per_group, examples, context))
         result.prefix, result.suffix = prefix, suffix
-        forms = forms or default_forms()
+        forms = default_forms()  # the package's table (None where it is not shipped)
         for group in result.groups:
             group.display = forms.display(group.between, prefix, suffix) if forms else group.between
         return result
