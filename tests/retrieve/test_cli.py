@@ -26,6 +26,9 @@ def test_cli_index_and_parallels(prepared: Path, tmp_path: Path) -> None:
 
     done = runner.invoke(app, ["parallels", "Καίσαρος Τραιανοῦ", "--index", str(out), "--json"])
     assert done.exit_code == 0 and json.loads(done.output)["count"] == 3
+    assert json.loads(done.output)["hits"][0]["url"] == "https://papyri.info/search?STRING=ddb%3Aa"
+    done = runner.invoke(app, ["parallels", "Καίσαρος Τραιανοῦ", "--index", str(out)])
+    assert "ddb:a: …" in done.output and "[καισαρος τραιανου]" in done.output and "STRING=ddb%3Aa" in done.output
 
     done = runner.invoke(app, ["parallels", "αὐτοκράτορος [.8", "--index", str(out)])
     assert done.exit_code == 2 and "E001" in done.output

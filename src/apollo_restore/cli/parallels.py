@@ -50,10 +50,7 @@ def parallels_command(
         if as_json:
             typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
             return
-        sources = ", ".join(f"{k} {v}" for k, v in result.by_source.items())
-        typer.echo(f"«{result.phrase}»: {result.count} occurrences in {result.n_docs} documents ({sources or 'none'})")
-        for hit in result.hits:
-            typer.echo(f"  {hit.doc}: …{hit.text[: hit.start]}[{hit.text[hit.start : hit.end]}]{hit.text[hit.end :]}…")
+        _print_phrase(result)
         return
     try:
         request = RestoreRequest(source, dict(parse_hint(h) for h in hint or []), None, 1).validate()
@@ -66,13 +63,39 @@ def parallels_command(
     _print(gaps)
 
 
+def _console():
+    from rich.console import Console
+
+    return Console(highlight=False, emoji=False)
+
+
+def _link(doc: str, url: str | None) -> str:
+    """Rich markup: the document id, a terminal hyperlink (OSC 8) to its edition where known."""
+    from rich.markup import escape
+
+    return f"[link={url}]{escape(doc)}[/link]" if url else escape(doc)
+
+
+def _print_phrase(result) -> None:
+    """Where a phrase stands: one snippet per document, the id linked (followed by its URL
+    where the output is not a terminal)."""
+    from rich.markup import escape
+
+    console = _console()
+    sources = ", ".join(f"{k} {v}" for k, v in result.by_source.items())
+    console.print(f"«{result.phrase}»: {result.count} occurrences in {result.n_docs} documents ({sources or 'none'})")
+    for hit in result.hits:
+        found = escape(f"…{hit.text[: hit.start]}[{hit.text[hit.start : hit.end]}]{hit.text[hit.end :]}…")
+        url = "" if console.is_terminal else f"  {hit.url or 'no link'}"
+        console.print(f"  {_link(hit.doc, hit.url)}: {found}{url}", soft_wrap=True)
+
+
 def _print(gaps) -> None:
     """Each gap's readings in edition form; document ids are terminal hyperlinks (OSC 8) where
     the terminal shows them, else followed by their URLs."""
-    from rich.console import Console
     from rich.markup import escape
 
-    console = Console(highlight=False, emoji=False)
+    console = _console()
     for gap in gaps:
         where = " ".join(filter(None, [gap.left and f"«…{gap.left}»", "[ ]", gap.right and f"«{gap.right}…»"]))
         alone = "" if bool(gap.left) == bool(gap.right) else f" ({'left' if gap.left else 'right'} context only)"
@@ -80,7 +103,7 @@ def _print(gaps) -> None:
         console.print(f"[bold]gap {gap.gap}[/bold] · {gap.hint.format()} · {escape(where)}: {found}")
         for g in gap.groups:
             more = f" +{g.n_docs - len(g.docs)}" if g.n_docs > len(g.docs) else ""
-            docs = ", ".join(f"[link={url}]{escape(d)}[/link]" if url else escape(d) for d, url in zip(g.docs, g.urls))
+            docs = ", ".join(_link(d, url) for d, url in zip(g.docs, g.urls))
             console.print(f"  {g.count:>5}× {escape(g.display or g.between)}   ({docs}{more})")
             if not console.is_terminal:
                 for d, url in zip(g.docs, g.urls):

@@ -99,7 +99,9 @@ class ParallelIndex(TextIndex):
         a, b = max(d_start, start - context), min(d_end, end + context)
         head, mid, tail = (self.orig_text(x, y) for x, y in ((a, start), (start, end), (end, b)))
         head = head.lstrip(" ")
-        return Snippet(self.doc_ids[doc], head + mid + tail, len(head), len(head) + len(mid))
+        doc_id = self.doc_ids[doc]
+        url = edition_url(doc_id, self.doc_sources[doc])
+        return Snippet(doc_id, head + mid + tail, len(head), len(head) + len(mid), url)
 
     # -- gap parallels --
 

@@ -16,12 +16,14 @@ class Snippet:
         doc: document id.
         text: ``norm.v1`` text of the piece.
         start, end: offsets in ``text`` of the matched (or restored) part, to highlight.
+        url: where the document's edition can be read (``None`` where no link can be derived).
     """
 
     doc: str
     text: str
     start: int
     end: int
+    url: str | None = None
 
 
 @dataclass
