@@ -458,6 +458,7 @@ def test_web_parallels_adapter_reads_a_real_index(tiny_prepared, tmp_path, tiny_
     text = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον"
     found = client.post("/api/provenance", json={"text": text, "min_run": 20}).json()
     assert found["documents"] and found["documents"][0]["longest"] >= 20 and found["letters"] > 40
+    assert found["verdict"] == "edition" and "memorised" in found["summary"]  # a training document holds it all
     err = _error(client.post("/api/provenance", json={"text": "κομων", "min_run": 20}), 422)
     assert err["code"] == "W016" and "E406" in err["message"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -46,7 +47,7 @@ def percent(prob: float) -> str:
         return "<1 %"
     if prob >= 0.995:
         return ">99 %"
-    return f"{round(prob * 100)} %"
+    return f"{math.floor(prob * 100 + 0.5)} %"  # halves up, as the page's Math.round
 
 
 @dataclass
