@@ -14,8 +14,8 @@ bash scripts/setup.sh
 TEXT=examples/o.claud.3.420.txt
 .venv/bin/apollo-restore restore "$TEXT"
 [ "${QUICK:-0}" = 1 ] && exit 0
-# readings that stand in the training texts next to each gap's context (one side alone where the
-# other finds nothing: the first gap starts the text, the second stands before the misspelt χαίριν)
+# readings that stand in the training texts next to each gap's context (one side alone where both
+# find nothing together: the first gap starts the text; no training text holds both of the second's)
 .venv/bin/apollo-restore parallels "$TEXT"
 # was this text in the training data? It is a test document: only formulas (the date) are shared
 .venv/bin/apollo-restore provenance "$TEXT"
