@@ -7,17 +7,25 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import MAX_LIMIT, read_text_argument
+
 
 def parallels_command(
-    text: str = typer.Argument(..., help="Leiden text with gaps ([.5], [- - -], ...) or a phrase without brackets."),
+    text: str = typer.Argument(
+        None,
+        help="Leiden text with gaps ([.5], [- - -], ...) or a phrase without brackets; a path to a text file, "
+        "or '-' (or nothing) for stdin.",
+    ),
     index: Path = typer.Option(
         None,
         "--index",
         help="Index folder (default: $APOLLO_RESTORE_INDEX, else the index over the packaged training text, "
         "built in the user cache on first use).",
     ),
-    max_between: int = typer.Option(40, "--max-between", help="Most letters between the contexts of a gap."),
-    limit: int = typer.Option(10, "--limit", help="Readings (gap) or documents (phrase) shown."),
+    max_between: int = typer.Option(
+        40, "--max-between", min=0, max=1000, help="Most letters between the contexts of a gap."
+    ),
+    limit: int = typer.Option(10, "--limit", min=1, max=MAX_LIMIT, help="Readings (gap) or documents (phrase) shown."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
 ) -> None:
     """Show where the gap's contexts stand together in the training corpus, and what stands
@@ -26,6 +34,7 @@ def parallels_command(
     from apollo_restore.errors import LeidenError
     from apollo_restore.retrieve.index import ParallelIndex, leiden_gap_parallels
 
+    text = read_text_argument(text)
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
     except (FileNotFoundError, ValueError) as err:

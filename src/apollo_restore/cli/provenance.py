@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import MAX_LIMIT, read_text_argument
+
 
 def provenance_command(
-    text: str = typer.Argument(..., help="Greek text (Leiden or plain); '-' reads it from standard input."),
-    min_run: int = typer.Option(40, "--min-run", help="Shortest shared run reported (letters)."),
-    limit: int = typer.Option(20, "--limit", help="Documents shown."),
+    text: str = typer.Argument(
+        None, help="Greek text (Leiden or plain), a path to a text file, or '-' (or nothing) for stdin."
+    ),
+    min_run: int = typer.Option(40, "--min-run", min=10, max=10_000, help="Shortest shared run reported (letters)."),
+    limit: int = typer.Option(20, "--limit", min=1, max=MAX_LIMIT, help="Documents shown."),
     index: Path = typer.Option(
         None, "--index", help="Text index folder (default: the one over the packaged training text)."
     ),
@@ -24,8 +27,7 @@ def provenance_command(
     from apollo_restore.retrieve.index import ParallelIndex
     from apollo_restore.retrieve.provenance import provenance
 
-    if text == "-":
-        text = sys.stdin.read()
+    text = read_text_argument(text)
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
         result = provenance(text, idx, min_run=min_run, limit=limit)
