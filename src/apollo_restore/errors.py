@@ -6,7 +6,7 @@ reports ``E003`` and a developer grepping for it land on the same text.
 Codes:
     E0xx  Leiden plain text (:func:`apollo_restore.data.readers.leiden.parse_leiden`).
     E1xx  corpus files (readers).
-    E2xx  input and output files: bounded, UTF-8-checked reads (:mod:`apollo_restore.data.inputs`),
+    E2xx  input and output files: bounded, UTF-8-checked reads (:mod:`apollo_restore.inputs`),
           interchange formats (:mod:`apollo_restore.data.formats`), files written as durable jobs
           (:mod:`apollo_restore.data.outputs`).
     E3xx  restoration requests (:mod:`apollo_restore.restore.request`): the CLI, the Python API,

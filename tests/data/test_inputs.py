@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from apollo_restore.data import inputs
+from apollo_restore import inputs
 from apollo_restore.data.formats import read_gapset, read_predictions
-from apollo_restore.data.inputs import read_lines, read_text
 from apollo_restore.errors import FileError, FormatError
+from apollo_restore.inputs import read_lines, read_text
 
 GAP = {"id": "g1", "source": "ddb", "doc": "d", "prefix": "και ", "suffix": " του", "target": "αβ", "hint": 2}
 

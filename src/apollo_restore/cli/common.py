@@ -17,8 +17,8 @@ from typing import NoReturn
 
 import typer
 
-from apollo_restore.data.inputs import STDIN, read_text
 from apollo_restore.errors import FileError
+from apollo_restore.inputs import STDIN, read_text
 
 #: Most torch threads a command may ask: four per core (more only slow torch down; thousands
 #: take minutes to start and a hundred thousand crash it).
@@ -52,7 +52,7 @@ def finite(value: float | None) -> float | None:
 def read_text_argument(text: str | None) -> str:
     """A command's TEXT argument: the text itself, a file's content, or stdin (``-`` or nothing;
     with a prompt when it is a terminal). Files and stdin are read through
-    :func:`apollo_restore.data.inputs.read_text` (bounded, strict UTF-8).
+    :func:`apollo_restore.inputs.read_text` (bounded, strict UTF-8).
 
     Raises:
         typer.Exit: status 2 when the file or stdin cannot be read (``E202``–``E204``), or when

@@ -10,7 +10,7 @@
   ``top_20_predictions``), matched to our gap ids by normalised (prefix, suffix, target);
 * Ithaca prediction files (``real_response``, ``predictions: {"rank_1": ...}``).
 
-Every reader reads through the input layer (:mod:`apollo_restore.data.inputs`: bounded, strict
+Every reader reads through the input layer (:mod:`apollo_restore.inputs`: bounded, strict
 UTF-8) and names the file and the 1-based line of a malformed line
 (:class:`~apollo_restore.errors.FormatError`); our gap sets and predictions refuse a repeated id.
 """
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.data.inputs import read_lines
 from apollo_restore.data.normalise import normalise_with_gaps
 from apollo_restore.errors import FormatError
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.inputs import read_lines
 
 CULLHED_SYSTEM_PROMPT = "Fill in the missing letters in this inscription!"
 _MISSING = re.compile(r"\[(\d+) letters? missing\]")

@@ -34,11 +34,11 @@ from apollo_restore.data.formats import (
     read_predictions,
     write_cullhed_chat,
 )
-from apollo_restore.data.inputs import read_lines
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, letter_count, normalise_with_gaps
 from apollo_restore.errors import FormatError
 from apollo_restore.evaluate.harness import group_metrics, score_predictions
 from apollo_restore.evaluate.metrics import agnostic
+from apollo_restore.inputs import read_lines
 
 log = logging.getLogger(__name__)
 

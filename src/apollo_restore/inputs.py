@@ -1,6 +1,6 @@
 """The one input layer: every text file, standard input and line file (gap sets, predictions) read.
 
-    from apollo_restore.data.inputs import read_lines, read_text
+    from apollo_restore.inputs import read_lines, read_text
     text = read_text("edition.txt")            # "-": standard input
     for number, line in read_lines("gaps.jsonl"):
         ...                                    # 1-based line number, decoded line
