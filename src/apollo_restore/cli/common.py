@@ -1,8 +1,8 @@
 """What several commands share: a text argument read through the input layer, bounded options,
 numbered failures (exit status 2, one line, never a traceback).
 
-Bounds on option values are click's (``min=``/``max=`` on ``typer.Option``: ``Invalid value for
-'--threads': 4096 is not in the range 1<=x<=8``, exit 2); the numbered checks behind them
+Bounds on option values are typer's (``min=``/``max=`` on ``typer.Option``: ``Invalid value for
+'--threads': Input should be less than or equal to 8``, exit 2); the numbered checks behind them
 (requests, files) are the core's, reported by :func:`fail`.
 """
 
@@ -43,7 +43,7 @@ def fail(err: Exception) -> NoReturn:
 
 
 def finite(value: float | None) -> float | None:
-    """A ``typer.Option`` callback refusing NaN and infinities (click's float ranges let NaN pass)."""
+    """A ``typer.Option`` callback refusing infinities (and NaN) where a range has no upper bound."""
     if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"{value} is not a finite number")
     return value

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import fail, finite
+from apollo_restore.cli.common import fail
 from apollo_restore.errors import FileError
 
 
@@ -19,7 +19,6 @@ def prepare_command(
         0.5,
         min=0.0,
         max=1.0,
-        callback=finite,
         help="Drop a validation/test document when this share of its 25-letter runs is in train.",
     ),
 ) -> None:
