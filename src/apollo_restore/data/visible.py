@@ -47,6 +47,7 @@ class Visible:
         invisible = {ch for ch in set(source) if unicodedata.category(ch) in (FORMAT_CATEGORY, *MARK_CATEGORIES)}
         if not invisible:
             return cls(source, source)
+        formats = {ch for ch in invisible if unicodedata.category(ch) == FORMAT_CATEGORY}
         runs = re.compile("[" + "".join(map(re.escape, sorted(invisible))) + "]+")
         pieces: list[str] = []
         cut_at: list[int] = []
@@ -54,6 +55,8 @@ class Visible:
         done = 0  # offset in source up to which pieces hold the text
         for m in runs.finditer(source):
             on_letter = m.start() > 0 and source[m.start() - 1].isalpha()
+            if on_letter and formats.isdisjoint(m.group()):
+                continue  # accents on a letter (decomposed text): kept as they are
             pieces.append(source[done : m.start()])
             for j, ch in enumerate(m.group(), m.start()):
                 if on_letter and unicodedata.category(ch) in MARK_CATEGORIES:
