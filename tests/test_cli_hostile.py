@@ -14,7 +14,8 @@ from apollo_restore.restore import load
 
 TEXT = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος τοῦ κυρίου [.5] Τῦβι ἔλαβον παρὰ σοῦ"
 HUGE = str(10**30)
-#: ``{file}`` is a small gap set, ``{twice}`` one with an id twice, ``{dir}`` a folder, ``{missing}`` a path to nothing
+#: ``{file}`` is a small gap set, ``{twice}`` one with an id twice, ``{latin1}`` a text that is not UTF-8,
+#: ``{dir}`` a folder, ``{missing}`` a path to nothing
 CASES = [
     ["restore", TEXT, "--threads", "0"],
     ["restore", TEXT, "--threads", "-3"],
@@ -25,6 +26,7 @@ CASES = [
     ["restore", TEXT, "--show", "-1"],
     ["restore", "/dev/zero"],
     ["restore", "{dir}"],
+    ["restore", "{latin1}"],
     ["predict", "--gaps", "{file}", "--out", "{dir}/p.jsonl", "--threads", "100000"],
     ["predict", "--gaps", "{file}", "--out", "{dir}/p.jsonl", "--k", "0"],
     ["predict", "--gaps", "{file}", "--out", "{dir}/p.jsonl", "--k", HUGE],
@@ -37,9 +39,11 @@ CASES = [
     ["parallels", TEXT, "--limit", HUGE],
     ["parallels", TEXT, "--max-between", "-1"],
     ["parallels", "/dev/zero"],
+    ["parallels", "{latin1}"],
     ["provenance", TEXT, "--min-run", "0"],
     ["provenance", TEXT, "--limit", "-5"],
     ["provenance", "/dev/zero"],
+    ["provenance", "{latin1}"],
     ["provenance", "{missing}.txt"],
     ["prepare", "--corpus", "ddb={dir}", "--out", "{dir}/p", "--dedup-threshold", "nan"],
     ["prepare", "--corpus", "ddb={dir}", "--out", "{dir}/p", "--dedup-threshold", "2"],
@@ -94,7 +98,9 @@ def paths(tmp_path, monkeypatch):
     twice = tmp_path / "twice.jsonl"
     twice.write_text(json.dumps(row, ensure_ascii=False) + "\n" + json.dumps(row, ensure_ascii=False) + "\n")
     (tmp_path / "folder").mkdir()
+    (tmp_path / "latin1.txt").write_bytes("ἔτους [.5] Ἀντωνίνου".encode() + b" caf\xe9")
     return {
+        "latin1": str(tmp_path / "latin1.txt"),
         "file": str(gaps),
         "twice": str(twice),
         "dir": str(tmp_path / "folder"),

@@ -15,7 +15,9 @@ from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
 from apollo_restore.data.visible import Visible
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import Hint
+from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.request import RestoreRequest
+from apollo_restore.restore.types import Candidate
 
 #: The whole class: every format character and every combining mark Unicode (this Python's) knows.
 INVISIBLE = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Cf", "Mn", "Mc", "Me")]
@@ -89,3 +91,16 @@ def test_errors_give_the_column_in_the_text_as_given():
 def test_a_request_with_an_invisible_character_in_a_gap_is_one_gap():
     request = RestoreRequest(TEXT.format("[.\u200d8]"), k=5).validate()
     assert request.hints == {0: Hint.exact(8)}
+
+
+def test_a_direction_override_inside_a_gap_goes_with_the_gap():
+    """``[\u202e.8]`` restored printed nested brackets: the marker now spans the override."""
+
+    class Constant:
+        name = "constant"
+
+        def candidates(self, prefix, suffix, hint, k=None):
+            return [Candidate("αβγδεζηθ", 1.0, 0.0)]
+
+    restored = restore_text(Constant(), TEXT.format("[\u202e.8]"), k=1).restored_leiden
+    assert restored == TEXT.format("[αβγδεζηθ]")
