@@ -43,7 +43,11 @@ def predict(
             checked before any search, so that a bad one fails at once).
     """
     check_k(k, limits)
-    gaps = [check_gap(gap, limits) for gap in gaps]
+    yield from _predictions(filler, [check_gap(gap, limits) for gap in gaps], k, progress)
+
+
+def _predictions(filler: GapFiller, gaps: list[GapExample], k: int, progress: bool) -> Iterator[Prediction]:
+    """The predictions of :func:`predict` for gaps already checked."""
     for gap in tqdm(gaps, desc="predict", unit="gap", disable=not progress):
         started = time.perf_counter()
         cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, k)
@@ -60,14 +64,12 @@ class PredictJob:
         total: gaps in the gap set.
         k: candidates per gap.
         output: the line job writing the predictions.
-        limits: the request limits every gap was checked against.
     """
 
     todo: list[GapExample]
     total: int
     k: int
     output: LineJob
-    limits: RequestLimits = DEFAULT_REQUEST_LIMITS
 
     @classmethod
     def open(
@@ -110,7 +112,7 @@ class PredictJob:
                 partial=output.partial,
                 reason=f"{len(stray)} of its ids are not in {gapset} (the first: {stray[0]!r})",
             )
-        return cls([gap for gap in gaps if gap.id not in done], len(gaps), k, output, limits)
+        return cls([gap for gap in gaps if gap.id not in done], len(gaps), k, output)
 
     def run(self, filler: GapFiller, progress: bool = True) -> int:
         """Predict the gaps still to do, then make the output; returns the gaps in the gap set.
@@ -119,7 +121,7 @@ class PredictJob:
         next run, and any earlier output untouched.
         """
         try:
-            for prediction in predict(filler, self.todo, self.k, progress, self.limits):
+            for prediction in _predictions(filler, self.todo, self.k, progress):  # checked by open()
                 self.output.append(jsonl_line(prediction.to_dict()))
             self.output.finish()
         finally:

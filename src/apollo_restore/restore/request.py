@@ -15,6 +15,7 @@ is refused (``E308``); some foreign letters give a warning (``W301``) carried in
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -272,8 +273,14 @@ def check_gap(gap: GapExample, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -
     if len(gap.prefix) + len(gap.suffix) > limits.max_text_chars:
         raise RequestError("E302", n=len(gap.prefix) + len(gap.suffix), limit=limits.max_text_chars)
     check_hint(gap.hint, gap.id, limits)
-    letter_warnings((gap.prefix, gap.suffix), replace(limits, min_greek_letters=0))
+    letter_warnings((gap.prefix, gap.suffix), _short_context_allowed(limits))
     return gap
+
+
+@functools.cache
+def _short_context_allowed(limits: RequestLimits) -> RequestLimits:
+    """``limits`` asking no least number of Greek letters (made once, not once per gap)."""
+    return replace(limits, min_greek_letters=0)
 
 
 def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
