@@ -42,7 +42,7 @@ def no_model(monkeypatch):
         ([GREEK, "--hint", "0=1000000"], "E304"),
         ([GREEK, "--hint", "3=2"], "E306"),
         ([GREEK, "--hint", "0=ca.x"], "E306"),
-        (["missing-file.txt"], "no file named"),
+        (["missing-file.txt"], "E202"),
     ],
 )
 def test_cli_restore_exits_non_zero_with_a_message(args, code):

@@ -55,9 +55,9 @@ def read_text_argument(text: str | None) -> str:
     :func:`apollo_restore.inputs.read_text` (bounded, strict UTF-8).
 
     Raises:
-        typer.Exit: status 2 when the file or stdin cannot be read (``E202``–``E204``), or when
-            a name that looks like a file name (one word with an extension, or a path) names
-            no file.
+        typer.Exit: status 2 when the file or stdin cannot be read (``E202``–``E204``), also
+            when a name that looks like a file name (one word with an extension, or a path)
+            names no file (``E202``).
     """
     if text is None or text == STDIN:
         if sys.stdin.isatty():
@@ -68,7 +68,7 @@ def read_text_argument(text: str | None) -> str:
     if Path(text).exists():
         return _read(text)  # a file, a device or a folder (refused as E202)
     if _FILE_NAME.match(text):
-        fail(FileNotFoundError(f"no file named {text!r} (to give a text, write it with its gaps marked, e.g. [.5])"))
+        fail(FileError("E202", text, reason="no such file (to give a text, write it with its gaps marked, e.g. [.5])"))
     return text
 
 
