@@ -62,6 +62,8 @@ CASES = [
     ["gaps", "--prepared", "{dir}", "--out", "{dir}/g.jsonl", "--seed", HUGE],
     ["gaps", "--prepared", "{dir}", "--out", "{dir}/g.jsonl", "--per-length", "-5"],
     ["gaps", "--prepared", "{dir}", "--out", "{dir}/g.jsonl", "--true-lacunae", "-1"],
+    ["gaps", "--prepared", "{dir}", "--out", "{dir}", "--source", "ddb"],
+    ["gaps", "--prepared", "{dir}", "--out", "{file}/g.jsonl", "--source", "ddb"],
     ["ngram", "--prepared", "{dir}", "--out", "{dir}/n.npz", "--order", "0"],
     ["ngram", "--prepared", "{dir}", "--out", "{dir}/n.npz", "--order", "11"],
     ["ngram", "--prepared", "{dir}", "--out", "{dir}/n.npz", "--min-count", "0"],

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import typer
+from typer.models import OptionInfo
 
 from apollo_restore.errors import FileError
 from apollo_restore.inputs import STDIN, read_text
@@ -31,7 +32,7 @@ MAX_SEED = 2**32 - 1
 _FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^\s/\\]+\.[A-Za-z0-9]{1,5})$")  # a path, or one word with an extension
 
 
-def threads_option(help: str) -> typer.Option:
+def threads_option(help: str) -> OptionInfo:
     """The ``--threads`` option, from 1 to :data:`MAX_THREADS` (default ``None``: the command's choice)."""
     return typer.Option(None, "--threads", min=1, max=MAX_THREADS, help=help)
 

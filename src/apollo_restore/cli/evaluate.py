@@ -77,12 +77,20 @@ def gaps_command(
     """Build synthetic and true-lacuna gap sets from a prepared split and write them."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.formats import write_gapset
+    from apollo_restore.data.outputs import check_writable
     from apollo_restore.evaluate.peers import export_cullhed, write_ithaca_inputs
 
+    for path in (p for p in (out, cullhed_out, ithaca_out) if p):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            check_writable(path)
+        except OSError as err:
+            fail(FileError("E205", str(path), reason=f"cannot make the folder {path.parent}: {err.strerror or err}"))
+        except FileError as err:
+            fail(err)
     gaps = _build(
         prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
     typer.echo(f"wrote {write_gapset(out, gaps)} gaps to {out}")
     if cullhed_out:
         typer.echo(f"wrote {export_cullhed(cullhed_out, gaps)} Cullhed chat lines to {cullhed_out}")

@@ -64,13 +64,7 @@ class LineJob:
             for what, source in inputs.items():
                 if _same_file(path, Path(source)):
                     raise FileError("E206", str(path), what=f"{what} {source}")
-        if out.is_dir():
-            raise FileError("E205", str(out), reason="it is a folder; give a file name")
-        folder = out.parent
-        if not folder.is_dir():
-            raise FileError("E205", str(out), reason=f"there is no folder {folder}; create it first")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise FileError("E205", str(out), reason=f"the folder {folder} is not writable")
+        check_writable(out)
         if out.exists() and not force:
             raise FileError("E207", str(out))
         if restart:
@@ -97,6 +91,21 @@ class LineJob:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+
+
+def check_writable(out: Path) -> None:
+    """Check that a file can be written at ``out``.
+
+    Raises:
+        FileError: ``E205``: ``out`` is a folder, or its folder is missing or not writable.
+    """
+    if out.is_dir():
+        raise FileError("E205", str(out), reason="it is a folder; give a file name")
+    folder = out.parent
+    if not folder.is_dir():
+        raise FileError("E205", str(out), reason=f"there is no folder {folder}; create it first")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise FileError("E205", str(out), reason=f"the folder {folder} is not writable")
 
 
 def _same_file(a: Path, b: Path) -> bool:
