@@ -6,7 +6,9 @@ reports ``E003`` and a developer grepping for it land on the same text.
 Codes:
     E0xx  Leiden plain text (:func:`apollo_restore.data.readers.leiden.parse_leiden`).
     E1xx  corpus files (readers).
-    E2xx  interchange formats (:mod:`apollo_restore.data.formats`).
+    E2xx  input and output files: bounded, UTF-8-checked reads (:mod:`apollo_restore.inputs`),
+          interchange formats (:mod:`apollo_restore.data.formats`), files written as durable jobs
+          (:mod:`apollo_restore.data.outputs`).
     E3xx  restoration requests (:mod:`apollo_restore.restore.request`): the CLI, the Python API,
           ``predict`` and the web layer all validate through it.
     W3xx  warnings attached to a restoration (the reading is given, but is to be trusted less).
@@ -41,6 +43,22 @@ class Errors:
     E101 = "[E101] cannot read corpus file {path}: {reason}"
     # interchange formats
     E201 = "[E201] {path}, line {line}: {reason}"
+    E202 = "[E202] cannot read {path}: {reason}"
+    E203 = (
+        "[E203] {path} is not UTF-8 text: byte {offset:,}{where} (0x{byte:02x}) starts no character; "
+        "save the file as UTF-8"
+    )
+    E204 = "[E204] {path} holds more than {limit:,} bytes{what}: split it, or check that it is the file meant"
+    E205 = "[E205] cannot write {path}: {reason}"
+    E206 = "[E206] {path} is the input {what} itself: writing there would destroy it; give another file"
+    E207 = (
+        "[E207] {path} already exists: give --force to replace it (it is kept until the new file is complete), "
+        "or another file"
+    )
+    E208 = (
+        "[E208] {partial} (the unfinished run's file) does not belong to {path}: {reason}; "
+        "delete it, or give --restart to begin again"
+    )
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
     E301 = (
@@ -125,6 +143,19 @@ class FormatError(ValueError):
         self.path = path
         self.line = line
         self.reason = reason
+
+
+class FileError(ValueError):
+    """A file (or standard input) that cannot be read or written as asked (``E202``–``E208``).
+
+    Attributes:
+        code: the message code (``"E203"``).
+        path: the file as the user named it (``"standard input"`` for stdin).
+    """
+
+    def __init__(self, code: str, path: str, **fields: object) -> None:
+        super().__init__(getattr(Errors, code).format(path=path, **fields))
+        self.code, self.path = code, path
 
 
 class RequestError(ValueError):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import MAX_LIMIT, fail, read_text_argument
+
 
 def parallels_command(
     text: str = typer.Argument(
@@ -23,21 +25,23 @@ def parallels_command(
     hint: list[str] = typer.Option(
         None, "--hint", help="GAP=HINT overrides, gaps numbered from 1 as printed: 1=7, 2=5-8, 3=ca.7, 4=none."
     ),
-    max_between: int = typer.Option(40, "--max-between", help="Most letters between the contexts of a gap."),
-    limit: int = typer.Option(10, "--limit", help="Readings (gap) or documents (phrase) shown."),
+    max_between: int = typer.Option(
+        40, "--max-between", min=0, max=1000, help="Most letters between the contexts of a gap."
+    ),
+    limit: int = typer.Option(10, "--limit", min=1, max=MAX_LIMIT, help="Readings (gap) or documents (phrase) shown."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON (with each document's URL)."),
 ) -> None:
     """Show where the gap's contexts stand together in the training corpus, and what stands
     between them (readings in edition form, documents linked to their editions); or, for a
     phrase, where it stands."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.cli.restore import fail, parse_hint, read_text
+    from apollo_restore.cli.restore import parse_hint
     from apollo_restore.errors import LeidenError, RequestError
     from apollo_restore.restore.request import RestoreRequest
     from apollo_restore.retrieve.gaps import text_parallels
     from apollo_restore.retrieve.index import ParallelIndex
 
-    source = read_text(text)
+    source = read_text_argument(text)
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
     except (FileNotFoundError, ValueError) as err:

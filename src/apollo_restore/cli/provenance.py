@@ -7,13 +7,15 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import MAX_LIMIT, read_text_argument
+
 
 def provenance_command(
     text: str = typer.Argument(
         None, help="Greek text (Leiden or plain), a path to a text file, or '-' (or nothing) for stdin."
     ),
-    min_run: int = typer.Option(40, "--min-run", help="Shortest shared run reported (letters)."),
-    limit: int = typer.Option(20, "--limit", help="Documents shown."),
+    min_run: int = typer.Option(40, "--min-run", min=10, max=10_000, help="Shortest shared run reported (letters)."),
+    limit: int = typer.Option(20, "--limit", min=1, max=MAX_LIMIT, help="Documents shown."),
     index: Path = typer.Option(
         None, "--index", help="Text index folder (default: the one over the packaged training text)."
     ),
@@ -22,11 +24,10 @@ def provenance_command(
     """Was this text in the training data? Lists the training documents sharing runs of at least
     --min-run letters with it (spaces, accents and brackets ignored), with links to their editions."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.cli.restore import read_text
     from apollo_restore.retrieve.index import ParallelIndex
     from apollo_restore.retrieve.provenance import provenance
 
-    source = read_text(text)
+    source = read_text_argument(text)
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
         result = provenance(source, idx, min_run=min_run, limit=limit)

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import sys
 from pathlib import Path
 
 import typer
 
-from apollo_restore.errors import FormatError, LeidenError, RequestError
-
-_FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^\s/\\]+\.[A-Za-z0-9]{1,5})$")  # a path, or one word with an extension
-
+from apollo_restore.cli.common import fail, read_text_argument, threads_option
+from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
 
 # options shared by `restore` and `predict`
 NEURAL_ONLY_OPTION = typer.Option(
@@ -22,7 +18,7 @@ NEURAL_ONLY_OPTION = typer.Option(
 PARALLELS_OPTION = typer.Option(
     False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
 )
-THREADS_OPTION = typer.Option(None, "--threads", min=1, help="Torch threads (default: the cores idle now, at most 2).")
+THREADS_OPTION = threads_option("Torch threads (default: the cores idle now, at most 2).")
 LOADAVG = Path("/proc/loadavg")
 
 
@@ -49,7 +45,7 @@ def restore_command(
     hint: list[str] = typer.Option(
         None, "--hint", help="GAP=HINT overrides, gaps numbered from 1 as printed: 1=7, 2=5-8, 3=ca.7, 4=none."
     ),
-    show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
+    show: int = typer.Option(5, "--show", min=0, max=200, help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
     neural_only: bool = NEURAL_ONLY_OPTION,
     parallels: bool = PARALLELS_OPTION,
@@ -65,7 +61,7 @@ def restore_command(
     from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.request import RestoreRequest
 
-    source = read_text(text)
+    source = read_text_argument(text)
     try:
         request = RestoreRequest(source, dict(parse_hint(h) for h in hint or []), None, k).validate()
     except (LeidenError, RequestError) as err:
@@ -86,11 +82,6 @@ def restore_command(
     _print(result, show)
 
 
-def fail(err: Exception) -> None:
-    typer.echo(f"error: {err}", err=True)
-    raise typer.Exit(2) from err
-
-
 def _load(load_filler, model: Path | None, **options):
     """The model folder's filler, or exit 2 with the numbered message when a file it names is
     missing (``E501``) or its ensemble entry is unusable (``E502``)."""
@@ -98,30 +89,6 @@ def _load(load_filler, model: Path | None, **options):
         return load_filler(model, **options)
     except (FileNotFoundError, ValueError) as err:
         fail(err)
-
-
-def read_text(text: str | None) -> str:
-    """The text itself, a file's content, or stdin (with a prompt when it is a terminal).
-
-    Raises:
-        typer.Exit: a name that looks like a file name (one word with an extension, or a
-            path) names no file.
-    """
-    if text is None or text == "-":
-        if sys.stdin.isatty():
-            typer.echo("Paste a Leiden text, then press Ctrl-D (Ctrl-Z Enter on Windows):", err=True)
-        return sys.stdin.read()
-    if "[" in text or "\n" in text or len(text.encode()) > 255:
-        return text  # Leiden text itself (no file name holds brackets here)
-    path = Path(text)
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
-    if _FILE_NAME.match(text):
-        typer.echo(
-            f"error: no file named {text!r} (to restore a text, give it with its gaps marked, e.g. [.5])", err=True
-        )
-        raise typer.Exit(2)
-    return text
 
 
 def parse_hint(item: str) -> tuple[int | str, str]:
@@ -170,28 +137,39 @@ def _print(result, show: int) -> None:
 
 
 def predict_command(
-    gaps: Path = typer.Option(
-        ..., "--gaps", exists=True, dir_okay=False, help="Gap set (JSONL, our interchange format)."
-    ),
-    out: Path = typer.Option(..., "--out", help="Predictions JSONL to write."),
-    k: int = typer.Option(20, "--k", help="Candidates per gap."),
+    gaps: Path = typer.Option(..., "--gaps", help="Gap set (JSONL, our interchange format)."),
+    out: Path = typer.Option(..., "--out", help="Predictions JSONL to write (whole, once every gap is done)."),
+    k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out (kept until the new one is whole)."),
+    restart: bool = typer.Option(
+        False, "--restart", help="Discard an unfinished run's OUT.partial instead of continuing it."
+    ),
     neural_only: bool = NEURAL_ONLY_OPTION,
     parallels: bool = PARALLELS_OPTION,
     threads: int | None = THREADS_OPTION,
 ) -> None:
-    """Run a gap set and write predictions with per-gap milliseconds."""
+    """Run a gap set and write predictions with per-gap milliseconds, as a durable job.
+
+    Everything is checked before the model loads (every gap as a restoration request, unique
+    ids, --out not the gap set, its folder writable). Predictions go to OUT.partial, one line
+    per gap as it is done; a run that is stopped or killed continues where it was when run again
+    (--restart begins again); OUT appears only when every gap is there. An existing OUT is
+    refused without --force, and kept until the new one is complete.
+    """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.config import RestoreConfig
     from apollo_restore.restore.load import load_filler
-    from apollo_restore.restore.predict import predict_file
-    from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, check_k
+    from apollo_restore.restore.predict import PredictJob
 
     try:
-        check_k(k, DEFAULT_REQUEST_LIMITS)
-    except RequestError as err:
+        job = PredictJob.open(gaps, out, k, force=force, restart=restart)
+    except (FileError, FormatError, RequestError) as err:
         fail(err)
+    if job.output.resumed:
+        done = job.total - len(job.todo)
+        typer.echo(f"resuming: {done} of {job.total} gaps already in {job.output.partial}", err=True)
     restorer = _load(
         load_filler,
         model,
@@ -199,10 +177,18 @@ def predict_command(
         use_ngram=not neural_only,
         threads=threads or idle_cores(),
     )
+    if parallels:
+        # imported here, not at the top, to keep `apollo-restore --help` fast
+        from apollo_restore.retrieve.augment import RetrievalAugmented
+        from apollo_restore.retrieve.index import ParallelIndex
+
+        restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
     try:
-        n = predict_file(restorer, gaps, out, k)
-    except (RequestError, FormatError) as err:
-        fail(err)
+        n = job.run(restorer)
+    except KeyboardInterrupt:
+        typer.echo(f"stopped: the predictions made so far are in {job.output.partial}; "
+                   "run the same command again to continue", err=True)  # fmt: skip
+        raise typer.Exit(130) from None
     typer.echo(f"wrote {n} predictions to {out}")
 
 

@@ -15,14 +15,16 @@ is refused (``E308``); some foreign letters give a warning (``W301``) carried in
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from apollo_restore.data.document import Document, Lacuna
+from apollo_restore.data.formats import GapExample
 from apollo_restore.data.normalise import GREEK_LETTERS, fold
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
 from apollo_restore.errors import Errors, RequestError
@@ -257,11 +259,39 @@ def _script(ch: str) -> str:
     return name.split(" ")[0] if name else "UNKNOWN"
 
 
-def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
-    """Warnings about the text's letters; refuse text that is not Greek enough.
+def check_gap(gap: GapExample, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> GapExample:
+    """``gap`` (of a gap set) when it is checked as a text is: readable contexts within
+    ``max_text_chars``, its hint within the limits, and no more than ``max_foreign_share`` of its
+    context letters in other scripts. A short context is allowed (``min_greek_letters`` is not
+    asked): the gap of a short document is a fair test item, and real gap sets hold some.
 
-    Letters are counted in what the editor wrote and supplied (gap markers aside): Greek
-    letters (after folding) against letters of any other script.
+    Raises:
+        RequestError: ``E309`` (naming the gap's id and side), ``E302``, ``E304`` or ``E308``.
+    """
+    for side in ("prefix", "suffix"):
+        check_characters(getattr(gap, side), f" of the {side} of gap {gap.id!r}")
+    if len(gap.prefix) + len(gap.suffix) > limits.max_text_chars:
+        raise RequestError("E302", n=len(gap.prefix) + len(gap.suffix), limit=limits.max_text_chars)
+    check_hint(gap.hint, gap.id, limits)
+    letter_warnings((gap.prefix, gap.suffix), _short_context_allowed(limits))
+    return gap
+
+
+@functools.cache
+def _short_context_allowed(limits: RequestLimits) -> RequestLimits:
+    """``limits`` asking no least number of Greek letters (made once, not once per gap)."""
+    return replace(limits, min_greek_letters=0)
+
+
+def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
+    """The :func:`letter_warnings` of what the editor wrote and supplied (gap markers aside)."""
+    return letter_warnings((getattr(seg, "text", "") for seg in doc.segments), limits)
+
+
+def letter_warnings(texts: Iterable[str], limits: RequestLimits) -> list[str]:
+    """Warnings about the letters of ``texts``; refuse text that is not Greek enough.
+
+    Greek letters (after folding) are counted against letters of any other script.
 
     Raises:
         RequestError: ``E308``: fewer than ``min_greek_letters`` Greek letters, or more than
@@ -269,8 +299,7 @@ def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
     """
     greek = 0
     foreign: Counter[str] = Counter()
-    for seg in doc.segments:
-        text = getattr(seg, "text", "")
+    for text in texts:
         greek += len(_GREEK_RUN.findall(fold(text)))
         foreign.update(_script(ch) for ch in _FOREIGN_LETTER.findall(text))
     n_foreign = sum(foreign.values())
