@@ -21,6 +21,7 @@ from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.layout import DEFAULT_LAYOUT
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.folder import META_FILE, read_meta
+from apollo_restore.model.verify import CONFIG_FILE, check_weights, read_json
 
 
 def quiet_transformers() -> None:
@@ -66,6 +67,7 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
 
     Raises:
         FileNotFoundError: no model folder there.
+        ModelFolderError: a broken file, or weights the config does not describe (``E503``–``E511``).
         ValueError: it was trained with another normaliser or FIM layout.
     """
     from transformers import AutoModelForCausalLM
@@ -74,6 +76,7 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
 
     folder = Path(folder)
     meta = read_meta(folder)
+    check_weights(folder, read_json(folder / CONFIG_FILE), other_architectures=True)
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype)
     model.eval()
     return model, CharTokenizer.load(folder), meta
