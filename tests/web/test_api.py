@@ -458,3 +458,21 @@ def test_cli_serve_is_registered_and_checks_the_index(tmp_path):
 
     with pytest.raises(Exception, match="index"):
         load_parallels(tmp_path / "missing")
+
+
+@pytest.mark.parametrize(
+    ("pins", "code"),
+    [
+        ({"7": "ωρου"}, "E307"),  # BGU has 2 gaps
+        ({"0": "ωρ[ου]"}, "E307"),  # Leiden markup in a reading
+        ({"0": "ωρου?"}, "E307"),
+        ({"0": "abc"}, "E307"),  # no Greek letter
+        ({"0": "ω\x00ρου"}, "E309"),
+    ],
+)
+def test_api_parallels_checks_pins_as_restore_does(tiny_restorer, pins, code):
+    provider = FakeParallels()
+    client = TestClient(create_app(tiny_restorer, parallels=provider))
+    for route, body in (("/api/restore", {"text": BGU, "pins": pins}), ("/api/parallels", {"text": BGU, "pins": pins})):
+        assert _error(client.post(route, json=body), 422)["code"] == code, route
+    assert provider.calls == []

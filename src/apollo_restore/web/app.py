@@ -132,16 +132,16 @@ def create_app(
     @app.post("/api/parallels", response_model=s.ParallelsOut, responses=_ERRORS, tags=["restore"])
     async def find_parallels(req: s.ParallelsRequest) -> dict:
         """Parallel passages for one gap's context, with their document ids (503 when the
-        server has no index)."""
+        server has no index). A ``text`` and its ``pins`` are checked as ``/api/restore`` checks
+        them (pins only for gaps that exist, no Leiden markup in a reading)."""
         if parallels is None:
             raise ApiError.of(503, "W010")
         check_k(req.k, limits.request)
         if req.text is not None:
-            check_text(req.text, limits.request)
-            try:
-                prefix, suffix = gap_context(req.text, req.gap, req.pins)
-            except IndexError as err:
-                raise ApiError.of(422, "W013", reason=str(err)) from None
+            request = RestoreRequest(req.text, pins=req.pins, k=req.k).validate(limits.request)
+            if req.gap >= len(request.hints):  # one resolved hint per gap
+                raise ApiError.of(422, "W013", reason=f"no gap {req.gap}: the text has {len(request.hints)} (from 0)")
+            prefix, suffix = gap_context(req.text, req.gap, request.pins)
         elif req.prefix is not None or req.suffix is not None:
             prefix, suffix = req.prefix or "", req.suffix or ""
             check_text(prefix + suffix, limits.request)
