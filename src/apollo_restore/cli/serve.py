@@ -58,7 +58,7 @@ def serve_command(
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.load import load_filler
-    from apollo_restore.web.app import LOCAL_HOSTS, create_app
+    from apollo_restore.web.app import LOCAL_HOSTS, create_app, measure_cost
     from apollo_restore.web.limits import Limits
     from apollo_restore.web.server import serve
 
@@ -72,6 +72,8 @@ def serve_command(
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
     limits = Limits(max_concurrent=max_concurrent, max_queued=max_queued, request_timeout_s=request_timeout)
     app = create_app(restorer, parallels, limits, allowed_hosts=hosts)
+    seconds = measure_cost(app)  # admission refuses at once what cannot end in time, from the first request
+    typer.echo(f"a typical restoration takes {seconds:.2f} s here", err=True)
     typer.echo(
         f"serving model {restorer.name} on http://{host}:{port}/  "
         f"(API docs: /docs; Host names answered: {', '.join(hosts)})"
