@@ -73,7 +73,7 @@ def serve_command(
     limits = Limits(max_concurrent=max_concurrent, max_queued=max_queued, request_timeout_s=request_timeout)
     app = create_app(restorer, parallels, limits, allowed_hosts=hosts)
     seconds = measure_cost(app)  # admission refuses at once what cannot end in time, from the first request
-    typer.echo(f"a typical restoration takes {seconds:.2f} s here", err=True)
+    typer.echo(f"a typical restoration takes {seconds:.2f} s here, {max_concurrent} side by side", err=True)
     typer.echo(
         f"serving model {restorer.name} on http://{host}:{port}/  "
         f"(API docs: /docs; Host names answered: {', '.join(hosts)})"

@@ -18,6 +18,7 @@ import re
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -117,6 +118,7 @@ def create_app(
         Answers 503 with ``Retry-After`` when the queue is full, when the work queued before it
         and its own would pass the time limit (at once), or when the time limit is reached."""
         deadline = limits.deadline(http.scope.get(ARRIVED, time.monotonic()))
+        gate.admit(deadline - time.monotonic())  # a full server refuses before parsing the text
         stop = threading.Event()
         request = RestoreRequest(req.text, req.hints, req.pins, req.k, stop.is_set).validate(limits.request)
         release = await gate.enter(deadline - time.monotonic(), work_units(request, limits.max_gap_letters))
@@ -226,16 +228,24 @@ async def _wait(work: asyncio.Future, stop: threading.Event, deadline: float, ht
 
 
 def measure_cost(app: FastAPI) -> float:
-    """Restore the API's example text once with the app's restorer, as a request would, and
-    give its time to the app's cost model (so that admission works from the first request);
-    returns its seconds. Run it before serving."""
+    """Restore the API's example text in every restoration slot at once, with the app's
+    restorer, as requests would run side by side, and give each one's time to the app's cost
+    model (so that admission works from the first request, with the slots' slowdown of each
+    other in it); returns the slowest one's seconds. Run it before serving."""
     limits = app.state.gate.limits
     request = RestoreRequest(s.EXAMPLE).validate(limits.request)
-    started = time.monotonic()
-    restore_text(app.state.restorer, request)
-    seconds = time.monotonic() - started
-    app.state.gate.cost.observe(work_units(request, limits.max_gap_letters), seconds)
-    return seconds
+    units = work_units(request, limits.max_gap_letters)
+
+    def timed(_: int) -> float:
+        started = time.monotonic()
+        restore_text(app.state.restorer, request)
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(limits.max_concurrent) as pool:
+        seconds = list(pool.map(timed, range(limits.max_concurrent)))
+    for one in seconds:
+        app.state.gate.cost.observe(units, one)
+    return max(seconds)
 
 
 def _completed(work: asyncio.Future) -> bool:
