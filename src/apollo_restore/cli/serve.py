@@ -56,15 +56,15 @@ def serve_command(
     ),
 ) -> None:
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
+    check_address(host, port)  # before the imports below: a bad value fails in a moment
+    check_allowed_hosts(allowed_host or [])
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.load import load_filler
     from apollo_restore.web.app import LOCAL_HOSTS, create_app, measure_cost
     from apollo_restore.web.limits import Limits
     from apollo_restore.web.server import serve
 
-    check_address(host, port)
     hosts = allowed_host or (LOCAL_HOSTS if host in LOCAL_HOSTS else (host, *LOCAL_HOSTS))
-    check_allowed_hosts(hosts)
     parallels = load_parallels(index)  # first: the default model's members then share its text index
     try:
         restorer = load_filler(model, threads=threads)

@@ -284,7 +284,7 @@ class Gate:
             retry = min(math.ceil(late), math.ceil(self.limits.request_timeout_s))
             raise self.busy("W017", max(1, retry), wait=wait, own=own)
 
-    async def enter(self, timeout: float, units: float = 1.0) -> Callable[[bool], None]:
+    async def enter(self, timeout: float, units: float) -> Callable[[bool], None]:
         """Take one restoration slot for work of ``units`` (:func:`work_units`), waiting at most
         ``timeout`` seconds for it; returns the function that gives it back (call it once the
         work has really ended, with whether it ran to its end: then its time is measured).
