@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -81,7 +82,8 @@ def cli(*args: str, stdin: str | None = None) -> tuple[int, str, bool]:
 
     done = CliRunner().invoke(app, list(args), input=stdin)
     crashed = done.exception is not None and not isinstance(done.exception, SystemExit)
-    return done.exit_code, done.output, crashed
+    output = done.output + (f"\n{type(done.exception).__name__}: {done.exception}" if crashed else "")
+    return done.exit_code, output, crashed
 
 
 def cli_process(*args: str, stdin=None, limit_s: float = SUBPROCESS_LIMIT_S) -> tuple[int, str, bool]:
@@ -114,6 +116,8 @@ def refused(outcome: tuple[int, str, bool], code: str = "") -> tuple[bool, str]:
     status, output, crashed = outcome
     lines = [line for line in output.splitlines() if line.strip()]
     shown = next((line for line in lines if code and f"[{code}]" in line), None)
+    if crashed:  # the exception, on a traceback's last line
+        shown = lines[-1] if lines else ""
     shown = shown or next((line for line in lines if "rror" in line), lines[-1] if lines else "")
     passed = status == 2 and not crashed and (f"[{code}]" in output if code else True)
     return passed, f"exit {status}{' (traceback)' if crashed else ''}: {shown.strip()[:140]}"
@@ -400,26 +404,41 @@ def predict_missing_dir(workdir: Path) -> tuple[bool, str]:
     return refused(cli("predict", "--gaps", str(_gapset(workdir, [_gap(0)])), "--out", str(out)))
 
 
+def _written_lines(workdir: Path, gaps: Path) -> set[bytes]:
+    """Every complete prediction line in the files ``predict`` wrote so far (its output or a
+    temporary file beside it)."""
+    found: set[bytes] = set()
+    for path in workdir.iterdir():
+        if path.is_file() and path != gaps:
+            found.update(line for line in path.read_bytes().splitlines(keepends=True) if line.endswith(b"\n"))
+    return found
+
+
 def predict_resumes(workdir: Path) -> tuple[bool, str]:
-    """Kill ``predict`` after some lines, run it again: every gap exactly once."""
+    """Kill ``predict`` once it has written 3 of 8 predictions, run it again: every gap exactly
+    once, and the lines written before the kill kept as they were (each holds its own
+    milliseconds: a gap predicted again would differ)."""
     gaps = _gapset(workdir, [_gap(i) for i in range(8)])
     out = workdir / "p.jsonl"
     args = ["predict", "--gaps", str(gaps), "--out", str(out), "--k", "2", "--neural-only"]
     proc = subprocess.Popen([sys.executable, "-m", "apollo_restore", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)  # fmt: skip
     deadline = time.monotonic() + SUBPROCESS_LIMIT_S
-    while time.monotonic() < deadline and proc.poll() is None:
-        partial = [p for p in workdir.iterdir() if p.name.startswith("p.jsonl") or p.name.startswith(".p.jsonl")]
-        if any(len(p.read_bytes().splitlines()) >= 3 for p in partial if p.is_file()):
-            break
-        time.sleep(0.2)
+    while time.monotonic() < deadline and proc.poll() is None and len(_written_lines(workdir, gaps)) < 3:
+        time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    before = _written_lines(workdir, gaps)
     resume = ["--resume"] if "--resume" in cli_process("predict", "--help", limit_s=60)[1] else []
-    status, output, crashed = cli_process(*args, *resume)
-    ids = [json.loads(line)["id"] for line in out.read_text().splitlines()] if out.exists() else []
-    passed = status == 0 and sorted(ids) == [f"g{i}" for i in range(8)]
-    return passed, f"exit {status}: {len(ids)} lines, {len(set(ids))} distinct ids of 8"
+    status, _, _ = cli_process(*args, *resume)
+    lines = out.read_bytes().splitlines(keepends=True) if out.exists() else []
+    ids = [json.loads(line)["id"] for line in lines]
+    kept = before <= set(lines)
+    passed = status == 0 and sorted(ids) == [f"g{i}" for i in range(8)] and kept
+    return passed, (
+        f"exit {status}: {len(before)} lines before the kill, {len(lines)} after the re-run, "
+        f"{len(set(ids))} distinct ids of 8, the first ones {'kept' if kept else 'predicted again'}"
+    )
 
 
 def restore_gaps(text: str, want: int) -> Callable[[Path], tuple[bool, str]]:
@@ -434,6 +453,21 @@ def restore_gaps(text: str, want: int) -> Callable[[Path], tuple[bool, str]]:
         except (ValueError, KeyError):
             return False, f"exit {status}{' (traceback)' if crashed else ''}: {output.strip()[:120]}"
         return gaps == want and "[[" not in output, f"exit {status}: {gaps} gap(s)"
+
+    return run
+
+
+def restore_prints_flat(text: str) -> Callable[[Path], tuple[bool, str]]:
+    """A probe: restoring ``text`` is refused with a numbered error, or prints a restored text
+    with no bracket inside another."""
+
+    def run(workdir: Path) -> tuple[bool, str]:
+        status, output, crashed = cli("restore", text, "--k", "1", "--neural-only")
+        if status == 2 and not crashed and "[E" in output:
+            return True, f"exit 2: {output.strip().splitlines()[-1][:120]}"
+        restored = output.splitlines()[1] if len(output.splitlines()) > 1 else output
+        nested = re.search(r"\[[^\[\]]*\[", restored)
+        return status == 0 and not nested, f"exit {status}: printed {ascii(nested.group()) if nested else 'flat'}"
 
     return run
 
@@ -495,8 +529,8 @@ PART_A_PROBES = [
         for name, char in (("zwj", "\u200d"), ("zwsp", "\u200b"), ("lrm", "\u200e"), ("bom", "\ufeff"),
                            ("shy", "\u00ad"), ("cgj", "\u034f"), ("acute", "\u0301"))
     ],
-    Probe("invisible-rlo", "input", "[\\u202e.8]", "refused (numbered) or one gap, no nested brackets",
-          restore_gaps(GREEK.replace("[.5]", "[\u202e.8]"), 1), fast=False),
+    Probe("invisible-rlo", "input", "[\\u202e.8]", "refused (numbered), or no nested brackets printed",
+          restore_prints_flat(GREEK.replace("[.5]", "[\u202e.8]")), fast=False),
     Probe("restore-file-invalid-utf8", "input", "restore FILE with invalid UTF-8", "exit 2 numbered, no traceback",
           restore_file(b"\xff\xfe [.5] \xff")),
     Probe("restore-file-is-folder", "input", "restore text.txt where text.txt is a folder", "exit 2, no traceback",
