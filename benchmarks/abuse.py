@@ -560,7 +560,7 @@ def run_probe(probe: Probe) -> tuple[bool, str, float]:
             passed, actual = probe.run(Path(tmp))
         except Exception as err:  # a probe that crashes has found something
             passed, actual = False, f"{type(err).__name__}: {str(err)[:120]}"
-    return passed, actual, time.perf_counter() - started
+    return passed, actual.replace(tmp, "TMP"), time.perf_counter() - started
 
 
 def main() -> int:
