@@ -269,12 +269,13 @@ def burst(seconds_per_gap: float, n: int, limit_s: float) -> Callable[[Path], tu
     def run(workdir: Path) -> tuple[bool, str]:
         import httpx
 
-        from apollo_restore.web.app import create_app, measure_cost
-        from apollo_restore.web.limits import Limits
+        from apollo_restore.web.app import create_app
+        from apollo_restore.web.limits import Limits, measure_cost
 
         limits = Limits(max_concurrent=2, request_timeout_s=limit_s)
-        app = create_app(_Filler(seconds_per_gap), limits=limits)
-        measure_cost(app)
+        filler = _Filler(seconds_per_gap)
+        app = create_app(filler, limits=limits)
+        measure_cost(app.state.gate, filler)
 
         async def fire():
             transport = httpx.ASGITransport(app=app)

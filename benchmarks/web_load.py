@@ -5,7 +5,7 @@
 Starts the app under uvicorn in this process (:func:`apollo_restore.web.server.background_server`,
 with the server's read timeouts) and the embedded model (or ``--model``; a tiny random model
 when none is shipped), measures the cost of a typical restoration as ``serve`` does
-(:func:`apollo_restore.web.app.measure_cost`), then prints Markdown tables for three phases:
+(:func:`apollo_restore.web.limits.measure_cost`), then prints Markdown tables for three phases:
 
 1. **typical**: ``--requests`` concurrent requests, each a short text with 2 gaps, k = 20.
 2. **heavy**: ``--requests`` concurrent requests at the web limits (20 gaps of 30–50 letters,
@@ -153,8 +153,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args()
 
-    from apollo_restore.web.app import create_app, measure_cost
-    from apollo_restore.web.limits import Limits
+    from apollo_restore.web.app import create_app
+    from apollo_restore.web.limits import Limits, measure_cost
     from apollo_restore.web.server import background_server
 
     restorer = load_restorer(args.model, args.threads)
@@ -167,7 +167,7 @@ def main() -> int:
     typical = [{"text": TYPICAL[i % len(TYPICAL)], "k": 20} for i in range(args.requests)]
     heavy = [{"text": HEAVY, "k": 50} for _ in range(args.requests)]
     app = create_app(restorer, limits=limits)
-    warm_up = measure_cost(app)
+    warm_up = measure_cost(app.state.gate, restorer)
     with background_server(app, limits) as base:
         phases = {}
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as clients:

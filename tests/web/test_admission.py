@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 
 from apollo_restore.restore.request import RestoreRequest
 from apollo_restore.restore.types import Candidate
-from apollo_restore.web.app import create_app, measure_cost
-from apollo_restore.web.limits import LETTERS_PER_UNIT, CostModel, Limits, work_units
+from apollo_restore.web.app import create_app
+from apollo_restore.web.limits import LETTERS_PER_UNIT, CostModel, Limits, measure_cost, work_units
 from apollo_restore.web.schemas import EXAMPLE
 
 TWO_GAPS = EXAMPLE  # [.4] and [.12]
@@ -79,7 +79,7 @@ def test_requests_beyond_capacity_are_refused_at_once_and_the_admitted_end_in_ti
     limits = Limits(max_concurrent=2, request_timeout_s=2.0)
     filler = SleepyFiller(0.1)  # two gaps: 0.2 s a request
     app = create_app(filler, limits=limits)
-    assert 0.15 < measure_cost(app) < 1.0
+    assert 0.15 < measure_cost(app.state.gate, filler) < 1.0
     assert app.state.gate.cost.seconds_per_unit is not None
     results = asyncio.run(_fire(app, [{"text": TWO_GAPS, "k": 1}] * 60))
     served = [r for r in results if r[0] == 200]
@@ -94,8 +94,9 @@ def test_requests_beyond_capacity_are_refused_at_once_and_the_admitted_end_in_ti
 
 def test_a_request_too_big_for_the_limit_is_refused_on_an_idle_server():
     limits = Limits(request_timeout_s=1.0)
-    app = create_app(SleepyFiller(0.1), limits=limits)
-    measure_cost(app)
+    filler = SleepyFiller(0.1)
+    app = create_app(filler, limits=limits)
+    measure_cost(app.state.gate, filler)
     many = " ".join(f"ἔτους δευτέρου Αὐτοκράτορος [.{5 + i}] τοῦ κυρίου" for i in range(20))  # about 2 s
     [(status, code, seconds, retry)] = asyncio.run(_fire(app, [{"text": many, "k": 1}]))
     assert (status, code) == (503, "W017") and seconds < 0.3 and retry is not None

@@ -60,8 +60,8 @@ def serve_command(
     check_allowed_hosts(allowed_host or [])
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.load import load_filler
-    from apollo_restore.web.app import LOCAL_HOSTS, create_app, measure_cost
-    from apollo_restore.web.limits import Limits
+    from apollo_restore.web.app import LOCAL_HOSTS, create_app
+    from apollo_restore.web.limits import Limits, measure_cost
     from apollo_restore.web.server import serve
 
     hosts = allowed_host or (LOCAL_HOSTS if host in LOCAL_HOSTS else (host, *LOCAL_HOSTS))
@@ -72,7 +72,7 @@ def serve_command(
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
     limits = Limits(max_concurrent=max_concurrent, max_queued=max_queued, request_timeout_s=request_timeout)
     app = create_app(restorer, parallels, limits, allowed_hosts=hosts)
-    seconds = measure_cost(app)  # admission refuses at once what cannot end in time, from the first request
+    seconds = measure_cost(app.state.gate, restorer)  # admission works from the first request
     typer.echo(f"a typical restoration takes {seconds:.2f} s here, {max_concurrent} side by side", err=True)
     typer.echo(
         f"serving model {restorer.name} on http://{host}:{port}/  "

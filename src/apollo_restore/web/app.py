@@ -18,7 +18,6 @@ import re
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -90,7 +89,7 @@ def create_app(
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     install_handlers(app)
     gate = Gate(limits)
-    app.state.gate, app.state.restorer = gate, restorer
+    app.state.gate = gate
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _mount_docs(app)
 
@@ -225,27 +224,6 @@ async def _wait(work: asyncio.Future, stop: threading.Event, deadline: float, ht
         return work.result()
     except RestoreStopped:
         return None
-
-
-def measure_cost(app: FastAPI) -> float:
-    """Restore the API's example text in every restoration slot at once, with the app's
-    restorer, as requests would run side by side, and give each one's time to the app's cost
-    model (so that admission works from the first request, with the slots' slowdown of each
-    other in it); returns the slowest one's seconds. Run it before serving."""
-    limits = app.state.gate.limits
-    request = RestoreRequest(s.EXAMPLE).validate(limits.request)
-    units = work_units(request, limits.max_gap_letters)
-
-    def timed(_: int) -> float:
-        started = time.monotonic()
-        restore_text(app.state.restorer, request)
-        return time.monotonic() - started
-
-    with ThreadPoolExecutor(limits.max_concurrent) as pool:
-        seconds = list(pool.map(timed, range(limits.max_concurrent)))
-    for one in seconds:
-        app.state.gate.cost.observe(units, one)
-    return max(seconds)
 
 
 def _completed(work: asyncio.Future) -> bool:

@@ -18,11 +18,15 @@ import json
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.request import WEB_LIMITS, RequestLimits, RestoreRequest
 from apollo_restore.web.errors import ApiError, WebErrors, error_body
+from apollo_restore.web.schemas import EXAMPLE
 
 EPIDOC_PATH = "/api/epidoc"
 #: Scope key holding when the request reached the app (``time.monotonic()``).
@@ -325,3 +329,24 @@ class Gate:
             sem.release()
 
         return release
+
+
+def measure_cost(gate: Gate, restorer: GapFiller) -> float:
+    """Restore the API's example text in every restoration slot at once with ``restorer``, as
+    requests would run side by side, and give each one's time to ``gate``'s cost model (so that
+    admission works from the first request, with the slots' slowdown of each other in it);
+    returns the slowest one's seconds. Run it before serving.
+    """
+    request = RestoreRequest(EXAMPLE).validate(gate.limits.request)
+    units = work_units(request, gate.limits.max_gap_letters)
+
+    def timed(_: int) -> float:
+        started = time.monotonic()
+        restore_text(restorer, request)
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(gate.limits.max_concurrent) as pool:
+        seconds = list(pool.map(timed, range(gate.limits.max_concurrent)))
+    for one in seconds:
+        gate.cost.observe(units, one)
+    return max(seconds)
