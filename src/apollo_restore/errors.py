@@ -108,6 +108,10 @@ class Errors:
         "the config does not describe these weights"
     )
     E511 = "[E511] {path}: tensor {name} is of type {dtype}; a model's weights are floating-point numbers"
+    E512 = (
+        "[E512] {path} has {tokens} tokens but {config} gives the model {vocab}: "
+        "the tokenizer does not belong to these weights"
+    )
 
 
 class LeidenError(ValueError):
@@ -160,7 +164,7 @@ class RequestError(ValueError):
 
 
 class ModelFolderError(ValueError):
-    """A model folder that cannot be loaded as it is (``E503``–``E511``), naming its file.
+    """A model folder that cannot be loaded as it is (``E503``–``E512``), naming its file.
 
     Attributes:
         code: the message code (``"E506"``).

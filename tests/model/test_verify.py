@@ -145,6 +145,18 @@ def test_an_untied_head_must_be_stored_and_a_tied_one_may_be(folder):
     assert isinstance(Restorer.load(folder), Restorer)
 
 
+def test_a_tokenizer_larger_than_the_model_is_refused(folder):
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab = data["model"]["vocab"]
+    size = len(vocab)
+    vocab.update({f"q{i}": size + i for i in range(5)})
+    (folder / "tokenizer.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    err = _refused(folder, "E512", "tokenizer.json")
+    assert f"has {size + 5} tokens" in str(err) and "gives the model 51" in str(err)
+    with pytest.raises(ModelFolderError, match=r"^\[E512\]"):
+        load_model(folder)
+
+
 def test_the_transformers_loader_checks_the_same_way(folder):
     _edit_config(folder, num_hidden_layers=3)
     with pytest.raises(ModelFolderError, match=r"^\[E507\]"):

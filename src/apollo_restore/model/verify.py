@@ -1,6 +1,6 @@
 """Model folders verified on load, before any tensor is read: every JSON file parses to an
-object, ``config.json`` describes a decoder this package runs, and ``model.safetensors`` holds
-exactly the tensors that config needs, each of its shape.
+object, ``config.json`` describes a decoder this package runs, ``model.safetensors`` holds
+exactly the tensors that config needs, each of its shape, and the tokenizer fits the model.
 
 The weights are checked from the safetensors header alone (``safetensors.safe_open`` checks that
 the header is well formed and that its offsets cover the file exactly; a truncated, empty or
@@ -8,6 +8,7 @@ random file fails there): a few milliseconds at every load, no hashing of the 20
 
     files = read_folder_json(folder)             # file name → parsed object (E503–E505)
     check_weights(folder, files[CONFIG_FILE])    # E505–E511
+    check_vocabulary(folder / TOKENIZER_FILE, len(tok), files[CONFIG_FILE])   # E512
 
 Every failure is a :class:`~apollo_restore.errors.ModelFolderError` naming the file.
 """
@@ -212,3 +213,15 @@ def _names(names: list[str]) -> str:
     """The first few of a list of tensor names, and how many more."""
     more = len(names) - _SHOWN
     return ", ".join(names[:_SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+
+def check_vocabulary(path: Path, tokens: int, config: dict[str, Any]) -> None:
+    """The tokenizer at ``path`` (``tokens`` ids) fits the model's ``vocab_size`` rows.
+
+    Raises:
+        ModelFolderError: ``E512``.
+    """
+    vocab = config.get("vocab_size")
+    if isinstance(vocab, int) and tokens > vocab:
+        config_path = Path(path).parent / CONFIG_FILE
+        raise ModelFolderError("E512", path, tokens=tokens, config=config_path, vocab=vocab)
