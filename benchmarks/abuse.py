@@ -165,6 +165,13 @@ def _write(name: str, text: str) -> Callable[[Path], None]:
     return lambda folder: (folder / name).write_text(text)
 
 
+def _more_tokens(folder: Path) -> None:
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab = data["model"]["vocab"]
+    vocab.update({f"q{i}": len(vocab) + i for i in range(5)})
+    (folder / "tokenizer.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
 MODEL_PROBES = [
     Probe("weights-truncated", "model", "model.safetensors cut in half", "exit 2, E506 naming the file",
           broken_model(_weights(lambda b: b[: len(b) // 2]), "E506")),
@@ -185,6 +192,8 @@ MODEL_PROBES = [
               "exit 2, E503 naming the file, line and column", broken_model(_write(name, '{"a": 1,\n "b": }'), "E503"))
         for name in ("config.json", "generation_config.json", "apollo_restore.json", "calibration.json")
     ],
+    Probe("tokenizer-too-large", "model", "tokenizer.json with 5 tokens more than the model's vocab_size",
+          "exit 2, E512 (not an IndexError at the first gap)", broken_model(_more_tokens, "E512")),
 ]  # fmt: skip
 
 
