@@ -13,7 +13,8 @@ Codes:
           ``predict`` and the web layer all validate through it.
     W3xx  warnings attached to a restoration (the reading is given, but is to be trusted less).
     E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`).
-    E5xx  model folders (:func:`apollo_restore.restore.ensemble.load_filler`).
+    E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
+          members (:func:`apollo_restore.restore.load.load_filler`).
 """
 
 from __future__ import annotations
@@ -108,6 +109,27 @@ class Errors:
         "[E502] {folder}/apollo_restore.json has an ensemble entry with no classical member: "
         'give "infini": {{model options}} or "ngram": "FILE.npz"'
     )
+    E503 = "[E503] {path}, line {line}, column {column}: not valid JSON ({reason}); copy the model folder again"
+    E504 = "[E504] {path} holds {found}, not a JSON object of settings; copy the model folder again"
+    E505 = "[E505] {path}: {field} = {value!r}; it must be {expected}"
+    E506 = (
+        "[E506] {path} is not a readable safetensors file ({reason}): it is truncated, empty or not a "
+        "weights file; copy the model folder again"
+    )
+    E507 = (
+        "[E507] {config} asks for {wanted} layers but {path} holds {found}: the config does not describe these weights"
+    )
+    E508 = "[E508] {path} lacks {n} tensor(s) that {config} needs: {names}"
+    E509 = "[E509] {path}: tensor {name} has shape {found}, {config} needs {expected}"
+    E510 = (
+        "[E510] {path} holds {n} tensor(s) that {config} does not use: {names}; "
+        "the config does not describe these weights"
+    )
+    E511 = "[E511] {path}: tensor {name} is of type {dtype}; a model's weights are floating-point numbers"
+    E512 = (
+        "[E512] {path} has {tokens} tokens but {config} gives the model {vocab}: "
+        "the tokenizer does not belong to these weights"
+    )
 
 
 class LeidenError(ValueError):
@@ -170,6 +192,19 @@ class RequestError(ValueError):
     def __init__(self, code: str, gap: int | None = None, position: int | None = None, **fields: object) -> None:
         super().__init__(getattr(Errors, code).format(gap=gap, position=position, **fields))
         self.code, self.gap, self.position = code, gap, position
+
+
+class ModelFolderError(ValueError):
+    """A model folder that cannot be loaded as it is (``E503``–``E512``), naming its file.
+
+    Attributes:
+        code: the message code (``"E506"``).
+        path: the file concerned.
+    """
+
+    def __init__(self, code: str, path: object, **fields: object) -> None:
+        super().__init__(getattr(Errors, code).format(path=path, **fields))
+        self.code, self.path = code, path
 
 
 class RestoreStopped(RuntimeError):

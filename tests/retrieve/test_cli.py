@@ -52,7 +52,7 @@ def test_cli_parallels_and_provenance_read_a_file_as_restore_does(prepared: Path
     assert done.exit_code == 0, done.output
     assert "ddb:b" in done.output and "edition was in the training data" in done.output
     done = runner.invoke(app, ["provenance", str(tmp_path / "missing.txt"), "--index", str(out)])
-    assert done.exit_code == 2 and "no file named" in done.output
+    assert done.exit_code == 2 and "E202" in done.output
 
 
 def test_cli_parallels_link_documents_in_a_terminal(prepared: Path, tmp_path: Path) -> None:

@@ -180,7 +180,9 @@ def test_api_text_and_k_limits(client):
 
 def test_api_busy_server_answers_503_with_retry_after():
     """One slot, one place in the queue: of four simultaneous requests, two are refused at once;
-    with a long queue, only the request that cannot finish within the time limit is refused."""
+    with a long queue and a cost measured too low to refuse any at once, only the request that
+    cannot finish within the time limit is refused, at the limit (tests/web/test_admission.py:
+    refused at once)."""
 
     class Slow:
         name = "slow"
@@ -198,9 +200,9 @@ def test_api_busy_server_answers_503_with_retry_after():
     refused = [r for r in full if r.status_code == 503]
     assert all(r.json()["error"]["code"] == "W009" and r.headers["retry-after"] == "5" for r in refused)
 
-    late = asyncio.run(
-        fire(create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=8, request_timeout_s=1.25)), 3)
-    )
+    late_app = create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=8, request_timeout_s=1.25))
+    late_app.state.gate.cost.seconds_per_unit = 0.01  # an underestimate: all three are admitted
+    late = asyncio.run(fire(late_app, 3))
     codes = sorted((r.status_code, r.json().get("error", {}).get("code", "")) for r in late)
     assert codes == [(200, ""), (200, ""), (503, "W014")]
     assert all("retry-after" in r.headers for r in late if r.status_code == 503)
@@ -497,3 +499,29 @@ def test_cli_serve_is_registered_and_checks_the_index(tmp_path):
 
     with pytest.raises(Exception, match="index"):
         load_parallels(tmp_path / "missing")
+
+
+@pytest.mark.parametrize(
+    ("pins", "code"),
+    [
+        ({"7": "ωρου"}, "E307"),  # BGU has 2 gaps
+        ({"1": "ωρ[ου]"}, "E307"),  # Leiden markup in a reading
+        ({"1": "ωρου?"}, "E307"),
+        ({"1": "abc"}, "E307"),  # no Greek letter
+        ({"1": "ω\x00ρου"}, "E309"),
+    ],
+)
+def test_api_parallels_checks_pins_as_restore_does(tiny_restorer, pins, code):
+    class Provider:
+        calls: list = []
+
+        def parallels(self, *args):
+            self.calls.append(args)
+            return {}
+
+    provider = Provider()
+    client = TestClient(create_app(tiny_restorer, parallels=provider))
+    bodies = (("/api/restore", {"text": BGU, "pins": pins}), ("/api/parallels", {"text": BGU, "gap": 2, "pins": pins}))
+    for route, body in bodies:
+        assert _error(client.post(route, json=body), 422)["code"] == code, route
+    assert provider.calls == []

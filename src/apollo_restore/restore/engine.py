@@ -16,11 +16,12 @@ import torch
 
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, FimLayout
-from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.fim.tokenizer import TOKENIZER_FILE, CharTokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.checkpoint import load_model  # imports transformers only when called
 from apollo_restore.model.folder import layout_of, read_meta
 from apollo_restore.model.lean import LeanModel, Prompt
+from apollo_restore.model.verify import check_vocabulary
 from apollo_restore.restore.beam import Beam, LengthBound, beam_search
 from apollo_restore.restore.candidates import merge_equivalent, to_candidates
 from apollo_restore.restore.config import (
@@ -88,6 +89,7 @@ class Restorer:
 
         Raises:
             FileNotFoundError: no model there.
+            ModelFolderError: a broken file, or files that do not belong together (``E503``–``E512``).
             ValueError: it was trained with another normaliser or FIM layout.
         """
         if threads:
@@ -96,6 +98,7 @@ class Restorer:
         meta = read_meta(path)
         tok = CharTokenizer.load(path)
         lean = LeanModel.load(path)
+        check_vocabulary(path / TOKENIZER_FILE, len(tok), {"vocab_size": lean.embed.shape[0]})
         return cls(None, tok, name=path.name, config=config, layout=layout_of(meta), lean=lean, folder=path)
 
     @property

@@ -7,12 +7,11 @@ classical members, wrapped for presentation (edition forms, calibration).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors
-from apollo_restore.model.folder import META_FILE
+from apollo_restore.model.folder import read_meta
 from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.engine import Restorer
@@ -50,6 +49,8 @@ def load_filler(
 
     Raises:
         FileNotFoundError: no model in the folder, or a member file it names is missing (E501).
+        ModelFolderError: a broken file in the folder, or weights its config does not describe
+            (``E503``–``E511``, :mod:`apollo_restore.model.verify`).
         ValueError: an ensemble entry with no classical member (E502).
     """
     path = Path(folder) if folder else DEFAULT_MODEL
@@ -63,15 +64,15 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, threads: int 
     """The folder's filler without presentation (see :func:`load_filler`).
 
     Raises:
-        FileNotFoundError: a member file the folder names is missing (E501).
+        FileNotFoundError: no model folder, or a member file the folder names is missing (E501).
+        ModelFolderError: a broken file in the folder (``E503``–``E511``).
         ValueError: an ensemble entry with no classical member (E502).
     """
 
     def load_neural(search: RestoreConfig = config) -> Restorer:
         return Restorer.load(path, config=search, threads=threads)
 
-    meta_file = path / META_FILE
-    spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
+    spec = read_meta(path).get("ensemble")
     if not (use_ngram and spec):
         return load_neural()
     if "infini" not in spec and "ngram" not in spec:

@@ -38,7 +38,7 @@ from apollo_restore.restore.request import RestoreRequest, check_k, check_readin
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
 from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden
-from apollo_restore.web.limits import ARRIVED, DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits
+from apollo_restore.web.limits import ARRIVED, DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits, work_units
 
 STATIC = Path(__file__).resolve().parent / "static"
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
@@ -108,23 +108,26 @@ def create_app(
             "limits": limits.to_dict(),
             "running": gate.running,
             "waiting": gate.waiting,
+            "seconds_per_unit": gate.cost.seconds_per_unit,
         }
 
     @app.post("/api/restore", response_model=s.RestorationOut, responses=_ERRORS, tags=["restore"])
     async def restore(req: s.RestoreRequest, http: Request) -> dict:
         """Ranked candidates for every gap of a Leiden text, filled left to right; pinned gaps
         keep the given reading and the gaps after them are restored with it in place.
-        Answers 503 with ``Retry-After`` when the queue is full or the time limit is reached."""
+        Answers 503 with ``Retry-After`` when the queue is full, when the work queued before it
+        and its own would pass the time limit (at once), or when the time limit is reached."""
         deadline = limits.deadline(http.scope.get(ARRIVED, time.monotonic()))
+        gate.admit(deadline - time.monotonic())  # a full server refuses before parsing the text
         stop = threading.Event()
         request = RestoreRequest(req.text, req.hints, req.pins, req.k, stop.is_set).validate(limits.request)
-        release = await gate.enter(deadline - time.monotonic())
+        release = await gate.enter(deadline - time.monotonic(), work_units(request, limits.max_gap_letters))
         try:
             work = asyncio.ensure_future(run_in_threadpool(restore_text, restorer, request))
         except BaseException:
-            release()
+            release(False)
             raise
-        work.add_done_callback(lambda _: release())  # the slot is free once the thread has stopped
+        work.add_done_callback(lambda w: release(_completed(w)))  # the slot is free once the thread has stopped
         result = await _wait(work, stop, deadline, http)
         if result is None:
             raise gate.busy("W014")
@@ -215,6 +218,11 @@ async def _wait(work: asyncio.Future, stop: threading.Event, deadline: float, ht
         return work.result()
     except RestoreStopped:
         return None
+
+
+def _completed(work: asyncio.Future) -> bool:
+    """Whether a restoration's work ran to its end (only then is its time a measure of its cost)."""
+    return not work.cancelled() and work.exception() is None
 
 
 def _consume(work: asyncio.Future) -> None:

@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 HintIn = StrictInt | list[StrictInt] | None
 
-_EXAMPLE = (
+#: A typical request's text (the API docs' example; ``serve`` restores it once to measure its cost).
+EXAMPLE = (
     "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
     "ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
 )
@@ -22,7 +23,7 @@ class RestoreRequest(BaseModel):
     """A Leiden text to restore, with optional per-gap hints and pinned readings."""
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"text": _EXAMPLE, "hints": {"2": [10, 14]}, "k": 10}]}
+        extra="forbid", json_schema_extra={"examples": [{"text": EXAMPLE, "hints": {"2": [10, 14]}, "k": 10}]}
     )
 
     text: str = Field(description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters.")
@@ -197,6 +198,10 @@ class HealthOut(BaseModel):
     limits: dict[str, Any]
     running: int = Field(description="Restorations running now.")
     waiting: int = Field(description="Restoration requests waiting for a slot.")
+    seconds_per_unit: float | None = Field(
+        description="Measured seconds of a restoration slot per unit of work (a gap, and one more per 20 letters "
+        "of its hint); null until measured. Admission refuses at once what would not end within the time limit."
+    )
 
 
 class ErrorDetail(BaseModel):
