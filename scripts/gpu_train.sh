@@ -5,16 +5,19 @@
 # model folder records each session (training.history: steps, tokens, seconds; config: data mix).
 #
 #   here, once (~3 min):  bash scripts/gpu_train.sh pack                 # → gpu-pack/ (git-ignored)
-#   device call 1 (~9 min): bash scripts/gpu_train.sh train 480           # carry: ["gpu-pack"]
-#   device calls 2–3 (~9 min each, back to back, so the machine stays warm and keeps
-#                  runs/gpu/checkpoint on its disk): bash scripts/gpu_train.sh train 480
-#   device call 4 (~2 min): bash scripts/gpu_train.sh export            # bf16 folder → $OUT, ≤ 15 MiB parts
+#   device call 1 (~9 min): bash scripts/gpu_train.sh train 450           # carry: ["gpu-pack"]
+#   device call 2 (~9 min, right after the first, so the machine stays warm and keeps
+#                  runs/gpu/checkpoint on its disk): bash scripts/gpu_train.sh train 450
+#   device call 3 (~2 min): bash scripts/gpu_train.sh export            # bf16 folder → $OUT, ≤ 15 MiB parts
+#   (≈ 25 device-minutes with the machine's start; a session with more time adds train calls
+#    and raises TOTAL_SECONDS before the first)
 #   here (~15 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
 #
-# `train SECONDS` trains for SECONDS more (the LR schedule runs on the total of all calls,
-# TOTAL_SECONDS, default 1440 = 3 × 480) and then writes runs/gpu/best (by validation accuracy).
-# CONFIG picks the recipe (configs/gpu_large.yaml, ~25 M parameters, by default; configs/gpu_medium.yaml
-# is today's size, for the size comparison); extra key=value arguments override it. `receive`
+# `train SECONDS` trains for SECONDS more (the call is killed at SECONDS + MARGIN, default 120 s,
+# for loading and the last validation; the LR schedule runs on all calls together, TOTAL_SECONDS,
+# default 900 = 2 × 450) and then writes runs/gpu/best (by validation accuracy). CONFIG picks the
+# recipe (configs/gpu_large.yaml, ~28 M parameters, by default; configs/gpu_medium.yaml is today's
+# size, for the size comparison); extra key=value arguments override it. `receive`
 # compares the new folder with the shipped model on the same validation gaps (neural alone).
 # Tested end to end on CPU with a tiny config: tests/train/test_gpu_recipe.py.
 set -euo pipefail
@@ -44,9 +47,9 @@ train)
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used --format=csv
   [ -f "$DATA/documents.parquet" ] || $PY scripts/gpu_data.py unpack --pack "$PACK" --out "$DATA"
   # the schedule runs on all calls together (TOTAL_SECONDS); this call stops after SECONDS
-  timeout $((seconds + 120)) $PY -m apollo_restore train --quiet --config "$CONFIG" out="$RUN" \
+  timeout $((seconds + ${MARGIN:-120})) $PY -m apollo_restore train --quiet --config "$CONFIG" out="$RUN" \
     prepared="$DATA" val_gaps="$PACK/val_gaps.jsonl" init_from="$INIT" \
-    max_seconds="${TOTAL_SECONDS:-1440}" call_seconds="$seconds" "$@"
+    max_seconds="${TOTAL_SECONDS:-900}" call_seconds="$seconds" "$@"
   tail -3 "$RUN/metrics.jsonl"
   ;;
 export)

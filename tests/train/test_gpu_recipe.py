@@ -83,7 +83,7 @@ def recipe(tmp_path_factory):
         "OUT": str(tmp / "out"),
         "PREPARED": str(prepared),
         "INIT": "",
-        "TOTAL_SECONDS": "4",
+        "TOTAL_SECONDS": "4", "MARGIN": "1800",
         "PYTHONPATH": str(ROOT / "src"),
     }
     return tmp, env
