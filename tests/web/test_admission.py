@@ -58,7 +58,7 @@ async def _fire(app, bodies: list[dict]) -> list[tuple[int, str, float, str | No
 def test_work_units_count_searched_gaps_and_their_letters():
     request = RestoreRequest(TWO_GAPS + " καὶ [- - -] τοῦ").validate()
     assert work_units(request, no_hint_letters=40) == pytest.approx(3 + (4 + 12 + 40) / LETTERS_PER_UNIT)
-    pinned = RestoreRequest(TWO_GAPS, pins={1: "πυρρον"}).validate()
+    pinned = RestoreRequest(TWO_GAPS, pins={2: "πυρρον"}).validate()
     assert work_units(pinned, no_hint_letters=40) == pytest.approx(1 + 4 / LETTERS_PER_UNIT)
 
 
