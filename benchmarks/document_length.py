@@ -45,6 +45,7 @@ from apollo_restore.restore.length_model import LengthPool, LostLength, fit_lost
 
 SHIPPED = {"neural": 1.0, "infini": 1.0, "infini_backward": 0.5, "length": 8.0}
 COPY_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
+RIDGES = (None, 1.0, 0.01)  # None: no lost-length prior
 BANDS = ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
 
 
@@ -102,23 +103,24 @@ def ranked(row: dict, copy_weight: float, prior: LostLength | None) -> list[str]
     return [row["readings"][i] for i in np.argsort(-scores, kind="stable")]
 
 
-def fit(rows: list[dict], copy_weight: float) -> LostLength:
+def fit(rows: list[dict], copy_weight: float, ridge: float) -> LostLength:
     """The lost-length prior fitted on the no-hint rows."""
     pools = [
         LengthPool(base_scores(r, copy_weight), np.asarray(r["letters"]), letter_count(r["target"]))
         for r in rows
         if r["condition"] == "none"
     ]
-    return fit_lost_length(pools)
+    return fit_lost_length(pools, ridge=ridge)
 
 
-def out_of_fold(rows: list[dict], copy_weight: float, with_prior: bool) -> dict[str, list[str]]:
-    """Each row's ranking, the prior fitted on the other half of the documents."""
+def out_of_fold(rows: list[dict], copy_weight: float, ridge: float | None) -> dict[str, list[str]]:
+    """Each row's ranking, the prior (``ridge``; ``None``: no prior) fitted on the other half of
+    the documents."""
     fold = {r["id"]: zlib.crc32(r["doc"].encode()) % 2 for r in rows}
     out = {}
     for half in (0, 1):
         train = [r for r in rows if fold[r["id"]] != half]
-        prior = fit(train, copy_weight) if with_prior else None
+        prior = None if ridge is None else fit(train, copy_weight, ridge)
         out.update({r["id"]: ranked(r, copy_weight, prior) for r in rows if fold[r["id"]] == half})
     return out
 
@@ -126,15 +128,19 @@ def out_of_fold(rows: list[dict], copy_weight: float, with_prior: bool) -> dict[
 def band_table(rows: list[dict], rankings: dict[str, dict[str, list[str]]]) -> None:
     """Δlen, Top-1 and W.Top-1 per band of true length, no hint, for each ranking."""
     none = [r for r in rows if r["condition"] == "none"]
-    print("| true letters | n | " + " | ".join(f"{name} Δlen / Top-1 / W.Top-1" for name in rankings) + " |")
+    print(
+        "| true letters | n | " + " | ".join(f"{name}: Δlen / Top-1 / W.Top-1 / W.char acc" for name in rankings) + " |"
+    )
     print("|---|---:|" + "---:|" * len(rankings))
     for lo, hi in (*BANDS, (1, 20)):
         group = [r for r in none if lo <= letter_count(r["target"]) <= hi]
+        if not group:
+            continue
         cells = []
         for ranks in rankings.values():
             scores = [score_gap(r["target"], ranks[r["id"]]) for r in group]
             m, w = mean_of(scores), uniform(scores, range(lo, hi + 1))
-            cells.append(f"{m.dlen:+.1f} / {m.top1:.3f} / {w.top1:.3f}")
+            cells.append(f"{m.dlen:+.1f} / {m.top1:.3f} / {w.top1:.3f} / {w.char_acc:.3f}")
         label = "all" if (lo, hi) == (1, 20) else f"{lo}–{hi}"
         print(f"| {label} | {len(group)} | " + " | ".join(cells) + " |")
 
@@ -177,29 +183,31 @@ def main() -> None:
     print("|---:|---|" + "---:|" * (len(conds) + 1))
     best = None
     for weight in COPY_WEIGHTS:
-        for with_prior in (False, True):
-            ranks = out_of_fold(rows, weight, with_prior)
+        for ridge in RIDGES:
+            ranks = out_of_fold(rows, weight, ridge)
             res = {
                 c: uniform(score_gap(r["target"], ranks[r["id"]]) for r in rows if r["condition"] == c) for c in conds
             }
             mean = statistics.mean(res[c].top1 for c in conds)
             cells = " | ".join(f"{res[c].top1:.3f} / {res[c].top20:.3f}" for c in conds)
-            print(f"| {weight} | {'fitted' if with_prior else '–'} | {cells} | {mean:.3f} |")
-            if with_prior and (best is None or mean > best[0]):
-                best = (mean, weight)
-    weight = best[1]
+            print(f"| {weight} | {'–' if ridge is None else f'ridge {ridge}'} | {cells} | {mean:.3f} |")
+            if best is None or mean > best[0] + 1e-9:  # ties: the simpler (listed first)
+                best = (mean, weight, ridge)
+    _, weight, ridge = best
     rankings = {
-        "shipped": out_of_fold(rows, 0.0, False),
-        "prior": out_of_fold(rows, 0.0, True),
-        f"prior + copy {weight}": out_of_fold(rows, weight, True),
+        "shipped": out_of_fold(rows, 0.0, None),
+        "prior (ridge 1)": out_of_fold(rows, 0.0, 1.0),
+        "prior (ridge 0.01)": out_of_fold(rows, 0.0, 0.01),
+        f"copy {weight}": out_of_fold(rows, weight, None),
+        f"best: copy {weight}, prior {ridge}": out_of_fold(rows, weight, ridge),
     }
     print("\n### No hint, by band of true length\n")
     band_table(rows, rankings)
     print("\n### Gaps of ≥ 4 letters whose answer stands in the visible context vs the others (Top-1)\n")
     copy_table(rows, rankings)
-    prior = fit(rows, weight)
-    print(f'\nchosen: copy {weight}; "lost_length" (fitted on all {sum(r["condition"] == "none" for r in rows)} '
-          f"no-hint gaps): {json.dumps(prior.to_json())}")  # fmt: skip
+    print(f"\nchosen: copy {weight}, prior ridge {ridge}")
+    if ridge is not None:
+        print(f'"lost_length" (all no-hint gaps): {json.dumps(fit(rows, weight, ridge).to_json())}')
 
 
 if __name__ == "__main__":

@@ -67,3 +67,26 @@ def test_the_prior_turns_an_ensemble_towards_longer_readings_without_changing_it
 def test_fitting_needs_a_pool_holding_its_true_length():
     with pytest.raises(ValueError, match="nothing to fit"):
         fit_lost_length([LengthPool(np.zeros(2), np.array([1, 2]), 5)])
+
+
+def test_a_model_folder_declares_the_prior_and_the_copy_member(memorised_model, tmp_path):
+    import json
+    import shutil
+
+    from apollo_restore.ngram.model import NgramModel
+    from apollo_restore.restore.copy_fill import DocumentCopy
+    from apollo_restore.restore.load import load_filler
+
+    from ..conftest import PASSAGE_1
+
+    folder = tmp_path / "model"
+    shutil.copytree(memorised_model, folder)
+    NgramModel.build([PASSAGE_1], order=4).save(folder / "ngram.npz")
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    prior = LostLength((1, 10), (0.0, 9.0))
+    weights = {"neural": 0.0, "ngram": 1.0, "copy": 0.1, "length": 2.0}
+    meta["ensemble"] = {"ngram": "ngram.npz", "weights": weights, "lost_length": prior.to_json()}
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))
+    members = load_filler(folder, present=False).members
+    assert [type(f).__name__ for f, _ in members] == ["NgramRestorer", "DocumentCopy", "LengthPrior", "LostLength"]
+    assert members[1][1] == 0.1 and isinstance(members[1][0], DocumentCopy) and members[3] == (prior, 1.0)
