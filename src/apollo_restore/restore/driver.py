@@ -67,8 +67,9 @@ def restore_text(
         prefix, suffix = contexts.context(i, fills)
         pinned = request.pins.get(i)
         cands = [] if pinned is not None else filler.candidates(prefix, suffix, hint, request.k)
-        gap = GapResult(i, hint, prefix, suffix, cands, pinned, spans[i] if i < len(spans) else None)
-        gap.length_estimate = None if hint.given else estimates[i]
+        span = spans[i] if i < len(spans) else None
+        estimate = None if hint.given else estimates[i]
+        gap = GapResult(i, hint, prefix, suffix, cands, pinned, span, length_estimate=estimate)
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
         fills.append(gap.best)
