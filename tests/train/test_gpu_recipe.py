@@ -83,7 +83,8 @@ def recipe(tmp_path_factory):
         "OUT": str(tmp / "out"),
         "PREPARED": str(prepared),
         "INIT": "",
-        "TOTAL_SECONDS": "4", "MARGIN": "1800",
+        "TOTAL_SECONDS": "4",
+        "MARGIN": "1800",
         "PYTHONPATH": str(ROOT / "src"),
     }
     return tmp, env

@@ -18,8 +18,10 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key, to_candidates
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.filler import GapFiller, LanguageModel
+from apollo_restore.restore.length_model import LostLength
 from apollo_restore.restore.types import Candidate
 
 
@@ -38,6 +40,11 @@ class LengthPrior:
 
     def language_model(self) -> None:
         return None
+
+
+#: Members whose scores are not log-probabilities of the reading (priors, evidence ratios): they
+#: add to the weighted sum, but their weights do not enter the denominator of the mean.
+_NOT_LANGUAGE_MODELS = (LengthPrior, LostLength, DocumentCopy)
 
 
 def member_config(config: RestoreConfig) -> RestoreConfig:
@@ -87,13 +94,14 @@ class Ensemble:
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``Σ wᵢ · log pᵢ(reading) / Σ wᵢ`` for each reading (the language models' weights in
-        the denominator): the weighted mean, on the scale of one model's log-probability, and
+        the denominator; members that are not language models, :data:`_NOT_LANGUAGE_MODELS`,
+        only in the sum): the weighted mean, on the scale of one model's log-probability, and
         the ``log_score`` of :meth:`candidates`."""
         totals = [0.0] * len(readings)
         for filler, weight in self.members:
             for i, score in enumerate(filler.score_readings(prefix, suffix, hint, readings)):
                 totals[i] += weight * score
-        scale = sum(w for filler, w in self.members if not isinstance(filler, LengthPrior)) or 1.0
+        scale = sum(w for filler, w in self.members if not isinstance(filler, _NOT_LANGUAGE_MODELS)) or 1.0
         return [t / scale for t in totals]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from apollo_restore.hint import Hint
+from apollo_restore.restore.line_lengths import LineEstimate
 
 
 @dataclass
@@ -64,6 +65,9 @@ class GapResult:
         candidates: best first.
         pinned: the reading the caller fixed for this gap, if any (then no search was run).
         span: ``(start, end)`` character offsets of the gap in the input text, when known.
+        length_estimate: for a gap of unknown length in a text with lines, the letters it
+            probably lost, from the letters per line of the intact lines (shown, not searched
+            with: :mod:`apollo_restore.restore.line_lengths`); ``None`` otherwise.
     """
 
     number: int
@@ -74,10 +78,15 @@ class GapResult:
     pinned: str | None = None
     span: tuple[int, int] | None = None
     ms: float = 0.0
+    length_estimate: LineEstimate | None = None
 
     @property
     def hint_label(self) -> str:
-        """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``."""
+        """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``, with the
+        line-length estimate where there is one (``no length hint; ≈ 11–14 letters, from line
+        lengths``)."""
+        if self.length_estimate is not None and not self.hint.given:
+            return f"{self.hint.format()}; {self.length_estimate.format()}"
         return self.hint.format()
 
     @property

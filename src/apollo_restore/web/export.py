@@ -42,6 +42,7 @@ from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text, to_leiden
 from apollo_restore.data.readers.leiden import parse_leiden
+from apollo_restore.restore.line_lengths import LineEstimate, line_estimates
 from apollo_restore.restore.types import percent
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -204,6 +205,7 @@ class _Writer:
 
     def write(self, segments: list[Segment], readings: dict[int, MachineReading]) -> None:
         self.element("lb", n="1")
+        estimates = line_estimates(segments)
         line = gap = 1
         for seg in segments:
             if isinstance(seg, Text):
@@ -222,14 +224,18 @@ class _Writer:
                 reading = readings.get(gap)
                 gap += 1
                 if reading is None:
-                    self.element("gap", **_gap_attrs(seg))
+                    self.element("gap", **_gap_attrs(seg, estimates[gap - 2]))
                 else:
                     self.machine(reading)
 
 
-def _gap_attrs(lacuna: Lacuna) -> dict[str, str]:
+def _gap_attrs(lacuna: Lacuna, estimate: LineEstimate | None = None) -> dict[str, str]:
+    """A ``<gap>``'s attributes; an unknown extent with a line-length ``estimate`` is written as
+    its range at low precision (``atLeast``, ``atMost``, ``precision="low"``)."""
     attrs = {"reason": "lost", "unit": "character"}
-    if lacuna.length is None:
+    if lacuna.length is None and estimate is not None:
+        attrs.update(atLeast=str(estimate.lo), atMost=str(estimate.hi), precision="low")
+    elif lacuna.length is None:
         attrs["extent"] = "unknown"
     elif lacuna.length_max:
         attrs.update(atLeast=str(lacuna.length), atMost=str(lacuna.length_max))

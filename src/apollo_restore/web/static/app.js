@@ -193,6 +193,13 @@ function describeHint(hint) {
   return `${hint} letter${hint === 1 ? "" : "s"}`;
 }
 
+// the line-length estimate of a gap of unknown length (GapResult.length_estimate), as the CLI says it
+function describeEstimate(estimate) {
+  if (!estimate) return "";
+  const count = estimate.lo === estimate.hi ? `${estimate.lo}` : `${estimate.lo}–${estimate.hi}`;
+  return `≈ ${count} letters, from line lengths`;
+}
+
 function lineOf(text, offset) { return text.slice(0, offset).split(/\r\n|\r|\n/).length; }
 
 function originalMarker(gap) {
@@ -275,7 +282,7 @@ function renderGap(gap) {
   const heading = el("h3", { id: `gap-${i}-title` },
     el("span", { class: "num", text: String(i) }), `Gap ${i}`,
     originalMarker(gap) ? el("code", { text: originalMarker(gap) }) : null,
-    el("span", { class: "where", text: [where, describeHint(gap.hint)].filter(Boolean).join(" · ") }),
+    el("span", { class: "where", text: [where, describeHint(gap.hint), describeEstimate(gap.length_estimate)].filter(Boolean).join(" · ") }),
     el("span", { class: "badge " + (pinned ? "pinned" : "proposed"), text: pinned ? "picked" : "proposed" }));
   const card = el("li", { class: "gap-card" + (pinned ? " pinned" : ""), id: `gap-${i}`, "aria-labelledby": `gap-${i}-title` }, heading);
   if (pinned) {
