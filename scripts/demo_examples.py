@@ -89,7 +89,7 @@ def main() -> None:
             keys = [agnostic(c.text) for c in gap.candidates]
             rank = keys.index(agnostic(answer)) + 1 if agnostic(answer) in keys else "—"
             top = ", ".join(f"{c.display or c.text} ({c.prob:.0%})" for c in gap.candidates[:3])
-            print(f"| {gap.index + 1} | {answer} | {top} | {rank} |")
+            print(f"| {gap.number} | {answer} | {top} | {rank} |")
         print()
 
 

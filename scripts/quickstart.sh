@@ -7,18 +7,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# O.Claud. 3.420 (a receipt, 2nd c. AD) as edited (supplements in brackets), with two of the
-# editor's supplements, Δίδυμος (7 letters) and κιβαριάτῃ (9), made lacunae for the demonstration
-# (scripts/demo_examples.py). The document is in the test split: the embedded model never saw it.
-TEXT="[.7] [Δ]ι̣οφάντου Ἀλεξάνδρῳ
-[.9] χαίριν . ὁμολογῶ
-[προκεχρῆσ]ται μου τὰς τρεῖς
-[κοτύλας] τοῦ ἐλαίου καὶ̣ τὸ̣ [φακοῦ]
-[μάτιον] [ὑ]π̣ὲρ̣ μηνὸς Μεχ[ειρ] [τοῦ]
-[πρώτου] [κ]αὶ εἰκοστοῦ ἔτο[υς]
-[Ἁδριανο]ῦ Καίσαρος τοῦ κυρίου ."
+# examples/o.claud.3.420.txt: O.Claud. 3.420 (a receipt, 2nd c. AD) as edited (supplements in
+# brackets), with two of the editor's supplements, Δίδυμος (7 letters) and κιβαριάτῃ (9), made
+# lacunae for the demonstration (scripts/demo_examples.py). The document is in the test split: the
+# embedded model never saw it.
+TEXT=examples/o.claud.3.420.txt
 .venv/bin/apollo-restore restore "$TEXT"
 [ "${QUICK:-0}" = 1 ] && exit 0
+# readings that stand in the training texts next to each gap's context (one side alone where both
+# find nothing together: the first gap starts the text; no training text holds both of the second's)
 .venv/bin/apollo-restore parallels "$TEXT"
-# was this text in the training data? (it is a test document: no training edition should share 40 letters)
+# was this text in the training data? It is a test document: only formulas (the date) are shared
 .venv/bin/apollo-restore provenance "$TEXT"

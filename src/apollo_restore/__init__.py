@@ -37,7 +37,10 @@ def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = N
     """Restore every lacuna of a Leiden text; see :func:`apollo_restore.restore.driver.restore_text`.
 
     Args:
-        hints: per-gap hints (0-based gap → a :class:`Hint`, ``7``, ``[5, 8]``, ``"ca.7"`` or ``None``).
+        hints: per-gap hints (gap number, counted from 1 → a :class:`Hint`, ``7``, ``[5, 8]``,
+            ``"ca.7"`` or ``None``).
+        pins: per-gap readings fixed by the caller (gap number from 1 → reading); the gaps
+            after them are restored with them in place.
 
     Raises:
         RequestError: a request out of limits, not Greek enough, or with no gap (``E3xx``).

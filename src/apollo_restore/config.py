@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from apollo_restore.inputs import read_text
+
 T = TypeVar("T")
 
 
@@ -116,11 +118,15 @@ def load_config(path: Path | None, overrides: list[str], cls: type | None = None
     are kept).
 
     Raises:
-        ValueError: an override is not ``key=value`` or the file is not a mapping.
+        FileError: the file cannot be read, is not UTF-8 or is too large (a ``ValueError``).
+        ValueError: an override is not ``key=value``, or the file is not YAML or not a mapping.
     """
     values: dict[str, Any] = {}
     if path is not None:
-        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        try:
+            loaded = yaml.safe_load(read_text(path))
+        except yaml.YAMLError as err:
+            raise ValueError(f"{path} is not YAML: {err}") from None
         if not isinstance(loaded, dict):
             raise ValueError(f"{path} must hold a mapping of options")
         values.update(loaded)

@@ -6,12 +6,15 @@ reports ``E003`` and a developer grepping for it land on the same text.
 Codes:
     E0xx  Leiden plain text (:func:`apollo_restore.data.readers.leiden.parse_leiden`).
     E1xx  corpus files (readers).
-    E2xx  interchange formats (:mod:`apollo_restore.data.formats`).
+    E2xx  input and output files: bounded, UTF-8-checked reads (:mod:`apollo_restore.inputs`),
+          interchange formats (:mod:`apollo_restore.data.formats`), files written as durable jobs
+          (:mod:`apollo_restore.data.outputs`).
     E3xx  restoration requests (:mod:`apollo_restore.restore.request`): the CLI, the Python API,
           ``predict`` and the web layer all validate through it.
     W3xx  warnings attached to a restoration (the reading is given, but is to be trusted less).
     E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`).
-    E5xx  model folders (:func:`apollo_restore.restore.ensemble.load_filler`).
+    E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
+          members (:func:`apollo_restore.restore.load.load_filler`), the device they are loaded on.
 """
 
 from __future__ import annotations
@@ -41,6 +44,22 @@ class Errors:
     E101 = "[E101] cannot read corpus file {path}: {reason}"
     # interchange formats
     E201 = "[E201] {path}, line {line}: {reason}"
+    E202 = "[E202] cannot read {path}: {reason}"
+    E203 = (
+        "[E203] {path} is not UTF-8 text: byte {offset:,}{where} (0x{byte:02x}) starts no character; "
+        "save the file as UTF-8"
+    )
+    E204 = "[E204] {path} holds more than {limit:,} bytes{what}: split it, or check that it is the file meant"
+    E205 = "[E205] cannot write {path}: {reason}"
+    E206 = "[E206] {path} is the input {what} itself: writing there would destroy it; give another file"
+    E207 = (
+        "[E207] {path} already exists: give --force to replace it (it is kept until the new file is complete), "
+        "or another file"
+    )
+    E208 = (
+        "[E208] {partial} (the unfinished run's file) does not belong to {path}: {reason}; "
+        "delete it, or give --restart to begin again"
+    )
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
     E301 = (
@@ -90,8 +109,29 @@ class Errors:
         "[E502] {folder}/apollo_restore.json has an ensemble entry with no classical member: "
         'give "infini": {{model options}} or "ngram": "FILE.npz"'
     )
-    E503 = (
-        "[E503] device {device!r} asked for, but this PyTorch sees no CUDA GPU "
+    E503 = "[E503] {path}, line {line}, column {column}: not valid JSON ({reason}); copy the model folder again"
+    E504 = "[E504] {path} holds {found}, not a JSON object of settings; copy the model folder again"
+    E505 = "[E505] {path}: {field} = {value!r}; it must be {expected}"
+    E506 = (
+        "[E506] {path} is not a readable safetensors file ({reason}): it is truncated, empty or not a "
+        "weights file; copy the model folder again"
+    )
+    E507 = (
+        "[E507] {config} asks for {wanted} layers but {path} holds {found}: the config does not describe these weights"
+    )
+    E508 = "[E508] {path} lacks {n} tensor(s) that {config} needs: {names}"
+    E509 = "[E509] {path}: tensor {name} has shape {found}, {config} needs {expected}"
+    E510 = (
+        "[E510] {path} holds {n} tensor(s) that {config} does not use: {names}; "
+        "the config does not describe these weights"
+    )
+    E511 = "[E511] {path}: tensor {name} is of type {dtype}; a model's weights are floating-point numbers"
+    E512 = (
+        "[E512] {path} has {tokens} tokens but {config} gives the model {vocab}: "
+        "the tokenizer does not belong to these weights"
+    )
+    E513 = (
+        "[E513] device {device!r} asked for, but this PyTorch sees no CUDA GPU "
         "(torch.cuda.is_available() is False): restore on the CPU (--device cpu)"
     )
 
@@ -131,6 +171,19 @@ class FormatError(ValueError):
         self.reason = reason
 
 
+class FileError(ValueError):
+    """A file (or standard input) that cannot be read or written as asked (``E202``–``E208``).
+
+    Attributes:
+        code: the message code (``"E203"``).
+        path: the file as the user named it (``"standard input"`` for stdin).
+    """
+
+    def __init__(self, code: str, path: str, **fields: object) -> None:
+        super().__init__(getattr(Errors, code).format(path=path, **fields))
+        self.code, self.path = code, path
+
+
 class RequestError(ValueError):
     """A restoration request that cannot be served as asked (``E3xx``), with where it failed.
 
@@ -143,6 +196,19 @@ class RequestError(ValueError):
     def __init__(self, code: str, gap: int | None = None, position: int | None = None, **fields: object) -> None:
         super().__init__(getattr(Errors, code).format(gap=gap, position=position, **fields))
         self.code, self.gap, self.position = code, gap, position
+
+
+class ModelFolderError(ValueError):
+    """A model folder that cannot be loaded as it is (``E503``–``E512``), naming its file.
+
+    Attributes:
+        code: the message code (``"E506"``).
+        path: the file concerned.
+    """
+
+    def __init__(self, code: str, path: object, **fields: object) -> None:
+        super().__init__(getattr(Errors, code).format(path=path, **fields))
+        self.code, self.path = code, path
 
 
 class RestoreStopped(RuntimeError):

@@ -109,6 +109,22 @@ def test_symlinks_out_of_the_corpus_folder_are_not_followed(tmp_path):
     assert {Path(s.path).name for s in skips.items} == {"escape.xml", "escape-dir"}
 
 
+def test_a_symlink_loop_is_reported_and_the_rest_prepared(tmp_path):
+    """Issue #24: a loop stopped ``prepare`` (RuntimeError, empty output)."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for path in DDB:
+        (folder / path.name).write_bytes(path.read_bytes())
+    (folder / "loop-a.xml").symlink_to(folder / "loop-b.xml")
+    (folder / "loop-b.xml").symlink_to(folder / "loop-a.xml")
+    (folder / "dangling.xml").symlink_to(folder / "nothing.xml")
+    report = prepare([CorpusSpec("ddb", folder)], tmp_path / "out", progress=False, workers=1)
+    assert report.documents == len(DDB)
+    skipped = {Path(item["path"]).name: item["reason"] for item in read_jsonl(tmp_path / "out" / "skipped.jsonl")}
+    assert {"loop-a.xml", "loop-b.xml", "dangling.xml"} <= set(skipped)
+    assert "leads nowhere" in skipped["loop-a.xml"]
+
+
 mutations = st.lists(
     st.one_of(
         st.tuples(st.just("cut"), st.integers(0, len(EPIDOC))),

@@ -11,6 +11,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from apollo_restore.cli import common as cli_common
 from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
 
@@ -38,10 +39,11 @@ def no_model(monkeypatch):
         (["zenoni tou [.3] chairein"], "E308"),
         ([GREEK, "--k", "0"], "E305"),
         ([GREEK, "--k", "-1"], "E305"),
-        ([GREEK, "--hint", "0=1000000"], "E304"),
+        ([GREEK, "--hint", "1=1000000"], "E304"),
         ([GREEK, "--hint", "3=2"], "E306"),
-        ([GREEK, "--hint", "0=ca.x"], "E306"),
-        (["missing-file.txt"], "no file named"),
+        ([GREEK, "--hint", "0=2"], "numbered from 1"),
+        ([GREEK, "--hint", "1=ca.x"], "E306"),
+        (["missing-file.txt"], "E202"),
     ],
 )
 def test_cli_restore_exits_non_zero_with_a_message(args, code):
@@ -55,12 +57,12 @@ def test_cli_restore_empty_stdin_is_an_error():
 
 
 def test_cli_restore_prompts_when_stdin_is_a_terminal(monkeypatch, capsys):
-    class Terminal(io.StringIO):
+    class Terminal(io.TextIOWrapper):
         def isatty(self) -> bool:
             return True
 
-    monkeypatch.setattr(cli_restore.sys, "stdin", Terminal(GREEK))
-    assert cli_restore._read_text(None) == GREEK
+    monkeypatch.setattr(cli_common.sys, "stdin", Terminal(io.BytesIO(GREEK.encode()), encoding="utf-8"))
+    assert cli_common.read_text_argument(None) == GREEK
     assert "Ctrl-D" in capsys.readouterr().err
 
 

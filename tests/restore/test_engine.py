@@ -80,7 +80,7 @@ def test_engine_restores_leiden_text_with_several_gaps(restorer):
         "ἔτους δευτέρου καὶ εἰκοστοῦ [- - -] Καίσαρος"
     )
     result = restore_text(restorer, text)
-    assert [g.index for g in result.gaps] == [0, 1]
+    assert [g.number for g in result.gaps] == [1, 2]
     assert result.gaps[0].hint == Hint.exact(10) and result.gaps[1].hint == NO_HINT
     # the first gap's reading is in the second gap's prefix; later gaps show as … in suffixes
     assert result.gaps[1].prefix.endswith(
@@ -95,7 +95,7 @@ def test_engine_restores_leiden_text_with_several_gaps(restorer):
 def test_engine_pin_reruns_following_gaps(restorer):
     text = "ὁμολογῶ [.10] σοι κάμηλον [.3] θήλειαν"
     free = restore_text(restorer, text)
-    pinned = restore_text(restorer, text, pins={0: "ζζζζ"})
+    pinned = restore_text(restorer, text, pins={1: "ζζζζ"})
     assert pinned.gaps[0].pinned == "ζζζζ" and pinned.gaps[0].candidates == []
     assert pinned.gaps[1].prefix == "ομολογω ζζζζ σοι καμηλον "
     assert free.gaps[1].prefix != pinned.gaps[1].prefix
@@ -121,7 +121,7 @@ def test_engine_hint_forms(restorer, leiden, hint):
 
 
 def test_engine_hint_override_and_removal(restorer):
-    result = restore_text(restorer, "και [.5] του [.3] θεου", hints={0: Hint.span(2, 9), 1: None}, k=2)
+    result = restore_text(restorer, "και [.5] του [.3] θεου", hints={1: Hint.span(2, 9), 2: None}, k=2)
     assert result.gaps[0].hint == Hint.span(2, 9) and result.gaps[1].hint == NO_HINT
 
 
@@ -172,7 +172,7 @@ def test_readings_that_cannot_reach_their_floors_are_not_run(memorised_model):
 
 def test_a_gpu_asked_for_without_one_is_a_clear_error(memorised_model, monkeypatch):
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
-    with pytest.raises(ValueError, match="E503"):
+    with pytest.raises(ValueError, match="E513"):
         Restorer.load(memorised_model, device="cuda")
 
 
@@ -198,4 +198,4 @@ def test_cli_predict_batched_equals_one_at_a_time_and_refuses_a_missing_gpu(memo
     assert outs[0] == outs[1] and outs[0][0][0] == MEMORISED[0][1]
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "gpu.jsonl"), "--device", "cuda"])
-    assert result.exit_code == 2 and "E503" in result.output
+    assert result.exit_code == 2 and "E513" in result.output

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT
 from apollo_restore.restore.candidates import to_candidates
 from apollo_restore.restore.present import Presented, demote_truncated, is_truncated
+from apollo_restore.restore.types import percent
 
 FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "χαίρειν", "τῷ"])
 
@@ -52,3 +55,11 @@ def test_demotion_reranks_and_renormalises():
 def test_presented_applies_its_factor():
     presented = Presented(_Fixed(), FORMS, truncated_factor=0.1)
     assert presented.candidates("της ", " χαιρειν", NO_HINT, 3)[0].text == "τραπεζης"
+
+
+@pytest.mark.parametrize(
+    "prob, shown", [(0.0, "<1 %"), (0.0049, "<1 %"), (0.005, "1 %"), (0.42, "42 %"), (0.994, "99 %"), (0.995, ">99 %")]
+)
+def test_percent_is_written_as_every_interface_shows_it(prob, shown):
+    """One rule for the CLI, the page (app.js mirrors it) and the export: never a bare 0 % or 100 %."""
+    assert percent(prob) == shown

@@ -42,12 +42,13 @@ def code_of(call) -> str:
 @pytest.mark.parametrize(
     "kwargs,code",
     [
-        ({"hints": {0: 10**9}}, "E304"),  # --hint 0=1000000 ran until killed
-        ({"hints": {0: "ca.7x"}}, "E306"),  # "invalid literal for int()"
+        ({"hints": {1: 10**9}}, "E304"),  # --hint 1=1000000 ran until killed
+        ({"hints": {1: "ca.7x"}}, "E306"),  # "invalid literal for int()"
         ({"hints": {3: 5}}, "E306"),  # out-of-range gap numbers were silently ignored
+        ({"hints": {0: 5}}, "E306"),  # gaps are numbered from 1
         ({"pins": {3: "αβ"}}, "E307"),
-        ({"pins": {0: "abc"}}, "E307"),  # a Latin pin made the reading vanish
-        ({"pins": {0: ""}}, "E307"),
+        ({"pins": {1: "abc"}}, "E307"),  # a Latin pin made the reading vanish
+        ({"pins": {1: ""}}, "E307"),
         ({"k": 0}, "E305"),  # --k 0 gave 20
         ({"k": -1}, "E305"),  # --k -1 gave 197
         ({"k": -100}, "E305"),  # k=-100 gave no candidates
@@ -83,11 +84,24 @@ def test_request_refuses_text_that_cannot_be_restored(text, code):
 
 def test_request_errors_are_numbered_and_name_the_gap():
     with pytest.raises(RequestError, match=r"^\[E304\] gap 1 asks for 1,000,000 letters"):
-        RestoreRequest(GREEK, hints={0: 1_000_000}).validate()
+        RestoreRequest(GREEK, hints={1: 1_000_000}).validate()
+
+
+def test_gaps_are_numbered_from_1_in_requests_and_their_errors():
+    """Gap 1 is the first gap, as every display counts: no message mixes both conventions."""
+    two = GREEK + " [.3] Μάρκου"
+    req = RestoreRequest(two, hints={2: 9}, pins={1: "αβγ"}).validate()
+    assert req.hints[1] == Hint.exact(9) and req.pins == {0: "αβγ"}
+    with pytest.raises(RequestError) as info:
+        RestoreRequest(two, hints={4: 5}).validate()
+    assert str(info.value).startswith("[E306] hint for gap 4:") and "2 gaps, numbered from 1" in str(info.value)
+    assert "from 0" not in str(info.value)
+    with pytest.raises(RequestError, match="numbered from 1"):
+        RestoreRequest(two, pins={0: "αβγ"}).validate()
 
 
 def test_request_resolves_every_hint_and_warns_on_foreign_letters():
-    req = RestoreRequest(GREEK + " [- - -] Marcus", hints={"0": "ca.7"}).validate()
+    req = RestoreRequest(GREEK + " [- - -] Marcus", hints={"1": "ca.7"}).validate()
     assert req.hints == {0: Hint.span(5, 9), 1: NO_HINT}
     assert any(w.startswith("[W301]") and "Latin" in w for w in req.warnings)
     assert RestoreRequest(GREEK).validate().warnings == []

@@ -11,7 +11,9 @@ import pytest
 from apollo_restore.data.table import load_documents
 from apollo_restore.data.textindex import suffix_array
 from apollo_restore.hint import Hint
-from apollo_restore.retrieve.index import ParallelIndex, build_index, leiden_gap_parallels
+from apollo_restore.restore.request import RestoreRequest
+from apollo_restore.retrieve.gaps import text_parallels
+from apollo_restore.retrieve.index import ParallelIndex, build_index
 from tests.retrieve.conftest import HELD_OUT, TRAIN
 
 
@@ -84,8 +86,36 @@ def test_index_phrase_parallels(index: ParallelIndex) -> None:
 
 
 def test_index_leiden_gap(index: ParallelIndex) -> None:
-    (gap,) = leiden_gap_parallels(index, "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ")
-    assert gap.hint == Hint.exact(8) and gap.groups[0].between == "τραιανου"
+    (gap,) = text_parallels(index, RestoreRequest("αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ").validate())
+    assert gap.gap == 1 and gap.hint == Hint.exact(8) and gap.groups[0].between == "τραιανου"
+    assert gap.groups[0].display == "Τραιανοῦ"  # edition form, from the package's table
+    assert gap.groups[0].urls == ["https://papyri.info/search?STRING=ddb%3Aa", *gap.groups[0].urls[1:]]
+    assert len(gap.groups[0].urls) == len(gap.groups[0].docs)
+
+
+def test_text_parallels_number_gaps_from_1_and_use_hints_and_pins(index: ParallelIndex) -> None:
+    text = "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ [- - -] αὐτοκράτορος [.8] Τραιανοῦ Σεβαστοῦ"
+    request = RestoreRequest(text, hints={3: 8}, pins={1: "τραιανου"}).validate()
+    third, first = text_parallels(index, request, [3, 1])
+    assert (third.gap, first.gap) == (3, 1) and third.hint == Hint.exact(8)
+    assert [g.between for g in third.groups] == ["καισαρος"]  # αυτοκρατορος [καισαρος] τραιανου
+    (second,) = text_parallels(index, request, [2])
+    assert second.prefix.endswith("αυτοκρατορος καισαρος τραιανου σεβαστου ")  # gap 1 holds its pin
+
+
+def test_index_gap_parallels_one_sided_at_the_text_start(index: ParallelIndex) -> None:
+    """A gap with no left context is anchored by its right one; a gap at a word start takes
+    whole words only (the 7 letters ραιανου are no word)."""
+    found = index.gap_parallels("", " σεβαστου μηνος θωθ", Hint.exact(8))
+    assert (found.left, found.right) == ("", "σεβαστουμηνοσθωθ")
+    assert [(g.between, g.count, g.docs) for g in found.groups] == [("τραιανου", 1, ["ddb:a"])]
+    assert index.gap_parallels("", " σεβαστου μηνος θωθ", Hint.exact(7)).groups == []
+    assert index.gap_parallels("", " σεβαστου μηνος θωθ").groups == []  # no hint: no letter count to take
+
+
+def test_index_gap_parallels_one_sided_when_the_other_context_is_misspelt(index: ParallelIndex) -> None:
+    found = index.gap_parallels("ετους δευτερου αυτοκρατορος ", " σεβαστυ μηνος", Hint.span(6, 9))
+    assert found.right == "" and found.left and [g.between for g in found.groups] == ["καισαρος"]
 
 
 def test_index_holds_train_only(index: ParallelIndex, prepared: Path) -> None:

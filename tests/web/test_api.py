@@ -13,7 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 from lxml import etree
 
+from apollo_restore.hint import Hint
 from apollo_restore.restore.types import Candidate
+from apollo_restore.retrieve.types import BetweenGroup, GapParallels
 from apollo_restore.web.app import create_app
 from apollo_restore.web.errors import scrub
 from apollo_restore.web.limits import Limits
@@ -27,15 +29,16 @@ TEI = "{http://www.tei-c.org/ns/1.0}"
 STATIC = Path(__file__).resolve().parents[2] / "src" / "apollo_restore" / "web" / "static"
 
 
-class FakeParallels:
-    """A parallels provider answering one fixed reading."""
+class FakeIndex:
+    """A text index answering one fixed reading for any context (it records what it was asked)."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, str, int]] = []
+        self.calls: list[tuple[str, str, Hint, int]] = []
 
-    def parallels(self, prefix: str, suffix: str, k: int) -> list[dict]:
-        self.calls.append((prefix, suffix, k))
-        return [{"between": "ωρου", "count": 3, "n_docs": 2, "docs": ["bgu.1.100", "bgu.1.101"], "examples": []}][:k]
+    def gap_parallels(self, prefix: str, suffix: str, hint: Hint, max_between: int, limit: int) -> GapParallels:
+        self.calls.append((prefix, suffix, hint, limit))
+        group = BetweenGroup("ωρου", 3, 2, ["bgu.1.100", "bgu.1.101"], display="Ὥρου", urls=["u1", None])
+        return GapParallels("πεκυσι", "χαιρειν", 6, hint, [group][:limit], 3, prefix, suffix)
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +65,7 @@ def test_api_health_reports_model_and_limits(client):
 def test_api_restore_returns_ranked_candidates_per_gap(client):
     body = client.post("/api/restore", json={"text": BGU, "k": 3}).json()
     assert body["model"] == "tiny" and body["text"] == BGU
-    assert [g["index"] for g in body["gaps"]] == [0, 1]
+    assert [g["number"] for g in body["gaps"]] == [1, 2]
     assert [g["hint"] for g in body["gaps"]] == [4, 12]
     for gap in body["gaps"]:
         assert 1 <= len(gap["candidates"]) <= 3
@@ -75,19 +78,19 @@ def test_api_restore_returns_ranked_candidates_per_gap(client):
 
 @pytest.mark.parametrize("hint, expected", [(7, 7), ([3, 6], [3, 6]), (None, None)], ids=["exact", "range", "none"])
 def test_api_restore_hint_overrides_the_text(client, hint, expected):
-    body = client.post("/api/restore", json={"text": BGU, "k": 2, "hints": {"1": hint}}).json()
+    body = client.post("/api/restore", json={"text": BGU, "k": 2, "hints": {"2": hint}}).json()
     assert body["gaps"][0]["hint"] == 4
     assert body["gaps"][1]["hint"] == expected
 
 
 @pytest.mark.parametrize("hint", [0, [6, 3], [1, 2, 3], "x", True])
 def test_api_restore_bad_hint_is_422(client, hint):
-    err = _error(client.post("/api/restore", json={"text": BGU, "hints": {"0": hint}}), 422)
+    err = _error(client.post("/api/restore", json={"text": BGU, "hints": {"1": hint}}), 422)
     assert err["code"] in ("W002", "E306")
 
 
 def test_api_restore_pin_fixes_a_gap_and_reruns_the_next(client):
-    body = client.post("/api/restore", json={"text": BGU, "k": 2, "pins": {"0": "ωρου"}}).json()
+    body = client.post("/api/restore", json={"text": BGU, "k": 2, "pins": {"1": "ωρου"}}).json()
     first, second = body["gaps"]
     assert first["pinned"] == "ωρου" and first["candidates"] == []
     assert second["prefix"].endswith("πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν ")
@@ -95,7 +98,14 @@ def test_api_restore_pin_fixes_a_gap_and_reruns_the_next(client):
 
 
 @pytest.mark.parametrize(
-    "pins, code", [({"5": "αβ"}, "E307"), ({"0": "  "}, "E307"), ({"0": "α]β"}, "E307"), ({"0": "α" * 201}, "E307")]
+    "pins, code",
+    [
+        ({"5": "αβ"}, "E307"),
+        ({"0": "αβ"}, "E307"),
+        ({"1": "  "}, "E307"),
+        ({"1": "α]β"}, "E307"),
+        ({"1": "α" * 201}, "E307"),
+    ],
 )
 def test_api_restore_bad_pin_is_422(client, pins, code):
     assert _error(client.post("/api/restore", json={"text": BGU, "pins": pins}), 422)["code"] == code
@@ -146,11 +156,11 @@ def test_api_long_gap_is_422_unless_overridden(client):
     text = "αβγ δεζ [.60] ηθι"
     err = _error(client.post("/api/restore", json={"text": text}), 422)
     assert err["code"] == "E304" and err["position"] == 8 and err["gap"] == 1
-    assert _error(client.post("/api/restore", json={"text": "αβγ δεζ", "hints": {"0": 99}}), 422)["code"] == "E301"
-    assert _error(client.post("/api/restore", json={"text": "αβγ δεζ [.3]", "hints": {"1": 9}}), 422)["code"] == "E306"
-    assert client.post("/api/restore", json={"text": text, "k": 1, "hints": {"0": 3}}).status_code == 200
+    assert _error(client.post("/api/restore", json={"text": "αβγ δεζ", "hints": {"1": 99}}), 422)["code"] == "E301"
+    assert _error(client.post("/api/restore", json={"text": "αβγ δεζ [.3]", "hints": {"2": 9}}), 422)["code"] == "E306"
+    assert client.post("/api/restore", json={"text": text, "k": 1, "hints": {"1": 3}}).status_code == 200
     assert (
-        _error(client.post("/api/restore", json={"text": "αβγ δεζ [.4]", "hints": {"0": [2, 99]}}), 422)["code"]
+        _error(client.post("/api/restore", json={"text": "αβγ δεζ [.4]", "hints": {"1": [2, 99]}}), 422)["code"]
         == "E304"
     )
 
@@ -170,7 +180,9 @@ def test_api_text_and_k_limits(client):
 
 def test_api_busy_server_answers_503_with_retry_after():
     """One slot, one place in the queue: of four simultaneous requests, two are refused at once;
-    with a long queue, only the request that cannot finish within the time limit is refused."""
+    with a long queue and a cost measured too low to refuse any at once, only the request that
+    cannot finish within the time limit is refused, at the limit (tests/web/test_admission.py:
+    refused at once)."""
 
     class Slow:
         name = "slow"
@@ -188,9 +200,9 @@ def test_api_busy_server_answers_503_with_retry_after():
     refused = [r for r in full if r.status_code == 503]
     assert all(r.json()["error"]["code"] == "W009" and r.headers["retry-after"] == "5" for r in refused)
 
-    late = asyncio.run(
-        fire(create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=8, request_timeout_s=1.25)), 3)
-    )
+    late_app = create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=8, request_timeout_s=1.25))
+    late_app.state.gate.cost.seconds_per_unit = 0.01  # an underestimate: all three are admitted
+    late = asyncio.run(fire(late_app, 3))
     codes = sorted((r.status_code, r.json().get("error", {}).get("code", "")) for r in late)
     assert codes == [(200, ""), (200, ""), (503, "W014")]
     assert all("retry-after" in r.headers for r in late if r.status_code == 503)
@@ -258,7 +270,7 @@ def test_api_errors_never_name_server_paths(tiny_restorer):
                 "file": ("x.xml", b"<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]><TEI>&e;</TEI>", "text/xml")
             },
         ),
-        client.post("/api/parallels", json={"prefix": "α", "suffix": "β"}),
+        client.post("/api/parallels", json={"text": "α", "gap": 1}),
         client.post("/api/export", json={"text": "α [.3", "pins": {}}),
     ]
     for response in responses:
@@ -276,23 +288,29 @@ def test_scrub_removes_paths():
 
 
 def test_api_parallels_without_index_is_503(client):
-    err = _error(client.post("/api/parallels", json={"prefix": "πεκυσι ", "suffix": " χαιρειν"}), 503)
+    err = _error(client.post("/api/parallels", json={"text": BGU, "gap": 1}), 503)
     assert err["code"] == "W010" and "--index" in err["message"]
     assert _error(client.post("/api/provenance", json={"text": "πεκυσι χαιρειν"}), 503)["code"] == "W010"
 
 
-def test_api_parallels_with_a_provider(tiny_restorer):
-    provider = FakeParallels()
-    client = TestClient(create_app(tiny_restorer, parallels=provider))
+def test_api_parallels_take_the_gap_number_hints_and_pins_of_the_restoration(tiny_restorer):
+    from apollo_restore.web.parallels import IndexParallels
+
+    index = FakeIndex()
+    client = TestClient(create_app(tiny_restorer, parallels=IndexParallels(index)))
     assert client.get("/api/health").json()["parallels"] is True
-    body = client.post("/api/parallels", json={"prefix": "πεκυσι ", "suffix": " χαιρειν", "k": 4}).json()
-    assert body["parallels"][0]["between"] == "ωρου" and body["parallels"][0]["docs"] == ["bgu.1.100", "bgu.1.101"]
-    body = client.post("/api/parallels", json={"text": BGU, "gap": 1, "pins": {"0": "ωρου"}}).json()
+    body = client.post("/api/parallels", json={"text": BGU, "gap": 1, "k": 4}).json()
+    assert body["gap"] == 1 and body["groups"][0]["display"] == "Ὥρου" and body["groups"][0]["urls"] == ["u1", None]
+    assert index.calls[-1][2:] == (Hint.exact(4), 4)
+    body = client.post("/api/parallels", json={"text": BGU, "gap": 2, "pins": {"1": "ωρου"}, "hints": {"2": 9}}).json()
+    assert body["gap"] == 2 and body["hint"] == 9
     assert body["prefix"].endswith("πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν ")
     assert body["suffix"] == " πυρραν κεχαραγμενην"
-    assert provider.calls[-1][2] == 10
-    assert _error(client.post("/api/parallels", json={"text": BGU, "gap": 5}), 422)["code"] == "W013"
-    assert _error(client.post("/api/parallels", json={"k": 3}), 422)["code"] == "W013"
+    assert index.calls[-1][2:] == (Hint.exact(9), 10)
+    err = _error(client.post("/api/parallels", json={"text": BGU, "gap": 5}), 422)
+    assert err["code"] == "W013" and "2 gaps, numbered from 1" in err["message"]
+    assert _error(client.post("/api/parallels", json={"text": BGU, "gap": 0}), 422)["code"] == "W002"
+    assert _error(client.post("/api/parallels", json={"k": 3}), 422)["code"] == "W002"
 
 
 # -- EpiDoc upload -----------------------------------------------------------------------------
@@ -302,7 +320,7 @@ def test_api_parallels_with_a_provider(tiny_restorer):
 def test_api_epidoc_upload_gives_leiden_that_restores(client, path):
     body = client.post("/api/epidoc", files={"file": (path.name, path.read_bytes(), "application/xml")}).json()
     assert body["leiden"].strip() and body["id"]
-    pins = {i: "α" for i in range(1, body["gaps"])}  # search only the first gap: the round trip is what counts
+    pins = {n: "α" for n in range(2, body["gaps"] + 1)}  # search only the first gap: the round trip is what counts
     restored = client.post("/api/restore", json={"text": body["leiden"], "k": 1, "pins": pins})
     if body["gaps"] > Limits().max_gaps:  # pragma: no cover - no fixture has that many yet
         assert _error(restored, 422)["code"] == "E303"
@@ -331,7 +349,7 @@ def test_api_epidoc_upload_limit_is_413(tiny_restorer):
 def test_api_export_leiden_marks_machine_readings(client):
     text = "1 Κόμων [τοῦ] Πεκύσι [.4] χαίρειν.\n2 κάμηλον [.12] πυρρὰν"
     body = client.post(
-        "/api/export", json={"text": text, "choices": {"0": {"text": "ωρου", "prob": 0.42}}, "format": "leiden"}
+        "/api/export", json={"text": text, "choices": {"1": {"text": "ωρου", "prob": 0.42}}, "format": "leiden"}
     ).json()
     out = body["content"]
     assert body["machine_readings"] == 1 and body["filename"].endswith(".txt")
@@ -339,12 +357,12 @@ def test_api_export_leiden_marks_machine_readings(client):
     assert "[τοῦ] " in out and "[τοῦ]⁽" not in out  # the editor's supplement, unmarked
     assert "[.12]" in out  # a gap left open
     assert "Machine-proposed readings (apollo-restore, model «tiny»): not the editor's" in out
-    assert "⁽ᵐ¹⁾ gap 1, line 1, [.4]: ωρου (p = 0.42)" in out
+    assert "⁽ᵐ¹⁾ gap 1, line 1, [.4]: ωρου (42 %)" in out
 
 
 def test_api_export_epidoc_marks_machine_readings(client):
     text = "Κόμων [τοῦ] Πεκύσι [.4] χαίρειν.\nκάμηλον [.12] πυρρὰν [- - -]"
-    body = client.post("/api/export", json={"text": text, "pins": {"0": "ωρου", "2": "αβγ"}, "format": "epidoc"}).json()
+    body = client.post("/api/export", json={"text": text, "pins": {"1": "ωρου", "3": "αβγ"}, "format": "epidoc"}).json()
     assert body["machine_readings"] == 2 and body["media_type"] == "application/tei+xml"
     root = etree.fromstring(body["content"].encode())
     resp = root.find(f".//{TEI}respStmt")
@@ -379,9 +397,9 @@ def test_api_export_writes_edition_forms_and_alternatives(client):
         "prob": 0.4,
         "alternatives": [{"text": "θεου", "display": "θεοῦ", "prob": 0.2}, {"text": "κυρ", "prob": 0.01}],
     }
-    leiden = client.post("/api/export", json={"text": text, "choices": {"0": choice}}).json()["content"]
-    assert "[κυρίῳ]⁽ᵐ¹⁾" in leiden and "alternatives: θεοῦ (0.20), κυρ (0.01)" in leiden
-    body = client.post("/api/export", json={"text": text, "choices": {"0": choice}, "format": "epidoc"}).json()
+    leiden = client.post("/api/export", json={"text": text, "choices": {"1": choice}}).json()["content"]
+    assert "[κυρίῳ]⁽ᵐ¹⁾" in leiden and "alternatives: θεοῦ (20 %), κυρ (1 %)" in leiden
+    body = client.post("/api/export", json={"text": text, "choices": {"1": choice}, "format": "epidoc"}).json()
     root = etree.fromstring(body["content"].encode())
     app = root.find(f".//{TEI}app")
     assert app.get("resp") == "#apollo-restore" and app.get("type") == "alternative"
@@ -392,14 +410,15 @@ def test_api_export_writes_edition_forms_and_alternatives(client):
     ]
     assert all(s.get("resp") == "#apollo-restore" and s.get("cert") == "low" for s in app.iter(f"{TEI}supplied"))
     note = app.getnext()
-    assert note.tag == f"{TEI}note" and "alternatives: θεοῦ 0.20" in note.text
+    assert note.tag == f"{TEI}note" and "alternatives: θεοῦ 20 %" in note.text
     bad = dict(choice, alternatives=[{"text": "θεου", "display": "[θεοῦ]"}])
-    assert _error(client.post("/api/export", json={"text": text, "choices": {"0": bad}}), 422)["code"] == "E307"
+    assert _error(client.post("/api/export", json={"text": text, "choices": {"1": bad}}), 422)["code"] == "E307"
 
 
 def test_api_export_rejects_readings_for_missing_gaps(client):
     assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"3": "αβγ"}}), 422)["code"] == "W008"
-    assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"0": "ab"}}), 422)["code"] == "E307"
+    assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"0": "αβγ"}}), 422)["code"] == "W008"
+    assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"1": "ab"}}), 422)["code"] == "E307"
     assert _error(client.post("/api/export", json={"text": "α [.3]", "format": "pdf"}), 422)["code"] == "W002"
 
 
@@ -435,14 +454,36 @@ def test_web_parallels_adapter_reads_a_real_index(tiny_prepared, tmp_path, tiny_
     body = client.post(
         "/api/parallels", json={"text": "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι", "k": 3}
     ).json()
-    assert body["parallels"] and body["parallels"][0]["between"] == "ωρου"
-    assert body["parallels"][0]["docs"] and body["parallels"][0]["count"] >= 1
-    assert len(body["parallels"][0]["urls"]) == len(body["parallels"][0]["docs"])
+    assert body["groups"] and body["groups"][0]["between"] == "ωρου"
+    assert body["groups"][0]["docs"] and body["groups"][0]["count"] >= 1
+    assert len(body["groups"][0]["urls"]) == len(body["groups"][0]["docs"])
     text = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον"
     found = client.post("/api/provenance", json={"text": text, "min_run": 20}).json()
     assert found["documents"] and found["documents"][0]["longest"] >= 20 and found["letters"] > 40
+    assert found["verdict"] == "edition" and "memorised" in found["summary"]  # a training document holds it all
     err = _error(client.post("/api/provenance", json={"text": "κομων", "min_run": 20}), 422)
     assert err["code"] == "W016" and "E406" in err["message"]
+
+
+def test_cli_json_and_the_web_api_give_the_same_parallels(tiny_prepared, tmp_path, tiny_restorer):
+    """One result per gap, computed once (retrieve.gaps.text_parallels): what `parallels --json`
+    prints is what the page gets, gap by gap, with the same hints and numbering."""
+    from typer.testing import CliRunner
+
+    from apollo_restore.cli.app import app
+    from apollo_restore.retrieve.index import build_index
+    from apollo_restore.web.parallels import IndexParallels
+
+    build_index(tiny_prepared, tmp_path / "index")
+    text = "[.5] Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ [.10] σοι κάμηλον"
+    done = CliRunner().invoke(app, ["parallels", text, "--index", str(tmp_path / "index"), "--json", "--limit", "4"])
+    assert done.exit_code == 0, done.output
+    cli = json.loads(done.output)
+    client = TestClient(create_app(tiny_restorer, parallels=IndexParallels.open(tmp_path / "index")))
+    web = [client.post("/api/parallels", json={"text": text, "gap": n, "k": 4}).json() for n in (1, 2, 3)]
+    assert [g["gap"] for g in cli] == [1, 2, 3] and cli == web
+    assert web[1]["groups"][0]["display"] == "Ὥρου" and web[1]["groups"][0]["urls"]
+    assert web[0]["left"] == "" and web[0]["groups"]  # a gap at the text's start: its right context alone
 
 
 def test_cli_serve_is_registered_and_checks_the_index(tmp_path):
@@ -458,3 +499,29 @@ def test_cli_serve_is_registered_and_checks_the_index(tmp_path):
 
     with pytest.raises(Exception, match="index"):
         load_parallels(tmp_path / "missing")
+
+
+@pytest.mark.parametrize(
+    ("pins", "code"),
+    [
+        ({"7": "ωρου"}, "E307"),  # BGU has 2 gaps
+        ({"1": "ωρ[ου]"}, "E307"),  # Leiden markup in a reading
+        ({"1": "ωρου?"}, "E307"),
+        ({"1": "abc"}, "E307"),  # no Greek letter
+        ({"1": "ω\x00ρου"}, "E309"),
+    ],
+)
+def test_api_parallels_checks_pins_as_restore_does(tiny_restorer, pins, code):
+    class Provider:
+        calls: list = []
+
+        def parallels(self, *args):
+            self.calls.append(args)
+            return {}
+
+    provider = Provider()
+    client = TestClient(create_app(tiny_restorer, parallels=provider))
+    bodies = (("/api/restore", {"text": BGU, "pins": pins}), ("/api/parallels", {"text": BGU, "gap": 2, "pins": pins}))
+    for route, body in bodies:
+        assert _error(client.post(route, json=body), 422)["code"] == code, route
+    assert provider.calls == []

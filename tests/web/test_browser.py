@@ -103,36 +103,36 @@ def test_browser_paste_restore_pick_export(server, browser, tmp_path):
     page.fill("#leiden", PAPYRUS)
     page.select_option("#k", "5")
     page.click("#restore")
-    page.wait_for_selector("#gap-1 .candidate")
+    page.wait_for_selector("#gap-2 .candidate")
     assert page.locator(".gap-card").count() == 2
-    assert page.locator("#gap-0 .candidate").count() >= 2
-    assert page.inner_text("#mark-0 sup") == "1" and page.inner_text("#mark-1 sup") == "2"
-    assert "No index loaded" in page.inner_text("#parallels-0")
-    before = page.text_content("#gap-1 details.context p")
+    assert page.locator("#gap-1 .candidate").count() >= 2
+    assert page.inner_text("#mark-1 sup") == "1" and page.inner_text("#mark-2 sup") == "2"
+    assert "No index loaded" in page.inner_text("#parallels-1")
+    before = page.text_content("#gap-2 details.context p")
 
     # pick the second candidate of gap 1: the request pins it, gap 2 is restored again with it
-    second = page.locator("#gap-0 .candidate").nth(1)
+    second = page.locator("#gap-1 .candidate").nth(1)
     reading = second.locator(".reading").inner_text()
     with page.expect_response(lambda r: r.url.endswith("/api/restore")) as answer:
         second.click()
-    assert answer.value.request.post_data_json["pins"] == {"0": reading}
-    page.wait_for_selector("#gap-0 .badge.pinned")
-    assert page.locator("#gap-0 .candidate[aria-pressed='true'] .reading").inner_text() == reading
-    assert "pinned" in page.get_attribute("#mark-0", "class")
-    assert page.inner_text("#mark-0").endswith(f"[{reading}]")
-    after = page.text_content("#gap-1 details.context p")
+    assert answer.value.request.post_data_json["pins"] == {"1": reading}  # gaps are numbered from 1
+    page.wait_for_selector("#gap-1 .badge.pinned")
+    assert page.locator("#gap-1 .candidate[aria-pressed='true'] .reading").inner_text() == reading
+    assert "pinned" in page.get_attribute("#mark-1", "class")
+    assert page.inner_text("#mark-1").endswith(f"[{reading}]")
+    after = page.text_content("#gap-2 details.context p")
     assert reading in after and after != before
-    assert page.locator("#gap-1 .candidate").count() >= 1
+    assert page.locator("#gap-2 .candidate").count() >= 1
 
     # change the length hint of gap 2 with the keyboard only
-    page.focus("#hint-mode-1")
+    page.focus("#hint-mode-2")
     page.keyboard.press("ArrowDown")  # "exactly"
-    page.fill("#hint-lo-1", "3")
+    page.fill("#hint-lo-2", "3")
     with page.expect_response(lambda r: r.url.endswith("/api/restore")) as answer:
-        page.press("#hint-lo-1", "Enter")
-    assert answer.value.request.post_data_json["hints"] == {"1": 3}
-    page.wait_for_selector("#gap-1 h3:has-text('3 letters')")
-    assert page.locator("#gap-0 .badge.pinned").count() == 1  # the pick on gap 1 survives
+        page.press("#hint-lo-2", "Enter")
+    assert answer.value.request.post_data_json["hints"] == {"2": 3}
+    page.wait_for_selector("#gap-2 h3:has-text('3 letters')")
+    assert page.locator("#gap-1 .badge.pinned").count() == 1  # the pick on gap 1 survives
 
     # export Leiden: the picked reading is marked as a machine proposal
     page.click("#export-leiden")
@@ -184,15 +184,15 @@ def test_browser_edition_forms_calibration_and_alternatives(presented_stub, brow
     demoted, and the EpiDoc export's <app> with the next readings as <rdg>s."""
     with serving(presented_stub) as url:
         page = _restore_on_page(browser, url, "Model: stub", "τῷ [.6] χαίρειν")
-        page.wait_for_selector("#gap-0 .candidate")
-        readings = page.locator("#gap-0 .candidate .reading").all_inner_texts()
+        page.wait_for_selector("#gap-1 .candidate")
+        readings = page.locator("#gap-1 .candidate .reading").all_inner_texts()
         assert readings == ["κυρίῳ", "θεοῦ", "κυρ"]
-        assert page.locator("#gap-0 .candidate .normalised").first.inner_text() == "κυριωι"
-        assert page.inner_text("#mark-0").endswith("[κυρίῳ]")
+        assert page.locator("#gap-1 .candidate .normalised").first.inner_text() == "κυριωι"
+        assert page.inner_text("#mark-1").endswith("[κυρίῳ]")
         assert "calibrated" in page.inner_text("#prob-help") and "held-out" in page.inner_text("#prob-help")
-        assert page.locator("#gap-0 .candidate").nth(2).locator(".flag").inner_text() == "not a known word"
+        assert page.locator("#gap-1 .candidate").nth(2).locator(".flag").inner_text() == "not a known word"
         # κυρ (truncated before " χαίρειν") is demoted ×0.1 before the calibration: κυρίῳ 30 %, not 24 %
-        assert page.locator("#gap-0 .candidate .prob").first.inner_text() == "30 %"
+        assert page.locator("#gap-1 .candidate .prob").first.inner_text() == "30 %"
         page.check("#fill-all")
         page.click("#export-epidoc")
         page.wait_for_function("document.getElementById('export-output').value.includes('<app')")
@@ -205,34 +205,123 @@ def test_browser_edition_forms_calibration_and_alternatives(presented_stub, brow
         page.close()
 
 
-class _StubIndex:
-    """A parallel-passage index with one known reading (κυριωι in two ddb documents)."""
+def test_browser_parallels_are_those_of_the_cli(presented_stub, browser, tiny_prepared, tmp_path):
+    """The page lists, for each gap, what `apollo-restore parallels --json` gives for the same
+    text: readings in edition form, each document a link to its edition."""
+    import json
 
-    doc_ids = ["p.oxy.1.100", "bgu.2.300"]
-    doc_sources = ["ddb", "ddb"]
+    from typer.testing import CliRunner
 
-    def gap_parallels(self, prefix, suffix, limit):
-        from apollo_restore.hint import NO_HINT
-        from apollo_restore.retrieve.types import BetweenGroup, GapParallels
-
-        group = BetweenGroup("κυριωι", count=3, n_docs=2, docs=list(self.doc_ids))
-        return GapParallels("τωι", "χαιρειν", 3, NO_HINT, [group], 3)
-
-
-def test_browser_parallels_show_edition_forms_and_link_their_editions(presented_stub, browser):
-    """Parallel passages: the reading in edition form, each document id a link to papyri.info."""
-    from apollo_restore.data.orthography import EditionForms
+    from apollo_restore.cli.app import app
+    from apollo_restore.retrieve.index import build_index
     from apollo_restore.web.parallels import IndexParallels
 
-    parallels = IndexParallels(_StubIndex(), EditionForms.from_forms(["κυρίῳ", "τῷ", "χαίρειν"]))
-    with serving_app(presented_stub, parallels) as url:
-        page = _restore_on_page(browser, url, "parallel passages available", "τῷ [.6] χαίρειν")
-        page.wait_for_selector("#parallels-0 li")
-        item = page.locator("#parallels-0 li").first
-        assert item.locator(".reading").inner_text() == "κυρίῳ"
-        links = item.locator("a")
-        assert links.all_inner_texts() == ["p.oxy.1.100", "bgu.2.300"]
-        assert links.first.get_attribute("href") == "https://papyri.info/ddbdp/p.oxy;1;100"
-        assert links.nth(1).get_attribute("href") == "https://papyri.info/ddbdp/bgu;2;300"
-        assert links.first.get_attribute("rel") == "noopener"
+    build_index(tiny_prepared, tmp_path / "index")
+    text = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι"
+    done = CliRunner().invoke(app, ["parallels", text, "--index", str(tmp_path / "index"), "--json", "--limit", "5"])
+    (cli,) = json.loads(done.output)
+    assert cli["groups"][0]["display"] == "Ὥρου"
+    with serving_app(presented_stub, IndexParallels.open(tmp_path / "index")) as url:
+        page = _restore_on_page(browser, url, "parallel passages available", text)
+        page.wait_for_selector("#parallels-1 li")
+        items = page.locator("#parallels-1 li")
+        assert items.locator(".reading").all_inner_texts() == [g["display"] for g in cli["groups"]]
+        first = items.first.locator("a")
+        assert first.all_inner_texts() == cli["groups"][0]["docs"]
+        assert [first.nth(j).get_attribute("href") for j in range(first.count())] == cli["groups"][0]["urls"]
+        assert first.first.get_attribute("rel") == "noopener"
+        assert f"×{cli['groups'][0]['count']}" in items.first.inner_text()
         page.close()
+
+
+def test_browser_after_a_pick_the_page_tells_the_truth(presented_stub, browser):
+    """Picking the only gap's reading: the calibration wording stays true (the model folder is
+    calibrated), the status does not claim a restoration that did not run, and the export writes
+    the probabilities as the page shows them."""
+    with serving(presented_stub) as url:
+        page = _restore_on_page(browser, url, "Model: stub", "τῷ [.6] χαίρειν")
+        page.wait_for_selector("#gap-1 .candidate")
+        assert page.inner_text("#status").startswith("1 gap restored in ")
+        shown = dict(
+            zip(
+                page.locator("#gap-1 .candidate .reading").all_inner_texts(),
+                page.locator("#gap-1 .candidate .prob").all_inner_texts(),
+            )
+        )
+        with page.expect_response(lambda r: r.url.endswith("/api/restore")):
+            page.locator("#gap-1 .candidate").first.click()
+        page.wait_for_selector("#gap-1 .badge.pinned")
+        help_text = page.inner_text("#prob-help")
+        assert "calibrated" in help_text and "no calibration" not in help_text
+        assert page.inner_text("#status") == "Nothing to restore: the gap holds your reading."
+        page.click("#export-leiden")
+        page.wait_for_selector("#export-result:not([hidden])")
+        exported = page.input_value("#export-output")
+        assert "[κυρίῳ]⁽ᵐ¹⁾" in exported and f"κυρίῳ ({shown['κυρίῳ']})" in exported
+        for reading in ("θεοῦ", "κυρ"):
+            assert f"{reading} ({shown[reading]})" in exported  # the alternatives too
+        assert "p = " not in exported and "0.00" not in exported
+        page.close()
+
+
+class _LongReadings:
+    """A filler whose best reading is a phrase of several words."""
+
+    name = "long"
+
+    def __init__(self) -> None:
+        from apollo_restore.restore.config import RestoreConfig
+
+        self.config = RestoreConfig(k=2)
+
+    def candidates(self, prefix, suffix, hint=None, k=None):
+        from apollo_restore.restore.candidates import to_candidates
+
+        phrase = "κιβαριατηι στρατιωτηι αλεξανδρωι διοφαντου χαιρειν"  # long words, wide in a serif
+        return to_candidates([(phrase, -1.0), ("χαιρειν", -2.0)])[: k or 2]
+
+
+def test_browser_multi_word_readings_wrap_between_words(browser):
+    """In a card about 350 px wide, a long reading takes several lines, and no word is cut."""
+    with serving(_LongReadings()) as url:
+        page = browser.new_page(viewport={"width": 380, "height": 900})
+        page.goto(url + "/")
+        page.wait_for_selector("#server-status:has-text('Model: long')")
+        page.fill("#leiden", "πλεῖστα [.45] καὶ ἀσπάζομαι")
+        page.click("#restore")
+        page.wait_for_selector("#gap-1 .candidate")
+        width = page.evaluate("document.getElementById('gap-1').getBoundingClientRect().width")
+        assert 300 <= width <= 370
+        lines_per_word = page.evaluate(
+            """() => {
+            const node = document.querySelector('#gap-1 .candidate .reading').firstChild;
+            const out = []; let at = 0;
+            for (const word of node.textContent.split(' ')) {
+              const range = document.createRange();
+              range.setStart(node, at); range.setEnd(node, at + word.length);
+              out.push(new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size);
+              at += word.length + 1;
+            }
+            return out;
+          }"""
+        )
+        reading_lines = page.evaluate(
+            "new Set([...document.querySelector('#gap-1 .candidate .reading').getClientRects()]"
+            ".map((r) => Math.round(r.top))).size"
+        )
+        assert reading_lines > 1 and set(lines_per_word) == {1}, lines_per_word
+        page.close()
+
+
+def test_browser_help_follows_the_users_text(server, browser):
+    """The line describing the example text is shown only while that text is in the box."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server + "/")
+    page.wait_for_selector("#server-status:has-text('Model: tiny')")
+    example = page.input_value("#leiden")
+    assert page.is_visible("#example-help") and "O.Claud. 3.420" in page.inner_text("#example-help")
+    page.fill("#leiden", PAPYRUS)
+    assert page.is_hidden("#example-help")
+    page.fill("#leiden", example)
+    assert page.is_visible("#example-help")
+    page.close()

@@ -14,9 +14,16 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import MAX_SEED, fail, threads_option
 from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, batch_size
+from apollo_restore.errors import FileError, FormatError, RequestError
 
 _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
+#: Most gaps (or windows) one option may ask per source, length or period.
+MAX_GAPS = 1_000_000
+PER_LENGTH_OPTION = typer.Option(50, "--per-length", min=0, max=MAX_GAPS, help="Synthetic gaps per letter count 1–20.")
+SEED_OPTION = typer.Option(0, "--seed", min=0, max=MAX_SEED)
+CONTEXT_OPTION = typer.Option(250, "--context-chars", min=1, max=100_000, help="Characters of context each side.")
 
 
 def _conditions(value: str) -> list[str]:
@@ -54,11 +61,13 @@ def gaps_command(
     prepared: Path = typer.Option(..., "--prepared", help="Prepared corpus folder (documents.parquet)."),
     split: str = typer.Option("test", "--split", help="validation or test."),
     source: list[str] = typer.Option(None, "--source", help="Source(s) to sample from (repeat)."),
-    per_length: int = typer.Option(50, "--per-length", help="Synthetic gaps per letter count 1–20."),
+    per_length: int = PER_LENGTH_OPTION,
     conditions: str = typer.Option(_CONDITIONS, "--conditions", help="Hint conditions, comma-separated."),
-    true_lacunae: int = typer.Option(0, "--true-lacunae", help="Editor-supplied spans per source (silver gaps)."),
-    seed: int = typer.Option(0, "--seed"),
-    context_chars: int = typer.Option(250, "--context-chars", help="Characters of context each side."),
+    true_lacunae: int = typer.Option(
+        0, "--true-lacunae", min=0, max=MAX_GAPS, help="Editor-supplied spans per source (silver gaps)."
+    ),
+    seed: int = SEED_OPTION,
+    context_chars: int = CONTEXT_OPTION,
     uncertain_excluded: bool = typer.Option(
         True, help="Also write exact-hint gaps with uncertain-excluded context (:ue)."
     ),
@@ -69,12 +78,20 @@ def gaps_command(
     """Build synthetic and true-lacuna gap sets from a prepared split and write them."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.formats import write_gapset
+    from apollo_restore.data.outputs import check_writable
     from apollo_restore.evaluate.peers import export_cullhed, write_ithaca_inputs
 
+    for path in (p for p in (out, cullhed_out, ithaca_out) if p):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            check_writable(path)
+        except OSError as err:
+            fail(FileError("E205", str(path), reason=f"cannot make the folder {path.parent}: {err.strerror or err}"))
+        except FileError as err:
+            fail(err)
     gaps = _build(
         prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
     typer.echo(f"wrote {write_gapset(out, gaps)} gaps to {out}")
     if cullhed_out:
         typer.echo(f"wrote {export_cullhed(cullhed_out, gaps)} Cullhed chat lines to {cullhed_out}")
@@ -96,14 +113,14 @@ def evaluate_command(
     ),
     split: str = typer.Option("test", "--split"),
     source: list[str] = typer.Option(None, "--source", help="Source(s) (repeat)."),
-    per_length: int = typer.Option(50, "--per-length", help="Synthetic gaps per letter count 1–20."),
+    per_length: int = PER_LENGTH_OPTION,
     conditions: str = typer.Option(_CONDITIONS, "--conditions", help="Hint conditions, comma-separated."),
-    true_lacunae: int = typer.Option(0, "--true-lacunae", help="Silver gaps per source."),
-    seed: int = typer.Option(0, "--seed"),
-    context_chars: int = typer.Option(250, "--context-chars"),
+    true_lacunae: int = typer.Option(0, "--true-lacunae", min=0, max=MAX_GAPS, help="Silver gaps per source."),
+    seed: int = SEED_OPTION,
+    context_chars: int = CONTEXT_OPTION,
     uncertain_excluded: bool = typer.Option(True, help="Also ask exact-hint gaps with uncertain-excluded context."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
-    k: int = typer.Option(20, "--k", help="Candidates per gap."),
+    k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths."),
     predictions: Path = typer.Option(
         None,
@@ -123,10 +140,14 @@ def evaluate_command(
         help="Ithaca input JSONL we exported: gives the gap id of each Ithaca prediction line.",
     ),
     bpc_windows: int = typer.Option(
-        64, "--bpc-windows", help="Held-out windows per source and period for bits per character (0: skip)."
+        64,
+        "--bpc-windows",
+        min=0,
+        max=MAX_GAPS,
+        help="Held-out windows per source and period for bits per character (0: skip).",
     ),
     bpc_mode: str = typer.Option("prefix", "--bpc-mode", help="prefix (every-position LM) or middle."),
-    threads: int = typer.Option(None, "--threads", help="Torch threads."),
+    threads: int = threads_option("Torch threads (default: torch's choice)."),
     device: str = DEVICE_OPTION,
     batch: int | None = BATCH_OPTION,
     neural_only: bool = typer.Option(
@@ -140,27 +161,36 @@ def evaluate_command(
     from apollo_restore.evaluate.gapsets import load_gaps
     from apollo_restore.evaluate.peers import load_peer, parse_peer_arg, read_ithaca_input_ids
     from apollo_restore.evaluate.pipeline import evaluate_to_folder
+    from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, check_k
 
     if gaps is None and prepared is None:
         raise typer.BadParameter("give --gaps FILE or --prepared DIR with --source", param_hint="--gaps")
-    gap_set = (
-        load_gaps(gaps)
-        if gaps
-        else _build(
-            prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded
+    if bpc_mode not in ("prefix", "middle"):
+        raise typer.BadParameter(f"{bpc_mode!r}: choose prefix or middle", param_hint="--bpc-mode")
+    try:
+        check_k(k, DEFAULT_REQUEST_LIMITS)
+    except RequestError as err:
+        fail(err)
+    try:
+        gap_set = (
+            load_gaps(gaps)
+            if gaps
+            else _build(
+                prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded
+            )
         )
-    )
-    peers = {}
-    for arg in peer or []:
-        try:
-            name, path = parse_peer_arg(arg)
-        except ValueError as err:
-            raise typer.BadParameter(str(err), param_hint="--peer") from err
-        peers[name] = load_peer(path, gap_set, read_ithaca_input_ids(ithaca_ids) if ithaca_ids else None)
-    filler, ours, name = None, None, "predictions"
-    if predictions:
-        ours = read_predictions(predictions)
-    else:
+        peers = {}
+        for arg in peer or []:
+            try:
+                name, path = parse_peer_arg(arg)
+            except ValueError as err:
+                raise typer.BadParameter(str(err), param_hint="--peer") from err
+            peers[name] = load_peer(path, gap_set, read_ithaca_input_ids(ithaca_ids) if ithaca_ids else None)
+        ours = read_predictions(predictions) if predictions else None
+    except (FileError, FormatError) as err:
+        fail(err)
+    filler, name = None, "predictions"
+    if not predictions:
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.restore.config import RestoreConfig
         from apollo_restore.restore.load import load_filler
@@ -168,9 +198,8 @@ def evaluate_command(
         config = RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length)
         try:
             filler = load_filler(model, config=config, use_ngram=not neural_only, threads=threads, device=device)
-        except ValueError as err:  # E503: a GPU asked for where there is none
-            typer.echo(f"error: {err}", err=True)
-            raise typer.Exit(2) from err
+        except (FileNotFoundError, ValueError) as err:  # E501–E513: a broken folder, or a GPU where there is none
+            fail(err)
         name = filler.name
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
     gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"

@@ -18,8 +18,10 @@ def ngram_command(
     prepared: Path = typer.Option(..., "--prepared", help="Folder written by `apollo-restore prepare`."),
     out: Path = typer.Option(..., "--out", help="Model file to write (.npz)."),
     source: list[str] = typer.Option(["ddb"], "--source", help="Source(s) to count (repeat)."),
-    order: int = typer.Option(8, "--order", help="Highest n-gram order (≤ 10)."),
-    min_count: int = typer.Option(1, "--min-count", help="Drop n-grams of order ≥ 3 seen fewer times."),
+    order: int = typer.Option(8, "--order", min=1, max=10, help="Highest n-gram order (≤ 10)."),
+    min_count: int = typer.Option(
+        1, "--min-count", min=1, max=2**31 - 1, help="Drop n-grams of order ≥ 3 seen fewer times."
+    ),
     split: str = typer.Option("train", "--split", help="Split to count."),
     backward: bool = typer.Option(False, "--backward", help="Count right to left (texts reversed)."),
 ) -> None:

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import fail
+from apollo_restore.errors import FileError
+
 
 def prepare_command(
     corpus: list[str] = typer.Option(
@@ -13,7 +16,10 @@ def prepare_command(
     ),
     out: Path = typer.Option(..., "--out", help="Output folder."),
     dedup_threshold: float = typer.Option(
-        0.5, help="Drop a validation/test document when this share of its 25-letter runs is in train."
+        0.5,
+        min=0.0,
+        max=1.0,
+        help="Drop a validation/test document when this share of its 25-letter runs is in train.",
     ),
 ) -> None:
     """Read corpora in place and write documents.parquet, stats.md/json and skipped.jsonl."""
@@ -27,6 +33,12 @@ def prepare_command(
     for spec in specs:
         if not spec.path.exists():
             raise typer.BadParameter(f"{spec.path} does not exist", param_hint="--corpus")
+    if out.exists() and not out.is_dir():
+        fail(FileError("E205", str(out), reason="it is a file; --out names a folder"))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        fail(FileError("E205", str(out), reason=err.strerror or str(err)))
     report = prepare(specs, out, dedup_threshold=dedup_threshold)
     typer.echo(format_stats(report))
     if report.documents == 0:

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import MAX_LIMIT, read_text_argument
+
 
 def provenance_command(
-    text: str = typer.Argument(..., help="Greek text (Leiden or plain); '-' reads it from standard input."),
-    min_run: int = typer.Option(40, "--min-run", help="Shortest shared run reported (letters)."),
-    limit: int = typer.Option(20, "--limit", help="Documents shown."),
+    text: str = typer.Argument(
+        None, help="Greek text (Leiden or plain), a path to a text file, or '-' (or nothing) for stdin."
+    ),
+    min_run: int = typer.Option(40, "--min-run", min=10, max=10_000, help="Shortest shared run reported (letters)."),
+    limit: int = typer.Option(20, "--limit", min=1, max=MAX_LIMIT, help="Documents shown."),
     index: Path = typer.Option(
         None, "--index", help="Text index folder (default: the one over the packaged training text)."
     ),
@@ -24,21 +27,17 @@ def provenance_command(
     from apollo_restore.retrieve.index import ParallelIndex
     from apollo_restore.retrieve.provenance import provenance
 
-    if text == "-":
-        text = sys.stdin.read()
+    source = read_text_argument(text)
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
-        result = provenance(text, idx, min_run=min_run, limit=limit)
+        result = provenance(source, idx, min_run=min_run, limit=limit)
     except (FileNotFoundError, ValueError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from err
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
         return
-    if not result.documents:
-        typer.echo(f"no training document shares {min_run} letters in a row with this text ({result.letters} letters)")
-        return
-    typer.echo(f"{result.covered} of {result.letters} letters stand in runs shared with training documents:")
+    typer.echo(result.summary)
     for d in result.documents:
         typer.echo(f"  {d.doc} ({d.source}): longest run {d.longest} letters, {d.covered} shared  {d.url or ''}")
         typer.echo(f"      «{d.snippet}»")

@@ -5,30 +5,47 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import typer
 
-from apollo_restore.errors import FormatError, LeidenError, RequestError
-
-_FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^\s/\\]+\.[A-Za-z0-9]{1,5})$")  # a path, or one word with an extension
-
+from apollo_restore.cli.common import fail, read_text_argument, threads_option
+from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
 
 # options shared by `restore` and `predict`
 NEURAL_ONLY_OPTION = typer.Option(
     False, "--neural-only", help="Leave out the model folder's classical ensemble members."
 )
+#: Most gaps one ``--batch`` may search together (16 × the GPU default; more only risks the GPU's memory).
+MAX_BATCH = 4096
+_DEVICE = re.compile(r"cpu|cuda(:[0-9]{1,2})?")
+
+
+def _device(value: str) -> str:
+    """The ``--device`` value, refused as a usage error (before any model loads) unless it is
+    ``cpu``, ``cuda`` or ``cuda:N``."""
+    if not _DEVICE.fullmatch(value):
+        raise typer.BadParameter(f"{value!r}: give cpu, cuda or cuda:N")
+    return value
+
+
 DEVICE_OPTION = typer.Option(
-    "cpu", "--device", help="cpu, or cuda: a GPU, many gaps' searches batched together (see --batch)."
+    "cpu",
+    "--device",
+    callback=_device,
+    help="cpu, or cuda (cuda:N): a GPU, many gaps' searches batched together (see --batch).",
 )
 BATCH_OPTION = typer.Option(
-    None, "--batch", min=1, help="Gaps searched together (default: 1 on the CPU, 256 on a GPU); results do not change."
+    None,
+    "--batch",
+    min=1,
+    max=MAX_BATCH,
+    help="Gaps searched together (default: 1 on the CPU, 256 on a GPU); results do not change.",
 )
 PARALLELS_OPTION = typer.Option(
     False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
 )
-THREADS_OPTION = typer.Option(None, "--threads", min=1, help="Torch threads (default: the cores idle now, at most 2).")
+THREADS_OPTION = threads_option("Torch threads (default: the cores idle now, at most 2).")
 LOADAVG = Path("/proc/loadavg")
 
 
@@ -59,9 +76,9 @@ def restore_command(
     k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     hint: list[str] = typer.Option(
-        None, "--hint", help="GAP=HINT overrides, e.g. 0=7, 1=5-8, 2=ca.7, 3=none (0-based gaps)."
+        None, "--hint", help="GAP=HINT overrides, gaps numbered from 1 as printed: 1=7, 2=5-8, 3=ca.7, 4=none."
     ),
-    show: int = typer.Option(5, "--show", help="Candidates printed per gap (all with --json)."),
+    show: int = typer.Option(5, "--show", min=0, max=200, help="Candidates printed per gap (all with --json)."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
     neural_only: bool = NEURAL_ONLY_OPTION,
     parallels: bool = PARALLELS_OPTION,
@@ -77,11 +94,11 @@ def restore_command(
     from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.request import RestoreRequest
 
-    source = _read_text(text)
+    source = read_text_argument(text)
     try:
-        request = RestoreRequest(source, dict(_parse_hint(h) for h in hint or []), None, k).validate()
+        request = RestoreRequest(source, dict(parse_hint(h) for h in hint or []), None, k).validate()
     except (LeidenError, RequestError) as err:
-        _fail(err)
+        fail(err)
     restorer = _load(load_filler, model, use_ngram=not neural_only, threads=threads or idle_cores())
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -98,45 +115,17 @@ def restore_command(
     _print(result, show)
 
 
-def _fail(err: Exception) -> None:
-    typer.echo(f"error: {err}", err=True)
-    raise typer.Exit(2) from err
-
-
 def _load(load_filler, model: Path | None, **options):
     """The model folder's filler, or exit 2 with the numbered message when a file it names is
-    missing (``E501``) or its ensemble entry is unusable (``E502``)."""
+    missing (``E501``), a file is broken (``E503``–``E512``), its ensemble entry is unusable
+    (``E502``) or ``device`` is a GPU this PyTorch cannot see (``E513``)."""
     try:
         return load_filler(model, **options)
     except (FileNotFoundError, ValueError) as err:
-        _fail(err)
+        fail(err)
 
 
-def _read_text(text: str | None) -> str:
-    """The text itself, a file's content, or stdin (with a prompt when it is a terminal).
-
-    Raises:
-        typer.Exit: a name that looks like a file name (one word with an extension, or a
-            path) names no file.
-    """
-    if text is None or text == "-":
-        if sys.stdin.isatty():
-            typer.echo("Paste a Leiden text, then press Ctrl-D (Ctrl-Z Enter on Windows):", err=True)
-        return sys.stdin.read()
-    if "[" in text or "\n" in text or len(text.encode()) > 255:
-        return text  # Leiden text itself (no file name holds brackets here)
-    path = Path(text)
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
-    if _FILE_NAME.match(text):
-        typer.echo(
-            f"error: no file named {text!r} (to restore a text, give it with its gaps marked, e.g. [.5])", err=True
-        )
-        raise typer.Exit(2)
-    return text
-
-
-def _parse_hint(item: str) -> tuple[int | str, str]:
+def parse_hint(item: str) -> tuple[int | str, str]:
     """``GAP=VALUE`` → ``(gap, value)``; the request validates both."""
     gap, sep, value = item.partition("=")
     if not sep:
@@ -150,12 +139,14 @@ def _print(result, show: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from apollo_restore.restore.types import percent  # here, not at the top: `--help` stays fast
+
     console = Console()
     console.print(f"[bold]Restored text[/bold] ({result.model}, {result.ms:.0f} ms):")
     console.print(result.restored_leiden, highlight=False)
     calibrated = any(c.calibrated for g in result.gaps for c in g.candidates)
     for gap in result.gaps:
-        console.print(f"\n[bold]gap {gap.index + 1}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)
+        console.print(f"\n[bold]gap {gap.number}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)
         console.print(f"…{gap.prefix[-40:]}[bold red][ ][/bold red]{gap.suffix[:40]}…", highlight=False)
         table = Table(show_edge=False, pad_edge=False)
         table.add_column("#", justify="right")
@@ -166,8 +157,7 @@ def _print(result, show: int) -> None:
         for rank, cand in enumerate(gap.candidates[:show], 1):
             notes = [f"unknown word: {', '.join(cand.unknown_words)}"] if cand.unknown_words else []
             notes += [f"parallels in {', '.join(cand.citations[:3])}"] if cand.citations else []
-            prob = f"{cand.prob:.0%}" if cand.prob >= 0.005 else "<1%"
-            table.add_row(str(rank), cand.display or cand.text, cand.text, prob, "; ".join(notes))
+            table.add_row(str(rank), cand.display or cand.text, cand.text, percent(cand.prob), "; ".join(notes))
         console.print(table)
     if calibrated:
         console.print(
@@ -181,30 +171,42 @@ def _print(result, show: int) -> None:
 
 
 def predict_command(
-    gaps: Path = typer.Option(
-        ..., "--gaps", exists=True, dir_okay=False, help="Gap set (JSONL, our interchange format)."
-    ),
-    out: Path = typer.Option(..., "--out", help="Predictions JSONL to write."),
-    k: int = typer.Option(20, "--k", help="Candidates per gap."),
+    gaps: Path = typer.Option(..., "--gaps", help="Gap set (JSONL, our interchange format)."),
+    out: Path = typer.Option(..., "--out", help="Predictions JSONL to write (whole, once every gap is done)."),
+    k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out (kept until the new one is whole)."),
+    restart: bool = typer.Option(
+        False, "--restart", help="Discard an unfinished run's OUT.partial instead of continuing it."
+    ),
     neural_only: bool = NEURAL_ONLY_OPTION,
     parallels: bool = PARALLELS_OPTION,
     threads: int | None = THREADS_OPTION,
     device: str = DEVICE_OPTION,
     batch: int | None = BATCH_OPTION,
 ) -> None:
-    """Run a gap set and write predictions with per-gap milliseconds."""
+    """Run a gap set and write predictions with per-gap milliseconds, as a durable job.
+
+    Everything is checked before the model loads (every gap as a restoration request, unique
+    ids, --out not the gap set, its folder writable). Predictions go to OUT.partial, one line
+    per gap as it is done (as each --batch of gaps is done); a run that is stopped or killed
+    continues where it was when run again (--restart begins again); OUT appears only when every
+    gap is there. An existing OUT is refused without --force, and kept until the new one is
+    complete.
+    """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.config import RestoreConfig
     from apollo_restore.restore.load import load_filler
-    from apollo_restore.restore.predict import predict_file
-    from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, check_k
+    from apollo_restore.restore.predict import PredictJob
 
     try:
-        check_k(k, DEFAULT_REQUEST_LIMITS)
-    except RequestError as err:
-        _fail(err)
+        job = PredictJob.open(gaps, out, k, force=force, restart=restart)
+    except (FileError, FormatError, RequestError) as err:
+        fail(err)
+    if job.output.resumed:
+        done = job.total - len(job.todo)
+        typer.echo(f"resuming: {done} of {job.total} gaps already in {job.output.partial}", err=True)
     restorer = _load(
         load_filler,
         model,
@@ -213,10 +215,18 @@ def predict_command(
         threads=threads or idle_cores(),
         device=device,
     )
+    if parallels:
+        # imported here, not at the top, to keep `apollo-restore --help` fast
+        from apollo_restore.retrieve.augment import RetrievalAugmented
+        from apollo_restore.retrieve.index import ParallelIndex
+
+        restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
     try:
-        n = predict_file(restorer, gaps, out, k, batch=batch_size(batch, device))
-    except (RequestError, FormatError) as err:
-        _fail(err)
+        n = job.run(restorer, batch=batch_size(batch, device))
+    except KeyboardInterrupt:
+        typer.echo(f"stopped: the predictions made so far are in {job.output.partial}; "
+                   "run the same command again to continue", err=True)  # fmt: skip
+        raise typer.Exit(130) from None
     typer.echo(f"wrote {n} predictions to {out}")
 
 

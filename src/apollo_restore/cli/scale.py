@@ -19,16 +19,20 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import MAX_SEED, finite
+
 
 def shards_command(
     prepared: Path = typer.Option(..., "--prepared", help="Folder written by `apollo-restore prepare`."),
     out: Path = typer.Option(..., "--out", help="Shard folder to write."),
     tokenizer: str = typer.Option("char", "--tokenizer", help='"char" or a local tokenizer/model folder.'),
-    rows: int = typer.Option(..., "--rows", help="Packed rows in all (steps × global batch for one pass)."),
-    block_size: int = typer.Option(4096, "--block-size", help="Tokens per row."),
-    rows_per_shard: int = typer.Option(4096, "--rows-per-shard", help="Rows per Parquet file."),
+    rows: int = typer.Option(
+        ..., "--rows", min=1, max=10**9, help="Packed rows in all (steps × global batch for one pass)."
+    ),
+    block_size: int = typer.Option(4096, "--block-size", min=16, max=2**20, help="Tokens per row."),
+    rows_per_shard: int = typer.Option(4096, "--rows-per-shard", min=1, max=10**7, help="Rows per Parquet file."),
     split: str = typer.Option("train", "--split", help="Split of the prepared documents."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED),
     weight: list[str] = typer.Option(None, "--weight", metavar="SOURCE=W", help="Source weight, e.g. ddb=3 (repeat)."),
     loss: str = typer.Option("middle", "--loss", help="middle (fine-tuning) or all (FIM pretraining)."),
     text_column: str = typer.Option("text", "--text-column", help="text or text_uncertain_excluded."),
@@ -43,9 +47,11 @@ def shards_command(
     for item in weight or []:
         source, _, value = item.partition("=")
         try:
-            weights[source] = float(value)
+            weights[source] = finite(float(value))
         except ValueError:
             raise typer.BadParameter(f"{item!r} is not SOURCE=WEIGHT", param_hint="--weight") from None
+        if weights[source] < 0:
+            raise typer.BadParameter(f"{item!r}: a weight is not negative", param_hint="--weight")
     if text_column not in ("text", "text_uncertain_excluded"):
         raise typer.BadParameter("choose text or text_uncertain_excluded", param_hint="--text-column")
     try:
@@ -130,7 +136,7 @@ def consolidate_command(
     out: Path = typer.Argument(..., help="Model folder to write."),
     dtype: str = typer.Option("bfloat16", "--dtype", help="float32, bfloat16 or float16."),
     max_shard_gb: float = typer.Option(
-        0.0, "--max-shard-gb", help="Split the weights into files of at most this size."
+        0.0, "--max-shard-gb", min=0.0, callback=finite, help="Split the weights into files of at most this size."
     ),
 ) -> None:
     """Turn a sharded FSDP checkpoint into one safetensors model folder (one process, no GPU)."""

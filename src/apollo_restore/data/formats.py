@@ -10,15 +10,16 @@
   ``top_20_predictions``), matched to our gap ids by normalised (prefix, suffix, target);
 * Ithaca prediction files (``real_response``, ``predictions: {"rank_1": ...}``).
 
-Every reader names the file and the 1-based line of a malformed line
-(:class:`~apollo_restore.errors.FormatError`).
+Every reader reads through the input layer (:mod:`apollo_restore.inputs`: bounded, strict
+UTF-8) and names the file and the 1-based line of a malformed line
+(:class:`~apollo_restore.errors.FormatError`); our gap sets and predictions refuse a repeated id.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from typing import Any
 from apollo_restore.data.normalise import normalise_with_gaps
 from apollo_restore.errors import FormatError
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.inputs import read_lines
 
 CULLHED_SYSTEM_PROMPT = "Fill in the missing letters in this inscription!"
 _MISSING = re.compile(r"\[(\d+) letters? missing\]")
@@ -85,25 +87,42 @@ class Prediction:
 
 
 def _read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line number, object)`` for each non-blank line."""
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise FormatError(str(path), number, f"not valid JSON ({exc.msg}, column {exc.colno})") from None
-            if not isinstance(obj, dict):
-                raise FormatError(str(path), number, "expected a JSON object")
-            yield number, obj
+    """Yield ``(line number, object)`` for each non-blank line, read through the input layer.
+
+    Raises:
+        FileError: the file cannot be read, is not UTF-8 or has an overlong line.
+        FormatError: a line that is not a JSON object.
+    """
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(str(path), number, f"not valid JSON ({exc.msg}, column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise FormatError(str(path), number, "expected a JSON object")
+        yield number, obj
+
+
+def _unique(seen: dict[str, int], key: str, path: str | Path, number: int) -> str:
+    """``key`` (an id), after checking that no earlier line of the file has it; records it in ``seen``."""
+    if key in seen:
+        raise FormatError(str(path), number, f"id {key!r} is already on line {seen[key]}: every line needs its own id")
+    seen[key] = number
+    return key
+
+
+def jsonl_line(row: dict[str, Any]) -> str:
+    """One line of a JSONL file (without its newline): the row as JSON, non-ASCII kept."""
+    return json.dumps(row, ensure_ascii=False)
 
 
 def _write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
     count = 0
     with open(path, "w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(jsonl_line(row) + "\n")
             count += 1
     return count
 
@@ -120,13 +139,21 @@ def _field(obj: dict[str, Any], key: str, path: str | Path, number: int, kind: t
 # -- our gap sets and predictions -------------------------------------------------------------
 
 
-def read_gapset(path: str | Path) -> list[GapExample]:
+def read_gapset(path: str | Path, check: Callable[[GapExample], object] | None = None) -> list[GapExample]:
     """Read a gap-set JSONL file.
 
+    Args:
+        path: the file.
+        check: called on each gap as it is read; a ``ValueError`` it raises (such as the restore
+            layer's request check) is reported with the file and line.
+
     Raises:
-        FormatError: a malformed line (file and line number in the message).
+        FileError: the file cannot be read, is not UTF-8 or has an overlong line.
+        FormatError: a malformed line, an id already used by another line, or a gap ``check``
+            refuses (file and line number in the message).
     """
     out = []
+    seen: dict[str, int] = {}
     for number, obj in _read_jsonl(path):
         try:
             hint = Hint.from_json(obj.get("hint"))
@@ -134,7 +161,7 @@ def read_gapset(path: str | Path) -> list[GapExample]:
             raise FormatError(str(path), number, str(exc)) from None
         out.append(
             GapExample(
-                id=_field(obj, "id", path, number),
+                id=_unique(seen, _field(obj, "id", path, number), path, number),
                 source=_field(obj, "source", path, number),
                 doc=_field(obj, "doc", path, number),
                 prefix=_field(obj, "prefix", path, number),
@@ -144,6 +171,11 @@ def read_gapset(path: str | Path) -> list[GapExample]:
                 kind=obj.get("kind", "synthetic"),
             )
         )
+        if check is not None:
+            try:
+                check(out[-1])
+            except ValueError as exc:
+                raise FormatError(str(path), number, str(exc)) from None
     return out
 
 
@@ -156,9 +188,11 @@ def read_predictions(path: str | Path) -> list[Prediction]:
     """Read our prediction JSONL file.
 
     Raises:
-        FormatError: a malformed line.
+        FileError: the file cannot be read, is not UTF-8 or has an overlong line.
+        FormatError: a malformed line, or an id already used by another line.
     """
     out = []
+    seen: dict[str, int] = {}
     for number, obj in _read_jsonl(path):
         raw = _field(obj, "candidates", path, number, list)
         candidates: list[tuple[str, float | None]] = []
@@ -170,7 +204,7 @@ def read_predictions(path: str | Path) -> list[Prediction]:
                 raise FormatError(str(path), number, f"candidate probability {prob!r} is not a number")
             candidates.append((cand["text"], None if prob is None else float(prob)))
         ms = obj.get("ms")
-        out.append(Prediction(_field(obj, "id", path, number), candidates, ms))
+        out.append(Prediction(_unique(seen, _field(obj, "id", path, number), path, number), candidates, ms))
     return out
 
 
@@ -370,7 +404,7 @@ def read_ithaca_predictions(path: str | Path, ids: list[str] | None = None) -> l
 
 
 __all__ = [
-    "CULLHED_SYSTEM_PROMPT", "GapExample", "Prediction", "gap_key",
+    "CULLHED_SYSTEM_PROMPT", "GapExample", "Prediction", "gap_key", "jsonl_line",
     "read_cullhed_chat", "read_cullhed_predictions", "read_gapset", "read_ithaca_predictions",
     "read_predictions", "split_cullhed_user", "to_cullhed_user", "write_cullhed_chat",
     "write_gapset", "write_predictions",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import tempfile
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator
@@ -28,16 +29,20 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.dedup import RUN, duplicate_fraction, shingles, sorted_unique
 from apollo_restore.data.document import SOURCES, Document, Lacuna, Text, render
-from apollo_restore.data.normalise import GREEK_LETTERS, NORMALISER
+from apollo_restore.data.normalise import GREEK_LETTERS, NORMALISER, letter_count
+from apollo_restore.data.overlap import MIN_RUN, OverlapMask
 from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.readers.ddb import parse_file as parse_ddb_file
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
+from apollo_restore.data.readers.plaintext import SUFFIX as PLAIN_SUFFIX
+from apollo_restore.data.readers.plaintext import parse_plain
 from apollo_restore.data.readers.tesserae import parse_tess
 from apollo_restore.data.splits import SPLITS, SPLITTER, split_of
 from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
 
 # re-exported while train/loop.py and retrieve/index.py still import it from here; new code: data.table
 from apollo_restore.data.table import load_documents as load_documents
+from apollo_restore.data.textindex import TextIndex, build_text_index
 from apollo_restore.errors import CorpusError
 
 log = logging.getLogger(__name__)
@@ -68,7 +73,8 @@ class CorpusSpec:
 class PrepareReport:
     """What :func:`prepare` did: counts per (source, split), dedup, skipped files (and
     broken archives), kept documents whose absurd lacuna lengths were read as unknown
-    (``adjusted``), timing."""
+    (``adjusted``), letters cut out of running-text training documents because they share a
+    run with held-out text (``masked``: document id → letters), timing."""
 
     stats: dict[str, dict[str, dict[str, int]]]
     near_duplicates: dict[str, int]
@@ -77,6 +83,7 @@ class PrepareReport:
     adjusted: list[dict[str, str]] = field(default_factory=list)
     documents: int = 0
     letters: int = 0
+    masked: dict[str, int] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
 
 
@@ -92,10 +99,18 @@ def parse_xml_file(content: bytes, name: str, source: str) -> Document:
     return parse_epidoc_file(content, name, source)
 
 
+def parse_literary_file(content: bytes, name: str, source: str) -> Document:
+    """One literary corpus file, by its suffix: Tesserae ``.tess`` or plain running text
+    (``.txt``, one work per file, as First1KGreek ships it)."""
+    if name.endswith(PLAIN_SUFFIX):
+        return parse_plain(content, name, source)
+    return parse_tess(content, name, source)
+
+
 def reader_for(spec: CorpusSpec) -> tuple[Parser, tuple[str, ...]]:
     """The per-file parser and file suffixes for a corpus, by its source."""
     if spec.source == "literary" or spec.path.name.endswith(".tess"):
-        return parse_tess, (".tess",)
+        return parse_literary_file, (".tess", PLAIN_SUFFIX)
     return parse_xml_file, (".xml",)
 
 
@@ -203,6 +218,7 @@ def prepare(
     rows: list[dict[str, Any]] = []
     adjusted: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
+    running: set[tuple[str, str]] = set()  # documents of plain running text: masked below
     for spec in corpora:
         results = parse_corpus_rows(spec, workers, skips)
         for name, row, reason, notes in tqdm(results, desc=f"read {spec.source}", unit="file", disable=not progress):
@@ -213,9 +229,12 @@ def prepare(
             else:
                 seen.add((row["source"], row["id"]))
                 rows.append(row)
+                if name.endswith(PLAIN_SUFFIX):
+                    running.add((row["source"], row["id"]))
                 adjusted.extend({"path": name, "reason": note} for note in notes)
     rows.sort(key=lambda r: (r["source"], r["id"]))
     rows, near_duplicates = _drop_near_duplicates(rows, dedup_threshold, progress)
+    rows, masked = _mask_running_text(rows, running, out)
     write_documents(rows, out / DOCUMENTS_FILE)
     report = PrepareReport(
         stats=_stats(rows),
@@ -225,7 +244,14 @@ def prepare(
         seconds=round(time.perf_counter() - started, 1),
         documents=len(rows),
         letters=sum(r["letters"] for r in rows),
-        meta={"normaliser": NORMALISER, "splitter": SPLITTER, "dedup_run": RUN, "dedup_threshold": dedup_threshold},
+        masked=masked,
+        meta={
+            "normaliser": NORMALISER,
+            "splitter": SPLITTER,
+            "dedup_run": RUN,
+            "dedup_threshold": dedup_threshold,
+            "heldout_min_run": MIN_RUN,
+        },
     )
     _write_reports(report, out)
     return report
@@ -243,6 +269,54 @@ def _drop_near_duplicates(
             continue
         kept.append(row)
     return kept, dict(sorted(dropped.items()))
+
+
+def _mask_running_text(
+    rows: list[dict[str, Any]], running: set[tuple[str, str]], out: Path
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Cut out of every **training** document of plain running text (``running``: source, id)
+    each run of :data:`~apollo_restore.data.overlap.MIN_RUN` letters it shares with a validation
+    or test document of any source: a literary work can be another edition of a held-out one.
+    What is left of a document becomes documents ``<id>#<k>`` (its pieces, in order), so that no
+    held-out run of that length is trained on. Curated corpora (ddb, inscriptions, Tesserae) are
+    not masked: they are split by document group, and their formulae recur by nature.
+
+    Returns:
+        ``(rows, masked)``: the rows, masked documents replaced by their pieces (same order);
+        document id → letters cut out, for documents that lost any.
+    """
+    targets = [i for i, r in enumerate(rows) if r["split"] == "train" and (r["source"], r["id"]) in running]
+    heldout = [r for r in rows if r["split"] != "train"]
+    if not targets or not heldout:
+        return rows, {}
+    with tempfile.TemporaryDirectory(prefix="heldout-index-", dir=out) as tmp:
+        index = build_text_index(
+            [r["id"] for r in heldout], [r["source"] for r in heldout], [r["text"] for r in heldout], Path(tmp) / "i"
+        )
+        mask = OverlapMask(TextIndex.open(index.path))
+        cut: dict[int, list[str]] = {}
+        masked: dict[str, int] = {}
+        for i in targets:
+            pieces, letters = mask.pieces(rows[i]["text"])
+            if letters:
+                cut[i], masked[rows[i]["id"]] = pieces, letters
+        del mask, index
+    kept: list[dict[str, Any]] = []
+    for i, row in enumerate(rows):
+        if i not in cut:
+            kept.append(row)
+            continue
+        for k, piece in enumerate(cut[i]):
+            kept.append(
+                row
+                | {
+                    "id": f"{row['id']}#{k}",
+                    "text": piece,
+                    "text_uncertain_excluded": piece,
+                    "letters": letter_count(piece),
+                }
+            )
+    return kept, masked
 
 
 def _stats(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
@@ -289,6 +363,11 @@ def format_stats(report: PrepareReport) -> str:
     reasons: dict[str, int] = defaultdict(int)
     for item in report.skipped:
         reasons[item["reason"].split(":")[0].split(" '")[0]] += 1
+    lines += [
+        "",
+        f"Letters cut out of running-text training documents (runs of ≥ {report.meta.get('heldout_min_run')} "
+        f"shared with validation/test text): {sum(report.masked.values()):,} in {len(report.masked)} documents",
+    ]
     lines += [
         "",
         f"Lacuna lengths read as unknown extent (absurd or unreadable, see adjusted.jsonl): {len(report.adjusted)}",

@@ -42,6 +42,7 @@ from apollo_restore.data.formats import GapExample, read_cullhed_chat, read_gaps
 from apollo_restore.data.normalise import GAP_CHAR, NOT_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.inputs import read_lines
 
 log = logging.getLogger(__name__)
 
@@ -370,9 +371,13 @@ def build_from_prepared(
 
 
 def load_gaps(path: Path) -> list[GapExample]:
-    """A gap set from our JSONL or from a Cullhed chat JSONL (recognised by ``messages``)."""
-    with open(path, encoding="utf-8") as handle:
-        first = next((line for line in handle if line.strip()), "{}")
+    """A gap set from our JSONL or from a Cullhed chat JSONL (recognised by ``messages``).
+
+    Raises:
+        FileError: the file cannot be read or is not UTF-8.
+        FormatError: a malformed line or a repeated gap id.
+    """
+    first = next((line for _, line in read_lines(path) if line.strip()), "{}")
     return read_cullhed_chat(path) if '"messages"' in first else read_gapset(path)
 
 

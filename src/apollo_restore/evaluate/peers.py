@@ -38,6 +38,7 @@ from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, letter_count, n
 from apollo_restore.errors import FormatError
 from apollo_restore.evaluate.harness import group_metrics, score_predictions
 from apollo_restore.evaluate.metrics import agnostic
+from apollo_restore.inputs import read_lines
 
 log = logging.getLogger(__name__)
 
@@ -51,20 +52,19 @@ def detect_format(path: str | Path) -> str:
     Raises:
         FormatError: an empty file or one of none of these formats.
     """
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    keys = set(json.loads(line))
-                except (json.JSONDecodeError, TypeError):
-                    raise FormatError(str(path), number, "not a JSON object") from None
-                if {"id", "candidates"} <= keys:
-                    return "ours"
-                if "top_1_prediction" in keys:
-                    return "cullhed"
-                if {"real_response", "predictions"} <= keys:
-                    return "ithaca"
-                raise FormatError(str(path), number, "not our predictions, Cullhed's or Ithaca's")
+    for number, line in read_lines(path):
+        if line.strip():
+            try:
+                keys = set(json.loads(line))
+            except (json.JSONDecodeError, TypeError):
+                raise FormatError(str(path), number, "not a JSON object") from None
+            if {"id", "candidates"} <= keys:
+                return "ours"
+            if "top_1_prediction" in keys:
+                return "cullhed"
+            if {"real_response", "predictions"} <= keys:
+                return "ithaca"
+            raise FormatError(str(path), number, "not our predictions, Cullhed's or Ithaca's")
     raise FormatError(str(path), 0, "empty prediction file")
 
 
@@ -192,9 +192,22 @@ def write_ithaca_inputs(path: str | Path, gaps: Iterable[GapExample]) -> int:
 
 
 def read_ithaca_input_ids(path: str | Path) -> list[str]:
-    """The gap ids, in line order, of an Ithaca input file written by :func:`write_ithaca_inputs`."""
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line)["id"] for line in handle if line.strip()]
+    """The gap ids, in line order, of an Ithaca input file written by :func:`write_ithaca_inputs`.
+
+    Raises:
+        FileError: the file cannot be read or is not UTF-8.
+        FormatError: a line that is not a JSON object with an ``id`` string.
+    """
+    ids = []
+    for number, line in read_lines(path):
+        if line.strip():
+            try:
+                ids.append(json.loads(line)["id"])
+            except (json.JSONDecodeError, TypeError, KeyError):
+                raise FormatError(str(path), number, "not a JSON object with an 'id'") from None
+            if not isinstance(ids[-1], str):
+                raise FormatError(str(path), number, "the 'id' is not a string")
+    return ids
 
 
 __all__ = [

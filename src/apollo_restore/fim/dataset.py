@@ -35,6 +35,18 @@ class Corpus:
             raise ValueError(f"source weights {self.weights} give every document zero probability")
         self._cdf = np.cumsum(mass) / mass.sum()
 
+    def characters(self) -> dict[str, dict[str, float]]:
+        """The data mix: per source, its documents, characters and share of the samples
+        (∝ characters × weight), e.g. ``{"ddb": {"documents": 70000, "characters": 3.1e7, "share": 0.8}}``."""
+        mix: dict[str, dict[str, float]] = {}
+        for text, source in zip(self.texts, self.sources):
+            cell = mix.setdefault(source, {"documents": 0, "characters": 0})
+            cell["documents"] += 1
+            cell["characters"] += len(text)
+        mass = {s: c["characters"] * self.weights.get(s, 1.0) for s, c in mix.items()}
+        total = sum(mass.values()) or 1.0
+        return {s: {**mix[s], "share": round(mass[s] / total, 4)} for s in sorted(mix)}
+
     def sample(self, rng: np.random.Generator) -> str:
         """A document text, drawn ∝ length × source weight."""
         return self.texts[min(int(np.searchsorted(self._cdf, rng.random())), len(self.texts) - 1)]

@@ -23,6 +23,10 @@ SIZES: dict[str, dict[str, int]] = {
     "medium": dict(
         hidden_size=384, intermediate_size=1152, num_hidden_layers=6, num_attention_heads=6, num_key_value_heads=2
     ),
+    # ~28 M parameters (2.7× medium): the larger single-GPU candidate (configs/gpu_large.yaml)
+    "large": dict(
+        hidden_size=512, intermediate_size=1536, num_hidden_layers=9, num_attention_heads=8, num_key_value_heads=4
+    ),
 }
 
 

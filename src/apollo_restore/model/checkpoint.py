@@ -19,8 +19,9 @@ from safetensors.torch import load_file, save_file
 
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.layout import DEFAULT_LAYOUT
-from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.fim.tokenizer import TOKENIZER_FILE, CharTokenizer
 from apollo_restore.model.folder import META_FILE, read_meta
+from apollo_restore.model.verify import CONFIG_FILE, check_vocabulary, check_weights, read_json
 
 
 def quiet_transformers() -> None:
@@ -66,6 +67,7 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
 
     Raises:
         FileNotFoundError: no model folder there.
+        ModelFolderError: a broken file, or files that do not belong together (``E503``–``E512``).
         ValueError: it was trained with another normaliser or FIM layout.
     """
     from transformers import AutoModelForCausalLM
@@ -74,9 +76,13 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
 
     folder = Path(folder)
     meta = read_meta(folder)
+    config = read_json(folder / CONFIG_FILE)
+    check_weights(folder, config, other_architectures=True)
+    tok = CharTokenizer.load(folder)
+    check_vocabulary(folder / TOKENIZER_FILE, len(tok), config)
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype)
     model.eval()
-    return model, CharTokenizer.load(folder), meta
+    return model, tok, meta
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:

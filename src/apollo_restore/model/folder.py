@@ -1,18 +1,18 @@
 """A model folder's metadata (``apollo_restore.json``), read without importing torch or
 ``transformers``: which normaliser and FIM layout the model was trained with.
 
-    meta = read_meta(folder)     # raises ValueError for a folder trained otherwise
+    meta = read_meta(folder)     # raises ValueError for a folder trained otherwise, or a broken JSON file
     layout = layout_of(meta)
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
+from apollo_restore.model.verify import CONFIG_FILE, read_folder_json
 
 META_FILE = "apollo_restore.json"
 
@@ -24,16 +24,18 @@ def layout_of(meta: dict[str, Any]) -> FimLayout:
 
 
 def read_meta(folder: Path) -> dict[str, Any]:
-    """The folder's ``apollo_restore.json`` (``{}`` when it has none), checked.
+    """The folder's ``apollo_restore.json`` (``{}`` when it has none), checked, after every JSON
+    file of the folder (:func:`~apollo_restore.model.verify.read_folder_json`).
 
     Raises:
         FileNotFoundError: no model folder there (``config.json`` missing).
+        ModelFolderError: a JSON file that does not parse, or a bad ``config.json`` (``E503``–``E505``).
         ValueError: it was trained with another normaliser or FIM layout.
     """
     folder = Path(folder)
-    if not (folder / "config.json").exists():
-        raise FileNotFoundError(f"no model folder at {folder} (config.json missing)")
-    meta = json.loads((folder / META_FILE).read_text()) if (folder / META_FILE).exists() else {}
+    if not (folder / CONFIG_FILE).exists():
+        raise FileNotFoundError(f"no model folder at {folder} ({CONFIG_FILE} missing)")
+    meta = read_folder_json(folder).get(META_FILE, {})
     if meta.get("normaliser", NORMALISER) != NORMALISER:
         raise ValueError(f"{folder} was trained with normaliser {meta['normaliser']!r}; this code uses {NORMALISER!r}")
     if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:

@@ -21,7 +21,6 @@ model folder's ``config.json`` and ``model.safetensors`` directly, without impor
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,8 @@ from typing import Any
 import torch
 from safetensors.torch import load_file
 
-WEIGHTS_FILE = "model.safetensors"
+from apollo_restore.model.verify import CONFIG_FILE, LAYER_TENSORS, WEIGHTS_FILE, check_weights, read_json
+
 _KV = list[tuple[torch.Tensor, torch.Tensor]]
 
 
@@ -53,7 +53,7 @@ class _Layer:
 
     @classmethod
     def of(cls, w: dict[str, torch.Tensor]) -> _Layer:
-        """From the Hugging Face parameters of one layer (names of :data:`_LAYER_NAMES`)."""
+        """From the Hugging Face parameters of one layer (names of :data:`LAYER_TENSORS`)."""
         return cls(
             torch.cat((w["q"], w["k"], w["v"])),
             w["o"],
@@ -62,19 +62,6 @@ class _Layer:
             w["input_norm"],
             w["post_norm"],
         )
-
-
-_LAYER_NAMES = {
-    "q": "self_attn.q_proj.weight",
-    "k": "self_attn.k_proj.weight",
-    "v": "self_attn.v_proj.weight",
-    "o": "self_attn.o_proj.weight",
-    "gate": "mlp.gate_proj.weight",
-    "up": "mlp.up_proj.weight",
-    "down": "mlp.down_proj.weight",
-    "input_norm": "input_layernorm.weight",
-    "post_norm": "post_attention_layernorm.weight",
-}
 
 
 @dataclass(frozen=True)
@@ -104,7 +91,7 @@ class LeanModel:
         self.inv_freq = 1.0 / (theta ** (torch.arange(0, self.head_dim, 2, dtype=torch.float) / self.head_dim))
         n_layers = config["num_hidden_layers"]
         self.layers = [
-            _Layer.of({field: tensors[f"model.layers.{i}.{name}"] for field, name in _LAYER_NAMES.items()})
+            _Layer.of({field: tensors[f"model.layers.{i}.{name}"] for field, name in LAYER_TENSORS.items()})
             for i in range(n_layers)
         ]
         self.embed = tensors["model.embed_tokens.weight"]
@@ -123,13 +110,16 @@ class LeanModel:
 
     @classmethod
     def load(cls, folder: str | Path, dtype: torch.dtype = torch.float32, device: str = "cpu") -> LeanModel:
-        """A model folder's ``config.json`` and ``model.safetensors``, as ``dtype`` on ``device``.
+        """A model folder's ``config.json`` and ``model.safetensors``, as ``dtype`` on ``device``, once
+        the weights' header matches the config (:func:`~apollo_restore.model.verify.check_weights`).
 
         Raises:
             FileNotFoundError: either file missing.
+            ModelFolderError: a broken file, or weights the config does not describe (``E503``–``E511``).
         """
         folder = Path(folder)
-        config = json.loads((folder / "config.json").read_text())
+        config = read_json(folder / CONFIG_FILE)
+        check_weights(folder, config)
         tensors = {name: t.to(device, dtype) for name, t in load_file(str(folder / WEIGHTS_FILE)).items()}
         return cls(tensors, config)
 

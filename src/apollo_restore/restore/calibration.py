@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from apollo_restore.hint import Hint
+from apollo_restore.model.verify import read_json
 from apollo_restore.restore.types import Candidate
 
 log = logging.getLogger(__name__)
@@ -97,11 +98,12 @@ class Calibration:
         """Read ``calibration.json`` (a file, or a model folder holding one).
 
         Raises:
+            ModelFolderError: not a JSON object (``E503``, ``E504``).
             ValueError: not a calibration file of this format.
         """
         path = Path(path)
         path = path / CALIBRATION_FILE if path.is_dir() else path
-        data = json.loads(path.read_text())
+        data = read_json(path)
         if data.get("format") != FORMAT:
             raise ValueError(f"{path}: not an {FORMAT} file")
         conditions = {name: Scaling(**value) for name, value in data["conditions"].items()}

@@ -15,6 +15,7 @@ from apollo_restore.data.document import Document
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.restore.context import GapContexts
 from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.line_lengths import line_estimates
 from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
 from apollo_restore.restore.types import GapResult, Restoration
 
@@ -34,10 +35,11 @@ def restore_text(
         text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...), a
             parsed :class:`Document`, or a request already validated (then ``hints``,
             ``pins`` and ``k`` are its own).
-        hints: per-gap hint overrides (0-based gap index → a :class:`~apollo_restore.hint.Hint`
+        hints: per-gap hint overrides (gap number, counted from 1 → a :class:`~apollo_restore.hint.Hint`
             or any form :func:`~.request.parse_hint_value` reads); ``None`` as a value removes
             the hint the text gives.
-        pins: per-gap readings fixed by the caller; those gaps are not searched.
+        pins: per-gap readings fixed by the caller (gap number from 1 → reading); those gaps
+            are not searched.
         k: candidates per gap.
         limits: what the request may ask (:class:`RequestLimits`).
 
@@ -55,6 +57,7 @@ def restore_text(
         request = RestoreRequest(text, hints, pins, k).validate(limits)
     spans = [(m.start, m.end) for m in request.markers]
     contexts = GapContexts(request.document.segments)
+    estimates = line_estimates(request.document.segments)
     fills: list[str] = []
     gaps: list[GapResult] = []
     for i in range(len(contexts)):
@@ -65,7 +68,9 @@ def restore_text(
         prefix, suffix = contexts.context(i, fills)
         pinned = request.pins.get(i)
         cands = [] if pinned is not None else filler.candidates(prefix, suffix, hint, request.k)
-        gap = GapResult(i, hint, prefix, suffix, cands, pinned, spans[i] if i < len(spans) else None)
+        span = spans[i] if i < len(spans) else None
+        estimate = None if hint.given else estimates[i]
+        gap = GapResult(i + 1, hint, prefix, suffix, cands, pinned, span, length_estimate=estimate)
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
         fills.append(gap.best)

@@ -17,11 +17,12 @@ import torch
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.errors import Errors
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, FimLayout
-from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.fim.tokenizer import TOKENIZER_FILE, CharTokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.checkpoint import load_model  # imports transformers only when called
 from apollo_restore.model.folder import layout_of, read_meta
 from apollo_restore.model.lean import LeanModel, Prompt
+from apollo_restore.model.verify import check_vocabulary
 from apollo_restore.restore.beam import LengthBound, beam_search_many
 from apollo_restore.restore.candidates import merge_equivalent, to_candidates
 from apollo_restore.restore.config import (
@@ -94,17 +95,19 @@ class Restorer:
 
         Raises:
             FileNotFoundError: no model there.
+            ModelFolderError: a broken file, or files that do not belong together (``E503``–``E512``).
             ValueError: it was trained with another normaliser or FIM layout, or ``device`` is a
-                GPU this PyTorch cannot see (E503).
+                GPU this PyTorch cannot see (E513).
         """
         if device.startswith("cuda") and not torch.cuda.is_available():
-            raise ValueError(Errors.E503.format(device=device))
+            raise ValueError(Errors.E513.format(device=device))
         if threads:
             torch.set_num_threads(threads)
         path = Path(folder) if folder else DEFAULT_MODEL
         meta = read_meta(path)
         tok = CharTokenizer.load(path)
         lean = LeanModel.load(path, device=device)
+        check_vocabulary(path / TOKENIZER_FILE, len(tok), {"vocab_size": lean.embed.shape[0]})
         return cls(None, tok, name=path.name, config=config, layout=layout_of(meta), lean=lean, folder=path)
 
     @property

@@ -18,8 +18,10 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key, to_candidates
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
+from apollo_restore.restore.length_model import LostLength
 from apollo_restore.restore.types import Candidate
 
 #: nats by which a reading's best possible total must miss the ``k``-th best before the neural
@@ -42,6 +44,11 @@ class LengthPrior:
 
     def language_model(self) -> None:
         return None
+
+
+#: Members whose scores are not log-probabilities of the reading (priors, evidence ratios): they
+#: add to the weighted sum, but their weights do not enter the denominator of the mean.
+_NOT_LANGUAGE_MODELS = (LengthPrior, LostLength, DocumentCopy)
 
 
 def member_config(config: RestoreConfig) -> RestoreConfig:
@@ -91,7 +98,8 @@ class Ensemble:
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``Σ wᵢ · log pᵢ(reading) / Σ wᵢ`` for each reading (the language models' weights in
-        the denominator): the weighted mean, on the scale of one model's log-probability, and
+        the denominator; members that are not language models, :data:`_NOT_LANGUAGE_MODELS`,
+        only in the sum): the weighted mean, on the scale of one model's log-probability, and
         the ``log_score`` of :meth:`candidates`."""
         return self._combine([filler.score_readings(prefix, suffix, hint, readings) for filler, _ in self.members])
 
@@ -101,7 +109,7 @@ class Ensemble:
         for (_, weight), member_scores in zip(self.members, scores):
             for i, score in enumerate(member_scores):
                 totals[i] += weight * score
-        scale = sum(w for filler, w in self.members if not isinstance(filler, LengthPrior)) or 1.0
+        scale = sum(w for filler, w in self.members if not isinstance(filler, _NOT_LANGUAGE_MODELS)) or 1.0
         return [t / scale for t in totals]
 
     def _top_scores(self, prefix: str, suffix: str, hint: Hint, readings: list[str], k: int) -> list[float]:

@@ -7,18 +7,19 @@ classical members, wrapped for presentation (edition forms, calibration).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors
-from apollo_restore.model.folder import META_FILE
+from apollo_restore.model.folder import read_meta
 from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import Ensemble, LengthPrior, member_config
 from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.infini_fill import load_infini
+from apollo_restore.restore.length_model import LostLength
 from apollo_restore.restore.ngram_fill import load_ngram
 from apollo_restore.restore.present import Presented
 
@@ -45,15 +46,20 @@ def load_filler(
     weights ``infini`` and ``infini_backward``), e.g. ``{"infini": {"discount": 0.6},
     "weights": {"neural": 0.0, "infini": 1.0, "infini_backward": 1.0, "length": 4.0}}``, or
     n-gram files in the folder (``"ngram": "ngram.npz", "backward": "ngram-backward.npz"``,
-    weights ``ngram`` and ``backward``). Any other folder (or ``use_ngram=False``) gives the
+    weights ``ngram`` and ``backward``). Weight ``copy`` adds the member that copies from the
+    gap's own document (:class:`DocumentCopy`); a ``"lost_length"`` entry (knots and values,
+    fitted on validation with these weights by ``benchmarks/document_length.py``) adds the
+    no-hint length prior :class:`LostLength`. Any other folder (or ``use_ngram=False``) gives the
     plain neural :class:`Restorer`. A member weighted 0 is left out (its search would change
     no ranking). A member file that is missing is an error, never a silent fall-back to the
     neural model alone.
 
     Raises:
         FileNotFoundError: no model in the folder, or a member file it names is missing (E501).
+        ModelFolderError: a broken file in the folder, or weights its config does not describe
+            (``E503``–``E512``, :mod:`apollo_restore.model.verify`).
         ValueError: an ensemble entry with no classical member (E502), or a GPU device this
-            PyTorch cannot see (E503).
+            PyTorch cannot see (E513).
     """
     path = Path(folder) if folder else DEFAULT_MODEL
     filler = _load_bare(path, config, use_ngram, threads, device)
@@ -68,15 +74,16 @@ def _load_bare(
     """The folder's filler without presentation (see :func:`load_filler`).
 
     Raises:
-        FileNotFoundError: a member file the folder names is missing (E501).
-        ValueError: an ensemble entry with no classical member (E502).
+        FileNotFoundError: no model folder, or a member file the folder names is missing (E501).
+        ModelFolderError: a broken file in the folder (``E503``–``E512``).
+        ValueError: an ensemble entry with no classical member (E502), or a GPU device this
+            PyTorch cannot see (E513).
     """
 
     def load_neural(search: RestoreConfig = config) -> Restorer:
         return Restorer.load(path, config=search, threads=threads, device=device)
 
-    meta_file = path / META_FILE
-    spec = json.loads(meta_file.read_text()).get("ensemble") if meta_file.exists() else None
+    spec = read_meta(path).get("ensemble")
     if not (use_ngram and spec):
         return load_neural()
     if "infini" not in spec and "ngram" not in spec:
@@ -94,7 +101,10 @@ def _load_bare(
             if weights.get(name, 0.0) > 0:
                 members.append((load_infini(direction, **spec["infini"]), weights[name]))
     members += [(load_ngram(file), weights[name]) for name, file in files]
+    members.append((DocumentCopy(), weights.get("copy", 0.0)))
     members.append((LengthPrior(), weights.get("length", 0.0)))
+    if "lost_length" in spec:
+        members.append((LostLength.from_json(spec["lost_length"]), 1.0))
     members = [(filler, w) for filler, w in members if w > 0]
     label = "+".join(name for name, w in weights.items() if w > 0)
     return Ensemble(

@@ -1,16 +1,33 @@
-"""Run a gap set through a restorer and write predictions (the interchange format)."""
+"""Run a gap set through a restorer and write predictions (the interchange format), as a durable job.
+
+    job = PredictJob.open(Path("gaps.jsonl"), Path("preds.jsonl"), k=20)   # every check; no model yet
+    job.run(filler, batch=256)                                               # resumes, then replaces
+
+:meth:`PredictJob.open` checks everything before a model is loaded: ``k``, the gap set (read
+through the input layer; every gap through the request check
+:func:`~apollo_restore.restore.request.check_gap`; ids unique) and the output (not an input, its
+folder there and writable, not already there unless ``force``). Gaps are searched ``batch`` at a
+time (:func:`predict`); their predictions are appended to ``OUT.partial`` one flushed line per gap
+as each batch is done (:class:`~apollo_restore.data.outputs.LineJob`); a run that
+is killed or fails leaves that file, and the next run with the same output continues after the
+gaps it holds (``restart`` begins again). When every gap is predicted the file is renamed over
+``OUT``: gap-set order, every gap exactly once.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from apollo_restore.data.formats import GapExample, Prediction, read_gapset, write_predictions
+from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read_gapset, read_predictions
+from apollo_restore.data.outputs import LineJob
+from apollo_restore.errors import FileError
 from apollo_restore.restore.filler import GapFiller, candidates_many
-from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_hint, check_k
+from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k
 
 
 def predict(
@@ -28,13 +45,17 @@ def predict(
     each gets the candidates it would get alone, and the batch's time shared evenly.
 
     Raises:
-        RequestError: ``k`` or a gap's hint beyond ``limits`` (checked for every gap before
-            any search, so that a bad line fails at once).
+        RequestError: ``k`` beyond ``limits``, or a gap :func:`check_gap` refuses (every gap is
+            checked before any search, so that a bad one fails at once).
     """
     check_k(k, limits)
-    gaps = list(gaps)
-    for gap in gaps:
-        check_hint(gap.hint, gap.id, limits)
+    yield from _predictions(filler, [check_gap(gap, limits) for gap in gaps], k, progress, batch)
+
+
+def _predictions(
+    filler: GapFiller, gaps: list[GapExample], k: int, progress: bool, batch: int = 1
+) -> Iterator[Prediction]:
+    """The predictions of :func:`predict` for gaps already checked, ``batch`` gaps at a time."""
     with tqdm(total=len(gaps), desc="predict", unit="gap", disable=not progress) as bar:
         for start in range(0, len(gaps), batch):
             chunk = gaps[start : start + batch]
@@ -46,6 +67,77 @@ def predict(
             bar.update(len(chunk))
 
 
-def predict_file(filler: GapFiller, gapset: Path, out: Path, k: int = 20, progress: bool = True, batch: int = 1) -> int:
-    """Read a gap-set JSONL, write a predictions JSONL; returns the number of gaps."""
-    return write_predictions(out, predict(filler, read_gapset(gapset), k, progress, batch=batch))
+@dataclass
+class PredictJob:
+    """A checked gap set and the output its predictions go to (see the module docstring).
+
+    Attributes:
+        todo: the gaps still to predict, in gap-set order.
+        total: gaps in the gap set.
+        k: candidates per gap.
+        output: the line job writing the predictions.
+    """
+
+    todo: list[GapExample]
+    total: int
+    k: int
+    output: LineJob
+
+    @classmethod
+    def open(
+        cls,
+        gapset: Path,
+        out: Path,
+        k: int = 20,
+        force: bool = False,
+        restart: bool = False,
+        limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
+    ) -> PredictJob:
+        """Check everything and open the job (no model is needed).
+
+        Args:
+            gapset: the gap-set JSONL.
+            out: the predictions JSONL to write.
+            k: candidates per gap.
+            force: replace an existing ``out`` (kept until the new one is complete).
+            restart: discard an unfinished run's predictions instead of continuing them.
+            limits: the request limits each gap is checked against.
+
+        Raises:
+            RequestError: ``E305`` for ``k``.
+            FileError: the gap set cannot be read (``E202``–``E204``), or ``out`` cannot be
+                written (``E205``–``E207``), or the unfinished file holds ids the gap set has
+                not (``E208``).
+            FormatError: a malformed gap-set line, a repeated id, or a gap the request check
+                refuses (file and line in the message).
+        """
+        check_k(k, limits)
+        gaps = read_gapset(gapset, check=lambda gap: check_gap(gap, limits))
+        output = LineJob.open(out, {"gap set": gapset}, force, restart)
+        done = {p.id for p in read_predictions(output.partial)} if output.resumed else set()
+        stray = sorted(done - {gap.id for gap in gaps})
+        if stray:
+            output.close()
+            raise FileError(
+                "E208",
+                str(out),
+                partial=output.partial,
+                reason=f"{len(stray)} of its ids are not in {gapset} (the first: {stray[0]!r})",
+            )
+        return cls([gap for gap in gaps if gap.id not in done], len(gaps), k, output)
+
+    def run(self, filler: GapFiller, progress: bool = True, batch: int = 1) -> int:
+        """Predict the gaps still to do, ``batch`` at a time (see :func:`predict`), then make the
+        output; returns the gaps in the gap set.
+
+        Each batch's predictions are appended to the partial file as soon as the batch is done: a
+        failure (or a kill) leaves the predictions made so far there for the next run, and any
+        earlier output untouched.
+        """
+        try:
+            for prediction in _predictions(filler, self.todo, self.k, progress, batch):  # checked by open()
+                self.output.append(jsonl_line(prediction.to_dict()))
+            self.output.finish()
+        finally:
+            self.output.close()
+        return self.total

@@ -1,8 +1,8 @@
 """One validated restoration request, shared by the CLI, the Python API, ``predict`` and the web.
 
     from apollo_restore.restore.request import RestoreRequest, RequestLimits
-    req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={0: "ca.5"}, k=10).validate()
-    req.hints    # {0: Hint(lo=4, hi=6)}: one resolved hint per gap
+    req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={1: "ca.5"}, k=10).validate()   # gap 1: the first
+    req.hints    # {0: Hint(lo=4, hi=6)}: one resolved hint per gap, by 0-based position
 
 Everything a caller gives is checked here, once, before any model work; every failure is a
 :class:`~apollo_restore.errors.RequestError` (or a :class:`~apollo_restore.errors.LeidenError`
@@ -15,14 +15,16 @@ is refused (``E308``); some foreign letters give a warning (``W301``) carried in
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from apollo_restore.data.document import Document, Lacuna
+from apollo_restore.data.formats import GapExample
 from apollo_restore.data.normalise import GREEK_LETTERS, fold
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
 from apollo_restore.errors import Errors, RequestError
@@ -83,15 +85,16 @@ class RestoreRequest:
 
     Attributes:
         text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???``...).
-        hints: per-gap hint overrides, 0-based gap → a :class:`Hint`, ``None``, letters, ``[lo, hi]`` or a
-            string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
-        pins: per-gap readings fixed by the caller (those gaps are not searched).
+        hints: per-gap hint overrides, gap number (counted from 1) → a :class:`Hint`, ``None``,
+            letters, ``[lo, hi]`` or a string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
+        pins: per-gap readings fixed by the caller, by gap number from 1 (those gaps are not searched).
         k: candidates per gap.
         should_stop: asked before each gap; when it answers true the restoration stops with
             :class:`~apollo_restore.errors.RestoreStopped` (a time limit, a client gone).
 
     After :meth:`validate`: ``document`` and ``markers`` hold the parsed text, ``hints``
-    one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``.
+    one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``;
+    ``hints`` and ``pins`` are then keyed by 0-based position (the segments' order), for code.
     """
 
     text: str
@@ -136,7 +139,8 @@ class RestoreRequest:
 
 
 def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tuple[int, Any]]:
-    """``(0-based gap, value)`` pairs of a per-gap mapping, keys checked against the gaps."""
+    """``(0-based gap, value)`` pairs of a per-gap mapping keyed by gap number (counted from 1,
+    as every display counts gaps), keys checked against the gaps."""
     if values is None:
         return []
     if not isinstance(values, Mapping):
@@ -148,12 +152,10 @@ def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tu
         if isinstance(key, str) and key.strip().isdecimal():
             key = int(key)
         if not isinstance(key, int) or isinstance(key, bool):
-            raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 0")
-        if not 0 <= key < n_gaps:
-            raise RequestError(
-                code, gap=key + 1, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)} (numbered from 0)"
-            )
-        out.append((key, value))
+            raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 1")
+        if not 1 <= key <= n_gaps:
+            raise RequestError(code, gap=key, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)}, numbered from 1")
+        out.append((key - 1, value))
     return out
 
 
@@ -257,11 +259,39 @@ def _script(ch: str) -> str:
     return name.split(" ")[0] if name else "UNKNOWN"
 
 
-def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
-    """Warnings about the text's letters; refuse text that is not Greek enough.
+def check_gap(gap: GapExample, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> GapExample:
+    """``gap`` (of a gap set) when it is checked as a text is: readable contexts within
+    ``max_text_chars``, its hint within the limits, and no more than ``max_foreign_share`` of its
+    context letters in other scripts. A short context is allowed (``min_greek_letters`` is not
+    asked): the gap of a short document is a fair test item, and real gap sets hold some.
 
-    Letters are counted in what the editor wrote and supplied (gap markers aside): Greek
-    letters (after folding) against letters of any other script.
+    Raises:
+        RequestError: ``E309`` (naming the gap's id and side), ``E302``, ``E304`` or ``E308``.
+    """
+    for side in ("prefix", "suffix"):
+        check_characters(getattr(gap, side), f" of the {side} of gap {gap.id!r}")
+    if len(gap.prefix) + len(gap.suffix) > limits.max_text_chars:
+        raise RequestError("E302", n=len(gap.prefix) + len(gap.suffix), limit=limits.max_text_chars)
+    check_hint(gap.hint, gap.id, limits)
+    letter_warnings((gap.prefix, gap.suffix), _short_context_allowed(limits))
+    return gap
+
+
+@functools.cache
+def _short_context_allowed(limits: RequestLimits) -> RequestLimits:
+    """``limits`` asking no least number of Greek letters (made once, not once per gap)."""
+    return replace(limits, min_greek_letters=0)
+
+
+def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
+    """The :func:`letter_warnings` of what the editor wrote and supplied (gap markers aside)."""
+    return letter_warnings((getattr(seg, "text", "") for seg in doc.segments), limits)
+
+
+def letter_warnings(texts: Iterable[str], limits: RequestLimits) -> list[str]:
+    """Warnings about the letters of ``texts``; refuse text that is not Greek enough.
+
+    Greek letters (after folding) are counted against letters of any other script.
 
     Raises:
         RequestError: ``E308``: fewer than ``min_greek_letters`` Greek letters, or more than
@@ -269,8 +299,7 @@ def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
     """
     greek = 0
     foreign: Counter[str] = Counter()
-    for seg in doc.segments:
-        text = getattr(seg, "text", "")
+    for text in texts:
         greek += len(_GREEK_RUN.findall(fold(text)))
         foreign.update(_script(ch) for ch in _FOREIGN_LETTER.findall(text))
     n_foreign = sum(foreign.values())

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from apollo_restore.hint import Hint
+from apollo_restore.restore.line_lengths import LineEstimate
 
 
 @dataclass
@@ -39,12 +41,23 @@ class Candidate:
     calibrated: bool = False
 
 
+def percent(prob: float) -> str:
+    """A probability as every interface shows it (CLI, page, export): ``42 %``, ``<1 %``
+    below 0.5 %, ``>99 %`` from 99.5 % (a rounded ``0 %`` or ``100 %`` would claim too much)."""
+    if prob < 0.005:
+        return "<1 %"
+    if prob >= 0.995:
+        return ">99 %"
+    return f"{math.floor(prob * 100 + 0.5)} %"  # halves up, as the page's Math.round
+
+
 @dataclass
 class GapResult:
     """The candidates for one gap of the input.
 
     Attributes:
-        index: 0-based position of the gap among the input's gaps.
+        number: the gap's number among the input's gaps, counted from 1 (as every display,
+            ``--hint``, ``hints=`` and ``pins=`` count them).
         hint: the length hint used (letters).
         prefix, suffix: the normalised context next to the gap, at most
             :data:`~apollo_restore.restore.context.DEFAULT_WINDOW` characters each side
@@ -52,9 +65,12 @@ class GapResult:
         candidates: best first.
         pinned: the reading the caller fixed for this gap, if any (then no search was run).
         span: ``(start, end)`` character offsets of the gap in the input text, when known.
+        length_estimate: for a gap of unknown length in a text with lines, the letters it
+            probably lost, from the letters per line of the intact lines (shown, not searched
+            with: :mod:`apollo_restore.restore.line_lengths`); ``None`` otherwise.
     """
 
-    index: int
+    number: int
     hint: Hint
     prefix: str
     suffix: str
@@ -62,10 +78,15 @@ class GapResult:
     pinned: str | None = None
     span: tuple[int, int] | None = None
     ms: float = 0.0
+    length_estimate: LineEstimate | None = None
 
     @property
     def hint_label(self) -> str:
-        """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``."""
+        """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``, with the
+        line-length estimate where there is one (``no length hint; ≈ 11–14 letters, from line
+        lengths``)."""
+        if self.length_estimate is not None and not self.hint.given:
+            return f"{self.hint.format()}; {self.length_estimate.format()}"
         return self.hint.format()
 
     @property

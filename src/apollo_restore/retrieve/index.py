@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from apollo_restore.data.document import Segment
 from apollo_restore.data.normalise import normalise
+from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.prepare import load_documents
-from apollo_restore.data.readers.leiden import hint_of, parse_leiden_with_gaps
 from apollo_restore.data.textindex import (
+    DOT,
     INDEXED_SPLITS,
     S_DASH,
     S_ELLIPSIS,
+    SPACE,
     STREAM_DELETE,
     IndexReport,
     TextIndex,
@@ -39,7 +39,7 @@ from apollo_restore.data.textindex import (
 )  # fmt: skip
 from apollo_restore.errors import Errors
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.context import context_of
+from apollo_restore.retrieve.links import edition_url
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels, PhraseParallels, Snippet
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,11 @@ log = logging.getLogger(__name__)
 ANCHORS = (16, 12, 8, 6)  # anchor letters tried, longest first (backoff)
 MIN_SIDE, MIN_TOTAL = 3, 10  # a shorter context still anchors if both sides hold this much
 MAX_BETWEEN = 40  # letters between the anchors
+MIN_ONE_SIDED = 8  # shortest anchor searched alone
 _MAX_PAIRS = 200_000
+_MAX_ONE_SIDED = 20_000  # anchor occurrences read by a one-sided search
+_WORD_EDGES = ("", " ", "\n", "·")  # what stands at a word's edge in norm.v1 context
+_WORD_SEPARATORS = (0, SPACE, DOT)  # the same in the index's original codes (0: a document's edge)
 
 
 def build_index(prepared: Path, out: Path, sources: list[str] | None = None) -> IndexReport:
@@ -95,7 +99,9 @@ class ParallelIndex(TextIndex):
         a, b = max(d_start, start - context), min(d_end, end + context)
         head, mid, tail = (self.orig_text(x, y) for x, y in ((a, start), (start, end), (end, b)))
         head = head.lstrip(" ")
-        return Snippet(self.doc_ids[doc], head + mid + tail, len(head), len(head) + len(mid))
+        doc_id = self.doc_ids[doc]
+        url = edition_url(doc_id, self.doc_sources[doc])
+        return Snippet(doc_id, head + mid + tail, len(head), len(head) + len(mid), url)
 
     # -- gap parallels --
 
@@ -135,13 +141,17 @@ class ParallelIndex(TextIndex):
         examples: int = 1,
         context: int = 30,
     ) -> GapParallels:
-        """Readings that stand between the gap's contexts in training passages.
+        """Readings that stand between the gap's contexts in training passages, each in edition
+        form with links to its documents' editions.
 
         Anchors are the last letters of ``prefix`` and the first of ``suffix`` (spaces and
         ``·`` ignored, stopping at a ``-``/``…`` marker); when no reading is found (after the
         hint filter) shorter anchors are tried, down to ``anchors[-1]`` letters. A context
         shorter than an anchor is used whole if it has at least :data:`MIN_SIDE` letters and
-        both anchors together at least :data:`MIN_TOTAL`.
+        both anchors together at least :data:`MIN_TOTAL`. When no two-sided parallel is found
+        (a gap at the start or end of the text, a misspelt context) and the hint gives the
+        gap's letters, one side alone anchors (see :meth:`_one_sided`); the other anchor is
+        then ``""``.
 
         Args:
             prefix, suffix: ``norm.v1`` context either side of the gap.
@@ -157,6 +167,17 @@ class ParallelIndex(TextIndex):
             :class:`GapParallels`, groups most frequent first (readings with lost letters
             and empty readings left out).
         """
+        result = self._search(prefix, suffix, hint, max_between, anchors, (limit, docs_per_group, examples, context))
+        result.prefix, result.suffix = prefix, suffix
+        forms = default_forms()  # the package's table (None where it is not shipped)
+        for group in result.groups:
+            group.display = forms.display(group.between, prefix, suffix) if forms else group.between
+        return result
+
+    def _search(
+        self, prefix: str, suffix: str, hint: Hint, max_between: int, anchors: tuple[int, ...], shown: tuple[int, ...]
+    ) -> GapParallels:
+        """:meth:`gap_parallels` before display: two-sided anchors, then one-sided ones."""
         left = to_stream(encode_text(prefix))
         right = to_stream(encode_text(suffix))
         left = left[max(left.rfind(bytes([S_DASH])), left.rfind(bytes([S_ELLIPSIS]))) + 1 :]
@@ -172,10 +193,60 @@ class ParallelIndex(TextIndex):
             a, b = self._pairs(left[-la:], right[:lb], max_between)
             result = GapParallels(stream_str(left[-la:]), stream_str(right[:lb]), max(la, lb), hint, [])
             if len(a):
-                self._group(a, b, hint, result, limit, docs_per_group, examples, context)
+                self._group(a, b, hint, result, *shown)
                 if result.groups:
-                    break
+                    return result
+        if hint.lo is None:
+            return result
+        for size in (n for n in anchors if n >= MIN_ONE_SIDED):
+            for is_left, anchor in ((True, left[-size:]), (False, right[:size])):
+                if len(anchor) < size:
+                    continue
+                open_side = suffix[:1] if is_left else prefix[-1:]  # the gap's side without an anchor
+                a, b = self._one_sided(anchor, is_left, hint, open_side in _WORD_EDGES, max_between)
+                anchors_used = (stream_str(anchor), "") if is_left else ("", stream_str(anchor))
+                found = GapParallels(*anchors_used, size, hint, [])
+                if len(a):
+                    self._group(a, b, hint, found, *shown)
+                    if found.groups:
+                        return found
         return result
+
+    def _one_sided(
+        self, anchor: bytes, is_left: bool, hint: Hint, word_edge: bool, max_between: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, ends)`` stream spans of the readings next to one anchor: the ``n`` letters
+        after a left anchor (before a right one) for each ``n`` the hint allows; where the gap's
+        open side is a word edge (``word_edge``), only spans whose open side is one too, so that
+        readings are whole words; elsewhere only an exact hint is searched (a range inside a word
+        has no edge to cut at), and never more than ``max_between`` letters. At most
+        :data:`_MAX_ONE_SIDED` occurrences (corpus order)."""
+        lo, hi = hint.letters(max_letters=max_between)
+        hi = min(hi, max_between)
+        if lo > hi or (not word_edge and lo != hi):
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        found = np.sort(self.occurrences(anchor))[:_MAX_ONE_SIDED]
+        at = found + len(anchor) if is_left else found
+        spans = [(at, at + n) if is_left else (at - n, at) for n in range(lo, hi + 1)]
+        a = np.concatenate([s for s, _ in spans])
+        b = np.concatenate([e for _, e in spans])
+        inside = (a >= 1) & (b < len(self.codes))
+        a, b = a[inside], b[inside]
+        if word_edge:
+            edge = [self._ends_word(int(p)) for p in b] if is_left else [self._starts_word(int(p)) for p in a]
+            keep = np.array(edge, bool)
+            a, b = a[keep], b[keep]
+        return a, b
+
+    def _starts_word(self, p: int) -> bool:
+        """Whether the letter at stream position ``p`` begins a word: a space, ``·`` or the
+        document's start before it (not a lost letter: that word's start is unknown)."""
+        return int(self._orig_codes[self.orig_pos(p) - 1]) in _WORD_SEPARATORS
+
+    def _ends_word(self, p: int) -> bool:
+        """Whether the letter at stream position ``p - 1`` ends a word (a space, ``·`` or the
+        document's end after it)."""
+        return int(self._orig_codes[self.orig_pos(p - 1) + 1]) in _WORD_SEPARATORS
 
     def _group(self, a: np.ndarray, b: np.ndarray, hint: Hint, result: GapParallels, limit: int,
                docs_per_group: int, examples: int, context: int) -> None:  # fmt: skip
@@ -207,15 +278,10 @@ class ParallelIndex(TextIndex):
                 self._snippet(int(docs[j]), *self._between_span(int(a[j]), int(b[j])), context)
                 for j in members[:examples]
             ]
-            result.groups.append(
-                BetweenGroup(
-                    between,
-                    int(counts[g]),
-                    len(group_docs),
-                    [self.doc_ids[d] for d in group_docs[:docs_per_group]],
-                    snippets,
-                )
-            )
+            kept = group_docs[:docs_per_group]
+            urls = [edition_url(self.doc_ids[d], self.doc_sources[d]) for d in kept]
+            docs_kept = [self.doc_ids[d] for d in kept]
+            result.groups.append(BetweenGroup(between, int(counts[g]), len(group_docs), docs_kept, snippets, urls=urls))
 
     # -- phrase parallels --
 
@@ -246,23 +312,3 @@ class ParallelIndex(TextIndex):
             start, end = self.orig_pos(p), self.orig_pos(p + len(pattern) - 1) + 1
             hits.append(self._snippet(int(docs[i]), start, end, context))
         return PhraseParallels(text, int(len(found)), int(len(unique_docs)), by_source, hits)
-
-
-def gap_contexts(segments: list[Segment], index: int) -> tuple[str, str]:
-    """Normalised text either side of the ``index``-th lacuna, the other lacunae rendered as
-    gap markers (``-``/``…``), so that no anchor reaches across them."""
-    return context_of(segments, index, {}, later_unknown=False)
-
-
-def leiden_gap_parallels(index: ParallelIndex, text: str, **options: Any) -> list[GapParallels]:
-    """:meth:`ParallelIndex.gap_parallels` for every gap of a Leiden text, with its hint.
-
-    Raises:
-        LeidenError: the text is not well-formed Leiden.
-    """
-    doc, markers = parse_leiden_with_gaps(text)
-    results = []
-    for i, marker in enumerate(markers):
-        prefix, suffix = gap_contexts(doc.segments, i)
-        results.append(index.gap_parallels(prefix, suffix, hint=hint_of(marker.lacuna), **options))
-    return results

@@ -25,6 +25,7 @@ from apollo_restore.errors import Errors
 from apollo_restore.retrieve.links import edition_url
 
 _MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document
+MEMORISED_SHARE = 0.5  # a document sharing this share of the text's letters holds its edition
 
 
 @dataclass
@@ -65,9 +66,35 @@ class Provenance:
     covered: int
     documents: list[SharedDocument] = field(default_factory=list)
 
+    @property
+    def verdict(self) -> str:
+        """``"unseen"`` (no shared run), ``"edition"`` (one document shares at least
+        :data:`MEMORISED_SHARE` of the text's letters: its edition was in training) or
+        ``"formulaic"`` (runs shared, but no document holds most of the text: formulas such as
+        dates, greetings and titles that many documents share)."""
+        if not self.documents:
+            return "unseen"
+        top = max(d.covered for d in self.documents)
+        return "edition" if top >= MEMORISED_SHARE * self.letters else "formulaic"
+
+    @property
+    def summary(self) -> str:
+        """The verdict in a sentence, as the CLI and the page print it."""
+        if self.verdict == "unseen":
+            n, letters = self.min_run, self.letters
+            return f"No training document shares {n} letters in a row with this text ({letters} letters)."
+        top = max(self.documents, key=lambda d: d.covered)
+        share = f"{top.covered} of {self.letters} letters"
+        if self.verdict == "edition":
+            return f"{top.doc} shares {share} with this text: its edition was in the training data (memorised text)."
+        return (
+            f"{self.covered} of {self.letters} letters stand in runs shared with training documents, at most {share}"
+            f" with one ({top.doc}): formulaic matches (dates, greetings, titles), not a memorised edition."
+        )
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-serialisable dict."""
-        return asdict(self)
+        """Plain JSON-serialisable dict, with :attr:`verdict` and :attr:`summary`."""
+        return {**asdict(self), "verdict": self.verdict, "summary": self.summary}
 
 
 def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN, limit: int = 20) -> Provenance:

@@ -67,6 +67,9 @@ class TrainConfig(RecipeConfig):
         device: ``"auto"`` (CUDA when available), ``"cpu"`` or ``"cuda"``.
         compile: run the model through ``torch.compile``.
         max_seconds: stop after this much training time; the LR schedule then runs on time.
+        call_seconds: stop this process after this much training time, checkpoint written (a run
+            split over several calls of a time-limited machine: each call resumes from the
+            checkpoint, and the schedule still runs on ``max_seconds`` of all calls together).
         val_gaps: a gap-set JSONL scored by the ``validate`` callback (restoration accuracy).
     """
 
@@ -83,6 +86,7 @@ class TrainConfig(RecipeConfig):
     device: str = "auto"
     compile: bool = False
     max_seconds: float | None = None
+    call_seconds: float | None = None
     val_gaps: str | None = None
 
     def __post_init__(self) -> None:
@@ -186,9 +190,15 @@ def train(
         log.info("resumed from %s at step %d", ckpt, trainer["step"])
     elif cfg.init_from:
         model, _, meta = load_model(Path(cfg.init_from))
+        if meta.get("size", cfg.size) != cfg.size:
+            raise ValueError(
+                f"init_from {cfg.init_from} holds a {meta['size']!r} model, the config asks for {cfg.size!r}: "
+                "continue a run of the same size, or start this size from scratch (no init_from)"
+            )
         model.to(device).train()
         optimizer = _optimizer(model, cfg)
-        earlier = meta.get("training", {}).get("history", []) + [meta.get("training", {})]
+        # each earlier session with what it was trained on (its data mix), so the history adds up
+        earlier = meta.get("training", {}).get("history", []) + [{**meta.get("training", {}), "data": meta.get("data")}]
         trainer["history"] = earlier
         # continue the data stream where the earlier runs stopped, rather than re-reading it: the
         # last run's row count already includes its own starting offset
@@ -202,7 +212,13 @@ def train(
     forward = torch.compile(model) if cfg.compile else model
 
     metrics = MetricsLog(out / METRICS_FILE, trainer["step"])
-    meta = {"size": cfg.size, "gap_sampler": GAP_SAMPLER, "fim_format": layout.name, "config": asdict(cfg)}
+    meta = {
+        "size": cfg.size,
+        "gap_sampler": GAP_SAMPLER,
+        "fim_format": layout.name,
+        "config": asdict(cfg),
+        "data": train_stream.corpus.characters(),
+    }
     last_ckpt = time.monotonic()
     started_seconds = trainer["seconds"]
     bar = tqdm(total=cfg.steps, initial=trainer["step"], desc="train", unit="step", disable=not progress)
@@ -226,7 +242,10 @@ def train(
         trainer["tokens"] += result.tokens
         elapsed = time.perf_counter() - step_started
         trainer["seconds"] += elapsed
-        out_of_time = cfg.max_seconds is not None and trainer["seconds"] - started_seconds >= cfg.max_seconds
+        this_call = trainer["seconds"] - started_seconds
+        out_of_time = (cfg.max_seconds is not None and this_call >= cfg.max_seconds) or (
+            cfg.call_seconds is not None and this_call >= cfg.call_seconds
+        )
         last = trainer["step"] == cfg.steps or out_of_time
         bar.update(1)
         if logs_at(trainer["step"], cfg.log_every, last):

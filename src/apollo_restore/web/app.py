@@ -37,8 +37,8 @@ from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
-from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden, gap_context
-from apollo_restore.web.limits import ARRIVED, DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits
+from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden
+from apollo_restore.web.limits import ARRIVED, DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits, work_units
 
 STATIC = Path(__file__).resolve().parent / "static"
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
@@ -49,7 +49,7 @@ _POLL_S = 0.25  # how often a running restoration checks its client and its dead
 class ParallelsProvider(Protocol):
     """What the web app needs from the text index (:mod:`apollo_restore.retrieve`)."""
 
-    def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]: ...
+    def parallels(self, request: RestoreRequest, gap: int, k: int) -> dict[str, Any]: ...
 
     def provenance(self, text: str, min_run: int) -> dict[str, Any]: ...
 
@@ -69,7 +69,8 @@ def create_app(
     Args:
         restorer: a loaded gap filler (:func:`~apollo_restore.restore.load.load_filler`); it runs
             in worker threads.
-        parallels: an object with ``parallels(prefix, suffix, k) -> list[dict]``, or ``None``
+        parallels: an object with ``parallels(request, gap, k) -> dict`` and
+            ``provenance(text, min_run) -> dict`` (:class:`~apollo_restore.web.parallels.IndexParallels`), or ``None``
             (then ``/api/parallels`` answers 503 and the page says no index is loaded).
         limits: request, time and concurrency limits.
         allowed_hosts: ``Host`` headers answered (others get 400: no DNS rebinding);
@@ -107,23 +108,26 @@ def create_app(
             "limits": limits.to_dict(),
             "running": gate.running,
             "waiting": gate.waiting,
+            "seconds_per_unit": gate.cost.seconds_per_unit,
         }
 
     @app.post("/api/restore", response_model=s.RestorationOut, responses=_ERRORS, tags=["restore"])
     async def restore(req: s.RestoreRequest, http: Request) -> dict:
         """Ranked candidates for every gap of a Leiden text, filled left to right; pinned gaps
         keep the given reading and the gaps after them are restored with it in place.
-        Answers 503 with ``Retry-After`` when the queue is full or the time limit is reached."""
+        Answers 503 with ``Retry-After`` when the queue is full, when the work queued before it
+        and its own would pass the time limit (at once), or when the time limit is reached."""
         deadline = limits.deadline(http.scope.get(ARRIVED, time.monotonic()))
+        gate.admit(deadline - time.monotonic())  # a full server refuses before parsing the text
         stop = threading.Event()
         request = RestoreRequest(req.text, req.hints, req.pins, req.k, stop.is_set).validate(limits.request)
-        release = await gate.enter(deadline - time.monotonic())
+        release = await gate.enter(deadline - time.monotonic(), work_units(request, limits.max_gap_letters))
         try:
             work = asyncio.ensure_future(run_in_threadpool(restore_text, restorer, request))
         except BaseException:
-            release()
+            release(False)
             raise
-        work.add_done_callback(lambda _: release())  # the slot is free once the thread has stopped
+        work.add_done_callback(lambda w: release(_completed(w)))  # the slot is free once the thread has stopped
         result = await _wait(work, stop, deadline, http)
         if result is None:
             raise gate.busy("W014")
@@ -131,24 +135,17 @@ def create_app(
 
     @app.post("/api/parallels", response_model=s.ParallelsOut, responses=_ERRORS, tags=["restore"])
     async def find_parallels(req: s.ParallelsRequest) -> dict:
-        """Parallel passages for one gap's context, with their document ids (503 when the
-        server has no index)."""
+        """Parallel passages of one gap, with their documents' links: the same result as
+        ``apollo-restore parallels --json`` (503 when the server has no index)."""
         if parallels is None:
             raise ApiError.of(503, "W010")
         check_k(req.k, limits.request)
-        if req.text is not None:
-            check_text(req.text, limits.request)
-            try:
-                prefix, suffix = gap_context(req.text, req.gap, req.pins)
-            except IndexError as err:
-                raise ApiError.of(422, "W013", reason=str(err)) from None
-        elif req.prefix is not None or req.suffix is not None:
-            prefix, suffix = req.prefix or "", req.suffix or ""
-            check_text(prefix + suffix, limits.request)
-        else:
-            raise ApiError.of(422, "W013", reason="give either text (and gap) or prefix/suffix")
-        found = await run_in_threadpool(parallels.parallels, prefix, suffix, req.k)
-        return {"prefix": prefix, "suffix": suffix, "parallels": list(found)}
+        request = RestoreRequest(req.text, req.hints, req.pins, 1).validate(limits.request)
+        if not 1 <= req.gap <= len(request.hints):
+            n = len(request.hints)
+            reason = f"no gap {req.gap}: the text has {n} gap{'s' * (n != 1)}, numbered from 1"
+            raise ApiError.of(422, "W013", reason=reason)
+        return await run_in_threadpool(parallels.parallels, request, req.gap, req.k)
 
     @app.post("/api/provenance", response_model=s.ProvenanceOut, responses=_ERRORS, tags=["restore"])
     async def check_provenance(req: s.ProvenanceRequest) -> dict:
@@ -181,14 +178,14 @@ def create_app(
         Leiden ``[αβγ]⁽ᵐ¹⁾`` plus an apparatus note, or EpiDoc
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
         check_text(req.text, limits.request)
-        chosen = {i: MachineReading(i, t) for i, t in req.pins.items()}
+        chosen = {n: MachineReading(n, t) for n, t in req.pins.items()}
         n_gaps = len(find_gaps(req.text))
-        chosen.update({i: _machine_reading(i, c) for i, c in req.choices.items()})
-        for i, reading in chosen.items():  # what is written: edition forms and alternatives too
-            if not 0 <= i < n_gaps:
-                raise ApiError.of(422, "W008", gap=i + 1, reason=f"the text has {n_gaps} gaps")
+        chosen.update({n: _machine_reading(n, c) for n, c in req.choices.items()})
+        for n, reading in chosen.items():  # what is written: edition forms and alternatives too
+            if not 1 <= n <= n_gaps:
+                raise ApiError.of(422, "W008", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
             for written in [reading.text, *(a.text for a in reading.alternatives)]:
-                check_reading(written, i + 1, limits.request)
+                check_reading(written, n, limits.request)
         if req.format == "epidoc":
             content, media, ext = export_epidoc(req.text, chosen, restorer.name), "application/tei+xml", "xml"
         else:
@@ -221,6 +218,11 @@ async def _wait(work: asyncio.Future, stop: threading.Event, deadline: float, ht
         return work.result()
     except RestoreStopped:
         return None
+
+
+def _completed(work: asyncio.Future) -> bool:
+    """Whether a restoration's work ran to its end (only then is its time a measure of its cost)."""
+    return not work.cancelled() and work.exception() is None
 
 
 def _consume(work: asyncio.Future) -> None:

@@ -48,6 +48,10 @@ class WebErrors:
     )
     W015 = "request body not received within {seconds:g} s"
     W016 = "provenance request: {reason}"
+    W017 = (
+        "the server cannot finish this restoration within its limit of {seconds:g} s: about {wait:.0f} s of "
+        "work is queued before it and it needs about {own:.0f} s; try again later, or restore fewer gaps at a time"
+    )
     W500 = "internal error; the server log has the details"
 
 

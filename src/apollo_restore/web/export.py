@@ -12,7 +12,7 @@ and its probability::
     Πεκύσι [κομω]⁽ᵐ¹⁾ χαίρειν
 
     ⁽ᵐ⁾ Machine-proposed readings (apollo-restore, model «tiny»): not the editor's; unverified.
-    ⁽ᵐ¹⁾ gap 1, line 1, [.4]: κομω (p = 0.42); alternatives: κωμη (0.10), ...
+    ⁽ᵐ¹⁾ gap 1, line 1, [.4]: κομω (42 %); alternatives: κωμη (10 %), ...
 
 Readings are written in edition form (accents, breathings, iota subscript) when the caller
 gives one (:attr:`MachineReading.display`), else as the normalised letters.
@@ -31,7 +31,7 @@ convention editions use for alternative restorations::
       <lem resp="#apollo-restore" cert="low">
         <supplied reason="lost" resp="#apollo-restore" cert="low">κυρίου</supplied></lem>
       <rdg resp="#apollo-restore" cert="low"><supplied ...>θεοῦ</supplied></rdg>
-    </app><note type="machine-proposal" resp="#apollo-restore">... p = 0.42; θεοῦ 0.13 ...</note>
+    </app><note type="machine-proposal" resp="#apollo-restore">... 42 %; alternatives: θεοῦ 13 % ...</note>
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text, to_leiden
 from apollo_restore.data.readers.leiden import parse_leiden
-from apollo_restore.restore.context import context_of
+from apollo_restore.restore.line_lengths import LineEstimate, line_estimates
+from apollo_restore.restore.types import percent
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
@@ -60,7 +61,7 @@ class Alternative:
 
 @dataclass(frozen=True)
 class MachineReading:
-    """A reading chosen for gap ``gap`` (0-based), with its probability when known.
+    """A reading chosen for gap number ``gap`` (counted from 1), with its probability when known.
 
     Attributes:
         text: the reading as it is to be written (edition form where known).
@@ -75,7 +76,8 @@ class MachineReading:
 
 
 def _p(prob: float | None) -> str:
-    return f"{prob:.2f}" if prob is not None else "p unknown"
+    """A probability as the page shows it (:func:`~apollo_restore.restore.types.percent`)."""
+    return percent(prob) if prob is not None else "probability unknown"
 
 
 def marker(n: int) -> str:
@@ -84,7 +86,7 @@ def marker(n: int) -> str:
 
 
 def _note(model: str, reading: MachineReading) -> str:
-    p = f", p = {reading.prob:.2f}" if reading.prob is not None else ""
+    p = f", {percent(reading.prob)}" if reading.prob is not None else ""
     alts = (
         "; alternatives: " + ", ".join(f"{a.text} {_p(a.prob)}" for a in reading.alternatives)
         if reading.alternatives
@@ -108,13 +110,13 @@ def export_leiden(text: str, readings: dict[int, MachineReading], model: str) ->
         if isinstance(seg, LineBreak):
             line += 1
         if isinstance(seg, Lacuna):
-            reading = readings.get(gap - 1)
+            reading = readings.get(gap)
             if reading is not None:
                 out.append(to_leiden(run))
                 run = []
                 n = len(notes) + 1
                 out.append(f"[{reading.text}]{marker(n)}")
-                p = f" (p = {reading.prob:.2f})" if reading.prob is not None else ""
+                p = f" ({percent(reading.prob)})" if reading.prob is not None else ""
                 alts = (
                     "; alternatives: " + ", ".join(f"{a.text} ({_p(a.prob)})" for a in reading.alternatives)
                     if reading.alternatives
@@ -203,6 +205,7 @@ class _Writer:
 
     def write(self, segments: list[Segment], readings: dict[int, MachineReading]) -> None:
         self.element("lb", n="1")
+        estimates = line_estimates(segments)
         line = gap = 1
         for seg in segments:
             if isinstance(seg, Text):
@@ -218,17 +221,21 @@ class _Writer:
                 attrs = {"n": str(line), **({"break": "no"} if seg.in_word else {})}
                 self.element("lb", **attrs)
             elif isinstance(seg, Lacuna):
-                reading = readings.get(gap - 1)
+                reading = readings.get(gap)
                 gap += 1
                 if reading is None:
-                    self.element("gap", **_gap_attrs(seg))
+                    self.element("gap", **_gap_attrs(seg, estimates[gap - 2]))
                 else:
                     self.machine(reading)
 
 
-def _gap_attrs(lacuna: Lacuna) -> dict[str, str]:
+def _gap_attrs(lacuna: Lacuna, estimate: LineEstimate | None = None) -> dict[str, str]:
+    """A ``<gap>``'s attributes; an unknown extent with a line-length ``estimate`` is written as
+    its range at low precision (``atLeast``, ``atMost``, ``precision="low"``)."""
     attrs = {"reason": "lost", "unit": "character"}
-    if lacuna.length is None:
+    if lacuna.length is None and estimate is not None:
+        attrs.update(atLeast=str(estimate.lo), atMost=str(estimate.hi), precision="low")
+    elif lacuna.length is None:
         attrs["extent"] = "unknown"
     elif lacuna.length_max:
         attrs.update(atLeast=str(lacuna.length), atMost=str(lacuna.length_max))
@@ -237,14 +244,3 @@ def _gap_attrs(lacuna: Lacuna) -> dict[str, str]:
         if lacuna.approximate:
             attrs["precision"] = "low"
     return attrs
-
-
-def gap_context(text: str, index: int, pins: dict[int, str]) -> tuple[str, str]:
-    """Normalised prefix and suffix of the ``index``-th gap of a Leiden text, as the restorer
-    renders them: earlier gaps filled by ``pins`` where given, other gaps as ``-``/``…``.
-
-    Raises:
-        LeidenError: malformed text.
-        IndexError: no such gap.
-    """
-    return context_of(parse_leiden(text).segments, index, pins, later_unknown=False)

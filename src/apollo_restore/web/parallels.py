@@ -1,28 +1,24 @@
 """Adapter from the text index (:mod:`apollo_restore.retrieve`) to what the web app needs:
-``parallels(prefix, suffix, k) -> list[dict]``, one dict per reading found between the gap's
-contexts (``between``, its edition form ``display``, ``count``, ``n_docs``, ``docs``, ``urls``,
-``examples``), and
+``parallels(request, gap, k) -> dict``, the parallels of one gap of a validated request as
+:func:`apollo_restore.retrieve.gaps.text_parallels` gives them to the CLI too, and
 ``provenance(text, min_run) -> dict`` (:func:`apollo_restore.retrieve.provenance.provenance`)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.data.orthography import EditionForms, default_forms
+from apollo_restore.restore.request import RestoreRequest
+from apollo_restore.retrieve.gaps import text_parallels
 from apollo_restore.retrieve.index import ParallelIndex
-from apollo_restore.retrieve.links import edition_url
 from apollo_restore.retrieve.provenance import provenance
 
 
 class IndexParallels:
-    """Wraps an opened :class:`ParallelIndex`; ``forms`` gives readings their edition form
-    (default: the package's table)."""
+    """Wraps an opened :class:`ParallelIndex`."""
 
-    def __init__(self, index: ParallelIndex, forms: EditionForms | None = None) -> None:
-        self.index, self.forms = index, forms or default_forms()
-        self._sources = dict(zip(index.doc_ids, index.doc_sources))  # document id → corpus
+    def __init__(self, index: ParallelIndex) -> None:
+        self.index = index
 
     @classmethod
     def open(cls, folder: str | Path | None = None, progress=None) -> IndexParallels:
@@ -33,16 +29,11 @@ class IndexParallels:
         """
         return cls(ParallelIndex.open(folder, progress=progress) if folder else ParallelIndex.shared(progress=progress))
 
-    def parallels(self, prefix: str, suffix: str, k: int) -> list[dict[str, Any]]:
-        """Readings between the gap's contexts, each in edition form (``display``) with its
-        documents' edition links (``urls``)."""
-        out = []
-        for group in self.index.gap_parallels(prefix, suffix, limit=k).groups:
-            row = asdict(group)
-            row["display"] = self.forms.display(group.between, prefix, suffix) if self.forms else group.between
-            row["urls"] = [edition_url(d, self._sources.get(d, "")) for d in group.docs]
-            out.append(row)
-        return out
+    def parallels(self, request: RestoreRequest, gap: int, k: int) -> dict[str, Any]:
+        """The parallels of gap number ``gap`` (from 1) of a validated request, ``k`` readings
+        at most (:meth:`~apollo_restore.retrieve.types.GapParallels.to_dict`)."""
+        (found,) = text_parallels(self.index, request, [gap], limit=k)
+        return found.to_dict()
 
     def provenance(self, text: str, min_run: int) -> dict[str, Any]:
         """Training documents sharing runs of at least ``min_run`` letters with ``text``.

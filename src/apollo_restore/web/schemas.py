@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 HintIn = StrictInt | list[StrictInt] | None
 
-_EXAMPLE = (
+#: A typical request's text (the API docs' example; ``serve`` restores it once to measure its cost).
+EXAMPLE = (
     "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
     "ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
 )
@@ -22,18 +23,18 @@ class RestoreRequest(BaseModel):
     """A Leiden text to restore, with optional per-gap hints and pinned readings."""
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"text": _EXAMPLE, "hints": {"1": [10, 14]}, "k": 10}]}
+        extra="forbid", json_schema_extra={"examples": [{"text": EXAMPLE, "hints": {"2": [10, 14]}, "k": 10}]}
     )
 
     text: str = Field(description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters.")
     hints: dict[int, HintIn] = Field(
         default_factory=dict,
-        description="Length hints overriding the text's, by 0-based gap index: "
+        description="Length hints overriding the text's, by gap number (counted from 1): "
         "letters (`7`), a range (`[5, 8]`) or `null` (unknown).",
     )
     pins: dict[int, str] = Field(
         default_factory=dict,
-        description="Readings fixed by the user, by 0-based gap index; later gaps are restored with them in place.",
+        description="Readings fixed by the user, by gap number (from 1); later gaps are restored with them in place.",
     )
     k: int = Field(20, ge=1, description="Candidates per gap.")
 
@@ -60,7 +61,7 @@ class CandidateOut(BaseModel):
 
 
 class GapOut(BaseModel):
-    index: int = Field(description="0-based gap index.")
+    number: int = Field(description="The gap's number, counted from 1 (as `hints`, `pins` and errors count).")
     hint: int | list[int] | None = Field(description="Letters assumed: exact, `[lo, hi]` or null.")
     prefix: str = Field(description="Normalised context before the gap, as the model saw it.")
     suffix: str = Field(description="Normalised context after the gap (later gaps as `…`).")
@@ -82,25 +83,42 @@ class RestorationOut(BaseModel):
 
 
 class ParallelsRequest(BaseModel):
-    """Either the context of one gap (``prefix``/``suffix``, normalised, as a restoration returns
-    them), or a Leiden ``text`` with the ``gap`` wanted (earlier gaps filled by ``pins`` if given)."""
+    """A Leiden ``text`` and the number of the ``gap`` whose parallels are wanted, with the hints
+    and pins of the restoration shown (earlier gaps are filled by ``pins``)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    prefix: str | None = None
-    suffix: str | None = None
-    text: str | None = None
-    gap: int = Field(0, ge=0, description="0-based gap index (with `text`).")
-    pins: dict[int, str] = Field(default_factory=dict, description="Readings of earlier gaps (with `text`).")
-    k: int = Field(10, ge=1, description="Parallel passages wanted.")
+    text: str
+    gap: int = Field(1, ge=1, description="The gap's number, counted from 1.")
+    hints: dict[int, HintIn] = Field(default_factory=dict, description="Length hints by gap number (from 1).")
+    pins: dict[int, str] = Field(default_factory=dict, description="Readings of other gaps by gap number (from 1).")
+    k: int = Field(10, ge=1, description="Readings wanted (most frequent first).")
+
+
+class ParallelGroupOut(BaseModel):
+    between: str = Field(description="The reading found between the contexts (normalised letters).")
+    display: str = Field(
+        description="The reading in edition form, cut from the whole words it makes with the gap's context."
+    )
+    count: int = Field(description="Occurrences in the training text.")
+    n_docs: int = Field(description="Documents holding it.")
+    docs: list[str] = Field(description="The first few of those documents.")
+    urls: list[str | None] = Field(description="Where each of `docs` can be read (papyri.info or the corpus's page).")
+    examples: list[dict[str, Any]] = Field(description="Snippets: `doc`, `text`, `[start, end)` of the reading.")
 
 
 class ParallelsOut(BaseModel):
-    prefix: str
-    suffix: str
-    parallels: list[dict[str, Any]] = Field(
-        description="Passages from the index: the text standing in the gap, counts, document ids."
-    )
+    """The parallels of one gap: the same result as ``apollo-restore parallels --json`` gives for it."""
+
+    gap: int = Field(description="The gap's number, counted from 1.")
+    prefix: str = Field(description="Normalised context before the gap (other gaps as `-`/`…`).")
+    suffix: str = Field(description="Normalised context after the gap.")
+    left: str = Field(description="Left anchor used (letters, σ-folded); empty when the right anchored alone.")
+    right: str = Field(description="Right anchor used; empty when the left anchored alone.")
+    anchor: int = Field(description="Letters in the longer anchor (0: the context was too short).")
+    hint: int | list[int] | None = Field(description="Letters the readings were filtered by.")
+    total: int = Field(description="Occurrences over all readings.")
+    groups: list[ParallelGroupOut] = Field(description="Readings, most frequent first.")
 
 
 class AlternativeIn(BaseModel):
@@ -127,6 +145,10 @@ class ProvenanceOut(BaseModel):
     documents: list[dict[str, Any]] = Field(
         description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet."
     )
+    verdict: Literal["unseen", "formulaic", "edition"] = Field(
+        description="`edition`: one document shares most of the text (memorised); `formulaic`: only shared formulas."
+    )
+    summary: str = Field(description="The verdict in a sentence (what the CLI prints).")
 
 
 class Choice(BaseModel):
@@ -147,7 +169,7 @@ class ExportRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str
-    pins: dict[int, str] = Field(default_factory=dict, description="Readings by 0-based gap index.")
+    pins: dict[int, str] = Field(default_factory=dict, description="Readings by gap number (from 1).")
     choices: dict[int, Choice] = Field(
         default_factory=dict, description="Readings with probabilities (override `pins`)."
     )
@@ -176,6 +198,10 @@ class HealthOut(BaseModel):
     limits: dict[str, Any]
     running: int = Field(description="Restorations running now.")
     waiting: int = Field(description="Restoration requests waiting for a slot.")
+    seconds_per_unit: float | None = Field(
+        description="Measured seconds of a restoration slot per unit of work (a gap, and one more per 20 letters "
+        "of its hint); null until measured. Admission refuses at once what would not end within the time limit."
+    )
 
 
 class ErrorDetail(BaseModel):

@@ -58,8 +58,9 @@ def iter_files(
     With ``skips``, nothing that can be read is lost to what cannot: a broken, truncated or
     empty archive ends that archive only, an unreadable file is passed over, a file over
     ``max_bytes`` is skipped without being read, and a symbolic link that leads out of the
-    folder is not followed; each is recorded in ``skips`` with its reason. Without ``skips``
-    the first of these raises :class:`~apollo_restore.errors.CorpusError`.
+    folder, or nowhere (a missing target, a loop), is not followed; each is recorded in ``skips``
+    with its reason. Without ``skips`` the first of these raises
+    :class:`~apollo_restore.errors.CorpusError`.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
@@ -96,10 +97,16 @@ def _iter_folder(
         for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
             files.append(Path(folder) / name)
     for child in sorted(files):
-        if child.is_symlink() and not child.resolve().is_relative_to(inside):
-            if _is_archive(child) or child.name.endswith(suffixes) or child.is_dir():
-                report(str(child), "symbolic link leading out of the corpus folder: not followed")
-            continue
+        if child.is_symlink():
+            try:
+                target = child.resolve(strict=True)
+            except (OSError, RuntimeError):  # a dangling link, or a loop (RuntimeError before Python 3.13)
+                report(str(child), "symbolic link that leads nowhere (a missing target or a loop): not followed")
+                continue
+            if not target.is_relative_to(inside):
+                if _is_archive(child) or child.name.endswith(suffixes) or child.is_dir():
+                    report(str(child), "symbolic link leading out of the corpus folder: not followed")
+                continue
         if not child.is_file():
             continue
         if _is_archive(child):

@@ -23,6 +23,10 @@ newline, ``|``, stray ``/``   :class:`LineBreak`; ``-`` or ``=`` before a newlin
 ``vac.``, ``vacat``           dropped
 ============================  =================================================
 
+Invisible characters are read as absent (:class:`~apollo_restore.data.visible.Visible`): format
+characters (``Cf``: ZWJ, soft hyphen, RLO...) anywhere and combining marks on no letter, so
+``[.\u200d8]`` is one 8-letter gap; offsets, lines and columns still refer to the text as given.
+
 A run of exactly three dots, ``[...]``, follows the common typing habit and means an
 unknown extent; any other run of dots counts letters, except one dot right after a letter
 (``[ἔδοξεν.]``), which is a full stop. Malformed input (unbalanced or nested
@@ -38,9 +42,10 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
+from apollo_restore.data.visible import Visible
 from apollo_restore.errors import Errors, LeidenError
 from apollo_restore.hint import NO_HINT, Hint
 
@@ -124,9 +129,13 @@ def parse_leiden_with_gaps(text: str, doc_id: str = "user", source: str = "user"
     Raises:
         LeidenError: malformed brackets or lacuna lengths, with position, line and column.
     """
-    parser = _Parser(text)
+    visible = Visible.of(text)
+    parser = _Parser(visible)
     parser.run()
-    return Document(doc_id, source, tidy_segments(parser.segments)), parser.gaps
+    gaps = parser.gaps
+    if visible.cut_at:  # marker spans in the text as given
+        gaps = [replace(g, start=visible.original(g.start), end=visible.original(g.end - 1) + 1) for g in gaps]
+    return Document(doc_id, source, tidy_segments(parser.segments)), gaps
 
 
 def parse_leiden(text: str, doc_id: str = "user", source: str = "user") -> Document:
@@ -157,10 +166,12 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
 
 
 class _Parser:
-    """One left-to-right pass over the text; brackets tracked by their opening offsets."""
+    """One left-to-right pass over the visible text; brackets tracked by their opening offsets
+    (in the visible text; errors give the line and column of the text as given)."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, visible: Visible) -> None:
+        self.visible = visible
+        self.text = visible.text
         self.i = 0
         self.segments: list[Segment] = []
         self.gaps: list[GapMarker] = []
@@ -172,12 +183,13 @@ class _Parser:
 
     # -- errors -------------------------------------------------------------------------
     def error(self, template: str, pos: int, **fields: object) -> LeidenError:
-        line, column = _line_col(self.text, pos)
+        pos = self.visible.original(pos)
+        line, column = _line_col(self.visible.source, pos)
         message = template.format(line=line, column=column, **fields)
         return LeidenError(message, pos, line, column)
 
     def nested(self, opener: str, pos: int, outer: int) -> LeidenError:
-        outer_line, outer_column = _line_col(self.text, outer)
+        outer_line, outer_column = _line_col(self.visible.source, self.visible.original(outer))
         return self.error(Errors.E003, pos, open=opener, outer_line=outer_line, outer_column=outer_column)
 
     # -- emitting -----------------------------------------------------------------------

@@ -4,14 +4,16 @@
 
 const state = {
   text: "",          // the text of the last restoration
-  hints: {},         // gap index -> null | n | [lo, hi] (overrides the text's hint)
-  pins: {},          // gap index -> reading picked by the user
-  pinProbs: {},      // gap index -> probability of the picked reading
-  pinCands: {},      // gap index -> the picked candidate (its edition form and the alternatives)
-  cache: {},         // gap index -> candidates of the last run in which the gap was not pinned
+  // every map below is keyed by the gap's number, counted from 1, as the page shows it and the API takes it
+  hints: {},         // gap number -> null | n | [lo, hi] (overrides the text's hint)
+  pins: {},          // gap number -> reading picked by the user
+  pinProbs: {},      // gap number -> probability of the picked reading
+  pinCands: {},      // gap number -> the picked candidate (its edition form and the alternatives)
+  cache: {},         // gap number -> candidates of the last run in which the gap was not pinned
   result: null,      // last /api/restore response
   health: null,      // /api/health response
-  parallels: {},     // gap index -> list | "none" | error message
+  parallels: {},     // gap number -> /api/parallels response | error message
+  example: "",       // the text the page opened with (the help describes it while it stays)
   busy: false,
 };
 
@@ -117,12 +119,10 @@ async function restore() {
     const body = { text, hints: state.hints, pins: state.pins, k: Number($("k").value) };
     const result = await api("/api/restore", body);
     state.result = result;
-    for (const gap of result.gaps) if (gap.pinned === null) state.cache[gap.index] = gap.candidates;
+    for (const gap of result.gaps) if (gap.pinned === null) state.cache[gap.number] = gap.candidates;
     render();
     showWarnings(result.warnings);
-    const secs = ((performance.now() - started) / 1000).toFixed(1);
-    const n = result.gaps.length;
-    setBusy(false, n ? `${n} gap${n > 1 ? "s" : ""} restored in ${secs} s (model ${result.model}).` : "No gaps found: mark lost letters as [.4], [- - -] or ???.");
+    setBusy(false, runSummary(result, (performance.now() - started) / 1000));
     loadParallels(result);
   } catch (err) {
     clearResults();
@@ -131,44 +131,57 @@ async function restore() {
   }
 }
 
+// what the last run did, in words: gaps searched and the time it took; picked gaps were not searched
+function runSummary(result, secs) {
+  const n = result.gaps.length;
+  if (!n) return "No gaps found: mark lost letters as [.4], [- - -] or ???.";
+  const searched = result.gaps.filter((g) => g.pinned === null).length;
+  const picked = n - searched;
+  const s = (k) => (k === 1 ? "" : "s");
+  const pickedNote = picked ? `; ${picked} gap${s(picked)} hold${picked === 1 ? "s" : ""} your reading` : "";
+  if (!searched) return n === 1 ? "Nothing to restore: the gap holds your reading." : `Nothing to restore: all ${n} gaps hold your readings.`;
+  return `${searched} gap${s(searched)} restored in ${secs.toFixed(1)} s (model ${result.model})${pickedNote}.`;
+}
+
+// the same request as `apollo-restore parallels --json` makes for each gap: the text, its number, hints and pins
 async function loadParallels(result) {
   if (!state.health || !state.health.parallels) return;
+  const body = { text: state.text, hints: state.hints, pins: state.pins, k: 5 };
   for (const gap of result.gaps) {
     try {
-      const found = await api("/api/parallels", { prefix: gap.prefix, suffix: gap.suffix, k: 5 });
-      state.parallels[gap.index] = found.parallels;
+      state.parallels[gap.number] = await api("/api/parallels", { ...body, gap: gap.number });
     } catch (err) {
-      state.parallels[gap.index] = err.message;
+      state.parallels[gap.number] = err.message;
     }
-    if (state.result === result) renderParallels(gap.index);
+    if (state.result === result) renderParallels(gap.number);
   }
 }
 
-function pin(index, candidate) {
+function pin(number, candidate) {
   if (state.busy) return;
-  if (state.pins[index] === candidate.text) {
-    delete state.pins[index]; delete state.pinProbs[index]; delete state.pinCands[index];
+  if (state.pins[number] === candidate.text) {
+    delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];
   } else {
-    state.pins[index] = candidate.text; state.pinProbs[index] = candidate.prob; state.pinCands[index] = candidate;
+    state.pins[number] = candidate.text; state.pinProbs[number] = candidate.prob; state.pinCands[number] = candidate;
   }
   restore();
 }
 
-function unpin(index) {
+function unpin(number) {
   if (state.busy) return;
-  delete state.pins[index]; delete state.pinProbs[index]; delete state.pinCands[index];
+  delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];
   restore();
 }
 
-function applyHint(index, mode, a, b) {
-  if (mode === "text") delete state.hints[index];
-  else if (mode === "none") state.hints[index] = null;
-  else if (mode === "exact") state.hints[index] = Math.max(1, Number(a) || 1);
+function applyHint(number, mode, a, b) {
+  if (mode === "text") delete state.hints[number];
+  else if (mode === "none") state.hints[number] = null;
+  else if (mode === "exact") state.hints[number] = Math.max(1, Number(a) || 1);
   else {
     const lo = Math.max(1, Number(a) || 1), hi = Math.max(lo, Number(b) || lo);
-    state.hints[index] = [lo, hi];
+    state.hints[number] = [lo, hi];
   }
-  delete state.pins[index]; delete state.pinProbs[index]; delete state.pinCands[index];  // a new length: new candidates
+  delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];  // a new length: new candidates
   restore();
 }
 
@@ -178,6 +191,13 @@ function describeHint(hint) {
   if (hint === null || hint === undefined) return "unknown length";
   if (Array.isArray(hint)) return `${hint[0]}–${hint[1]} letters`;
   return `${hint} letter${hint === 1 ? "" : "s"}`;
+}
+
+// the line-length estimate of a gap of unknown length (GapResult.length_estimate), as the CLI says it
+function describeEstimate(estimate) {
+  if (!estimate) return "";
+  const count = estimate.lo === estimate.hi ? `${estimate.lo}` : `${estimate.lo}–${estimate.hi}`;
+  return `≈ ${count} letters, from line lengths`;
 }
 
 function lineOf(text, offset) { return text.slice(0, offset).split(/\r\n|\r|\n/).length; }
@@ -191,17 +211,20 @@ function shown(c) { return c.display || c.text; }
 
 function currentReading(gap) {
   if (gap.pinned !== null) {
-    const picked = state.pinCands[gap.index];
+    const picked = state.pinCands[gap.number];
     return picked && picked.text === gap.pinned ? shown(picked) : gap.pinned;
   }
   return gap.candidates.length ? shown(gap.candidates[0]) : "";
 }
 
+// a picked gap has no candidates in the answer: its last list (state.cache) still says how they were scored
 function isCalibrated() {
-  return state.result.gaps.some((g) => g.candidates.some((c) => c.calibrated));
+  const lists = [...state.result.gaps.map((g) => g.candidates), ...Object.values(state.cache)];
+  return lists.some((cands) => cands.some((c) => c.calibrated));
 }
 
-function percent(p) { return p >= 0.995 ? "99 %" : p < 0.005 ? "<1 %" : `${Math.round(p * 100)} %`; }
+// as apollo_restore.restore.types.percent writes it (the CLI and the export too)
+function percent(p) { return p >= 0.995 ? ">99 %" : p < 0.005 ? "<1 %" : `${Math.round(p * 100)} %`; }
 
 function render() {
   renderText();
@@ -224,17 +247,17 @@ function renderText() {
     box.append(el("button", {
       type: "button",
       class: "gap-mark" + (pinned ? " pinned" : ""),
-      id: `mark-${gap.index}`,
-      "aria-label": `Gap ${gap.index + 1}, ${originalMarker(gap)}: ${pinned ? "picked" : "proposed"} reading ${reading || "none"}`,
-      onclick: () => focusGap(gap.index),
-    }, el("sup", { text: String(gap.index + 1) }), reading ? `[${reading}]` : el("span", { class: "empty", text: originalMarker(gap) })));
+      id: `mark-${gap.number}`,
+      "aria-label": `Gap ${gap.number}, ${originalMarker(gap)}: ${pinned ? "picked" : "proposed"} reading ${reading || "none"}`,
+      onclick: () => focusGap(gap.number),
+    }, el("sup", { text: String(gap.number) }), reading ? `[${reading}]` : el("span", { class: "empty", text: originalMarker(gap) })));
     at = gap.span[1];
   }
   box.append(text.slice(at));
 }
 
-function focusGap(index) {
-  const card = $(`gap-${index}`);
+function focusGap(number) {
+  const card = $(`gap-${number}`);
   card.scrollIntoView({ behavior: "smooth", block: "center" });
   const first = card.querySelector(".candidate") || card.querySelector("button");
   if (first) first.focus({ preventScroll: true });
@@ -252,14 +275,14 @@ function renderGaps() {
 }
 
 function renderGap(gap) {
-  const i = gap.index;
+  const i = gap.number;
   const pinned = gap.pinned !== null;
   const candidates = pinned ? (state.cache[i] || []) : gap.candidates;
   const where = gap.span ? `line ${lineOf(state.text, gap.span[0])}` : "";
   const heading = el("h3", { id: `gap-${i}-title` },
-    el("span", { class: "num", text: String(i + 1) }), `Gap ${i + 1}`,
+    el("span", { class: "num", text: String(i) }), `Gap ${i}`,
     originalMarker(gap) ? el("code", { text: originalMarker(gap) }) : null,
-    el("span", { class: "where", text: [where, describeHint(gap.hint)].filter(Boolean).join(" · ") }),
+    el("span", { class: "where", text: [where, describeHint(gap.hint), describeEstimate(gap.length_estimate)].filter(Boolean).join(" · ") }),
     el("span", { class: "badge " + (pinned ? "pinned" : "proposed"), text: pinned ? "picked" : "proposed" }));
   const card = el("li", { class: "gap-card" + (pinned ? " pinned" : ""), id: `gap-${i}`, "aria-labelledby": `gap-${i}-title` }, heading);
   if (pinned) {
@@ -286,7 +309,7 @@ function renderGap(gap) {
     el("span", { class: "prob", text: pct })));
   });
   card.append(items.length
-    ? el("ol", { class: "candidates", "aria-label": `Candidates for gap ${i + 1}` }, items)
+    ? el("ol", { class: "candidates", "aria-label": `Candidates for gap ${i}` }, items)
     : el("p", { class: "help", text: pinned ? "" : "No candidate within this length." }));
   card.append(el("details", { class: "context" }, el("summary", { text: "Context the model saw" }),
     el("p", { lang: "grc" }, "…" + gap.prefix.slice(-80), el("mark", { text: "[ ]" }), gap.suffix.slice(0, 80) + "…")));
@@ -296,19 +319,19 @@ function renderGap(gap) {
 }
 
 function hintControls(gap) {
-  const i = gap.index;
+  const i = gap.number;
   const override = Object.prototype.hasOwnProperty.call(state.hints, i) ? state.hints[i] : undefined;
   const mode = override === undefined ? "text" : override === null ? "none" : Array.isArray(override) ? "range" : "exact";
   const fromText = originalMarker(gap);
-  const select = el("select", { id: `hint-mode-${i}`, "aria-label": `Length of gap ${i + 1}` },
+  const select = el("select", { id: `hint-mode-${i}`, "aria-label": `Length of gap ${i}` },
     el("option", { value: "text", text: `as in the text${fromText ? ` (${fromText})` : ""}` }),
     el("option", { value: "exact", text: "exactly" }),
     el("option", { value: "range", text: "between" }),
     el("option", { value: "none", text: "unknown" }));
   select.value = mode;
   const base = Array.isArray(gap.hint) ? gap.hint : gap.hint ? [gap.hint, gap.hint] : [5, 8];
-  const lo = el("input", { type: "number", min: "1", max: "50", id: `hint-lo-${i}`, "aria-label": `Letters (at least) in gap ${i + 1}`, value: String(base[0]) });
-  const hi = el("input", { type: "number", min: "1", max: "50", id: `hint-hi-${i}`, "aria-label": `Letters at most in gap ${i + 1}`, value: String(base[1]) });
+  const lo = el("input", { type: "number", min: "1", max: "50", id: `hint-lo-${i}`, "aria-label": `Letters (at least) in gap ${i}`, value: String(base[0]) });
+  const hi = el("input", { type: "number", min: "1", max: "50", id: `hint-hi-${i}`, "aria-label": `Letters at most in gap ${i}`, value: String(base[1]) });
   const dash = el("span", { text: "–" });
   const unit = el("span", { text: "letters" });
   const sync = () => {
@@ -323,26 +346,29 @@ function hintControls(gap) {
   return el("fieldset", { class: "hint" }, el("legend", { text: "Length" }), select, lo, dash, hi, unit, apply);
 }
 
-function renderParallels(index) {
-  const box = $(`parallels-${index}`);
+function renderParallels(number) {
+  const box = $(`parallels-${number}`);
   if (!box) return;
   box.replaceChildren(el("h4", { text: "Parallel passages" }));
   if (!state.health || !state.health.parallels) {
     box.append(el("p", { class: "none", text: "No index loaded on this server." }));
     return;
   }
-  const found = state.parallels[index];
+  const found = state.parallels[number];
   if (found === undefined) { box.append(el("p", { class: "none", text: "Searching…" })); return; }
   if (typeof found === "string") { box.append(el("p", { class: "none", text: `Unavailable: ${found}` })); return; }
-  if (!found.length) { box.append(el("p", { class: "none", text: "No parallel passage found." })); return; }
-  box.append(el("ul", {}, found.map((p) => {
-    const reading = p.display ?? p.between ?? p.text ?? p.reading ?? "";
-    const docs = p.docs || p.doc_ids || (p.doc ? [p.doc] : []);
-    const count = p.count !== undefined ? ` ×${p.count}` : "";
-    const cites = docs.map((d, j) => docLink(d, (p.urls || [])[j]));
-    const list = docs.length ? ["(", ...cites.flatMap((c, j) => (j ? [", ", c] : [c])), p.n_docs > docs.length ? ", …)" : ")"] : [];
-    return el("li", {}, el("span", { class: "reading", lang: "grc", text: reading || "—" }), count, " ",
-      el("span", { class: "docs" }, ...list));
+  if (!found.groups.length) {
+    box.append(el("p", { class: "none", text: found.anchor ? "No parallel passage found." : "No parallel passage: the context is too short." }));
+    return;
+  }
+  if (!found.left !== !found.right) {
+    box.append(el("p", { class: "none", text: `Found next to the ${found.left ? "left" : "right"} context only.` }));
+  }
+  box.append(el("ul", {}, found.groups.map((g) => {
+    const cites = g.docs.map((d, j) => docLink(d, g.urls[j]));
+    const more = g.n_docs > g.docs.length ? `, +${g.n_docs - g.docs.length}` : "";
+    return el("li", {}, el("span", { class: "reading", lang: "grc", text: g.display || g.between }), ` ×${g.count} `,
+      el("span", { class: "docs" }, "(", ...cites.flatMap((c, j) => (j ? [", ", c] : [c])), `${more})`));
   })));
 }
 
@@ -361,12 +387,9 @@ async function checkProvenance() {
   box.replaceChildren(el("p", { class: "none", text: "Searching the training data…" }));
   try {
     const found = await api("/api/provenance", { text: $("leiden").value });
-    if (!found.documents.length) {
-      box.replaceChildren(el("p", { text: `No training document shares ${found.min_run} letters in a row with this text (${found.letters} letters).` }));
-      return;
-    }
-    box.replaceChildren(
-      el("p", { text: `${found.covered} of ${found.letters} letters stand in runs shared with training documents:` }),
+    box.replaceChildren(el("p", { text: found.summary }));
+    if (!found.documents.length) return;
+    box.append(
       el("ul", {}, found.documents.map((d) => el("li", {}, docLink(d.doc, d.url),
         ` (${d.source}): longest run ${d.longest} letters, ${d.covered} letters shared — `,
         el("span", { class: "reading", lang: "grc", text: d.snippet })))));
@@ -385,6 +408,7 @@ async function openEpidoc(file) {
     form.append("file", file);
     const doc = await api("/api/epidoc", form, true);
     $("leiden").value = doc.leiden;
+    describeText();
     setBusy(false, `Opened ${doc.id}: ${doc.gaps} gap${doc.gaps === 1 ? "" : "s"}.`);
     if (doc.gaps) await restore();
   } catch (err) {
@@ -395,9 +419,9 @@ async function openEpidoc(file) {
 }
 
 // the other top readings of a gap (its last unpinned candidates), exported as alternatives
-function alternativesOf(index, chosen) {
+function alternativesOf(number, chosen) {
   if (!$("with-alternatives").checked) return [];
-  return (state.cache[index] || []).filter((c) => c.text !== chosen).slice(0, 4)
+  return (state.cache[number] || []).filter((c) => c.text !== chosen).slice(0, 4)
     .map((c) => ({ text: c.text, display: c.display || null, prob: c.prob }));
 }
 
@@ -406,12 +430,12 @@ async function exportAs(format) {
   const choices = {};
   for (const gap of state.result.gaps) {
     if (gap.pinned !== null) {
-      const picked = state.pinCands[gap.index];
+      const picked = state.pinCands[gap.number];
       const display = picked && picked.text === gap.pinned ? picked.display || null : null;
-      choices[gap.index] = { text: gap.pinned, display, prob: state.pinProbs[gap.index] ?? null, alternatives: alternativesOf(gap.index, gap.pinned) };
+      choices[gap.number] = { text: gap.pinned, display, prob: state.pinProbs[gap.number] ?? null, alternatives: alternativesOf(gap.number, gap.pinned) };
     } else if ($("fill-all").checked && gap.candidates.length) {
       const top = gap.candidates[0];
-      choices[gap.index] = { text: top.text, display: top.display || null, prob: top.prob, alternatives: alternativesOf(gap.index, top.text) };
+      choices[gap.number] = { text: top.text, display: top.display || null, prob: top.prob, alternatives: alternativesOf(gap.number, top.text) };
     }
   }
   clearError();
@@ -433,7 +457,12 @@ async function exportAs(format) {
 
 // ---- start -------------------------------------------------------------------------------
 
+// the help line about the example text is true only while the example is in the box
+function describeText() { $("example-help").hidden = $("leiden").value !== state.example; }
+
 async function start() {
+  state.example = $("leiden").value;
+  $("leiden").addEventListener("input", describeText);
   $("restore").addEventListener("click", restore);
   $("leiden").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); restore(); } });
   $("epidoc-file").addEventListener("change", (e) => { if (e.target.files.length) openEpidoc(e.target.files[0]); });

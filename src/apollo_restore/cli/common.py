@@ -1,0 +1,80 @@
+"""What several commands share: a text argument read through the input layer, bounded options,
+numbered failures (exit status 2, one line, never a traceback).
+
+Bounds on option values are typer's (``min=``/``max=`` on ``typer.Option``: ``Invalid value for
+'--threads': Input should be less than or equal to 8``, exit 2); the numbered checks behind them
+(requests, files) are the core's, reported by :func:`fail`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+from typer.models import OptionInfo
+
+from apollo_restore.errors import FileError
+from apollo_restore.inputs import STDIN, read_text
+
+#: Most torch threads a command may ask: four per core (more only slow torch down; thousands
+#: take minutes to start and a hundred thousand crash it).
+MAX_THREADS = 4 * (os.cpu_count() or 1)
+#: Most results a listing command prints (documents, readings).
+MAX_LIMIT = 1000
+#: Largest seed (numpy's generators take 32-bit seeds).
+MAX_SEED = 2**32 - 1
+
+_FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^\s/\\]+\.[A-Za-z0-9]{1,5})$")  # a path, or one word with an extension
+
+
+def threads_option(help: str) -> OptionInfo:
+    """The ``--threads`` option, from 1 to :data:`MAX_THREADS` (default ``None``: the command's choice)."""
+    return typer.Option(None, "--threads", min=1, max=MAX_THREADS, help=help)
+
+
+def fail(err: Exception) -> NoReturn:
+    """Print ``err``'s numbered message and exit with status 2."""
+    typer.echo(f"error: {err}", err=True)
+    raise typer.Exit(2) from err
+
+
+def finite(value: float | None) -> float | None:
+    """A ``typer.Option`` callback refusing infinities (and NaN) where a range has no upper bound."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number")
+    return value
+
+
+def read_text_argument(text: str | None) -> str:
+    """A command's TEXT argument: the text itself, a file's content, or stdin (``-`` or nothing;
+    with a prompt when it is a terminal). Files and stdin are read through
+    :func:`apollo_restore.inputs.read_text` (bounded, strict UTF-8).
+
+    Raises:
+        typer.Exit: status 2 when the file or stdin cannot be read (``E202``–``E204``), also
+            when a name that looks like a file name (one word with an extension, or a path)
+            names no file (``E202``).
+    """
+    if text is None or text == STDIN:
+        if sys.stdin.isatty():
+            typer.echo("Paste a Leiden text, then press Ctrl-D (Ctrl-Z Enter on Windows):", err=True)
+        return _read(STDIN)
+    if "[" in text or "\n" in text or len(text.encode()) > 255:
+        return text  # the text itself (no file name holds brackets here)
+    if Path(text).exists():
+        return _read(text)  # a file, a device or a folder (refused as E202)
+    if _FILE_NAME.match(text):
+        fail(FileError("E202", text, reason="no such file (to give a text, write it with its gaps marked, e.g. [.5])"))
+    return text
+
+
+def _read(path: str) -> str:
+    try:
+        return read_text(path)
+    except FileError as err:
+        fail(err)

@@ -1,0 +1,227 @@
+"""Model folders verified on load, before any tensor is read: every JSON file parses to an
+object, ``config.json`` describes a decoder this package runs, ``model.safetensors`` holds
+exactly the tensors that config needs, each of its shape, and the tokenizer fits the model.
+
+The weights are checked from the safetensors header alone (``safetensors.safe_open`` checks that
+the header is well formed and that its offsets cover the file exactly; a truncated, empty or
+random file fails there): a few milliseconds at every load, no hashing of the 20 MB of weights.
+
+    files = read_folder_json(folder)             # file name → parsed object (E503–E505)
+    check_weights(folder, files[CONFIG_FILE])    # E505–E511
+    check_vocabulary(folder / TOKENIZER_FILE, len(tok), files[CONFIG_FILE])   # E512
+
+Every failure is a :class:`~apollo_restore.errors.ModelFolderError` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from safetensors import SafetensorError, safe_open
+
+from apollo_restore.errors import ModelFolderError
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+#: One decoder layer's tensors: the lean model's field → Hugging Face name after ``model.layers.{i}.``.
+LAYER_TENSORS = {
+    "q": "self_attn.q_proj.weight",
+    "k": "self_attn.k_proj.weight",
+    "v": "self_attn.v_proj.weight",
+    "o": "self_attn.o_proj.weight",
+    "gate": "mlp.gate_proj.weight",
+    "up": "mlp.up_proj.weight",
+    "down": "mlp.down_proj.weight",
+    "input_norm": "input_layernorm.weight",
+    "post_norm": "post_attention_layernorm.weight",
+}
+#: Architectures whose tensors :func:`expected_shapes` knows (the lean model runs them).
+LEAN_MODEL_TYPES = ("mistral",)
+_FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
+_LAYER_PREFIX = "model.layers."
+_SHOWN = 4  # tensor names listed in a message
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A model folder's JSON file, which must hold an object.
+
+    Raises:
+        ModelFolderError: ``E503`` (not UTF-8 or not JSON: line and column), ``E504`` (not an object).
+        FileNotFoundError: no such file.
+    """
+    try:
+        data = json.loads(Path(path).read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ModelFolderError("E503", path, line=1, column=err.start + 1, reason="not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise ModelFolderError("E503", path, line=err.lineno, column=err.colno, reason=err.msg) from None
+    if not isinstance(data, dict):
+        raise ModelFolderError("E504", path, found=f"a JSON {type(data).__name__}")
+    return data
+
+
+def read_folder_json(folder: Path) -> dict[str, dict[str, Any]]:
+    """Every ``*.json`` file of a model folder, parsed (file name → object), ``config.json`` checked
+    with :func:`check_config`.
+
+    Raises:
+        ModelFolderError: ``E503``–``E505`` naming the file.
+    """
+    files = {path.name: read_json(path) for path in sorted(Path(folder).glob("*.json")) if path.is_file()}
+    if CONFIG_FILE in files:
+        check_config(files[CONFIG_FILE], Path(folder) / CONFIG_FILE, other_architectures=True)
+    return files
+
+
+@dataclass(frozen=True)
+class Dims:
+    """The sizes a decoder's ``config.json`` gives (all counts; ``head_dim`` in numbers per head)."""
+
+    vocab: int
+    hidden: int
+    intermediate: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    tied: bool
+
+
+_SIZE_FIELDS = (
+    "vocab_size",
+    "hidden_size",
+    "intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+)
+
+
+def check_config(config: dict[str, Any], path: Path, other_architectures: bool = False) -> Dims | None:
+    """The sizes of a ``config.json`` the lean model runs; with ``other_architectures``, ``None``
+    for another architecture (which only ``transformers`` loads, and checks).
+
+    Raises:
+        ModelFolderError: ``E505`` naming the field and what it must be.
+    """
+    model_type = config.get("model_type")
+    if model_type not in LEAN_MODEL_TYPES:
+        if other_architectures:
+            return None
+        expected = " or ".join(map(repr, LEAN_MODEL_TYPES))
+        raise ModelFolderError("E505", path, field="model_type", value=model_type, expected=expected)
+
+    def whole(name: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ModelFolderError("E505", path, field=name, value=value, expected="a whole number of at least 1")
+        return value
+
+    sizes = {name: whole(name, config.get(name)) for name in _SIZE_FIELDS}
+    heads, kv_heads = sizes["num_attention_heads"], sizes["num_key_value_heads"]
+    if heads % kv_heads:
+        expected = f"a multiple of num_key_value_heads ({kv_heads})"
+        raise ModelFolderError("E505", path, field="num_attention_heads", value=heads, expected=expected)
+    head_dim = config.get("head_dim") or sizes["hidden_size"] // heads
+    if whole("head_dim", head_dim) % 2:
+        raise ModelFolderError("E505", path, field="head_dim", value=head_dim, expected="even (rotary positions)")
+    eps = config.get("rms_norm_eps")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        raise ModelFolderError("E505", path, field="rms_norm_eps", value=eps, expected="a number between 0 and 1")
+    return Dims(
+        sizes["vocab_size"],
+        sizes["hidden_size"],
+        sizes["intermediate_size"],
+        sizes["num_hidden_layers"],
+        heads,
+        kv_heads,
+        head_dim,
+        config.get("tie_word_embeddings", True) is not False,
+    )
+
+
+def expected_shapes(dims: Dims) -> dict[str, tuple[int, ...]]:
+    """Every tensor a Mistral decoder of these sizes needs (Hugging Face names) → its shape
+    (``torch.nn.Linear`` layout, ``(out, in)``); ``lm_head.weight`` only when not tied."""
+    h, q_out, kv_out = dims.hidden, dims.heads * dims.head_dim, dims.kv_heads * dims.head_dim
+    layer = {
+        "q": (q_out, h),
+        "k": (kv_out, h),
+        "v": (kv_out, h),
+        "o": (h, q_out),
+        "gate": (dims.intermediate, h),
+        "up": (dims.intermediate, h),
+        "down": (h, dims.intermediate),
+        "input_norm": (h,),
+        "post_norm": (h,),
+    }
+    shapes = {"model.embed_tokens.weight": (dims.vocab, h), "model.norm.weight": (h,)}
+    if not dims.tied:
+        shapes["lm_head.weight"] = (dims.vocab, h)
+    for i in range(dims.layers):
+        shapes.update({f"{_LAYER_PREFIX}{i}.{name}": layer[field] for field, name in LAYER_TENSORS.items()})
+    return shapes
+
+
+def check_weights(folder: Path, config: dict[str, Any], other_architectures: bool = False) -> None:
+    """``model.safetensors`` is a whole safetensors file of floating-point tensors and holds
+    exactly the tensors ``config`` needs (a tied head may also be stored), each of its shape;
+    with ``other_architectures``, a config the lean model does not run is left to
+    ``transformers``. Reads the header only.
+
+    Raises:
+        FileNotFoundError: no weights file.
+        ModelFolderError: ``E505``–``E511`` naming the file.
+    """
+    folder = Path(folder)
+    path, config_path = folder / WEIGHTS_FILE, folder / CONFIG_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"no model weights at {path}")
+    try:
+        with safe_open(str(path), framework="numpy") as weights:
+            found = {name: weights.get_slice(name) for name in weights.keys()}
+            shapes = {name: tuple(s.get_shape()) for name, s in found.items()}
+            dtypes = {name: s.get_dtype() for name, s in found.items()}
+    except SafetensorError as err:
+        raise ModelFolderError("E506", path, reason=str(err)) from None
+    for name, dtype in dtypes.items():
+        if dtype not in _FLOAT_DTYPES:
+            raise ModelFolderError("E511", path, name=name, dtype=dtype)
+    dims = check_config(config, config_path, other_architectures)
+    if dims is None:
+        return
+    layers = {int(n.split(".")[2]) for n in shapes if n.startswith(_LAYER_PREFIX) and n.split(".")[2].isdecimal()}
+    if layers and dims.layers != max(layers) + 1:
+        raise ModelFolderError("E507", path, config=config_path, wanted=dims.layers, found=max(layers) + 1)
+    wanted = expected_shapes(dims)
+    missing = [name for name in wanted if name not in shapes]
+    if missing:
+        raise ModelFolderError("E508", path, config=config_path, n=len(missing), names=_names(missing))
+    unused = [name for name in shapes if name not in wanted and not (dims.tied and name == "lm_head.weight")]
+    if unused:
+        raise ModelFolderError("E510", path, config=config_path, n=len(unused), names=_names(unused))
+    if dims.tied and "lm_head.weight" in shapes:
+        wanted["lm_head.weight"] = wanted["model.embed_tokens.weight"]
+    for name, shape in wanted.items():  # in the config's order: the first layer's query first
+        if shapes[name] != shape:
+            raise ModelFolderError("E509", path, config=config_path, name=name, found=shapes[name], expected=shape)
+
+
+def _names(names: list[str]) -> str:
+    """The first few of a list of tensor names, and how many more."""
+    more = len(names) - _SHOWN
+    return ", ".join(names[:_SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+
+def check_vocabulary(path: Path, tokens: int, config: dict[str, Any]) -> None:
+    """The tokenizer at ``path`` (``tokens`` ids) fits the model's ``vocab_size`` rows.
+
+    Raises:
+        ModelFolderError: ``E512``.
+    """
+    vocab = config.get("vocab_size")
+    if isinstance(vocab, int) and tokens > vocab:
+        config_path = Path(path).parent / CONFIG_FILE
+        raise ModelFolderError("E512", path, tokens=tokens, config=config_path, vocab=vocab)

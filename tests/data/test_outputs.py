@@ -1,0 +1,82 @@
+"""Line files written as durable jobs (issue #24): the paths are checked before any work, lines are
+flushed one by one, a torn last line is cut, and the output appears whole or not at all."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from apollo_restore.data.outputs import LineJob
+from apollo_restore.errors import FileError
+
+
+@pytest.fixture
+def source(tmp_path):
+    path = tmp_path / "gaps.jsonl"
+    path.write_text('{"id": "g1"}\n')
+    return path
+
+
+def test_lines_reach_the_partial_file_at_once_and_the_output_at_the_end(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    job = LineJob.open(out, {"gap set": source})
+    job.append('{"id": "g1"}')
+    assert job.partial.read_text() == '{"id": "g1"}\n' and not out.exists()  # flushed, not yet the output
+    job.finish()
+    assert out.read_text() == '{"id": "g1"}\n' and not job.partial.exists()
+
+
+def test_a_torn_last_line_is_cut_and_the_complete_ones_resume(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    (tmp_path / "out.jsonl.partial").write_bytes(b'{"id": "a"}\n{"id": "b"}\n{"id": "c", "cand')
+    job = LineJob.open(out, {"gap set": source})
+    assert job.resumed == 2 and job.partial.read_bytes() == b'{"id": "a"}\n{"id": "b"}\n'
+    job.append('{"id": "c"}')
+    job.finish()
+    assert out.read_text().splitlines() == ['{"id": "a"}', '{"id": "b"}', '{"id": "c"}']
+
+
+def test_restart_discards_the_unfinished_file(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    (tmp_path / "out.jsonl.partial").write_text('{"id": "a"}\n')
+    assert LineJob.open(out, {"gap set": source}, restart=True).resumed == 0
+    assert not (tmp_path / "out.jsonl.partial").exists()
+
+
+def test_an_existing_output_is_refused_without_force_and_kept_until_the_end(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n")
+    with pytest.raises(FileError, match=r"E207\] .*out\.jsonl already exists: give --force"):
+        LineJob.open(out, {"gap set": source})
+    job = LineJob.open(out, {"gap set": source}, force=True)
+    job.append("new")
+    job.close()  # a run that stops here
+    assert out.read_text() == "old\n"
+    job = LineJob.open(out, {"gap set": source}, force=True)
+    job.finish()
+    assert out.read_text() == "new\n"
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink", "partial"])
+def test_the_output_may_not_be_an_input(tmp_path, source, how):
+    out = tmp_path / "out.jsonl"
+    if how == "same":
+        out = source
+    elif how == "symlink":
+        out.symlink_to(source)
+    elif how == "hardlink":
+        os.link(source, out)
+    else:  # the unfinished file beside the output would be the input
+        source.rename(tmp_path / "out.jsonl.partial")
+        source = tmp_path / "out.jsonl.partial"
+    with pytest.raises(FileError, match=r"E206\] .* is the input gap set .*gaps\.jsonl|E206\] .* is the input gap set"):
+        LineJob.open(out, {"gap set": source}, force=True, restart=True)
+    assert source.read_text() == '{"id": "g1"}\n'
+
+
+def test_a_missing_folder_or_a_folder_as_output_is_E205(tmp_path, source):
+    with pytest.raises(FileError, match=r"E205\] cannot write .*: there is no folder .*missing; create it first"):
+        LineJob.open(tmp_path / "missing" / "out.jsonl", {"gap set": source})
+    with pytest.raises(FileError, match=r"E205\] .*it is a folder"):
+        LineJob.open(tmp_path, {"gap set": source})

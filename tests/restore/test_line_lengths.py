@@ -1,0 +1,54 @@
+"""Estimating a lost extent from the letters per line of a hand-made text."""
+
+from __future__ import annotations
+
+from apollo_restore.data.readers.leiden import parse_leiden
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restore.driver import restore_text
+from apollo_restore.restore.line_lengths import LineEstimate, line_estimates
+
+from .test_ensemble import Fixed
+
+# intact lines of 24, 20, 20 and 20 letters; line 3 shows 10 letters and then is lost
+TEXT = """1 ἔτους δευτέρου καὶ εἰκοστοῦ
+2 Ἀντωνίνου Καίσαρος τοῦ
+3 κυρίου Τῦβι [---]
+4 ὁμολογῶ πεπρακέναι σοι
+5 κάμηλον θήλειαν λευκὴν"""
+
+
+def test_the_rest_of_a_line_is_what_the_intact_lines_hold_beyond_it():
+    estimate = line_estimates(parse_leiden(TEXT).segments)[0]
+    assert estimate == LineEstimate(10, 11, 4)  # quartiles 20 and 21 letters, minus the 10 shown
+    assert estimate.hint == Hint.span(10, 11) and estimate.format() == "≈ 10–11 letters, from line lengths"
+
+
+def test_a_gap_at_a_lines_start_and_known_gaps_on_its_line():
+    text = TEXT.replace("3 κυρίου Τῦβι [---]", "3 [---] ου Τῦβι [.2]")  # 6 letters shown, 2 more known lost
+    assert line_estimates(parse_leiden(text).segments) == [LineEstimate(12, 13, 4), None]
+
+
+def test_no_estimate_without_enough_lines_or_with_two_unknown_gaps_on_a_line():
+    assert line_estimates(parse_leiden("κυρίου Τῦβι [---] ὁμολογῶ").segments) == [None]  # one line
+    two = TEXT.replace("3 κυρίου Τῦβι [---]", "3 [---] κυρίου Τῦβι [---]")
+    assert line_estimates(parse_leiden(two).segments) == [None, None]
+    full = TEXT.replace("3 κυρίου Τῦβι [---]", "3 κυρίου Τῦβι καὶ εἰκοστοῦ Ἀντωνίνου [---]")
+    assert line_estimates(parse_leiden(full).segments) == [None]  # the line is full already
+
+
+def test_a_restoration_shows_the_estimate_of_a_gap_without_length():
+    filler = Fixed({"καὶ": -1.0})
+    gap = restore_text(filler, TEXT).gaps[0]
+    assert gap.hint == NO_HINT and gap.length_estimate == LineEstimate(10, 11, 4)  # shown, not searched with
+    assert gap.hint_label == "no length hint; ≈ 10–11 letters, from line lengths"
+    assert restore_text(filler, TEXT).to_dict()["gaps"][0]["length_estimate"] == {"lo": 10, "hi": 11, "lines": 4}
+    hinted = restore_text(filler, TEXT.replace("[---]", "[.10]")).gaps[0]
+    assert hinted.length_estimate is None and hinted.hint_label == "10 letters"
+
+
+def test_the_epidoc_export_writes_the_estimate_at_low_precision():
+    from apollo_restore.web.export import export_epidoc
+
+    xml = export_epidoc(TEXT, {}, "test")
+    assert '<gap reason="lost" unit="character" atLeast="10" atMost="11" precision="low"/>' in xml
+    assert 'extent="unknown"' in export_epidoc("κυρίου Τῦβι [---] ὁμολογῶ", {}, "test")  # no lines: nothing to say

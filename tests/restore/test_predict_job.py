@@ -1,0 +1,230 @@
+"""``predict`` as a durable job (issue #24): everything checked before the model loads, a killed
+run resumes and finishes with every gap exactly once, an existing output is never lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from apollo_restore.cli.app import app
+from apollo_restore.errors import FileError, FormatError
+from apollo_restore.restore import load
+from apollo_restore.restore.predict import PredictJob
+from apollo_restore.restore.types import Candidate
+
+PREFIX = "ετους δευτερου και εικοστου "
+SUFFIX = " καισαρος του κυριου τυβι"
+
+
+def gap(i: int, **changes) -> dict:
+    row = {"id": f"g{i}", "source": "ddb", "doc": "d", "prefix": PREFIX, "suffix": SUFFIX, "target": "αβγ", "hint": 3}
+    return {**row, **changes}
+
+
+def write_gaps(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    return path
+
+
+class Counting:
+    """A filler that answers every gap at once and records which it was asked."""
+
+    name = "counting"
+
+    def __init__(self, fail_at: int | None = None, error: type[BaseException] = RuntimeError) -> None:
+        self.asked: list[str] = []
+        self.fail_at, self.error = fail_at, error
+
+    def candidates(self, prefix, suffix, hint, k=None):
+        if len(self.asked) == self.fail_at:
+            raise self.error("the filler stops here")
+        self.asked.append(prefix)
+        return [Candidate("αβγ", 0.75, -0.3), Candidate("δεζ", 0.25, -1.4)]
+
+
+@pytest.fixture
+def gapset(tmp_path) -> Path:
+    return write_gaps(tmp_path / "gaps.jsonl", [gap(i) for i in range(10)])
+
+
+def ids(path: Path) -> list[str]:
+    return [json.loads(line)["id"] for line in path.read_text().splitlines()]
+
+
+KILLED_RUN = """
+import os, signal, sys
+from pathlib import Path
+from apollo_restore.restore.predict import PredictJob
+from apollo_restore.restore.types import Candidate
+
+class Dying:
+    name = "dying"
+    calls = 0
+
+    def candidates(self, prefix, suffix, hint, k=None):
+        Dying.calls += 1
+        if Dying.calls > int(sys.argv[3]):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return [Candidate("αβγ", 1.0, 0.0)]
+
+PredictJob.open(Path(sys.argv[1]), Path(sys.argv[2]), k=5).run(Dying(), progress=False)
+"""
+
+
+@pytest.mark.parametrize("killed_after", [0, 4])
+def test_a_killed_run_resumes_and_finishes_with_every_gap_exactly_once(tmp_path, gapset, killed_after):
+    out = tmp_path / "preds.jsonl"
+    run = subprocess.run([sys.executable, "-c", KILLED_RUN, gapset, out, str(killed_after)], capture_output=True)
+    assert run.returncode == -signal.SIGKILL, run.stderr.decode()
+    partial = tmp_path / "preds.jsonl.partial"
+    kept = ids(partial) if partial.exists() else []  # the partial file is made by the first prediction
+    assert not out.exists() and kept == [f"g{i}" for i in range(killed_after)]  # every finished gap kept
+    job = PredictJob.open(gapset, out, k=5)
+    filler = Counting()
+    assert job.run(filler, progress=False) == 10
+    assert len(filler.asked) == 10 - killed_after  # the kept gaps are not asked again
+    assert ids(out) == [f"g{i}" for i in range(10)] and not partial.exists()
+
+
+def test_an_existing_output_survives_a_failed_run_and_a_resumed_one_replaces_it(tmp_path, gapset):
+    out = tmp_path / "preds.jsonl"
+    out.write_text("an earlier run's predictions\n")
+    job = PredictJob.open(gapset, out, k=5, force=True)
+    with pytest.raises(RuntimeError):
+        job.run(Counting(fail_at=3), progress=False)
+    assert out.read_text() == "an earlier run's predictions\n"
+    assert ids(tmp_path / "preds.jsonl.partial") == ["g0", "g1", "g2"]
+    PredictJob.open(gapset, out, k=5, force=True).run(Counting(), progress=False)
+    assert ids(out) == [f"g{i}" for i in range(10)]
+
+
+class Batching(Counting):
+    """A filler that searches gaps together, and records the batches it was asked."""
+
+    def __init__(self, fail_at_batch: int | None = None) -> None:
+        super().__init__()
+        self.batches: list[int] = []
+        self.fail_at_batch = fail_at_batch
+
+    def candidates_many(self, gaps, k=None):
+        if len(self.batches) == self.fail_at_batch:
+            raise RuntimeError("the filler stops here")
+        self.batches.append(len(gaps))
+        return [self.candidates(prefix, suffix, hint, k) for prefix, suffix, hint in gaps]
+
+
+def test_a_batched_run_keeps_each_finished_batch_and_resumes_after_it(tmp_path, gapset):
+    out = tmp_path / "preds.jsonl"
+    with pytest.raises(RuntimeError):
+        PredictJob.open(gapset, out, k=5).run(Batching(fail_at_batch=2), progress=False, batch=4)
+    assert ids(tmp_path / "preds.jsonl.partial") == [f"g{i}" for i in range(8)]  # two whole batches
+    filler = Batching()
+    assert PredictJob.open(gapset, out, k=5).run(filler, progress=False, batch=4) == 10
+    assert filler.batches == [2] and ids(out) == [f"g{i}" for i in range(10)]
+
+
+def test_restart_begins_again(tmp_path, gapset):
+    out = tmp_path / "preds.jsonl"
+    with pytest.raises(RuntimeError):
+        PredictJob.open(gapset, out, k=5).run(Counting(fail_at=3), progress=False)
+    filler = Counting()
+    PredictJob.open(gapset, out, k=5, restart=True).run(filler, progress=False)
+    assert len(filler.asked) == 10 and ids(out) == [f"g{i}" for i in range(10)]
+
+
+def test_an_unfinished_file_of_another_gap_set_is_refused(tmp_path, gapset):
+    out = tmp_path / "preds.jsonl"
+    (tmp_path / "preds.jsonl.partial").write_text('{"id": "elsewhere", "candidates": [], "ms": 1}\n')
+    with pytest.raises(FileError, match=r"E208\] .*partial .*1 of its ids are not in .*'elsewhere'"):
+        PredictJob.open(gapset, out)
+
+
+@pytest.mark.parametrize(
+    ("rows", "match"),
+    [
+        ([gap(0), gap(1), gap(0)], r"line 3: id 'g0' is already on line 1"),
+        ([gap(0), gap(1, prefix="lorem ipsum dolor sit ", suffix=" amet consectetur")], r"line 2: \[E308\].*Latin"),
+        ([gap(0, suffix=" και\x07 του")], r"line 1: \[E309\] unreadable character U\+0007 .*suffix of gap 'g0'"),
+        ([gap(0, hint=500)], r"line 1: \[E304\] gap g0 asks for 500 letters"),
+        ([gap(0, prefix="")], None),  # a short context is a fair test item
+    ],
+)
+def test_every_gap_goes_through_the_request_check(tmp_path, rows, match):
+    path = write_gaps(tmp_path / "gaps.jsonl", rows)
+    if match is None:
+        assert PredictJob.open(path, tmp_path / "out.jsonl").total == len(rows)
+        return
+    with pytest.raises(FormatError, match=match):
+        PredictJob.open(path, tmp_path / "out.jsonl")
+
+
+# -- through the command line: every refusal comes before the model loads ------------------
+
+
+@pytest.fixture
+def no_model(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(load, "load_filler", refuse)
+
+
+def predict(*args: str | Path):
+    return CliRunner().invoke(app, ["predict", *map(str, args)])
+
+
+def test_cli_out_equal_to_gaps_is_refused_before_the_model_loads(gapset, no_model):
+    before = gapset.read_bytes()
+    result = predict("--gaps", gapset, "--out", gapset, "--force")
+    assert result.exit_code == 2 and "E206" in result.output and "Traceback" not in result.output
+    assert gapset.read_bytes() == before
+
+
+def test_cli_missing_out_folder_is_refused_before_the_model_loads(tmp_path, gapset, no_model):
+    result = predict("--gaps", gapset, "--out", tmp_path / "nowhere" / "preds.jsonl")
+    assert result.exit_code == 2 and "E205" in result.output and "there is no folder" in result.output
+
+
+def test_cli_existing_out_survives_a_run_that_fails_validation(tmp_path, no_model):
+    gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(0), gap(1, hint=500)])
+    out = tmp_path / "preds.jsonl"
+    out.write_text("kept\n")
+    result = predict("--gaps", gaps, "--out", out, "--force")
+    assert result.exit_code == 2 and "E304" in result.output and out.read_text() == "kept\n"
+    write_gaps(gaps, [gap(0), gap(1)])
+    result = predict("--gaps", gaps, "--out", out)
+    assert result.exit_code == 2 and "E207" in result.output and out.read_text() == "kept\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [(b'{"id": "g0", "prefix": "\xce"}\n', "E203"), (b"", None), (b"[1, 2]\n", "E201")],
+)
+def test_cli_unreadable_gap_sets_are_numbered_errors(tmp_path, no_model, content, code):
+    gaps = tmp_path / "gaps.jsonl"
+    gaps.write_bytes(content)
+    if code is None:  # a folder, not a file
+        gaps.unlink()
+        gaps.mkdir()
+        code = "E202"
+    result = predict("--gaps", gaps, "--out", tmp_path / "preds.jsonl")
+    assert result.exit_code == 2 and code in result.output and "Traceback" not in result.output
+
+
+def test_cli_runs_resumes_and_stops_cleanly(tmp_path, gapset, monkeypatch):
+    fillers = iter([Counting(fail_at=4, error=KeyboardInterrupt), Counting()])
+    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: next(fillers))
+    out = tmp_path / "preds.jsonl"
+    stopped = predict("--gaps", gapset, "--out", out)
+    assert stopped.exit_code == 130 and "run the same command again" in stopped.output and not out.exists()
+    finished = predict("--gaps", gapset, "--out", out)
+    assert finished.exit_code == 0, finished.output
+    assert "resuming: 4 of 10 gaps" in finished.output and ids(out) == [f"g{i}" for i in range(10)]
+    assert sorted(os.listdir(tmp_path)) == ["gaps.jsonl", "preds.jsonl"]  # no partial file left

@@ -1,0 +1,119 @@
+"""The GPU recipe (scripts/gpu_train.sh) end to end on CPU with a tiny config: pack, train in two
+calls that resume from the checkpoint, export in parts, receive and validate, then a second
+session that continues from the weights brought back and records the first in its history."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from apollo_restore.data.table import write_documents
+
+ROOT = Path(__file__).resolve().parents[2]
+WORDS = "κυριωι χαιρειν ομολογω εχειν παρα σου δραχμας αργυριου εκατον αποδωσω σοι εν τωι μηνι παυνι του ετους".split()
+
+TINY = """prepared: data/gpu/prepared
+size: tiny
+layout: join
+steps: 100000
+batch_size: 4
+block_size: 128
+lr: 0.002
+warmup: 2
+loss: all
+bf16: false
+compile: false
+device: cpu
+threads: 1
+num_workers: 0
+eval_every: 1000
+eval_rows: 4
+checkpoint_every: 1
+log_every: 1
+"""
+
+
+def _row(doc_id: str, source: str, split: str, words: int, shift: int) -> dict:
+    text = " ".join(WORDS[(i * 7 + shift) % len(WORDS)] for i in range(words))
+    return {
+        "id": doc_id,
+        "source": source,
+        "split": split,
+        "group": doc_id,
+        "tm": None,
+        "date": None,
+        "text": text,
+        "text_uncertain_excluded": text,
+        "supplied_start": [],
+        "supplied_end": [],
+        "letters": len(text),
+        "lacunae": 0,
+    }
+
+
+def _run(env: dict, *args: str) -> str:
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts/gpu_train.sh"), *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def recipe(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("gpu")
+    prepared = tmp / "prepared"
+    prepared.mkdir()
+    rows = [_row(f"tlg9999.tlg{i:03d}.x#0", "literary", "train", 60, i) for i in range(6)]
+    rows += [_row(f"val.{i}", "ddb", "validation", 80, i) for i in range(3)]
+    write_documents(rows, prepared / "documents.parquet")
+    (tmp / "tiny.yaml").write_text(TINY)
+    env = {
+        **os.environ,
+        "PY": sys.executable,
+        "CONFIG": str(tmp / "tiny.yaml"),
+        "RUN": str(tmp / "run"),
+        "PACK": str(tmp / "pack"),
+        "DATA": str(tmp / "data"),
+        "OUT": str(tmp / "out"),
+        "PREPARED": str(prepared),
+        "INIT": "",
+        "TOTAL_SECONDS": "4",
+        "MARGIN": "1800",
+        "PYTHONPATH": str(ROOT / "src"),
+    }
+    return tmp, env
+
+
+@pytest.mark.slow  # ~1 min on an idle machine (each call unpacks the 40 M-character packaged text)
+def test_pack_train_export_receive_and_continue(recipe):
+    tmp, env = recipe
+    _run(env, "pack", "--budget-mib", "0.0005", "--val-per-length", "1")
+    manifest = json.loads((tmp / "pack/manifest.json").read_text())
+    assert manifest["first1k"]["shards"] > 1 and manifest["first1k"]["documents"] >= 1  # cut to fit its budget
+    assert manifest["validation"]["gaps"] == 40  # lengths 1–20 × exact, none
+    _run(env, "train", "1")
+    first = json.loads((tmp / "run/checkpoint/apollo_restore.json").read_text())["training"]
+    _run(env, "train", "1")
+    second = json.loads((tmp / "run/checkpoint/apollo_restore.json").read_text())["training"]
+    assert second["step"] > first["step"] and second["seconds"] > first["seconds"]  # resumed, not restarted
+    _run(env, "export")
+    parts = sorted((tmp / "out").glob("export.tar.part-*"))
+    assert parts and all(p.stat().st_size <= 15 * 2**20 for p in parts)
+    report = _run(env, "receive", str(tmp / "out"))
+    assert (tmp / "run/export/model.safetensors").exists() and "exact W.Top-1" in report and "none W.Top-1" in report
+    meta = json.loads((tmp / "run/export/apollo_restore.json").read_text())
+    assert meta["data"]["literary"]["documents"] >= 1 and meta["size"] == "tiny"
+
+    # a second session continues from the weights brought back: its history holds the first
+    kept = tmp / "session1"
+    (tmp / "run/export").rename(kept)
+    again = {**env, "INIT": str(kept), "RUN": str(tmp / "run2")}
+    _run(again, "train", "1")
+    history = json.loads((tmp / "run2/checkpoint/apollo_restore.json").read_text())["training"]["history"]
+    assert history[-1]["step"] == meta["training"]["step"] and history[-1]["data"] == meta["data"]
