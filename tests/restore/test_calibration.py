@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.calibration import Calibration, Scaling, fingerprint, fit, load_for
+from apollo_restore.restore.calibration import Calibration, Scaling, fingerprint, fit, gap_letters, load_for
 from apollo_restore.restore.types import Candidate
 
 
@@ -14,9 +15,30 @@ def test_fit_learns_that_an_overconfident_filler_is_often_wrong():
     g, k = 400, 5
     logq = np.log(np.tile([0.9, 0.04, 0.03, 0.02, 0.01], (g, 1)))
     truth = np.where(rng.random(g) < 0.3, 0, -1)  # the top reading is right 30% of the time, else none is
-    cal = fit(logq, np.zeros((g, k)), truth, ["exact"] * g, penalties=(0.0,))
+    cal = fit(logq, np.zeros((g, k)), np.full(g, 5), truth, ["exact"] * g)
     top = cal.apply([Candidate("α", 0.9, 0.0), Candidate("β", 0.04, 0.0), Candidate("γ", 0.03, 0.0)], Hint.exact(5))[0]
     assert top.calibrated and abs(top.prob - 0.3) < 0.08
+
+
+def test_fit_can_say_certain_and_learns_that_long_gaps_are_harder():
+    """A sure filler right 97 % of the time on 3-letter gaps and 40 % on 15-letter ones: the fit
+    shows the first well above 50 % (the old family capped it at ½) and the second near 40 %."""
+    rng = np.random.default_rng(1)
+    g = 600
+    letters = np.where(np.arange(g) % 2 == 0, 3, 15)
+    logq = np.log(np.tile([0.99, 0.006, 0.004], (g, 1)))
+    truth = np.where(rng.random(g) < np.where(letters == 3, 0.97, 0.4), 0, -1)
+    cal = fit(logq, np.zeros_like(logq), letters, truth, ["exact"] * g)
+    assert np.isfinite([cal.conditions["exact"].b, cal.conditions["exact"].d]).all()
+    sure = [Candidate("αβγ", 0.99, 0.0), Candidate("δεζ", 0.006, 0.0), Candidate("ηθι", 0.004, 0.0)]
+    short, long = ((truth[letters == n] == 0).mean() for n in (3, 15))
+    assert cal.apply(sure, Hint.exact(3))[0].prob == pytest.approx(short, abs=0.04) and short > 0.9
+    assert cal.apply(sure, Hint.exact(15))[0].prob == pytest.approx(long, abs=0.04)
+
+
+def test_gap_letters_follow_the_hint_or_the_best_reading():
+    assert gap_letters("και ο", Hint.exact(7)) == 7 and gap_letters("και ο", Hint.span(4, 8)) == 6
+    assert gap_letters("και ο", NO_HINT) == 4 and gap_letters("", NO_HINT) == 1
 
 
 def test_apply_demotes_unknown_words_and_leaves_room_for_none():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -22,24 +21,7 @@ NEURAL_ONLY_OPTION = typer.Option(
 PARALLELS_OPTION = typer.Option(
     False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
 )
-THREADS_OPTION = typer.Option(None, "--threads", min=1, help="Torch threads (default: the cores idle now, at most 2).")
-LOADAVG = Path("/proc/loadavg")
-
-
-def idle_cores(limit: int = 2) -> int:
-    """Cores no other task is running on now, between 1 and ``limit``: the CPU count less the
-    runnable tasks of ``/proc/loadavg`` (this process excepted); 1 where that file is missing.
-
-    One gap's matrices are small: on an idle 2-core machine a second torch thread saves ≈ 0.2 s
-    of a CLI call, on a busy one its spinning costs more than it gives (BENCHMARKS.md, "CLI
-    latency"). The runnable count is read at this instant, unlike the load averages, which
-    lag a minute behind.
-    """
-    try:
-        runnable = int(LOADAVG.read_text().split()[3].split("/")[0])
-    except (OSError, IndexError, ValueError):
-        return 1
-    return max(1, min(limit, (os.cpu_count() or 1) - (runnable - 1)))
+THREADS_OPTION = typer.Option(None, "--threads", help="Torch threads (default: the cores idle now, at most 2).")
 
 
 def restore_command(
@@ -64,13 +46,15 @@ def restore_command(
     from apollo_restore.restore.driver import restore_text
     from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.request import RestoreRequest
+    from apollo_restore.restore.threads import use_threads
 
     source = _read_text(text)
     try:
         request = RestoreRequest(source, dict(_parse_hint(h) for h in hint or []), None, k).validate()
+        use_threads(threads)
     except (LeidenError, RequestError) as err:
         _fail(err)
-    restorer = _load(load_filler, model, use_ngram=not neural_only, threads=threads or idle_cores())
+    restorer = _load(load_filler, model, use_ngram=not neural_only)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.retrieve.augment import RetrievalAugmented
@@ -186,18 +170,15 @@ def predict_command(
     from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.predict import predict_file
     from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, check_k
+    from apollo_restore.restore.threads import use_threads
 
     try:
         check_k(k, DEFAULT_REQUEST_LIMITS)
+        use_threads(threads)
     except RequestError as err:
         _fail(err)
-    restorer = _load(
-        load_filler,
-        model,
-        config=RestoreConfig(k=k, exact_length=exact_length),
-        use_ngram=not neural_only,
-        threads=threads or idle_cores(),
-    )
+    config = RestoreConfig(k=k, exact_length=exact_length)
+    restorer = _load(load_filler, model, config=config, use_ngram=not neural_only)
     try:
         n = predict_file(restorer, gaps, out, k)
     except (RequestError, FormatError) as err:
