@@ -28,17 +28,27 @@ from pathlib import Path
 
 import numpy as np
 
+from apollo_restore.data.formats import GapExample
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.prepare import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import agnostic, reliability
 from apollo_restore.evaluate.report import plot_reliability
 from apollo_restore.hint import Hint
-from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration, calibrated, fingerprint, fit, gap_letters
+from apollo_restore.restore.calibration import (
+    CALIBRATION_FILE,
+    TERMS,
+    Calibration,
+    calibrated,
+    fingerprint,
+    fit,
+    gap_letters,
+)
 from apollo_restore.restore.candidates import WHOLE_POOL
 from apollo_restore.restore.config import DEFAULT_MODEL
 from apollo_restore.restore.load import load_filler
 from apollo_restore.restore.present import Presented
+from apollo_restore.restore.types import Candidate
 
 CONDITIONS = ("exact", "range", "none")
 SHOWN = 20  # readings a list shows by default (k): the "top-20" reliability is over them
@@ -48,7 +58,8 @@ SURE = 0.8  # a top reading shown above this is "sure"
 def predictions(args: argparse.Namespace) -> list[dict]:
     """One record per gap: id, doc, condition, hint, truth index (-1: not in the pool), and the
     whole ranked pool as the calibration receives it (:class:`Presented` without a calibration:
-    readings, log q normalised over the pool after the truncation demotion, unknown-word flags).
+    readings, log q normalised over the pool after the truncation demotion, unknown-word flags,
+    the first reading's log-score).
 
     Gaps run in a shuffled order (any first part is a sample over lengths and conditions) and
     each record is appended to ``--cache`` as it is made; a rerun reads the cache and restores
@@ -63,21 +74,18 @@ def predictions(args: argparse.Namespace) -> list[dict]:
         gaps += build_synthetic(table, source, "validation", int(per_length), CONDITIONS, seed=args.seed)
     np.random.default_rng(args.seed).shuffle(gaps)
     gaps = gaps[: args.limit]
-    todo = [g for g in gaps if g.id not in done]
+    # gaps restored before the top reading's score was cached only need that score
+    todo = [g for g in gaps if g.id in done and "top_score" not in done[g.id]] + [g for g in gaps if g.id not in done]
     if todo:
         filler = Presented(load_filler(args.model, present=False), default_forms(), None)
         started = time.perf_counter()
         with args.cache.open("a") if args.cache else open(os.devnull, "w") as out:
             for i, gap in enumerate(todo):
-                cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, WHOLE_POOL)
-                keys = [agnostic(c.text) for c in cands]
-                target = agnostic(gap.target)
-                done[gap.id] = {
-                    "id": gap.id, "doc": gap.doc, "condition": condition_of(gap), "hint": gap.hint.to_json(),
-                    "truth": keys.index(target) if target in keys else -1, "texts": [c.text for c in cands],
-                    "logq": [float(np.log(max(c.prob, 1e-12))) for c in cands],
-                    "unknown": [bool(c.unknown_words) for c in cands],
-                }  # fmt: skip
+                if gap.id in done:
+                    top = done[gap.id]["texts"][0]
+                    done[gap.id]["top_score"] = filler.score_readings(gap.prefix, gap.suffix, gap.hint, [top])[0]
+                else:
+                    done[gap.id] = record(gap, filler.candidates(gap.prefix, gap.suffix, gap.hint, WHOLE_POOL))
                 out.write(json.dumps(done[gap.id], ensure_ascii=False) + "\n")
                 out.flush()
                 if (i + 1) % 20 == 0:
@@ -85,9 +93,21 @@ def predictions(args: argparse.Namespace) -> list[dict]:
     return [done[g.id] for g in gaps]
 
 
-def arrays(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """``(G, K)`` log q (``-inf`` padded) and unknown flags, ``(G,)`` gap letters, ``(G,)``
-    truth, conditions (``K``: the largest pool)."""
+def record(gap: GapExample, cands: list[Candidate]) -> dict:
+    """A gap's cache record (see :func:`predictions`) from its whole ranked pool."""
+    keys = [agnostic(c.text) for c in cands]
+    target = agnostic(gap.target)
+    return {
+        "id": gap.id, "doc": gap.doc, "condition": condition_of(gap), "hint": gap.hint.to_json(),
+        "truth": keys.index(target) if target in keys else -1, "texts": [c.text for c in cands],
+        "logq": [float(np.log(max(c.prob, 1e-12))) for c in cands], "unknown": [bool(c.unknown_words) for c in cands],
+        "top_score": cands[0].log_score,
+    }  # fmt: skip
+
+
+def arrays(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """``(G, K)`` log q (``-inf`` padded) and unknown flags, ``(G,)`` gap letters, ``(G,)`` first
+    reading's log-score, ``(G,)`` truth, conditions (``K``: the largest pool): :func:`fit`'s arguments."""
     width = max(len(r["logq"]) for r in records)
     logq = np.full((len(records), width), -np.inf)
     unknown = np.zeros((len(records), width))
@@ -95,19 +115,22 @@ def arrays(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
         logq[i, : len(r["logq"])] = r["logq"]
         unknown[i, : len(r["unknown"])] = r["unknown"]
     letters = np.array([gap_letters(r["texts"][0], Hint.from_json(r["hint"])) for r in records])
-    return logq, unknown, letters, np.array([r["truth"] for r in records]), [r["condition"] for r in records]
+    top_score = np.array([r["top_score"] for r in records])
+    return logq, unknown, letters, top_score, np.array([r["truth"] for r in records]), [r["condition"] for r in records]
 
 
 def shown(records: list[dict], cal: Calibration | None) -> tuple[np.ndarray, np.ndarray]:
     """``(G, K)`` probabilities as shown (raw, or calibrated) and ``(G, K)`` correctness, both in
     the displayed order (calibration may demote readings)."""
-    logq, unknown, letters, truth, conds = arrays(records)
+    logq, unknown, letters, top_score, truth, conds = arrays(records)
     probs = np.exp(logq)
     if cal is not None:
         for cond in set(conds):
             rows = np.array([c == cond for c in conds])
             s = cal.conditions[cond]
-            probs[rows] = calibrated(logq[rows], unknown[rows], letters[rows], s, cal.unknown_word_penalty)
+            probs[rows] = calibrated(
+                logq[rows], unknown[rows], letters[rows], top_score[rows], s, cal.unknown_word_penalty
+            )
     right = np.zeros_like(probs, dtype=bool)
     right[truth >= 0, truth[truth >= 0]] = True
     probs = np.where(np.isfinite(logq), probs, 0.0)
@@ -140,20 +163,19 @@ def cross_fitted(records: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([p for p, _ in parts]), np.concatenate([r for _, r in parts])
 
 
-def held_out_nll(records: list[dict], with_letters: bool) -> float:
-    """Mean negative log-likelihood (nats per gap) of each half under the fit on the other: the
-    family as shipped, or without its gap-length term (``n = 1`` everywhere)."""
+def held_out_nll(records: list[dict], terms: tuple[str, ...]) -> float:
+    """Mean negative log-likelihood (nats per gap) of each half under the fit on the other, with
+    only ``terms`` of the "none of these" features (:data:`~apollo_restore.restore.calibration.TERMS`;
+    none: the family before issue 23)."""
     total, count = 0.0, 0
     halves = folds(records)
     for f in (0, 1):
-        train, test = arrays(halves[1 - f]), arrays(halves[f])
-        if not with_letters:
-            train, test = [(*x[:2], np.ones_like(x[2]), *x[3:]) for x in (train, test)]
-        cal = fit(*train)
-        logq, unknown, letters, truth, conds = test
+        cal = fit(*arrays(halves[1 - f]), terms=terms)
+        logq, unknown, letters, top_score, truth, conds = arrays(halves[f])
         for cond in set(conds):
             rows = np.array([c == cond for c in conds])
-            p = calibrated(logq[rows], unknown[rows], letters[rows], cal.conditions[cond], cal.unknown_word_penalty)
+            s = cal.conditions[cond]
+            p = calibrated(logq[rows], unknown[rows], letters[rows], top_score[rows], s, cal.unknown_word_penalty)
             t = truth[rows]
             right = np.where(t >= 0, p[np.arange(len(t)), np.maximum(t, 0)], 1.0 - p.sum(axis=1))
             total -= float(np.log(np.clip(right, 1e-12, 1.0)).sum())
@@ -188,10 +210,12 @@ def main() -> None:
     for cond in CONDITIONS:
         rows = [r for r in records if r["condition"] == cond]
         by_cond[cond] = (measures(*shown(rows, None)), measures(*shown(rows, cal)))
-    nll = {"with": held_out_nll(records, True), "without": held_out_nll(records, False)}
+    ablations = [TERMS, ("letters", "margin"), ("letters",), ()]
+    nll = {" + ".join(terms) or "neither": held_out_nll(records, terms) for terms in ablations}
     cal.info = {
         "fitted_by": "scripts/fit_calibration.py", "split": "validation", "sources": args.sources, "seed": args.seed,
         "gaps": len(records), "model_fingerprint": fingerprint(args.model), "nll": cal.info["nll"],
+        "held_out_nll": {k: round(v, 4) for k, v in nll.items()},
         "ece_before": {"top1": before["top1"]["ece"], "top20": before["top20"]["ece"]},
         "ece_after_cross_fitted": {"top1": after["top1"]["ece"], "top20": after["top20"]["ece"]},
         "top1_before": round(before["top1_acc"], 4), "top1_after_cross_fitted": round(after["top1_acc"], 4),
@@ -206,10 +230,8 @@ def main() -> None:
     params = {k: {f: round(x, 3) for f, x in vars(v).items()} for k, v in cal.conditions.items()}
     print(f"wrote {out}: {json.dumps(params)}, unknown-word penalty {cal.unknown_word_penalty:.3f}\n")
     print(f"{len(records)} validation gaps ({args.sources} spans per length 1–20, × 3 hint conditions)\n")
-    print(
-        f"held-out NLL (nats/gap, two-fold by document): {nll['with']:.3f} with the gap-length term, "
-        f"{nll['without']:.3f} without\n"
-    )
+    print("held-out NLL (nats/gap, two-fold by document) by the terms of 'none of these':")
+    print(", ".join(f"{terms} {value:.3f}" for terms, value in nll.items()) + "\n")
     print(
         "| hint | gaps | ECE top-1 before | after | ECE top-20 before | after | Top-1 | "
         "top > 80 % before | after | right when > 80 % before | after |"

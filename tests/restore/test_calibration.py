@@ -15,25 +15,32 @@ def test_fit_learns_that_an_overconfident_filler_is_often_wrong():
     g, k = 400, 5
     logq = np.log(np.tile([0.9, 0.04, 0.03, 0.02, 0.01], (g, 1)))
     truth = np.where(rng.random(g) < 0.3, 0, -1)  # the top reading is right 30% of the time, else none is
-    cal = fit(logq, np.zeros((g, k)), np.full(g, 5), truth, ["exact"] * g)
-    top = cal.apply([Candidate("α", 0.9, 0.0), Candidate("β", 0.04, 0.0), Candidate("γ", 0.03, 0.0)], Hint.exact(5))[0]
+    cal = fit(logq, np.zeros((g, k)), np.full(g, 5), np.full(g, -5.0), truth, ["exact"] * g)
+    cands = [Candidate("α", 0.9, -5.0), Candidate("β", 0.04, -8.0), Candidate("γ", 0.03, -8.0)]
+    top = cal.apply(cands, Hint.exact(5))[0]
     assert top.calibrated and abs(top.prob - 0.3) < 0.08
 
 
-def test_fit_can_say_certain_and_learns_that_long_gaps_are_harder():
-    """A sure filler right 97 % of the time on 3-letter gaps and 40 % on 15-letter ones: the fit
-    shows the first well above 50 % (the old family capped it at ½) and the second near 40 %."""
+@pytest.mark.parametrize("differs", ["letters", "score"])
+def test_fit_can_say_certain_and_tells_sure_gaps_from_hard_ones(differs):
+    """A filler always 99 % sure of its first reading, right 97 % of the time on easy gaps and
+    40 % on hard ones, which are longer (``letters``) or whose best reading the filler itself
+    finds improbable (``score``, nats per letter): the fit shows the easy ones well above 50 %
+    (the family before issue 23 capped every reading at ½) and the hard ones near 40 %."""
     rng = np.random.default_rng(1)
     g = 600
-    letters = np.where(np.arange(g) % 2 == 0, 3, 15)
+    easy = np.arange(g) % 2 == 0
+    letters = np.where(easy | (differs == "score"), 3, 15)
+    top_score = letters * np.where(easy | (differs == "letters"), -0.2, -2.0)
     logq = np.log(np.tile([0.99, 0.006, 0.004], (g, 1)))
-    truth = np.where(rng.random(g) < np.where(letters == 3, 0.97, 0.4), 0, -1)
-    cal = fit(logq, np.zeros_like(logq), letters, truth, ["exact"] * g)
-    assert np.isfinite([cal.conditions["exact"].b, cal.conditions["exact"].d]).all()
-    sure = [Candidate("αβγ", 0.99, 0.0), Candidate("δεζ", 0.006, 0.0), Candidate("ηθι", 0.004, 0.0)]
-    short, long = ((truth[letters == n] == 0).mean() for n in (3, 15))
-    assert cal.apply(sure, Hint.exact(3))[0].prob == pytest.approx(short, abs=0.04) and short > 0.9
-    assert cal.apply(sure, Hint.exact(15))[0].prob == pytest.approx(long, abs=0.04)
+    truth = np.where(rng.random(g) < np.where(easy, 0.97, 0.4), 0, -1)
+    cal = fit(logq, np.zeros_like(logq), letters, top_score, truth, ["exact"] * g)
+    for group in (easy, ~easy):
+        n, score = letters[group][0], top_score[group][0]
+        sure = [Candidate("αβγ", 0.99, score), Candidate("δεζ", 0.006, -9.0), Candidate("ηθι", 0.004, -9.0)]
+        right = (truth[group] == 0).mean()
+        assert cal.apply(sure, Hint.exact(int(n)))[0].prob == pytest.approx(right, abs=0.04)
+    assert (truth[easy] == 0).mean() > 0.9
 
 
 def test_gap_letters_follow_the_hint_or_the_best_reading():
