@@ -8,6 +8,8 @@ the same machine load:
 * **Fresh processes** (what a user waits for; ``OMP_NUM_THREADS`` unset, so each picks its own
   torch threads): wall seconds of the README's Python example (``apollo_restore.restore(TEXT,
   k=20)`` and printing its readings) and of ``apollo-restore restore TEXT``; median and best.
+* **One call** (the model loaded, ``OMP_NUM_THREADS`` unset): seconds of a further
+  ``apollo_restore.restore(TEXT, k=20)`` in the same process, and the torch threads it ran on.
 * **The cost of k** (one process per tree, one torch thread, the model loaded once): seconds per
   restoration of each of :data:`TEXTS` for k = 5, 20, 50, 200 (median of ``--runs``), and the
   top reading with its probability, which must not change with k.
@@ -35,6 +37,18 @@ import apollo_restore
 result = apollo_restore.restore({TEXT!r}, k=20)
 for cand in result.gaps[0].candidates[:5]:
     print(cand.display, cand.text, f"{{cand.prob:.0%}}")
+"""
+CALL = f"""
+import statistics, sys, time
+import torch
+import apollo_restore
+apollo_restore.restore({TEXT!r}, k=20)  # load and warm
+times = []
+for _ in range(int(sys.argv[1])):
+    started = time.perf_counter()
+    apollo_restore.restore({TEXT!r}, k=20)
+    times.append(time.perf_counter() - started)
+print(statistics.median(times), min(times), torch.get_num_threads())
 """
 BY_K = f"""
 import json, statistics, sys, time
@@ -88,6 +102,19 @@ def main() -> None:
     print("| tree | command | median s | best s |\n|---|---|---:|---:|")
     for (name, what), seconds in times.items():
         print(f"| {name} | {what} | {statistics.median(seconds):.2f} | {min(seconds):.2f} |")
+    calls: dict[str, list[list[float]]] = {}
+    for _ in range(args.runs):
+        for name, env in envs.items():
+            out = subprocess.run(
+                [sys.executable, "-c", CALL, str(args.runs)], env=env, check=True, capture_output=True, text=True
+            )
+            calls.setdefault(name, []).append([float(x) for x in out.stdout.split()])
+    print(f"\nOne further `apollo_restore.restore(..., k=20)` call, model loaded ({args.runs} processes):\n")
+    print("| tree | median s | best s | torch threads |\n|---|---:|---:|---|")
+    for name, rows in calls.items():
+        threads = sorted({int(r[2]) for r in rows})
+        median, best = statistics.median(r[0] for r in rows), min(r[1] for r in rows)
+        print(f"| {name} | {median:.2f} | {best:.2f} | {', '.join(map(str, threads))} |")
     by_k = {
         name: json.loads(
             subprocess.run(
