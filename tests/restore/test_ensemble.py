@@ -59,6 +59,18 @@ def test_ensemble_reranks_union_by_weighted_scores():
     assert only_a[0].text == "αβγ"
 
 
+def test_ensemble_ranking_does_not_depend_on_k():
+    """γ is each member's second reading and the best of the union: when members proposed only
+    k readings (before issue 23), k = 1 ranked α or β first."""
+    a = Fixed({"α": -1.0, "γ": -1.5, "β": -9.0})
+    b = Fixed({"β": -1.0, "γ": -1.5, "α": -9.0})
+    ens = Ensemble([(a, 1.0), (b, 1.0)])
+    full = ens.candidates("", "", NO_HINT, k=3)
+    assert full[0].text == "γ" and sum(c.prob for c in full) == pytest.approx(1.0)
+    for k in (1, 2):
+        assert ens.candidates("", "", NO_HINT, k=k) == full[:k]
+
+
 def test_length_prior_penalises_letters_outside_the_hint():
     prior = LengthPrior()
     assert prior.score_readings("", "", Hint.exact(4), ["αβγδ", "αβ γδ", "αβ", "αβγδεζ"]) == [0.0, 0.0, -2.0, -2.0]

@@ -134,20 +134,21 @@ class Restorer:
         Args:
             prefix, suffix: ``norm.v1`` text before and after the gap (other gaps as ``-``/``…``).
             hint: letters in the gap.
-            k: candidates wanted (default: the config's).
+            k: candidates wanted (default: the config's); it only cuts the list.
 
         Returns:
-            Up to ``k`` candidates, best first, probabilities normalised over them.
+            Up to ``k`` candidates, best first: the first of the ``config.pool`` beams (the
+            search width, whatever ``k``), probabilities normalised over all of them.
         """
         k = k or self.config.k
         ids, join = self._prompt_and_join(prefix, suffix, hint)
         prompt, found = self._run(ids)
         bound = _bound(hint, self.config)
-        beams: list[Beam] = beam_search(self.lean, self.tok, prompt, join, k=k, bound=bound)
+        beams: list[Beam] = beam_search(self.lean, self.tok, prompt, join, k=self.config.pool, bound=bound)
         texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
         for text, score in texts:
             found.setdefault(text, score - bound.penalty_of(letter_count(text)))
-        return to_candidates(merge_equivalent(texts))
+        return to_candidates(merge_equivalent(texts), k)
 
     @torch.inference_mode()
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:

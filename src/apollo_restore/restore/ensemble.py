@@ -60,7 +60,8 @@ class Ensemble:
     Args:
         members: ``(filler, weight)`` pairs; weights multiply each member's log-score.
         name: shown in results.
-        config: ``k`` (candidates returned) is read from here.
+        config: ``k`` (candidates returned by default) and ``pool`` (readings each member
+            proposes) are read from here.
         neural: the folder's neural model, for reports, whether or not it is a member; or a
             function that loads it when first asked (a member weighted 0 is never loaded
             for restoring, which spares importing torch).
@@ -105,19 +106,20 @@ class Ensemble:
         return [t / scale for t in totals]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        """The union of the members' candidates, re-ranked by the weighted score.
+        """The first ``k`` of the union of the members' candidates, re-ranked by the weighted score.
 
-        Probabilities are normalised over the returned list; ``log_score`` is the weighted
-        mean ``Σ wᵢ log pᵢ / Σ wᵢ`` (language models' weights in the denominator).
+        Each member proposes ``config.pool`` readings whatever ``k``, so the ranked union and its
+        probabilities (normalised over the whole union) do not depend on ``k``; ``log_score`` is
+        the weighted mean ``Σ wᵢ log pᵢ / Σ wᵢ`` (language models' weights in the denominator).
         """
         k = k or self.config.k
         pool: dict[str, str] = {}
         search_hint = hint.widen(self.hint_slack)  # so that a wrong hint can be survived
         for filler, _ in self.members:
-            for cand in filler.candidates(prefix, suffix, search_hint, k):
+            for cand in filler.candidates(prefix, suffix, search_hint, self.config.pool):
                 pool.setdefault(match_key(cand.text), cand.text)
         readings = list(pool.values())
         # weighted mean rather than sum: the same ranking, and the probabilities of a geometric
         # mean rather than of a product, which would be overconfident
         scored = sorted(zip(readings, self.score_readings(prefix, suffix, hint, readings)), key=lambda item: -item[1])
-        return to_candidates(scored[:k])
+        return to_candidates(scored, k)
