@@ -12,10 +12,6 @@ CLI probes that could hang or eat the machine when the checks they test are miss
 binds and serves, ``/dev/zero`` on stdin, thousands of threads, a killed ``predict``) run in a
 subprocess with a time limit; the others run in this process (``typer``'s test runner, the web
 app through its ASGI interface, a stand-in filler: no model is loaded for the web probes).
-
-Probes whose ``pending`` is set test work merged separately (issue 24 part A: durable ``predict``,
-the one input layer, the bounds of the other commands' options): they are run and printed, but
-their failure does not fail the run until the lead clears ``pending`` after merging.
 """
 
 from __future__ import annotations
@@ -36,7 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-PART_A = "issue 24 part A (merged separately)"
 GREEK = "ἔτους δευτέρου Αὐτοκράτορος Καίσαρος [.5] τοῦ κυρίου καὶ ἔλαβον παρὰ σοῦ τὰς δραχμάς"
 BGU = (
     "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
@@ -59,7 +54,6 @@ class Probe:
         tried: what is tried, in words.
         expected: what must happen.
         fast: runs in a few seconds without loading a model's weights for restoring (CI runs these).
-        pending: why a failure does not count yet (``None``: it counts).
     """
 
     name: str
@@ -68,7 +62,6 @@ class Probe:
     expected: str
     run: Callable[[Path], tuple[bool, str]]
     fast: bool = True
-    pending: str | None = None
 
 
 # -- ways to run things -------------------------------------------------------------------------
@@ -516,7 +509,7 @@ def prepare_out_is_file(workdir: Path) -> tuple[bool, str]:
     return refused(cli("prepare", "--corpus", f"ddb={corpus}", "--out", str(out)))
 
 
-PART_A_PROBES = [
+CLI_PROBES = [
     Probe("predict-keeps-out", "predict", "predict with a 500-letter hint over an existing --out",
           "exit 2 before the model loads; --out untouched", predict_keeps_out),
     Probe("predict-out-is-gaps", "predict", "predict --out equal to --gaps", "exit 2; the gap set untouched",
@@ -529,8 +522,8 @@ PART_A_PROBES = [
           predict_refuses([_gap(0, prefix="arma virumque cano troiae ", suffix=" qui primus ab oris")], "E308")),
     Probe("predict-control-chars", "predict", "a gap whose context holds U+0007", "exit 2, E309",
           predict_refuses([_gap(0, prefix="ετους \u0007δευτερου ")], "E309")),
-    Probe("predict-invalid-utf8", "predict", "a gap set with invalid UTF-8", "exit 2, E201 naming file and line",
-          predict_refuses(b'{"id": "g0", "prefix": "\xff"}\n', "E201")),
+    Probe("predict-invalid-utf8", "predict", "a gap set with invalid UTF-8", "exit 2, E203 naming file, byte and line",
+          predict_refuses(b'{"id": "g0", "prefix": "\xff"}\n', "E203")),
     Probe("predict-killed-resumes", "predict", "SIGKILL predict after 3 of 8 gaps, run it again",
           "every gap exactly once", predict_resumes, fast=False),
     *[
@@ -557,9 +550,8 @@ PART_A_PROBES = [
     Probe("prepare-out-is-file", "input", "prepare --out naming a file", "exit 2 numbered, no traceback",
           prepare_out_is_file),
 ]  # fmt: skip
-PART_A_PROBES = [Probe(**{**p.__dict__, "pending": PART_A}) for p in PART_A_PROBES]
 
-PROBES = MODEL_PROBES + SERVE_PROBES + WEB_PROBES + PART_A_PROBES
+PROBES = MODEL_PROBES + SERVE_PROBES + WEB_PROBES + CLI_PROBES
 
 
 def run_probe(probe: Probe) -> tuple[bool, str, float]:
@@ -593,12 +585,12 @@ def main() -> int:
     failed = 0
     for probe in chosen:
         passed, actual, seconds = run_probe(probe)
-        result = "pass" if passed else ("FAIL (pending: " + probe.pending + ")" if probe.pending else "**FAIL**")
-        failed += not passed and probe.pending is None
+        result = "pass" if passed else "**FAIL**"
+        failed += not passed
         actual = actual.replace("|", "\\|")
         cells = (probe.name, probe.part, probe.tried, probe.expected, actual, f"{seconds:.1f}", result)
         print("| " + " | ".join(cells) + " |", flush=True)
-    print(f"\n{len(chosen)} probes, {failed} failed (pending ones not counted).")
+    print(f"\n{len(chosen)} probes, {failed} failed.")
     return 1 if failed else 0
 
 

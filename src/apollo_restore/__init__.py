@@ -23,17 +23,36 @@ if TYPE_CHECKING:
     from apollo_restore.restore.types import Restoration
 
 
-@lru_cache(maxsize=4)
-def load_restorer(model: str | None = None) -> GapFiller:
+def load_restorer(model: str | None = None, threads: int | None = None) -> GapFiller:
     """The restorer of a model folder (default: the embedded model: the neural model in an
-    ensemble with its n-gram member when the folder ships one), loaded once."""
+    ensemble with its classical members), loaded once per folder.
+
+    Args:
+        threads: torch threads from now on (process-wide; default: the cores idle now, at most
+            2, as the CLI chooses: :func:`apollo_restore.restore.threads.use_threads`).
+
+    Raises:
+        RequestError: ``threads`` is not a whole number from 1 to the CPU count (``E311``).
+    """
+    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
+    from apollo_restore.restore.threads import use_threads
+
+    use_threads(threads)
+    return _load(model)
+
+
+@lru_cache(maxsize=4)
+def _load(model: str | None) -> GapFiller:
+    """:func:`load_restorer`'s folder, loaded once."""
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.restore.load import load_filler
 
     return load_filler(model)
 
 
-def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = None) -> Restoration:
+def restore(
+    text: str, k: int = 20, hints=None, pins=None, model: str | None = None, threads: int | None = None
+) -> Restoration:
     """Restore every lacuna of a Leiden text; see :func:`apollo_restore.restore.driver.restore_text`.
 
     Args:
@@ -41,15 +60,19 @@ def restore(text: str, k: int = 20, hints=None, pins=None, model: str | None = N
             ``"ca.7"`` or ``None``).
         pins: per-gap readings fixed by the caller (gap number from 1 → reading); the gaps
             after them are restored with them in place.
+        threads: torch threads (default: the cores idle now, at most 2, as the CLI chooses).
 
     Raises:
-        RequestError: a request out of limits, not Greek enough, or with no gap (``E3xx``).
+        RequestError: a request out of limits, not Greek enough, or with no gap (``E3xx``), or
+            a bad ``threads`` (``E311``), before any model is loaded.
         LeidenError: malformed Leiden text (``E0xx``).
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.restore.driver import restore_text
+    from apollo_restore.restore.request import RestoreRequest
 
-    return restore_text(load_restorer(model), text, hints=hints, pins=pins, k=k)
+    request = RestoreRequest(text, hints, pins, k).validate()
+    return restore_text(load_restorer(model, threads), request)
 
 
 def provenance(text: str, min_run: int = 40, limit: int = 20):

@@ -81,6 +81,10 @@ class Errors:
         "[E309] unreadable character {char} at offset {position}{where}: remove control characters and broken Unicode"
     )
     E310 = "[E310] {name} must be {expected}, not {value!r}"
+    E311 = (
+        "[E311] threads = {threads!r}: give a whole number of torch threads from 1 to {limit} (this machine's cores), "
+        "or none for the cores idle now (at most 2)"
+    )
     # warnings on a restoration
     W301 = (
         "[W301] {foreign} of the text's {total} letters are not Greek ({scripts}): they are left out of "

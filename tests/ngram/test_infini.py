@@ -119,7 +119,9 @@ def test_infini_filler_restores_and_scores_consistently(index: TextIndex, direct
     filler = load_infini(direction, index)
     assert isinstance(filler, InfiniFiller) and isinstance(filler, GapFiller) and filler.language_model() is None
     cands = filler.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8))
-    assert cands[0].text == "τραιανου" and abs(sum(c.prob for c in cands) - 1) < 1e-9
+    pool = filler.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8), filler.config.pool)
+    assert cands[0].text == "τραιανου" and abs(sum(c.prob for c in pool) - 1) < 1e-9
+    assert cands == pool[: len(cands)]  # k only cuts the pool: probabilities normalised over all of it
     scores = filler.score_readings(
         "ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8), [c.text for c in cands[:3]]
     )

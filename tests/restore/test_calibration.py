@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.calibration import Calibration, Scaling, fingerprint, fit, load_for
+from apollo_restore.restore.calibration import Calibration, Scaling, fingerprint, fit, gap_letters, load_for
 from apollo_restore.restore.types import Candidate
 
 
@@ -14,9 +15,37 @@ def test_fit_learns_that_an_overconfident_filler_is_often_wrong():
     g, k = 400, 5
     logq = np.log(np.tile([0.9, 0.04, 0.03, 0.02, 0.01], (g, 1)))
     truth = np.where(rng.random(g) < 0.3, 0, -1)  # the top reading is right 30% of the time, else none is
-    cal = fit(logq, np.zeros((g, k)), truth, ["exact"] * g, penalties=(0.0,))
-    top = cal.apply([Candidate("α", 0.9, 0.0), Candidate("β", 0.04, 0.0), Candidate("γ", 0.03, 0.0)], Hint.exact(5))[0]
+    cal = fit(logq, np.zeros((g, k)), np.full(g, 5), np.full(g, -5.0), truth, ["exact"] * g)
+    cands = [Candidate("α", 0.9, -5.0), Candidate("β", 0.04, -8.0), Candidate("γ", 0.03, -8.0)]
+    top = cal.apply(cands, Hint.exact(5))[0]
     assert top.calibrated and abs(top.prob - 0.3) < 0.08
+
+
+@pytest.mark.parametrize("differs", ["letters", "score"])
+def test_fit_can_say_certain_and_tells_sure_gaps_from_hard_ones(differs):
+    """A filler always 99 % sure of its first reading, right 97 % of the time on easy gaps and
+    40 % on hard ones, which are longer (``letters``) or whose best reading the filler itself
+    finds improbable (``score``, nats per letter): the fit shows the easy ones well above 50 %
+    (the family before issue 23 capped every reading at ½) and the hard ones near 40 %."""
+    rng = np.random.default_rng(1)
+    g = 600
+    easy = np.arange(g) % 2 == 0
+    letters = np.where(easy | (differs == "score"), 3, 15)
+    top_score = letters * np.where(easy | (differs == "letters"), -0.2, -2.0)
+    logq = np.log(np.tile([0.99, 0.006, 0.004], (g, 1)))
+    truth = np.where(rng.random(g) < np.where(easy, 0.97, 0.4), 0, -1)
+    cal = fit(logq, np.zeros_like(logq), letters, top_score, truth, ["exact"] * g)
+    for group in (easy, ~easy):
+        n, score = letters[group][0], top_score[group][0]
+        sure = [Candidate("αβγ", 0.99, score), Candidate("δεζ", 0.006, -9.0), Candidate("ηθι", 0.004, -9.0)]
+        right = (truth[group] == 0).mean()
+        assert cal.apply(sure, Hint.exact(int(n)))[0].prob == pytest.approx(right, abs=0.04)
+    assert (truth[easy] == 0).mean() > 0.9
+
+
+def test_gap_letters_follow_the_hint_or_the_best_reading():
+    assert gap_letters("και ο", Hint.exact(7)) == 7 and gap_letters("και ο", Hint.span(4, 8)) == 6
+    assert gap_letters("και ο", NO_HINT) == 4 and gap_letters("", NO_HINT) == 1
 
 
 def test_apply_demotes_unknown_words_and_leaves_room_for_none():

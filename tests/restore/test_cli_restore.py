@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from apollo_restore.cli import common as cli_common
-from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
 
 GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος τοῦ κυρίου [.5] Τῦβι ἔλαβον παρὰ σοῦ"
@@ -43,6 +42,7 @@ def no_model(monkeypatch):
         ([GREEK, "--hint", "3=2"], "E306"),
         ([GREEK, "--hint", "0=2"], "numbered from 1"),
         ([GREEK, "--hint", "1=ca.x"], "E306"),
+        ([GREEK, "--threads", "0"], "'--threads'"),
         (["missing-file.txt"], "E202"),
     ],
 )
@@ -102,24 +102,3 @@ def test_loading_the_embedded_model_does_not_import_transformers():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "0"
-
-
-@pytest.mark.parametrize(
-    ("line", "cores", "want"),
-    [
-        ("0.10 0.20 0.30 1/120 4242", 2, 2),  # only this process runs: both cores
-        ("0.10 0.20 0.30 1/120 4242", 16, 2),  # never more than 2
-        ("2.50 2.00 1.00 2/120 4242", 2, 1),  # one other task running
-        ("7.90 8.00 8.10 9/120 4242", 2, 1),  # a busy machine: one thread, never 0
-    ],
-)
-def test_idle_cores_counts_the_tasks_running_now(tmp_path, monkeypatch, line, cores, want) -> None:
-    (tmp_path / "loadavg").write_text(line + "\n")
-    monkeypatch.setattr(cli_restore, "LOADAVG", tmp_path / "loadavg")
-    monkeypatch.setattr(cli_restore.os, "cpu_count", lambda: cores)
-    assert cli_restore.idle_cores() == want
-
-
-def test_idle_cores_is_one_without_a_load_file(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(cli_restore, "LOADAVG", tmp_path / "missing")
-    assert cli_restore.idle_cores() == 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import socket
 
+import pytest
+
 from apollo_restore.data.textindex import build_text_index
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.restore.config import DEFAULT_MODEL
@@ -26,10 +28,14 @@ def test_default_model_is_shipped_small_and_versioned():
 FORMULA = "ετους δευτερου και εικοστου αντωνινου καισαρος του κυριου τυβι"
 
 
-def test_default_model_restores_offline(monkeypatch, tmp_path):
-    # a tiny text index stands in for the one built from the packaged text on first use
+@pytest.fixture
+def tiny_index(monkeypatch, tmp_path):
+    """A tiny text index standing in for the one built from the packaged text on first use."""
     build_text_index([f"d{i}" for i in range(3)], ["ddb"] * 3, [FORMULA] * 3, tmp_path / "ix")
     monkeypatch.setenv("APOLLO_RESTORE_INDEX", str(tmp_path / "ix"))
+
+
+def test_default_model_restores_offline(monkeypatch, tiny_index):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
@@ -47,3 +53,20 @@ def test_default_model_restores_offline(monkeypatch, tmp_path):
     assert 1 <= len(cands) <= 20 and 0 < sum(c.prob for c in cands) < 1 and all(c.calibrated for c in cands)
     # the formula is common in the training papyri: κυρίου is among the readings, in edition form
     assert ("κυριου", "κυρίου") in [(c.text, c.display) for c in cands]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Κόμων Μουσαίου [.4] χαίρειν",  # issue 23: k = 20, 50, 200 gave υἱὸς, Μηνᾶ, τοῖς
+        "Ἀπολλώνιος Ἡρακλείδῃ τῷ φιλτάτῳ πλεῖστα [.7] καὶ διὰ παντὸς ὑγιαίνειν",
+    ],
+)
+def test_default_model_readings_do_not_depend_on_k(tiny_index, text):
+    """k only cuts the ranked pool: the same readings in the same order with the same
+    (calibrated) probabilities for k = 5, 20, 50 and 200."""
+    filler = load_filler()
+    lists = {k: restore_text(filler, text, k=k).gaps[0].candidates for k in (5, 20, 50, 200)}
+    pool = lists[200]
+    for k, cands in lists.items():
+        assert [(c.text, c.prob) for c in cands] == [(c.text, c.prob) for c in pool[:k]]

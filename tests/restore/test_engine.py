@@ -51,6 +51,15 @@ def test_engine_probabilities_sorted_and_at_most_one(restorer):
     assert [c.log_score for c in cands] == sorted((c.log_score for c in cands), reverse=True)
 
 
+def test_engine_k_only_cuts_the_ranked_pool(restorer):
+    """The beam is ``config.pool`` wide whatever k: asking for fewer readings neither changes
+    the best one nor any probability (before issue 23, k was the beam width)."""
+    prefix, _, suffix = MEMORISED[0]
+    full = restorer.candidates(prefix, suffix, NO_HINT, k=restorer.config.pool)
+    for k in (1, 3, 7):
+        assert restorer.candidates(prefix, suffix, NO_HINT, k=k) == full[:k]
+
+
 def test_engine_exact_length_mode(memorised_model):
     exact = Restorer.load(memorised_model, config=RestoreConfig(exact_length=True))
     prefix, _, suffix = MEMORISED[0]

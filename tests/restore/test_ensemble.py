@@ -59,6 +59,18 @@ def test_ensemble_reranks_union_by_weighted_scores():
     assert only_a[0].text == "αβγ"
 
 
+def test_ensemble_ranking_does_not_depend_on_k():
+    """γ is each member's second reading and the best of the union: when members proposed only
+    k readings (before issue 23), k = 1 ranked α or β first."""
+    a = Fixed({"α": -1.0, "γ": -1.5, "β": -9.0})
+    b = Fixed({"β": -1.0, "γ": -1.5, "α": -9.0})
+    ens = Ensemble([(a, 1.0), (b, 1.0)])
+    full = ens.candidates("", "", NO_HINT, k=3)
+    assert full[0].text == "γ" and sum(c.prob for c in full) == pytest.approx(1.0)
+    for k in (1, 2):
+        assert ens.candidates("", "", NO_HINT, k=k) == full[:k]
+
+
 def test_length_prior_penalises_letters_outside_the_hint():
     prior = LengthPrior()
     assert prior.score_readings("", "", Hint.exact(4), ["αβγδ", "αβ γδ", "αβ", "αβγδεζ"]) == [0.0, 0.0, -2.0, -2.0]
@@ -202,13 +214,19 @@ def test_neural_member_skips_only_readings_that_cannot_reach_the_top_k(memorised
     # the neural member reads a reading only while it can still enter the k best: same list, same scores
     prefix, middle, suffix = MEMORISED[1]
     others = Fixed({"αντωνινου": -9.0, "αντωνιου": -1.0, "καισαρος": -0.5, "ωρου": -2.0, "ετους": -0.1, "αβ": -0.2})
+    proposed = [Restorer.load(memorised_model), others]
+    pool = list(dict.fromkeys(c.text for f in proposed for c in f.candidates(prefix, suffix, Hint.exact(9))))
+    full = Ensemble([(Restorer.load(memorised_model), 1.0), (others, 1.5), (LengthPrior(), 2.0)])
+    scores = full.score_readings(prefix, suffix, Hint.exact(9), pool)  # every reading read to its end
     for k in (2, 4, 8):
-        ens = Ensemble([(Restorer.load(memorised_model), 1.0), (others, 1.5), (LengthPrior(), 2.0)])
-        cands = ens.candidates(prefix, suffix, Hint.exact(9), k=k)
-        proposed = [Restorer.load(memorised_model), others]
-        pool = list(dict.fromkeys(c.text for f in proposed for c in f.candidates(prefix, suffix, Hint.exact(9), k)))
-        full = Ensemble([(Restorer.load(memorised_model), 1.0), (others, 1.5), (LengthPrior(), 2.0)])
-        scores = full.score_readings(prefix, suffix, Hint.exact(9), pool)  # every reading read to its end
+        neural = Restorer.load(memorised_model)
+        neural.candidates(prefix, suffix, Hint.exact(9))  # the search, whose scores the pruning reuses
+        ens = Ensemble([(neural, 1.0), (others, 1.5), (LengthPrior(), 2.0)])
+        top = ens._top_scores(prefix, suffix, Hint.exact(9), pool, k)
         best = sorted(zip(pool, scores), key=lambda item: -item[1])[:k]
-        assert [c.text for c in cands] == [r for r, _ in best]
-        assert [c.log_score for c in cands] == pytest.approx([s for _, s in best], abs=1e-4)
+        got = sorted(zip(pool, top), key=lambda item: -item[1])[:k]
+        assert [r for r, _ in got] == [r for r, _ in best]
+        assert [s for _, s in got] == pytest.approx([s for _, s in best], abs=1e-4)
+    # candidates rank the whole union, every reading scored: the k best of the full scores
+    cands = full.candidates(prefix, suffix, Hint.exact(9), k=4)
+    assert [c.text for c in cands] == [r for r, _ in sorted(zip(pool, scores), key=lambda item: -item[1])[:4]]

@@ -14,6 +14,8 @@ import pytest
 
 from apollo_restore.data.table import write_documents
 
+from ..conftest import document_row
+
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = "κυριωι χαιρειν ομολογω εχειν παρα σου δραχμας αργυριου εκατον αποδωσω σοι εν τωι μηνι παυνι του ετους".split()
 
@@ -39,21 +41,7 @@ log_every: 1
 
 
 def _row(doc_id: str, source: str, split: str, words: int, shift: int) -> dict:
-    text = " ".join(WORDS[(i * 7 + shift) % len(WORDS)] for i in range(words))
-    return {
-        "id": doc_id,
-        "source": source,
-        "split": split,
-        "group": doc_id,
-        "tm": None,
-        "date": None,
-        "text": text,
-        "text_uncertain_excluded": text,
-        "supplied_start": [],
-        "supplied_end": [],
-        "letters": len(text),
-        "lacunae": 0,
-    }
+    return document_row(doc_id, " ".join(WORDS[(i * 7 + shift) % len(WORDS)] for i in range(words)), split, source)
 
 
 def _run(env: dict, *args: str) -> str:

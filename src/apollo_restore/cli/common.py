@@ -21,9 +21,10 @@ from typer.models import OptionInfo
 from apollo_restore.errors import FileError
 from apollo_restore.inputs import STDIN, read_text
 
-#: Most torch threads a command may ask: four per core (more only slow torch down; thousands
-#: take minutes to start and a hundred thousand crash it).
-MAX_THREADS = 4 * (os.cpu_count() or 1)
+#: Most torch threads a command may ask: one per core, as the core's check
+#: (:func:`apollo_restore.restore.threads.choose_threads`, ``E311``) and ``serve`` allow (more
+#: only slow torch down; thousands take minutes to start and a hundred thousand crash it).
+MAX_THREADS = os.cpu_count() or 1
 #: Most results a listing command prints (documents, readings).
 MAX_LIMIT = 1000
 #: Largest seed (numpy's generators take 32-bit seeds).

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -46,29 +45,12 @@ PARALLELS_OPTION = typer.Option(
     False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
 )
 THREADS_OPTION = threads_option("Torch threads (default: the cores idle now, at most 2).")
-LOADAVG = Path("/proc/loadavg")
 
 
 def batch_size(batch: int | None, device: str) -> int:
     """Gaps searched together: ``batch``, or by default 1 on the CPU (one gap's rows already fill
     its matrices) and 256 on a GPU (which one gap's rows leave nearly idle)."""
     return batch or (1 if device == "cpu" else 256)
-
-
-def idle_cores(limit: int = 2) -> int:
-    """Cores no other task is running on now, between 1 and ``limit``: the CPU count less the
-    runnable tasks of ``/proc/loadavg`` (this process excepted); 1 where that file is missing.
-
-    One gap's matrices are small: on an idle 2-core machine a second torch thread saves ≈ 0.2 s
-    of a CLI call, on a busy one its spinning costs more than it gives (BENCHMARKS.md, "CLI
-    latency"). The runnable count is read at this instant, unlike the load averages, which
-    lag a minute behind.
-    """
-    try:
-        runnable = int(LOADAVG.read_text().split()[3].split("/")[0])
-    except (OSError, IndexError, ValueError):
-        return 1
-    return max(1, min(limit, (os.cpu_count() or 1) - (runnable - 1)))
 
 
 def restore_command(
@@ -93,13 +75,15 @@ def restore_command(
     from apollo_restore.restore.driver import restore_text
     from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.request import RestoreRequest
+    from apollo_restore.restore.threads import use_threads
 
     source = read_text_argument(text)
     try:
         request = RestoreRequest(source, dict(parse_hint(h) for h in hint or []), None, k).validate()
+        use_threads(threads)
     except (LeidenError, RequestError) as err:
         fail(err)
-    restorer = _load(load_filler, model, use_ngram=not neural_only, threads=threads or idle_cores())
+    restorer = _load(load_filler, model, use_ngram=not neural_only)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.retrieve.augment import RetrievalAugmented
@@ -199,22 +183,18 @@ def predict_command(
     from apollo_restore.restore.config import RestoreConfig
     from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.predict import PredictJob
+    from apollo_restore.restore.threads import use_threads
 
     try:
         job = PredictJob.open(gaps, out, k, force=force, restart=restart)
+        use_threads(threads)
     except (FileError, FormatError, RequestError) as err:
         fail(err)
     if job.output.resumed:
         done = job.total - len(job.todo)
         typer.echo(f"resuming: {done} of {job.total} gaps already in {job.output.partial}", err=True)
-    restorer = _load(
-        load_filler,
-        model,
-        config=RestoreConfig(k=k, exact_length=exact_length),
-        use_ngram=not neural_only,
-        threads=threads or idle_cores(),
-        device=device,
-    )
+    config = RestoreConfig(k=k, exact_length=exact_length)
+    restorer = _load(load_filler, model, config=config, use_ngram=not neural_only, device=device)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.retrieve.augment import RetrievalAugmented

@@ -6,14 +6,13 @@ Every option is bounded here, before anything loads: a value out of range is a u
 
 from __future__ import annotations
 
-import os
 import socket
 from pathlib import Path
 
 import typer
 
-#: Most torch threads: more than the machine's cores only makes them wait for each other.
-MAX_THREADS = os.cpu_count() or 1
+from apollo_restore.cli.common import MAX_THREADS
+
 #: Most restorations at once: each holds a worker thread of the server's pool (40 threads).
 MAX_CONCURRENT = 32
 

@@ -1,17 +1,26 @@
 """Calibrated probabilities: how often a reading shown at p is the edition's reading.
 
-A filler's own probabilities are normalised over the readings it returns, so they sum to 1
-even when none is right. The calibration maps them, per hint condition (exact, range, none),
-to probabilities fitted on validation gaps, with room for "none of these":
+A filler's own probabilities are normalised over its ranked pool, so they sum to 1 even when
+no reading is right. The calibration maps them, per hint condition (exact, range, none), to
+probabilities fitted on validation gaps, with room for "none of these":
 
-    z_i = a · log q_i − δ · [reading i makes a word the editions never spell]
-    p_i = exp(z_i) / (Σ_j exp(z_j) + exp(b − c · max_j z_j))
+    z_i    = a · log q_i − δ · [reading i makes a word the editions never spell]
+    none   = b − c · max_j z_j + d · log n + e · m + f · s
+    p_i    = exp(z_i) / (Σ_j exp(z_j) + exp(none))
 
-``q_i`` is the filler's normalised probability, ``a`` a temperature (``1/T``), ``b`` the
-weight of "the right reading is not in the list" when the filler is sure of its best reading
-(``max z = 0``), ``c ≥ 0`` how much that weight grows as it is less sure, ``δ`` the demotion of
+``q_i`` is the filler's probability (normalised over its whole pool, which does not depend on
+``k``, so neither does any ``p_i``), ``a`` a temperature (``1/T``), ``b`` the log-weight of
+"the right reading is not in the list" when the filler is sure of its best reading
+(``max z = 0``) for a one-letter gap, ``c`` how much that weight grows as the filler is less
+sure, and ``d``, ``e``, ``f`` how it moves with three things the filler knows of the gap: the
+log of its letters ``n`` (the hint's middle count, or with no hint the letters of the filler's
+best reading: :func:`gap_letters`), the margin ``m = log q_1 − log q_2`` (nats) by which the
+best reading stands above the runner-up, and ``s``, the filler's own log-score of its best
+reading (nats, ≤ 0: how probable it is in absolute terms, where ``q`` only says how much more
+than the others; a formula the model knows by heart scores near 0). ``δ`` is the demotion of
 readings that leave an unknown word (e.g. a truncated word where the gap ends at a word
-boundary). The shown probabilities then sum to the chance that the list holds the right reading.
+boundary). The shown probabilities then sum to the chance that the list holds the right
+reading. ``b`` is not bounded: a sure filler on a short gap can be shown near 100 %.
 
 The parameters live in ``calibration.json`` in the model folder, written by
 ``scripts/fit_calibration.py`` (rerun it whenever the model changes); a folder without one
@@ -31,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import Hint
 from apollo_restore.model.verify import read_json
 from apollo_restore.restore.types import Candidate
@@ -39,6 +49,13 @@ log = logging.getLogger(__name__)
 CALIBRATION_FILE = "calibration.json"
 FORMAT = "apollo_restore calibration.v1"
 CONDITIONS = ("exact", "range", "none")
+#: Weight of the squared parameters (``log a``, ``b`` to ``f`` and ``δ``'s) added to the mean negative
+#: log-likelihood per gap while fitting: a weak prior, negligible next to a few hundred gaps.
+RIDGE = 1e-3
+#: The features of "none of these" beyond the filler's own certainty (``d``, ``e``, ``f``).
+TERMS = ("letters", "margin", "score")
+#: Smallest probability a reading is taken to have (its log is finite).
+FLOOR = 1e-12
 
 
 def fingerprint(folder: str | Path) -> str:
@@ -71,12 +88,16 @@ def load_for(folder: str | Path) -> Calibration | None:
 
 @dataclass(frozen=True)
 class Scaling:
-    """One condition's parameters: ``a`` (inverse temperature), ``b`` and ``c`` (log-weight of
-    "none of these" and its growth with uncertainty)."""
+    """One condition's parameters: ``a`` (inverse temperature), ``b``, ``c`` (log-weight of "none
+    of these" and its growth with uncertainty), ``d``, ``e``, ``f`` (its change with the log of
+    the gap's letters, the margin of the best reading over the next, the best reading's log-score)."""
 
     a: float = 1.0
     b: float = -math.inf
     c: float = 0.0
+    d: float = 0.0
+    e: float = 0.0
+    f: float = 0.0
 
 
 @dataclass
@@ -109,11 +130,6 @@ class Calibration:
         conditions = {name: Scaling(**value) for name, value in data["conditions"].items()}
         return cls(conditions, data.get("unknown_word_penalty", 0.0), data.get("info", {}))
 
-    @property
-    def k(self) -> int:
-        """Readings per gap the filler returned when the calibration was fitted."""
-        return int(self.info.get("k", 20))
-
     def save(self, path: str | Path) -> None:
         data = {
             "format": FORMAT,
@@ -124,75 +140,111 @@ class Calibration:
         Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
     def apply(self, candidates: list[Candidate], hint: Hint) -> list[Candidate]:
-        """Candidates re-ranked by ``z`` with calibrated ``prob`` (``calibrated=True``);
-        ``log_score`` and the rest unchanged."""
+        """Candidates (a filler's whole ranked pool, best first) re-ranked by ``z`` with
+        calibrated ``prob`` (``calibrated=True``); ``log_score`` and the rest unchanged."""
         if not candidates:
             return []
-        scale = self.conditions.get(hint.kind, Scaling())
-        q = np.array([max(c.prob, 1e-12) for c in candidates])
+        s = self.conditions.get(hint.kind, Scaling())
+        q = np.array([max(c.prob, FLOOR) for c in candidates])
         unknown = np.array([bool(c.unknown_words) for c in candidates], dtype=float)
-        probs = calibrated(np.log(q)[None], unknown[None], scale.a, scale.b, self.unknown_word_penalty, scale.c)[0]
+        n = np.array([gap_letters(candidates[0].text, hint)])
+        top_score = np.array([candidates[0].log_score])
+        probs = calibrated(np.log(q)[None], unknown[None], n, top_score, s, self.unknown_word_penalty)[0]
         order = np.argsort(-probs, kind="stable")
         return [replace(candidates[i], prob=float(probs[i]), calibrated=True) for i in order]
 
 
-def calibrated(logq: np.ndarray, unknown: np.ndarray, a: float, b: float, penalty: float, c: float = 0.0) -> np.ndarray:
-    """``p`` of the module docstring for a batch: ``logq``/``unknown`` are ``(G, K)`` (pad
-    missing readings with ``logq = -inf``); returns ``(G, K)``."""
-    z = a * logq - penalty * unknown
+def gap_letters(best: str, hint: Hint) -> int:
+    """``n`` of the module docstring: the hint's middle letter count, or with no hint the
+    letters of the filler's best reading ``best`` (at least 1)."""
+    return max(1, hint.middle if hint.given else letter_count(best))
+
+
+def calibrated(
+    logq: np.ndarray, unknown: np.ndarray, letters: np.ndarray, top_score: np.ndarray, s: Scaling, penalty: float
+) -> np.ndarray:
+    """``p`` of the module docstring for a batch: ``logq``/``unknown`` are ``(G, K)``, each row in
+    the filler's order (pad missing readings with ``logq = -inf``), ``letters`` (``n``) and
+    ``top_score`` (``s``, nats) ``(G,)``; returns ``(G, K)``."""
+    z = s.a * logq - penalty * unknown
     zmax = z.max(axis=1, keepdims=True)
-    none = b - c * zmax
+    x = features(logq, letters, top_score)
+    none = s.b - s.c * zmax + (x @ np.array([s.d, s.e, s.f]))[:, None]
     top = np.maximum(zmax, none)
     w = np.exp(z - top)
     return w / (w.sum(axis=1, keepdims=True) + np.exp(none - top))
 
 
+def features(logq: np.ndarray, letters: np.ndarray, top_score: np.ndarray) -> np.ndarray:
+    """``(G, 3)``: ``log n``, the margin ``m`` and ``s`` of each gap (see the module docstring);
+    a missing runner-up counts as probability :data:`FLOOR`."""
+    second = logq[:, 1] if logq.shape[1] > 1 else np.full(len(logq), -np.inf)
+    margin = logq[:, 0] - np.maximum(second, math.log(FLOOR))
+    return np.stack([np.log(letters), margin, top_score], axis=1)
+
+
 def fit(
     logq: np.ndarray,
     unknown: np.ndarray,
+    letters: np.ndarray,
+    top_score: np.ndarray,
     truth: np.ndarray,
     conditions: Sequence[str],
-    penalties: Sequence[float] = (0.0, 0.5, 1.0, 2.0, 4.0),
+    terms: Sequence[str] = TERMS,
 ) -> Calibration:
-    """Maximum-likelihood parameters on gaps with known answers, by grid search.
+    """Maximum-likelihood parameters on gaps with known answers: L-BFGS on the mean negative
+    log-likelihood plus :data:`RIDGE` × the squared parameters (which keeps them finite where a
+    condition has few gaps); no grid, no bounds but ``a > 0`` and ``δ ≥ 0``.
 
     Args:
-        logq, unknown: ``(G, K)`` log normalised probabilities (``-inf`` padding) and
-            unknown-word flags of each gap's readings.
+        logq, unknown: ``(G, K)`` log probabilities (``-inf`` padding) and unknown-word flags of
+            each gap's readings.
+        letters: ``(G,)`` :func:`gap_letters` of each gap.
+        top_score: ``(G,)`` log-score (nats) of each gap's first reading.
         truth: ``(G,)`` index of the right reading, ``-1`` when it is not among them.
-        conditions: ``(G,)`` hint condition of each gap.
-        penalties: values of ``δ`` tried (shared by all conditions).
+        conditions: ``(G,)`` hint condition of each gap; each has its own ``a`` to ``f``, and
+            ``δ`` is shared.
+        terms: which of :data:`TERMS` (``d``, ``e``, ``f``) are fitted; the others stay 0 (to
+            measure what each adds).
 
     Returns:
-        The calibration with the smallest total negative log-likelihood.
+        The fitted calibration (``info`` records the fit's mean negative log-likelihood).
     """
+    import torch  # only fitting needs it: applying a calibration is NumPy
+
     conditions = np.asarray(conditions)
-    a_grid = np.round(np.arange(0.1, 3.01, 0.1), 2)
-    b_grid = np.arange(-8.0, 6.01, 0.5)
-    c_grid = np.arange(0.0, 3.01, 0.25)
-    best: tuple[float, Calibration] | None = None
-    for penalty in penalties:
-        scalings, total = {}, 0.0
-        for cond in CONDITIONS:
-            rows = conditions == cond
-            if not rows.any():
-                continue
-            nll, a, b, c = min(
-                (_nll(logq[rows], unknown[rows], truth[rows], a, b, penalty, c), a, b, c)
-                for a in a_grid
-                for b in b_grid
-                for c in c_grid
-            )
-            scalings[cond], total = Scaling(float(a), float(b), float(c)), total + nll
-        if best is None or total < best[0]:
-            best = (total, Calibration(scalings, float(penalty)))
-    return best[1]
+    present = [cond for cond in CONDITIONS if (conditions == cond).any()]
+    index = torch.tensor([present.index(c) for c in conditions])
+    mask = torch.tensor(np.isfinite(logq))
+    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
+    used = np.array([term in terms for term in TERMS], dtype=float)
+    unk, x = torch.tensor(unknown, dtype=torch.float64), torch.tensor(features(logq, letters, top_score) * used)
+    hit = torch.tensor(truth >= 0)
+    right = torch.tensor(np.maximum(truth, 0))
+    # per condition: log a, b … f; then the shared δ (softplus of it − 1); a = 1, b = … = f = 0, δ ≈ 0.3 to start
+    params = torch.zeros(len(present) * 6 + 1, dtype=torch.float64, requires_grad=True)
 
+    def nll() -> torch.Tensor:
+        per = params[:-1].view(len(present), 6)[index]  # (G, 6)
+        penalty = torch.nn.functional.softplus(params[-1] - 1.0)
+        z = torch.where(mask, per[:, :1].exp() * lq - penalty * unk, -torch.inf)
+        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:] * x).sum(dim=1)
+        total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
+        chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
+        return (total - chosen).mean() + RIDGE * (params**2).sum()
 
-def _nll(
-    logq: np.ndarray, unknown: np.ndarray, truth: np.ndarray, a: float, b: float, penalty: float, c: float
-) -> float:
-    p = calibrated(logq, unknown, a, b, penalty, c)
-    hit = truth >= 0
-    right = np.where(hit, p[np.arange(len(truth)), np.maximum(truth, 0)], 1.0 - p.sum(axis=1))
-    return float(-np.log(np.clip(right, 1e-12, 1.0)).sum())
+    opt = torch.optim.LBFGS([params], max_iter=500, tolerance_grad=1e-9, line_search_fn="strong_wolfe")
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = nll()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    with torch.no_grad():
+        per = params[:-1].view(len(present), 6).tolist()
+        penalty = float(torch.nn.functional.softplus(params[-1] - 1.0))
+        loss = float(nll() - RIDGE * (params**2).sum())
+    scalings = {cond: Scaling(math.exp(p[0]), *p[1:]) for cond, p in zip(present, per)}
+    return Calibration(scalings, penalty, {"nll": round(loss, 4)})

@@ -2,7 +2,11 @@
 probabilities. Every filler turns its ``(reading, log_score)`` pairs into candidates here.
 
     readings = merge_equivalent([("και ", -1.2), ("και", -1.5), ("κατα", -2.0)])
-    to_candidates(readings)   # two candidates, probabilities normalised over them
+    to_candidates(readings)      # two candidates, probabilities normalised over them
+    to_candidates(readings, 1)   # the first of them, its probability still over both
+
+A filler ranks a pool of readings that does not depend on ``k`` (``RestoreConfig.pool``);
+``k`` only cuts it, so asking for more readings never changes the best one or its probability.
 """
 
 from __future__ import annotations
@@ -34,12 +38,17 @@ def merge_equivalent(beams: list[tuple[str, float]]) -> list[tuple[str, float]]:
     return sorted(merged.values(), key=lambda item: -item[1])
 
 
-def to_candidates(readings: list[tuple[str, float]]) -> list[Candidate]:
-    """``(text, log_score)`` pairs, best first → candidates with probabilities normalised
-    over the list."""
+#: ``k`` that asks a filler for its whole ranked pool (no pool is this large).
+WHOLE_POOL = 1_000_000
+
+
+def to_candidates(readings: list[tuple[str, float]], k: int | None = None) -> list[Candidate]:
+    """``(text, log_score)`` pairs, best first → the first ``k`` (default: all) as candidates,
+    with probabilities normalised over **all** the pairs (the whole pool), so that they do not
+    depend on ``k``."""
     if not readings:
         return []
     top = readings[0][1]
     weights = [math.exp(score - top) for _, score in readings]
     total = sum(weights)
-    return [Candidate(text, w / total, score) for (text, score), w in zip(readings, weights)]
+    return [Candidate(text, w / total, score) for (text, score), w in zip(readings[:k], weights)]

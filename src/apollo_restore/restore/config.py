@@ -16,7 +16,11 @@ class RestoreConfig:
     """Search settings.
 
     Attributes:
-        k: candidates per gap.
+        k: candidates per gap (the default of ``candidates``): it only cuts the ranked pool.
+        pool: readings each filler proposes to a gap's ranked pool, whatever ``k``: the neural
+            beam width, and the count each ensemble member adds to the union. Fixed, so that the
+            ranking and its probabilities never depend on ``k`` (a larger ``k`` than the pool
+            holds gives the whole pool).
         context_chars: characters of prefix and of suffix given to the model, each side
             (the model was trained on windows of about 500 characters in all).
         max_chars: longest middle searched when there is no hint (characters, spaces included).
@@ -29,6 +33,7 @@ class RestoreConfig:
     """
 
     k: int = 20
+    pool: int = 20
     context_chars: int = 250
     max_chars: int = 40
     exact_length: bool = False

@@ -146,10 +146,11 @@ class Restorer:
         Args:
             prefix, suffix: ``norm.v1`` text before and after the gap (other gaps as ``-``/``…``).
             hint: letters in the gap.
-            k: candidates wanted (default: the config's).
+            k: candidates wanted (default: the config's); it only cuts the list.
 
         Returns:
-            Up to ``k`` candidates, best first, probabilities normalised over them.
+            Up to ``k`` candidates, best first: the first of the ``config.pool`` beams (the
+            search width, whatever ``k``), probabilities normalised over all of them.
         """
         return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
@@ -162,13 +163,14 @@ class Restorer:
         pieces = [self._prompt_and_join(prefix, suffix, hint) for prefix, suffix, hint in gaps]
         runs = [self._run(ids) for ids, _ in pieces]
         bounds = [_bound(hint, self.config) for _, _, hint in gaps]
-        found = beam_search_many(self.lean, self.tok, [p for p, _ in runs], [j for _, j in pieces], k, bounds)
+        width = self.config.pool  # the search width, whatever k
+        found = beam_search_many(self.lean, self.tok, [p for p, _ in runs], [j for _, j in pieces], width, bounds)
         out = []
         for beams, (_, scored), bound in zip(found, runs, bounds):
             texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
             for text, score in texts:
                 scored.setdefault(text, score - bound.penalty_of(letter_count(text)))
-            out.append(to_candidates(merge_equivalent(texts)))
+            out.append(to_candidates(merge_equivalent(texts), k))
         return out
 
     @torch.inference_mode()

@@ -64,7 +64,8 @@ class Ensemble:
     Args:
         members: ``(filler, weight)`` pairs; weights multiply each member's log-score.
         name: shown in results.
-        config: ``k`` (candidates returned) is read from here.
+        config: ``k`` (candidates returned by default) and ``pool`` (readings each member
+            proposes) are read from here.
         neural: the folder's neural model, for reports, whether or not it is a member; or a
             function that loads it when first asked (a member weighted 0 is never loaded
             for restoring, which spares importing torch).
@@ -120,6 +121,8 @@ class Ensemble:
         search already scored and the ``k`` readings the other members like best (scored in full)
         fix the ``k``-th best total, and any other reading whose total cannot reach it even with
         the neural model's highest possible score is not run (:meth:`Restorer.score_readings` floors).
+        :meth:`candidates_many` asks with ``k`` the whole union (nothing pruned): its probabilities
+        are normalised over every reading of the union, so each needs its exact score.
         """
         costly = [i for i, (filler, w) in enumerate(self.members) if isinstance(filler, Restorer) and w > 0]
         if not costly:
@@ -145,10 +148,11 @@ class Ensemble:
         return self._combine(scores)
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        """The union of the members' candidates, re-ranked by the weighted score.
+        """The first ``k`` of the union of the members' candidates, re-ranked by the weighted score.
 
-        Probabilities are normalised over the returned list; ``log_score`` is the weighted
-        mean ``Σ wᵢ log pᵢ / Σ wᵢ`` (language models' weights in the denominator).
+        Each member proposes ``config.pool`` readings whatever ``k``, so the ranked union and its
+        probabilities (normalised over the whole union) do not depend on ``k``; ``log_score`` is
+        the weighted mean ``Σ wᵢ log pᵢ / Σ wᵢ`` (language models' weights in the denominator).
         """
         return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
@@ -159,7 +163,8 @@ class Ensemble:
         searched = [
             (prefix, suffix, hint.widen(self.hint_slack)) for prefix, suffix, hint in gaps
         ]  # a wrong hint is survived
-        proposals = [candidates_many(filler, searched, k) for filler, _ in self.members]  # member → gap → candidates
+        # member → gap → candidates: each member proposes its whole pool, whatever k
+        proposals = [candidates_many(filler, searched, self.config.pool) for filler, _ in self.members]
         out = []
         for g, (prefix, suffix, hint) in enumerate(gaps):
             pool: dict[str, str] = {}
@@ -167,10 +172,10 @@ class Ensemble:
                 for cand in member[g]:
                     pool.setdefault(match_key(cand.text), cand.text)
             readings = list(pool.values())
-            # weighted mean rather than sum: the same ranking, and the probabilities of a geometric
-            # mean rather than of a product, which would be overconfident
-            scored = sorted(
-                zip(readings, self._top_scores(prefix, suffix, hint, readings, k)), key=lambda item: -item[1]
-            )
-            out.append(to_candidates(scored[:k]))
+            # every reading is scored (none pruned: the probabilities are normalised over the
+            # whole union, whatever k); weighted mean rather than sum: the same ranking, and the
+            # probabilities of a geometric mean rather than of a product, which would be overconfident
+            scores = self._top_scores(prefix, suffix, hint, readings, len(readings))
+            scored = sorted(zip(readings, scores), key=lambda item: -item[1])
+            out.append(to_candidates(scored, k))
         return out

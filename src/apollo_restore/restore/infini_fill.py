@@ -154,11 +154,11 @@ class InfiniFiller:
         """Ranked readings for one gap (``norm.v1`` context; other gaps as ``-``/``…``).
 
         Returns:
-            Up to ``k`` candidates, best first, probabilities normalised over them.
+            Up to ``k`` candidates, best first, probabilities normalised over the search's
+            whole pool (so that they do not depend on ``k``).
         """
         k = k or self.config.k
-        found = self.search(prefix, suffix, hint)[:k]
-        return to_candidates([(self.spell(codes), s) for codes, s in found])
+        return to_candidates([(self.spell(codes), s) for codes, s in self.search(prefix, suffix, hint)], k)
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` for each reading ``m`` (nats;

@@ -210,11 +210,11 @@ class NgramRestorer:
 
         Returns:
             Up to ``k`` candidates, best first, equivalent spellings merged, probabilities
-            normalised over them.
+            normalised over the search's whole pool (so that they do not depend on ``k``).
         """
         k = k or self.config.k
         readings = merge_equivalent([(text.strip(), s) for text, s in self.search(prefix, suffix, hint)])
-        return to_candidates(readings[:k])
+        return to_candidates(readings, k)
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` for each reading ``m`` (nats),

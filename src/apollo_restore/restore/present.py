@@ -19,6 +19,7 @@ from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.calibration import Calibration
+from apollo_restore.restore.candidates import WHOLE_POOL
 from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
 from apollo_restore.restore.types import Candidate
@@ -102,20 +103,17 @@ class Presented:
         ]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        """The wrapped filler's candidates, annotated, truncated readings demoted, calibrated.
-
-        With a calibration the filler is asked for as many readings as the calibration was
-        fitted on (its probabilities are normalised over them), and the list cut to ``k`` after.
-        """
+        """The first ``k`` of the wrapped filler's whole ranked pool, annotated, truncated
+        readings demoted and calibrated: the pool does not depend on ``k``, nor do the
+        probabilities (the calibration's "none of these" included) nor the ranking."""
         return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
     def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
         """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``, the wrapped filler
         searching them together where it can (:func:`~apollo_restore.restore.filler.candidates_many`)."""
         k = k or self.inner.config.k
-        wanted = k if self.calibration is None else max(k, self.calibration.k)
         out = []
-        for (prefix, suffix, hint), found in zip(gaps, candidates_many(self.inner, gaps, wanted)):
+        for (prefix, suffix, hint), found in zip(gaps, candidates_many(self.inner, gaps, WHOLE_POOL)):
             cands = demote_truncated(self.annotate(found, prefix, suffix), prefix, suffix, self.truncated_factor)
-            out.append(cands if self.calibration is None else self.calibration.apply(cands, hint)[:k])
+            out.append((cands if self.calibration is None else self.calibration.apply(cands, hint))[:k])
         return out

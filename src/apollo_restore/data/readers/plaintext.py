@@ -12,6 +12,7 @@ its training documents (:class:`~apollo_restore.data.overlap.OverlapMask`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from apollo_restore.data.document import Document, LineBreak, Segment, Text
@@ -25,8 +26,8 @@ def work_of(stem: str) -> str:
     return ".".join(stem.split(".")[:2])
 
 
-def parse_plain(content: bytes, name: str, source: str = "literary") -> Document:
-    """One plain-text work as a :class:`Document`.
+def text_lines(content: bytes, name: str, clean: Callable[[str], str] = str.strip) -> list[Segment]:
+    """A UTF-8 file's non-empty lines (after ``clean``) as text segments joined by line breaks.
 
     Raises:
         CorpusError: the file is not UTF-8 or holds no text.
@@ -36,12 +37,22 @@ def parse_plain(content: bytes, name: str, source: str = "literary") -> Document
     except UnicodeDecodeError as err:
         raise CorpusError(name, f"not UTF-8: {err}") from err
     segments: list[Segment] = []
-    for line in lines:
-        if line.strip():
+    for line in map(clean, lines):
+        if line:
             if segments:
                 segments.append(LineBreak())
-            segments.append(Text(line.strip()))
+            segments.append(Text(line))
     if not segments:
         raise CorpusError(name, "no text lines")
+    return segments
+
+
+def parse_plain(content: bytes, name: str, source: str = "literary") -> Document:
+    """One plain-text work as a :class:`Document`.
+
+    Raises:
+        CorpusError: the file is not UTF-8 or holds no text.
+    """
+    segments = text_lines(content, name)
     stem = Path(name.split(":")[-1]).name.removesuffix(SUFFIX)
     return Document(id=stem, source=source, segments=segments, meta={"work": work_of(stem)})

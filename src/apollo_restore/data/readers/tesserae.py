@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from apollo_restore.data.document import Document, LineBreak, Segment, Text
-from apollo_restore.errors import CorpusError
+from apollo_restore.data.document import Document
+from apollo_restore.data.readers.plaintext import text_lines
 
 _REF = re.compile(r"^\s*<[^>]*>\s*")
 _PART = re.compile(r"\.part\.\d+$")
@@ -22,18 +22,6 @@ def parse_tess(content: bytes, name: str, source: str = "literary") -> Document:
     Raises:
         CorpusError: the file is not UTF-8 or has no text lines.
     """
-    try:
-        lines = content.decode("utf-8").splitlines()
-    except UnicodeDecodeError as err:
-        raise CorpusError(name, f"not UTF-8: {err}") from err
-    segments: list[Segment] = []
-    for line in lines:
-        text = _REF.sub("", line).strip()
-        if text:
-            if segments:
-                segments.append(LineBreak())
-            segments.append(Text(text))
-    if not segments:
-        raise CorpusError(name, "no text lines")
+    segments = text_lines(content, name, lambda line: _REF.sub("", line).strip())
     stem = Path(name.split(":")[-1]).name.removesuffix(".tess")
     return Document(id=stem, source=source, segments=segments, meta={"work": _PART.sub("", stem)})
