@@ -168,17 +168,6 @@ def test_gaps_searched_together_get_what_each_gets_alone(memorised_model):
         assert [c.log_score for c in batched] == pytest.approx([c.log_score for c in alone], abs=1e-4)
 
 
-def test_readings_that_cannot_reach_their_floors_are_not_run(memorised_model):
-    prefix, middle, suffix = MEMORISED[0]
-    readings = [middle, "πεπρακεν", "αβγδεζ", "σοι", "πεπρακεναι σοι"]
-    full = Restorer.load(memorised_model).score_readings(prefix, suffix, NO_HINT, readings)
-    # no hint, no length penalty: a floor above 0 is out of any reading's reach, one below may be reached
-    floors = [0.5 if i % 2 else s - 1.0 for i, s in enumerate(full)]
-    floored = Restorer.load(memorised_model).score_readings(prefix, suffix, NO_HINT, readings, floors)
-    for i, (exact, got) in enumerate(zip(full, floored)):
-        assert got == float("-inf") if i % 2 else got == pytest.approx(exact, abs=1e-4)
-
-
 def test_a_gpu_asked_for_without_one_is_a_clear_error(memorised_model, monkeypatch):
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     with pytest.raises(ValueError, match="E513"):

@@ -174,9 +174,7 @@ class Restorer:
         return out
 
     @torch.inference_mode()
-    def score_readings(
-        self, prefix: str, suffix: str, hint: Hint, readings: list[str], floors: list[float] | None = None
-    ) -> list[float]:
+    def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """Log-probability (nats) the model gives to each reading as the gap's middle, the
         join with the suffix and the hint's length penalty included: the quantity beam search
         ranks by (a reading the search would not allow still gets a finite score).
@@ -184,12 +182,6 @@ class Restorer:
         The prompt runs once per gap (kept from the search); readings the search already
         scored are not run again; the others run in right-padded batches after the prompt
         (causal attention keeps padding out of every real position).
-
-        Args:
-            floors: one per reading, on the scale of the scores (default: none). A reading not
-                scored yet whose floor is above its length penalty (a log-probability is at
-                most 0) gets ``-inf`` without running: its score is certainly below its floor
-                (for a caller that only needs the readings above their floors).
 
         Returns:
             One score per reading, in order.
@@ -200,19 +192,10 @@ class Restorer:
         prompt, found = self._run(ids)
         bound = _bound(hint, self.config)
         penalties = [bound.penalty_of(letter_count(r)) for r in readings]
-        floors = floors or [float("-inf")] * len(readings)
-        todo = list(dict.fromkeys(r for r, f, p in zip(readings, floors, penalties) if r not in found and f <= p))
+        todo = list(dict.fromkeys(r for r in readings if r not in found))
         if todo:
             found.update(zip(todo, self._score_after(prompt, [self.tok.encode(r) + join for r in todo])))
         return [found.get(r, float("-inf")) + penalty for r, penalty in zip(readings, penalties)]
-
-    def known_scores(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float | None]:
-        """The :meth:`score_readings` scores this gap's search (or an earlier scoring) already
-        computed, ``None`` for the others: no model runs beyond the gap's prompt."""
-        ids, _ = self._prompt_and_join(prefix, suffix, hint)
-        found = self._run(ids)[1]
-        bound = _bound(hint, self.config)
-        return [found[r] + bound.penalty_of(letter_count(r)) if r in found else None for r in readings]
 
     def _score_after(self, prompt: Prompt, bodies: list[list[int]]) -> list[float]:
         """``log P(body | prompt)`` (nats) of each token list, in right-padded batches of bodies

@@ -24,10 +24,6 @@ from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_m
 from apollo_restore.restore.length_model import LostLength
 from apollo_restore.restore.types import Candidate
 
-#: nats by which a reading's best possible total must miss the ``k``-th best before the neural
-#: member leaves it unscored (float sums in another order differ by far less)
-_MARGIN = 1e-6
-
 
 class LengthPrior:
     """A soft length hint as an ensemble member: each reading scores minus the number of
@@ -113,40 +109,6 @@ class Ensemble:
         scale = sum(w for filler, w in self.members if not isinstance(filler, _NOT_LANGUAGE_MODELS)) or 1.0
         return [t / scale for t in totals]
 
-    def _top_scores(self, prefix: str, suffix: str, hint: Hint, readings: list[str], k: int) -> list[float]:
-        """:meth:`score_readings` for the readings that can be among the ``k`` best, ``-inf`` for
-        the others (each certainly below ``k`` readings): the same ``k`` best, with the same scores.
-
-        The neural member (the costly one; the last, if several) is asked last: the readings its
-        search already scored and the ``k`` readings the other members like best (scored in full)
-        fix the ``k``-th best total, and any other reading whose total cannot reach it even with
-        the neural model's highest possible score is not run (:meth:`Restorer.score_readings` floors).
-        :meth:`candidates_many` asks with ``k`` the whole union (nothing pruned): its probabilities
-        are normalised over every reading of the union, so each needs its exact score.
-        """
-        costly = [i for i, (filler, w) in enumerate(self.members) if isinstance(filler, Restorer) and w > 0]
-        if not costly:
-            return self.score_readings(prefix, suffix, hint, readings)
-        last = costly[-1]
-        restorer, weight = self.members[last]
-        scores = [
-            [] if i == last else filler.score_readings(prefix, suffix, hint, readings)
-            for i, (filler, _) in enumerate(self.members)
-        ]
-        others = [sum(w * s[i] for (_, w), s in zip(self.members, scores) if s) for i in range(len(readings))]
-        neural = restorer.known_scores(prefix, suffix, hint, readings)
-        # the readings the others like best are scored in full first: with the search's, they set the cut
-        order = sorted((i for i, s in enumerate(neural) if s is None), key=lambda i: -others[i])
-        for chunk in (order[:k], order[k:]):
-            totals = sorted((o + weight * s for o, s in zip(others, neural) if s is not None), reverse=True)
-            cut = totals[k - 1] - _MARGIN if len(totals) >= k else float("-inf")
-            floors = [(cut - others[i]) / weight for i in chunk]
-            chunk_scores = restorer.score_readings(prefix, suffix, hint, [readings[i] for i in chunk], floors)
-            for i, score in zip(chunk, chunk_scores):
-                neural[i] = score
-        scores[last] = neural
-        return self._combine(scores)
-
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """The first ``k`` of the union of the members' candidates, re-ranked by the weighted score.
 
@@ -172,10 +134,11 @@ class Ensemble:
                 for cand in member[g]:
                     pool.setdefault(match_key(cand.text), cand.text)
             readings = list(pool.values())
-            # every reading is scored (none pruned: the probabilities are normalised over the
-            # whole union, whatever k); weighted mean rather than sum: the same ranking, and the
-            # probabilities of a geometric mean rather than of a product, which would be overconfident
-            scores = self._top_scores(prefix, suffix, hint, readings, len(readings))
+            # every reading is scored (the probabilities are normalised over the whole union, whatever
+            # k; the neural member reuses its search's scores); weighted mean rather than sum: the
+            # same ranking, and the probabilities of a geometric mean rather than of a product,
+            # which would be overconfident
+            scores = self.score_readings(prefix, suffix, hint, readings)
             scored = sorted(zip(readings, scores), key=lambda item: -item[1])
             out.append(to_candidates(scored, k))
         return out
