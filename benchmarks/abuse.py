@@ -165,6 +165,12 @@ def _more_tokens(folder: Path) -> None:
     (folder / "tokenizer.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
+def _calibration_without_conditions(folder: Path) -> None:
+    data = json.loads((folder / "calibration.json").read_text())
+    data.pop("conditions")
+    (folder / "calibration.json").write_text(json.dumps(data))
+
+
 MODEL_PROBES = [
     Probe("weights-truncated", "model", "model.safetensors cut in half", "exit 2, E506 naming the file",
           broken_model(_weights(lambda b: b[: len(b) // 2]), "E506")),
@@ -187,6 +193,8 @@ MODEL_PROBES = [
     ],
     Probe("tokenizer-too-large", "model", "tokenizer.json with 5 tokens more than the model's vocab_size",
           "exit 2, E512 (not an IndexError at the first gap)", broken_model(_more_tokens, "E512")),
+    Probe("calibration-no-conditions", "model", "calibration.json valid JSON but without its conditions",
+          "exit 2, E505 naming file and field", broken_model(_calibration_without_conditions, "E505")),
 ]  # fmt: skip
 
 

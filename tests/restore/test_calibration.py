@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pytest
 
+from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.calibration import Calibration, Scaling, fingerprint, fit, gap_letters, load_for
+from apollo_restore.restore.config import DEFAULT_MODEL
 from apollo_restore.restore.types import Candidate
 
 
@@ -63,3 +68,23 @@ def test_a_calibration_fitted_on_another_model_is_ignored(tmp_path):
     assert load_for(tmp_path) is not None
     (tmp_path / "apollo_restore.json").write_text('{"changed": 1}')
     assert load_for(tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d.pop("conditions"), "conditions"),
+        (lambda d: d.update(conditions=[]), "conditions"),
+        (lambda d: d["conditions"].update(exact={"a": "1.0"}), "conditions.exact"),
+        (lambda d: d["conditions"].update(none={"temperature": 2.0}), "conditions.none"),
+        (lambda d: d["conditions"].update(range=[1, 2]), "conditions.range"),
+        (lambda d: d.update(unknown_word_penalty=True), "unknown_word_penalty"),
+    ],
+)
+def test_a_calibration_file_that_parses_but_is_not_one_is_a_numbered_error(tmp_path, change, field):
+    data = json.loads((DEFAULT_MODEL / "calibration.json").read_text())
+    change(data)
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ModelFolderError, match=rf"\[E505\] {re.escape(str(path))}: {re.escape(field)} ="):
+        Calibration.load(path)

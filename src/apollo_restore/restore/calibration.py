@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from apollo_restore.data.normalise import letter_count
+from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import Hint
 from apollo_restore.model.verify import read_json
 from apollo_restore.restore.types import Candidate
@@ -100,6 +101,15 @@ class Scaling:
     f: float = 0.0
 
 
+_FIELDS = {"a", "b", "c", "d", "e", "f"}
+_CONDITIONS = "an object of conditions (exact, range, none), each mapping some of a, b, c, d, e, f to numbers"
+
+
+def _number(value: Any) -> bool:
+    """A JSON number (``-Infinity`` included, as :meth:`Calibration.save` writes ``b``), not a bool."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 @dataclass
 class Calibration:
     """Per-condition scaling and the unknown-word demotion (see the module docstring).
@@ -119,7 +129,8 @@ class Calibration:
         """Read ``calibration.json`` (a file, or a model folder holding one).
 
         Raises:
-            ModelFolderError: not a JSON object (``E503``, ``E504``).
+            ModelFolderError: not a JSON object (``E503``, ``E504``), or a field that is not what
+                this format holds (``E505``: conditions of numbers ``a``–``f``, a numeric penalty).
             ValueError: not a calibration file of this format.
         """
         path = Path(path)
@@ -127,8 +138,17 @@ class Calibration:
         data = read_json(path)
         if data.get("format") != FORMAT:
             raise ValueError(f"{path}: not an {FORMAT} file")
-        conditions = {name: Scaling(**value) for name, value in data["conditions"].items()}
-        return cls(conditions, data.get("unknown_word_penalty", 0.0), data.get("info", {}))
+        conditions = data.get("conditions")
+        if not isinstance(conditions, dict) or not conditions:
+            raise ModelFolderError("E505", path, field="conditions", value=conditions, expected=_CONDITIONS)
+        for name, value in conditions.items():
+            if not isinstance(value, dict) or not set(value) <= _FIELDS or not all(map(_number, value.values())):
+                raise ModelFolderError("E505", path, field=f"conditions.{name}", value=value, expected=_CONDITIONS)
+        penalty = data.get("unknown_word_penalty", 0.0)
+        if not _number(penalty):
+            raise ModelFolderError("E505", path, field="unknown_word_penalty", value=penalty, expected="a number")
+        info = data.get("info", {})
+        return cls({name: Scaling(**value) for name, value in conditions.items()}, penalty, info)
 
     def save(self, path: str | Path) -> None:
         data = {
