@@ -51,7 +51,11 @@ def serve_command(
         "(repeatable; default: loopback names, or --host when it is not loopback; '*' for any).",
     ),
     threads: int = typer.Option(
-        None, "--threads", min=1, max=MAX_THREADS, help=f"Torch threads (1 to {MAX_THREADS}; default: torch's choice)."
+        None,
+        "--threads",
+        min=1,
+        max=MAX_THREADS,
+        help=f"Torch threads (1 to {MAX_THREADS}; default: the cores idle at start-up, at most 2).",
     ),
 ) -> None:
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
@@ -59,6 +63,7 @@ def serve_command(
     check_allowed_hosts(allowed_host or [])
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.load import load_filler
+    from apollo_restore.restore.threads import use_threads
     from apollo_restore.web.app import LOCAL_HOSTS, create_app
     from apollo_restore.web.limits import Limits, measure_cost
     from apollo_restore.web.server import serve
@@ -66,7 +71,8 @@ def serve_command(
     hosts = allowed_host or (LOCAL_HOSTS if host in LOCAL_HOSTS else (host, *LOCAL_HOSTS))
     parallels = load_parallels(index)  # first: the default model's members then share its text index
     try:
-        restorer = load_filler(model, threads=threads)
+        use_threads(threads)  # as `restore` and the Python API choose
+        restorer = load_filler(model)
     except (FileNotFoundError, ValueError) as err:
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
     limits = Limits(max_concurrent=max_concurrent, max_queued=max_queued, request_timeout_s=request_timeout)
