@@ -76,7 +76,8 @@ def pack(args: argparse.Namespace) -> None:
     """Here: validation Parquet + gap set, and one First1K shard that fits beside the tree."""
     started = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
-    validation = load_documents(args.prepared, split="validation").select(["id", "source", "split", "text"])
+    heldout = load_documents(args.prepared, split="validation")  # read once: packed text and gap set
+    validation = heldout.select(["id", "source", "split", "text"])
     pq.write_table(
         validation.replace_schema_metadata({"normaliser": NORMALISER, "splitter": SPLITTER}),
         args.out / "validation.parquet",
@@ -84,7 +85,7 @@ def pack(args: argparse.Namespace) -> None:
         compression_level=11,
     )
     gaps = build_synthetic(
-        load_documents(args.prepared, split="validation", sources=["ddb"]),
+        heldout,  # its ddb rows (build_synthetic takes one source's rows)
         "ddb",
         "validation",
         args.val_per_length,
