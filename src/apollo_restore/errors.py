@@ -60,6 +60,11 @@ class Errors:
         "[E208] {partial} (the unfinished run's file) does not belong to {path}: {reason}; "
         "delete it, or give --restart to begin again"
     )
+    E209 = (
+        "[E209] {partial} (the unfinished run's file) was made with {was}, this run asks {now}: its lines "
+        "would mix two settings; run with the same options to continue, or give --restart to begin again"
+    )
+    E210 = "[E210] another run is writing {path} now (it holds {lock}): wait for it to finish, or give another --out"
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
     E301 = (
@@ -176,7 +181,7 @@ class FormatError(ValueError):
 
 
 class FileError(ValueError):
-    """A file (or standard input) that cannot be read or written as asked (``E202``–``E208``).
+    """A file (or standard input) that cannot be read or written as asked (``E202``–``E210``).
 
     Attributes:
         code: the message code (``"E203"``).

@@ -177,7 +177,8 @@ def predict_command(
     per gap as it is done (as each --batch of gaps is done); a run that is stopped or killed
     continues where it was when run again (--restart begins again); OUT appears only when every
     gap is there. An existing OUT is refused without --force, and kept until the new one is
-    complete.
+    complete. A run continues an unfinished one only with the same --k, --model and search
+    options (they are recorded in OUT.partial.json), and two runs never write one OUT at once.
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.config import RestoreConfig
@@ -186,7 +187,11 @@ def predict_command(
     from apollo_restore.restore.threads import use_threads
 
     try:
-        job = PredictJob.open(gaps, out, k, force=force, restart=restart)
+        settings = {
+            "model": str(model.resolve()) if model else "embedded default",
+            "exact length": str(exact_length), "neural only": str(neural_only), "parallels": str(parallels),
+        }  # fmt: skip
+        job = PredictJob.open(gaps, out, k, force=force, restart=restart, settings=settings)
         use_threads(threads)
     except (FileError, FormatError, RequestError) as err:
         fail(err)
