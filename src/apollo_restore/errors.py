@@ -109,6 +109,8 @@ class Errors:
         "[E407] unbounded-order model discount {discount!r}: "
         "give D in (0, 1], or (D1, D2, D3) within (0, 1], [0, 2], [0, 3]"
     )
+    # the command line
+    E601 = "[E601] {message}"
     # model folders
     E501 = (
         "[E501] {folder}/apollo_restore.json names the ensemble member {member!r} but {path} is missing: "
