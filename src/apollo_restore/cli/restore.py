@@ -86,10 +86,10 @@ def restore_command(
     restorer = _load(load_filler, model, use_ngram=not neural_only)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.retrieve.augment import RetrievalAugmented
+        from apollo_restore.retrieve.augment import with_parallels
         from apollo_restore.retrieve.index import ParallelIndex
 
-        restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
+        restorer = with_parallels(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
     result = restore_text(restorer, request)
     for warning in result.warnings:
         typer.secho(f"warning: {warning}", err=True, fg="yellow")
@@ -202,10 +202,10 @@ def predict_command(
     restorer = _load(load_filler, model, config=config, use_ngram=not neural_only, device=device)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.retrieve.augment import RetrievalAugmented
+        from apollo_restore.retrieve.augment import with_parallels
         from apollo_restore.retrieve.index import ParallelIndex
 
-        restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
+        restorer = with_parallels(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
     try:
         n = job.run(restorer, batch=batch_size(batch, device))
     except KeyboardInterrupt:

@@ -13,6 +13,7 @@ calibrates the probabilities.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from apollo_restore.data.normalise import GREEK_LETTERS
@@ -73,6 +74,11 @@ class Presented:
     ):
         self.inner, self.forms, self.calibration = inner, forms, calibration
         self.truncated_factor = truncated_factor
+
+    def around(self, wrap: Callable[[GapFiller], GapFiller]) -> Presented:
+        """The same presentation of ``wrap(inner)`` (e.g. the inner filler with parallels'
+        readings joining its pool)."""
+        return Presented(wrap(self.inner), self.forms, self.calibration, self.truncated_factor)
 
     @property
     def name(self) -> str:
