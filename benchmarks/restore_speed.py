@@ -6,9 +6,11 @@
 Each tree runs in its own worker process (``PYTHONPATH`` set to it), loads the shipped filler
 (``load_filler()``: the embedded model, its ensemble and presentation) and restores the same ddb
 validation gaps (exact hint and no hint, lengths 1–20); the gaps are sent to the two workers in
-turn, alternating which goes first, so that the load of a shared machine falls on both alike.
-Prints Markdown: p50/p95 of each tree's wall and CPU milliseconds per gap and of the per-gap CPU
-ratio (this tree / baseline), top-1 agreement, and uniform-weighted Top-1/Top-20 per condition.
+turn, each going first in turn, so that the load of a shared machine falls on all alike.
+Prints Markdown: p50/p95 of each tree's CPU milliseconds per gap and of the per-gap CPU ratio
+(tree / baseline), top-1 agreement with the baseline, and uniform-weighted Top-1/Top-20 per
+condition. ``--variant NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with
+those ``RestoreConfig`` fields changed (the search settings to choose on validation).
 
     python benchmarks/restore_speed.py --prepared data/prepared --device cuda --gaps 10000 --check 100
 
@@ -41,10 +43,13 @@ HERE = Path(__file__).resolve().parent.parent / "src"
 #: run in each worker: one JSON gap per input line → one JSON result per output line
 WORKER = """
 import json, sys, time, torch
+from dataclasses import replace
 from apollo_restore.hint import Hint
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.load import load_filler
 torch.set_num_threads(int(sys.argv[1]))
-filler = load_filler()
+overrides = json.loads(sys.argv[2])
+filler = load_filler(config=replace(DEFAULT_RESTORE_CONFIG, **overrides)) if overrides else load_filler()
 print("ready", flush=True)
 for line in sys.stdin:
     gap = json.loads(line)
@@ -56,12 +61,12 @@ for line in sys.stdin:
 """
 
 
-def start_worker(src: Path, threads: int) -> subprocess.Popen:
-    """A worker process importing ``apollo_restore`` from ``src``, once it has loaded the filler."""
+def start_worker(src: Path, threads: int, overrides: dict | None = None) -> subprocess.Popen:
+    """A worker process importing ``apollo_restore`` from ``src``, once it has loaded the filler
+    (with these ``RestoreConfig`` fields changed from the tree's default)."""
     env = {**os.environ, "PYTHONPATH": str(src)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", WORKER, str(threads)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
-    )
+    argv = [sys.executable, "-c", WORKER, str(threads), json.dumps(overrides or {})]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout.readline().strip() == "ready"
     return proc
 
@@ -79,12 +84,15 @@ def pct(values: list[float], q: float) -> float:
 def compare(args: argparse.Namespace) -> None:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=("exact", "none"), seed=21)
-    trees = {"baseline": args.baseline, "this tree": HERE}
-    workers = {name: start_worker(src, args.threads) for name, src in trees.items()}
+    variants = dict(v.split("=", 1) for v in args.variant)
+    trees = {"baseline": (args.baseline, {}), "this tree": (HERE, {})}
+    trees |= {name: (HERE, json.loads(fields)) for name, fields in variants.items()}
+    workers = {name: start_worker(src, args.threads, fields) for name, (src, fields) in trees.items()}
     results: dict[str, list[dict]] = {name: [] for name in trees}
+    names = list(trees)
     for n, gap in enumerate(gaps):
         request = {"prefix": gap.prefix, "suffix": gap.suffix, "lo": gap.hint.lo, "hi": gap.hint.hi, "k": args.k}
-        for name in list(trees)[:: 1 if n % 2 == 0 else -1]:
+        for name in names[n % len(names) :] + names[: n % len(names)]:  # each goes first in turn
             results[name].append(ask(workers[name], request))
         if args.save:  # each gap as it comes: a long run cut short keeps what it measured
             with args.save.open("a") as f:
@@ -94,25 +102,30 @@ def compare(args: argparse.Namespace) -> None:
     for proc in workers.values():
         proc.stdin.close()
         proc.wait()
-    old, new = results["baseline"], results["this tree"]
-    ratio = [b["cpu"] / a["cpu"] for a, b in zip(old, new)]
-    same = [bool(a["texts"]) and bool(b["texts"]) and a["texts"][0] == b["texts"][0] for a, b in zip(old, new)]
+    report(gaps, results, trees, args)
+
+
+def report(gaps: list, results: dict[str, list[dict]], trees: dict, args: argparse.Namespace) -> None:
+    """Markdown: each tree's time per gap, its per-gap CPU ratio to the baseline, its top-1
+    agreement with the baseline and its accuracy per condition."""
+    old = results["baseline"]
     print(f"## Shipped default, {len(gaps)} ddb validation gaps (exact + no hint), k = {args.k}, ", end="")
     print(f"{args.threads} thread(s)\n")
-    print("| tree | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms |")
-    print("|---|---:|---:|---:|---:|")
+    print("| tree | settings | CPU p50 ms | CPU p95 ms | CPU ratio p50 | CPU ratio p95 | wall p50 ms | top-1 same "
+          "| exact W.Top-1 / W.Top-20 | no hint W.Top-1 / W.Top-20 |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, rows in results.items():
         wall, cpu = [r["wall"] for r in rows], [r["cpu"] for r in rows]
-        print(f"| {name} | {pct(wall, 50):.0f} | {pct(wall, 95):.0f} | {pct(cpu, 50):.0f} | {pct(cpu, 95):.0f} |")
-    print(f"\nper-gap CPU ratio (this tree / baseline): p50 {pct(ratio, 50):.2f}, p95 {pct(ratio, 95):.2f}")
-    print(f"top-1 identical: {sum(same)}/{len(same)} ({sum(same) / len(same):.1%})\n")
-    print("| condition | tree | W.Top-1 | W.Top-20 |")
-    print("|---|---|---:|---:|")
-    for cond in ("exact", "none"):
-        for name, rows in results.items():
-            scores = [score_gap(g.target, r["texts"]) for g, r in zip(gaps, rows) if condition_of(g) == cond]
-            summary = uniform(scores)
-            print(f"| {cond} | {name} | {summary.top1:.3f} | {summary.top20:.3f} |")
+        ratio = [b["cpu"] / a["cpu"] for a, b in zip(old, rows)]
+        same = sum(bool(a["texts"]) and bool(b["texts"]) and a["texts"][0] == b["texts"][0] for a, b in zip(old, rows))
+        accuracy = []
+        for cond in ("exact", "none"):
+            summary = uniform([score_gap(g.target, r["texts"]) for g, r in zip(gaps, rows) if condition_of(g) == cond])
+            accuracy.append(f"{summary.top1:.3f} / {summary.top20:.3f}")
+        settings = json.dumps(trees[name][1]) if trees[name][1] else "default"
+        times = f"{pct(cpu, 50):.0f} | {pct(cpu, 95):.0f} | {pct(ratio, 50):.2f} | {pct(ratio, 95):.2f}"
+        print(f"| {name} | `{settings}` | {times} | {pct(wall, 50):.0f} | {same}/{len(rows)} | ", end="")
+        print(f"{accuracy[0]} | {accuracy[1]} |")
 
 
 def throughput(args: argparse.Namespace) -> None:
@@ -143,7 +156,11 @@ def main() -> None:
     parser.add_argument("--per-length", type=int, default=3, help="gaps per letter count and condition")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--k", type=int, default=20)
-    parser.add_argument("--save", type=Path, help="append each gap's two results to this JSONL")
+    parser.add_argument("--save", type=Path, help="append each gap's results to this JSONL")
+    parser.add_argument(
+        "--variant", action="append", default=[], metavar='NAME={"join_chars": 8}',
+        help="also this tree with these RestoreConfig fields changed (repeatable)",
+    )  # fmt: skip
     parser.add_argument("--device", help="restore --gaps gaps on this device instead (cpu, cuda)")
     parser.add_argument("--gaps", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=256, help="gaps searched together (with --device)")

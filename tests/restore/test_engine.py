@@ -67,6 +67,17 @@ def test_engine_exact_length_mode(memorised_model):
         assert letter_count(cand.text) == 6
 
 
+def test_engine_beam_width_narrows_only_the_free_rows(memorised_model, restorer):
+    """``beam_width`` keeps fewer middles growing per step; the pool's own width is the
+    default, and a narrow beam still finds the memorised passage and up to ``pool`` readings."""
+    prefix, middle, suffix = MEMORISED[0]
+    same = Restorer.load(memorised_model, config=RestoreConfig(beam_width=restorer.config.pool))
+    assert same.candidates(prefix, suffix, NO_HINT) == restorer.candidates(prefix, suffix, NO_HINT)
+    narrow = Restorer.load(memorised_model, config=RestoreConfig(beam_width=4))
+    cands = narrow.candidates(prefix, suffix, Hint.exact(len(middle)))
+    assert cands[0].text == middle and 4 < len(cands) <= narrow.config.pool
+
+
 def test_engine_score_matches_beam(restorer):
     prefix, middle, suffix = MEMORISED[1]
     cands = restorer.candidates(prefix, suffix, NO_HINT, k=5)

@@ -33,9 +33,11 @@ from apollo_restore.model.verify import CONFIG_FILE, LAYER_TENSORS, WEIGHTS_FILE
 _KV = list[tuple[torch.Tensor, torch.Tensor]]
 
 
-def _rotate_half(x: torch.Tensor) -> torch.Tensor:
+def _swap_halves(x: torch.Tensor) -> torch.Tensor:
+    """The last dimension's two halves swapped (the rotary ``rotate_half`` without its sign,
+    which the sine table carries)."""
     half = x.shape[-1] // 2
-    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    return torch.cat((x[..., half:], x[..., :half]), dim=-1)
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,20 @@ class LeanModel:
         self.head = tensors.get("lm_head.weight", self.embed)  # tied unless the folder has its own head
         self.device = self.embed.device
         self.inv_freq = self.inv_freq.to(self.device)
+        self._cos = self._sin = torch.empty(0, self.head_dim, device=self.device)
+
+    def _rotary(self, positions: torch.Tensor, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Cosines and signed sines ``(R, T, 1, d)`` of positions ``positions[r] + t``, read from
+        a table by position (grown as longer positions come); the sines of the first half
+        negated, so that rotating is ``x · cos + swap_halves(x) · sin``."""
+        at = positions.to(self.device)[:, None] + torch.arange(width, device=self.device)  # (R, T)
+        needed = int(at.max()) + 1
+        if needed > len(self._cos):
+            grid = torch.arange(max(needed, 2 * len(self._cos), 1024), device=self.device, dtype=torch.float)
+            freqs = grid[:, None] * self.inv_freq  # (N, d/2)
+            self._cos = torch.cat((freqs.cos(), freqs.cos()), dim=-1).to(self.embed.dtype)
+            self._sin = torch.cat((-freqs.sin(), freqs.sin()), dim=-1).to(self.embed.dtype)
+        return self._cos[at][:, :, None, :], self._sin[at][:, :, None, :]
 
     @classmethod
     def from_hf(cls, model: torch.nn.Module) -> LeanModel:
@@ -148,24 +164,19 @@ class LeanModel:
         """
         rows, width = tokens.shape
         h = torch.nn.functional.embedding(tokens, self.embed)  # (R, T, H)
-        at = positions.to(h.device, torch.float)[:, None] + torch.arange(width, device=h.device)  # (R, T)
-        freqs = at[..., None] * self.inv_freq  # (R, T, d/2)
-        emb = torch.cat((freqs, freqs), dim=-1)  # (R, T, d)
-        cos, sin = emb.cos().to(h.dtype), emb.sin().to(h.dtype)
-        cos_q, sin_q = cos[:, :, None, None, :], sin[:, :, None, None, :]
-        cos_k, sin_k = cos[:, :, None, :], sin[:, :, None, :]
-        group, scale, kv_width = self.n_heads // self.n_kv, self.head_dim**-0.5, self.n_kv * self.head_dim
+        cos, sin = self._rotary(positions, width)  # (R, T, 1, d)
+        n_heads, n_kv, d = self.n_heads, self.n_kv, self.head_dim
+        group, scale = n_heads // n_kv, d**-0.5
         linear = torch.nn.functional.linear
         new_tails: _KV = []
         for i, layer in enumerate(self.layers):
             a = self._norm(h, layer.input_norm)
-            q, k, v = linear(a, layer.qkv).split((self.n_heads * self.head_dim, kv_width, kv_width), dim=-1)
-            q = q.reshape(rows, width, self.n_kv, group, self.head_dim)
-            k = k.reshape(rows, width, self.n_kv, self.head_dim)
-            v = v.reshape(rows, width, self.n_kv, self.head_dim)
-            q = q * cos_q + _rotate_half(q) * sin_q
-            k = (k * cos_k + _rotate_half(k) * sin_k).transpose(1, 2)  # (R, kv, T, d)
-            v = v.transpose(1, 2)
+            qkv = linear(a, layer.qkv).view(rows, width, n_heads + 2 * n_kv, d)
+            qk = qkv[:, :, : n_heads + n_kv]  # queries and keys rotated together
+            qk = qk * cos + _swap_halves(qk) * sin
+            q = qk[:, :, :n_heads].reshape(rows, width, n_kv, group, d)
+            k = qk[:, :, n_heads:].transpose(1, 2)  # (R, kv, T, d)
+            v = qkv[:, :, n_heads + n_kv :].transpose(1, 2)
             if tails is not None:
                 k, v = torch.cat((tails[i][0], k), dim=2), torch.cat((tails[i][1], v), dim=2)
             new_tails.append((k, v))
@@ -192,21 +203,33 @@ class LeanModel:
         longest, the padding masked.
         """
         pk, pv = prefix.kv[layer]  # (G, kv, P, d)
-        shared = pk.shape[0] == 1
+        if pk.shape[0] == 1:
+            return LeanModel._attend_step_shared(q, k, v, pk[0], pv[0], scale)
         s_tail = torch.einsum("rtkgd,rksd->rkgts", q, k) * scale
-        if shared:
-            s_prefix = torch.einsum("rtkgd,kpd->rkgtp", q, pk[0]) * scale
-        else:
-            pk, pv = pk[prefix.owner], pv[prefix.owner]  # (R, kv, P, d)
-            s_prefix = torch.einsum("rtkgd,rkpd->rkgtp", q, pk) * scale
-            s_prefix = s_prefix.masked_fill(~prefix.valid[prefix.owner][:, None, None, None, :], float("-inf"))
+        pk, pv = pk[prefix.owner], pv[prefix.owner]  # (R, kv, P, d)
+        s_prefix = torch.einsum("rtkgd,rkpd->rkgtp", q, pk) * scale
+        s_prefix = s_prefix.masked_fill(~prefix.valid[prefix.owner][:, None, None, None, :], float("-inf"))
         probs = torch.softmax(torch.cat((s_prefix, s_tail), dim=-1).float(), dim=-1).to(q.dtype)
         p_len = pk.shape[-2]
-        if shared:
-            from_prefix = torch.einsum("rkgtp,kpd->rtkgd", probs[..., :p_len], pv[0])
-        else:
-            from_prefix = torch.einsum("rkgtp,rkpd->rtkgd", probs[..., :p_len], pv)
+        from_prefix = torch.einsum("rkgtp,rkpd->rtkgd", probs[..., :p_len], pv)
         return from_prefix + torch.einsum("rkgts,rksd->rtkgd", probs[..., p_len:], v)
+
+    @staticmethod
+    def _attend_step_shared(
+        q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, pk: torch.Tensor, pv: torch.Tensor, scale: float
+    ) -> torch.Tensor:
+        """:meth:`_attend_step` when every row reads one prompt's ``(kv, P, d)``: the rows'
+        queries of a key-value head stacked, ``(kv, R·g, ·)``, so that the prompt's part is one
+        matrix product per head, without a copy of the prompt or of its probabilities."""
+        rows, _, n_kv, group, d = q.shape
+        p_len = pk.shape[1]
+        s_tail = torch.matmul(q[:, 0], k.transpose(-1, -2)) * scale  # (R, kv, g, t)
+        s_tail = s_tail.permute(1, 0, 2, 3).reshape(n_kv, rows * group, -1)
+        s_prefix = torch.matmul(q[:, 0].transpose(0, 1).reshape(n_kv, rows * group, d), pk.transpose(1, 2)) * scale
+        probs = torch.softmax(torch.cat((s_prefix, s_tail), dim=-1).float(), dim=-1).to(q.dtype)  # (kv, R·g, P + t)
+        from_prefix = torch.matmul(probs[..., :p_len], pv).view(n_kv, rows, group, d).transpose(0, 1)
+        from_tail = torch.matmul(probs[..., p_len:].reshape(n_kv, rows, group, -1).transpose(0, 1), v)
+        return (from_prefix + from_tail)[:, None]  # (R, 1, kv, g, d)
 
     @staticmethod
     def _attend_rows(

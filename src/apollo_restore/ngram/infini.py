@@ -42,7 +42,7 @@ from apollo_restore.errors import Errors
 
 K = 31  # stream codes 0..30
 BOUNDARY = 0
-_SMALL = 32  # ranges up to this many rows are counted by reading them; larger ones by binary search
+_SMALL = 512  # ranges up to this many rows are counted by reading them; larger ones by binary search
 _CACHE_LIMIT = 500_000
 
 
@@ -100,7 +100,7 @@ class InfiniGram:
         self.discount = d
         # D(c) for c = 0, 1, 2, 3+ as a lookup table
         self._discount_of = np.array([0.0, *d], dtype=np.float64)
-        self._cache: dict[tuple[int, int], np.ndarray] = {}
+        self._cache: dict[int, np.ndarray] = {}  # lo · (max_context + 1) + depth → counts
 
     @classmethod
     def forward(cls, index: TextIndex, **options) -> InfiniGram:
@@ -124,7 +124,7 @@ class InfiniGram:
 
         Args:
             lo, hi, depth: ``(U,)``: ranges ``[lo, hi)`` whose suffixes share their first
-                ``depth`` codes.
+                ``depth`` codes (``depth ≤ max_context``).
 
         Returns:
             ``(U, K)`` int64: rows of the range followed by each code at offset ``depth``.
@@ -132,30 +132,29 @@ class InfiniGram:
         out = np.zeros((len(lo), K), dtype=np.int64)
         size = hi - lo
         small = np.flatnonzero((size > 0) & (size <= _SMALL))
-        if len(small):
-            width = int(size[small].max())
-            cols = np.arange(width)
-            valid = cols[None, :] < size[small, None]  # (S, W)
-            rows = np.minimum(lo[small, None] + cols[None, :], self.n - 1)
-            ch = self.text[np.minimum(self.sa[rows].astype(np.int64) + depth[small, None], self._last)]  # (S, W)
-            flat = (np.arange(len(small))[:, None] * (K + 1) + np.where(valid, ch, K)).ravel()
-            out[small] = np.bincount(flat, minlength=len(small) * (K + 1)).reshape(len(small), K + 1)[:, :K]
+        if len(small):  # every row of the small ranges, one after another
+            sizes = size[small]
+            owner = np.repeat(np.arange(len(small)), sizes)  # (N,): the range each row is in
+            rows = np.arange(len(owner)) + np.repeat(lo[small] - (np.cumsum(sizes) - sizes), sizes)
+            ch = self.text[np.minimum(self.sa[rows].astype(np.int64) + depth[small][owner], self._last)]
+            out[small] = np.bincount(owner * K + ch, minlength=len(small) * K).reshape(len(small), K)
         large = np.flatnonzero(size > _SMALL)
-        todo = []
-        for i in large:
-            hit = self._cache.get((int(lo[i]), int(depth[i])))
-            if hit is None:
-                todo.append(i)
-            else:
-                out[i] = hit
+        if not len(large):
+            return out
+        keys = (lo[large] * (self.max_context + 1) + depth[large]).tolist()  # one int per (range, depth)
+        get = self._cache.get
+        hits = [get(key) for key in keys]
+        known = [j for j, hit in enumerate(hits) if hit is not None]
+        if known:
+            out[large[known]] = np.stack([hits[j] for j in known])
+        todo = [j for j, hit in enumerate(hits) if hit is None]
         if todo:
-            todo = np.array(todo)
-            found = self._search(lo[todo], hi[todo], depth[todo])
-            out[todo] = found
+            rows = large[todo]
+            found = self._search(lo[rows], hi[rows], depth[rows])
+            out[rows] = found
             if len(self._cache) > _CACHE_LIMIT:
                 self._cache.clear()
-            for i, row in zip(todo, found):
-                self._cache[(int(lo[i]), int(depth[i]))] = row
+            self._cache.update(zip((keys[j] for j in todo), found))
         return out
 
     def _search(self, lo: np.ndarray, hi: np.ndarray, depth: np.ndarray) -> np.ndarray:

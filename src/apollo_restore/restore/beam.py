@@ -87,8 +87,8 @@ class _Alphabet:
 class _Search:
     """One gap's beam search, advanced one step at a time (several gaps can step together)."""
 
-    def __init__(self, alphabet: _Alphabet, join: list[int], k: int, bound: LengthBound):
-        self.alphabet, self.join, self.k, self.bound = alphabet, join, k, bound
+    def __init__(self, alphabet: _Alphabet, join: list[int], k: int, bound: LengthBound, width: int):
+        self.alphabet, self.join, self.k, self.bound, self.width = alphabet, join, k, bound, width
         self.rows = [_Row((), 0.0, 0, True)]
         self.finished: list[Beam] = []
         self.steps_left = bound.max_chars + len(join) + 1
@@ -123,7 +123,7 @@ class _Search:
         del finished[k:]
         floor = finished[k - 1].score if len(finished) >= k else float("-inf")
         joining = sorted((item for item in nxt if item[0].score > floor), key=lambda item: -item[0].score)[:k]
-        growing = _expand(rows, free, logp, self.alphabet, k, floor, bound.max_letters(), bound.max_chars)
+        growing = _expand(rows, free, logp, self.alphabet, self.width, floor, bound.max_letters(), bound.max_chars)
         items = joining + growing
         self.rows = [item[0] for item in items]
         return items
@@ -137,6 +137,7 @@ def beam_search_many(
     joins: list[list[int]],
     k: int,
     bounds: list[LengthBound],
+    width: int | None = None,
 ) -> list[list[Beam]]:
     """The ``k`` best middles of each gap: its prompt followed by its join.
 
@@ -148,15 +149,16 @@ def beam_search_many(
         tok: its tokenizer.
         prompts: each gap's layout tokens before the middle, already run (:meth:`LeanModel.prompt`).
         joins: each gap's tokens scored after the middle (at least one).
-        k: free rows kept per step and candidates returned, per gap.
+        k: candidates returned (and joining rows kept per step), per gap.
         bounds: each gap's allowed letter counts and their penalty.
+        width: free rows kept per step, per gap (``None``: ``k``).
 
     Returns:
         One list per gap of up to ``k`` beams, best first. A middle starts and ends on a letter,
         holds at least one, and never two separators in a row.
     """
     alphabet = _Alphabet(tok, prompts[0].logits.size(-1), torch.device("cpu"))
-    searches = [_Search(alphabet, join, k, bound) for join, bound in zip(joins, bounds)]
+    searches = [_Search(alphabet, join, k, bound, width or k) for join, bound in zip(joins, bounds)]
     decoder = LeanDecoder(model, prompts)
     logits = torch.cat([p.logits for p in prompts])  # (G, V): row g is prompt g
     spans = [(g, g + 1) for g in range(len(prompts))]  # each search's rows among the logits

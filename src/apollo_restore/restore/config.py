@@ -30,6 +30,8 @@ class RestoreConfig:
         hint_penalty: nats charged per letter outside the hint.
         join_chars: suffix characters scored after the middle (at most the layout's; ``None``:
             the layout's).
+        beam_width: free rows (middles still being written) the neural beam keeps per step
+            (``None``: ``pool``); it still finishes up to ``pool`` readings.
     """
 
     k: int = 20
@@ -40,6 +42,7 @@ class RestoreConfig:
     hint_slack: int = 2
     hint_penalty: float = 3.0
     join_chars: int | None = None
+    beam_width: int | None = None
 
 
 #: The search settings used when a caller gives none.

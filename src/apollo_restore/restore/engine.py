@@ -163,8 +163,9 @@ class Restorer:
         pieces = [self._prompt_and_join(prefix, suffix, hint) for prefix, suffix, hint in gaps]
         runs = [self._run(ids) for ids, _ in pieces]
         bounds = [_bound(hint, self.config) for _, _, hint in gaps]
-        width = self.config.pool  # the search width, whatever k
-        found = beam_search_many(self.lean, self.tok, [p for p, _ in runs], [j for _, j in pieces], width, bounds)
+        prompts, joins = [p for p, _ in runs], [j for _, j in pieces]
+        pool = self.config.pool  # the readings found, whatever k
+        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width)
         out = []
         for beams, (_, scored), bound in zip(found, runs, bounds):
             texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
