@@ -19,6 +19,7 @@ from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.load import load_filler
 from apollo_restore.restore.ngram_fill import load_ngram
 from apollo_restore.restore.predict import predict
+from apollo_restore.restore.threads import use_threads
 
 
 def main() -> None:
@@ -39,12 +40,11 @@ def main() -> None:
     gaps = [
         g for g in read_gapset(args.gaps) if g.kind == "synthetic" and not is_excluded(g) and condition_of(g) in wanted
     ]
+    use_threads(1)  # one thread: the per-gap times compare fillers, not core counts
     fillers = [] if args.no_default else [("shipped default", load_filler())]
     fillers += [(f"{p.stem}", load_ngram(p)) for p in args.ngram]
     if args.neural is not None:
-        fillers.append(
-            (f"neural model alone ({args.neural or 'shipped'})", Restorer.load(args.neural or None, threads=1))
-        )
+        fillers.append((f"neural model alone ({args.neural or 'shipped'})", Restorer.load(args.neural or None)))
     print(f"## {len(gaps)} gaps of {args.gaps} ({', '.join(wanted)})\n")
     print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in wanted) + " | ms/gap |")
     print("|---|" + "---:|" * (len(wanted) + 1))

@@ -42,6 +42,7 @@ from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import LengthPrior, member_config
 from apollo_restore.restore.infini_fill import load_infini
 from apollo_restore.restore.length_model import LengthPool, LostLength, fit_lost_length
+from apollo_restore.restore.threads import use_threads
 
 SHIPPED = {"neural": 1.0, "infini": 1.0, "infini_backward": 0.5, "length": 8.0}
 COPY_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
@@ -54,8 +55,9 @@ def collect(args) -> None:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, args.conditions.split(","), seed=11)
     done = {json.loads(line)["id"] for line in args.out.read_text().splitlines()} if args.out.exists() else set()
+    use_threads(1)
     members = {
-        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG), threads=1),
+        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG)),
         "infini": load_infini("forward", discount=0.6, max_context=40),
         "infini_backward": load_infini("backward", discount=0.6, max_context=40),
         "copy": DocumentCopy(),

@@ -33,6 +33,7 @@ from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import LengthPrior, member_config
 from apollo_restore.restore.infini_fill import load_infini
 from apollo_restore.restore.ngram_fill import load_ngram
+from apollo_restore.restore.threads import use_threads
 
 
 def collect(args) -> list[dict]:
@@ -51,7 +52,8 @@ def collect(args) -> list[dict]:
     if not args.no_neural:
         # searched as in the shipped ensemble: the hint widened once (by --slack), no slack of its own
         search = member_config(DEFAULT_RESTORE_CONFIG)
-        members["neural"] = Restorer.load(args.model, config=search, threads=args.threads)
+        use_threads(args.threads)
+        members["neural"] = Restorer.load(args.model, config=search)
     rows = []
     for gap in tqdm(gaps, desc="score pool"):
         pool: dict[str, str] = {}

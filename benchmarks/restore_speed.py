@@ -37,6 +37,7 @@ from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.restore.load import load_filler
 from apollo_restore.restore.predict import predict
+from apollo_restore.restore.threads import use_threads
 
 HERE = Path(__file__).resolve().parent.parent / "src"
 
@@ -132,7 +133,8 @@ def throughput(args: argparse.Namespace) -> None:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     per_length = -(-args.gaps // 40)  # 20 lengths × 2 conditions
     gaps = build_synthetic(table, "ddb", "validation", per_length, conditions=("exact", "none"), seed=21)[: args.gaps]
-    filler = load_filler(device=args.device, threads=args.threads, use_ngram=not args.neural_only)
+    use_threads(args.threads)
+    filler = load_filler(device=args.device, use_ngram=not args.neural_only)
     started = time.perf_counter()
     batched = list(predict(filler, gaps, args.k, progress=False, batch=args.batch))
     seconds = time.perf_counter() - started
@@ -140,7 +142,7 @@ def throughput(args: argparse.Namespace) -> None:
     print(f"## {what}, {len(gaps)} ddb validation gaps on {args.device}, batch {args.batch}, k = {args.k}\n")
     print(f"{seconds:.0f} s: {len(gaps) / seconds:.1f} gaps/s")
     if args.check:
-        cpu = load_filler(threads=args.threads, use_ngram=not args.neural_only)
+        cpu = load_filler(use_ngram=not args.neural_only)
         alone = list(predict(cpu, gaps[: args.check], args.k, progress=False))
         texts = [([t for t, _ in a.candidates], [t for t, _ in b.candidates]) for a, b in zip(alone, batched)]
         same, top1 = sum(a == b for a, b in texts), sum(a[:1] == b[:1] for a, b in texts)

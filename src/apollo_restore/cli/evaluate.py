@@ -194,10 +194,13 @@ def evaluate_command(
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.restore.config import RestoreConfig
         from apollo_restore.restore.load import load_filler
+        from apollo_restore.restore.threads import use_threads
 
         config = RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length)
         try:
-            filler = load_filler(model, config=config, use_ngram=not neural_only, threads=threads, device=device)
+            if threads:
+                use_threads(threads)
+            filler = load_filler(model, config=config, use_ngram=not neural_only, device=device)
         except (FileNotFoundError, ValueError) as err:  # E501–E513: a broken folder, or a GPU where there is none
             fail(err)
         name = filler.name

@@ -86,7 +86,6 @@ class Restorer:
         cls,
         folder: str | Path | None = None,
         config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
-        threads: int | None = None,
         device: str = "cpu",
     ) -> Restorer:
         """Load a model folder (default: the embedded model shipped in the package) for
@@ -101,8 +100,6 @@ class Restorer:
         """
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise ValueError(Errors.E513.format(device=device))
-        if threads:
-            torch.set_num_threads(threads)
         path = Path(folder) if folder else DEFAULT_MODEL
         meta = read_meta(path)
         tok = CharTokenizer.load(path)

@@ -28,7 +28,6 @@ def load_filler(
     folder: str | Path | None = None,
     config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
     use_ngram: bool = True,
-    threads: int | None = None,
     present: bool = True,
     device: str = "cpu",
 ) -> Presented | Restorer | Ensemble:
@@ -62,15 +61,13 @@ def load_filler(
             PyTorch cannot see (E513).
     """
     path = Path(folder) if folder else DEFAULT_MODEL
-    filler = _load_bare(path, config, use_ngram, threads, device)
+    filler = _load_bare(path, config, use_ngram, device)
     if not present:
         return filler
     return Presented(filler, default_forms(), load_for(path))
 
 
-def _load_bare(
-    path: Path, config: RestoreConfig, use_ngram: bool, threads: int | None, device: str
-) -> Restorer | Ensemble:
+def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) -> Restorer | Ensemble:
     """The folder's filler without presentation (see :func:`load_filler`).
 
     Raises:
@@ -81,7 +78,7 @@ def _load_bare(
     """
 
     def load_neural(search: RestoreConfig = config) -> Restorer:
-        return Restorer.load(path, config=search, threads=threads, device=device)
+        return Restorer.load(path, config=search, device=device)
 
     spec = read_meta(path).get("ensemble")
     if not (use_ngram and spec):
