@@ -14,7 +14,9 @@ JSONL file, one gap a line; a rerun restores only the gaps the file lacks.
 would for each pair of factors (repeat, hint miss): annotate, demote truncated readings by
 :data:`~apollo_restore.restore.present.TRUNCATED_FACTOR` and flagged ones by the factors, then
 apply the shipped calibration. It prints Markdown: per factor pair the uniform-weighted Top-1 and
-Top-20 per condition, the share of shown (top-20) readings carrying each note, and the ECE of the
+Top-20 per condition, the share of shown (top-20) readings carrying each note (a missed hint:
+of the exact-hint gaps' readings), the gaps whose first reading repeats the context or misses an
+exact hint, and the ECE of the
 top-1 and top-20 probabilities (:func:`~apollo_restore.evaluate.metrics.reliability`) under the
 shipped calibration (fitted before these demotions).
 """
@@ -101,7 +103,7 @@ def measure(gaps: list[dict], demotions: Demotions) -> dict:
     top-20) under the shipped calibration, for one set of factors."""
     calibration = load_for(DEFAULT_MODEL)
     scores: dict[str, list] = {"exact": [], "none": []}
-    noted = {"hint": 0, "repeat": 0, "word": 0, "any": 0, "shown": 0}
+    noted = {"hint": 0, "repeat": 0, "word": 0, "any": 0, "shown": 0, "exact": 0, "first repeat": 0, "first miss": 0}
     top1, top20 = ([], []), ([], [])
     for g in gaps:
         shown = demote(g["cands"], [demotions.factor(f) for f in g["flags"]])
@@ -110,15 +112,21 @@ def measure(gaps: list[dict], demotions: Demotions) -> dict:
         scores[g["hint"].kind].append(score_gap(g["target"], [c.text for c in shown], SHOWN))
         for c in shown:
             noted["shown"] += 1
+            noted["exact"] += g["hint"].is_exact
             noted["any"] += bool(c.notes)
             noted["hint"] += any(n.endswith(f"hint {g['hint'].lo}") for n in c.notes)
             noted["repeat"] += any(n.startswith("repeats") for n in c.notes)
             noted["word"] += any(n.startswith("leaves") for n in c.notes)
+        first = doubts(shown[0], g["prefix"], g["suffix"], g["hint"]) if shown else (False, False, False)
+        noted["first repeat"] += first[1]
+        noted["first miss"] += first[2]
         right = [agnostic(c.text) == target for c in shown]
         top1[0].append(shown[0].prob if shown else 0.0), top1[1].append(bool(right) and right[0])
         top20[0].append(min(1.0, sum(c.prob for c in shown))), top20[1].append(any(right))
     out = {f"{kind} {m}": getattr(uniform(s), m) for kind, s in scores.items() for m in ("top1", "top20")}
-    out |= {key: noted[key] / noted["shown"] for key in ("hint", "repeat", "word", "any")}
+    out |= {key: noted[key] / noted["shown"] for key in ("repeat", "word", "any")}
+    out["hint"] = noted["hint"] / noted["exact"]
+    out |= {key: noted[key] for key in ("first repeat", "first miss")}
     return out | {"ece1": reliability(*top1)["ece"], "ece20": reliability(*top20)["ece"]}
 
 
@@ -130,9 +138,10 @@ def choose(args: argparse.Namespace) -> None:
     repeat_table(gaps)
     print(
         "| repeat factor | hint-miss factor | exact W.Top-1 | exact W.Top-20 | none W.Top-1 | none W.Top-20 "
-        "| top 20: missed hint | repeat | non-word | any note | ECE top-1 | ECE top-20 |"
+        "| top 20: missed hint (exact) | repeat | non-word | any note | first reading: repeat | missed hint "
+        "| ECE top-1 | ECE top-20 |"
     )
-    print("|" + "---:|" * 12)
+    print("|" + "---:|" * 14)
     factors = [float(f) for f in args.factors.split(",")]
     for repeat in factors:
         for miss in factors:
@@ -140,6 +149,7 @@ def choose(args: argparse.Namespace) -> None:
             print(
                 f"| {repeat:g} | {miss:g} | {m['exact top1']:.3f} | {m['exact top20']:.3f} | {m['none top1']:.3f} "
                 f"| {m['none top20']:.3f} | {m['hint']:.1%} | {m['repeat']:.1%} | {m['word']:.1%} | {m['any']:.1%} "
+                f"| {m['first repeat']} | {m['first miss']} "
                 f"| {m['ece1']:.3f} | {m['ece20']:.3f} |",
                 flush=True,
             )
@@ -154,7 +164,7 @@ def main() -> None:
     run.add_argument("--out", type=Path, required=True)
     pick = sub.add_parser("choose", help="re-rank the saved pools under each pair of factors")
     pick.add_argument("--pools", type=Path, required=True)
-    pick.add_argument("--factors", default="1,0.5,0.3,0.1,0.03,0.01")
+    pick.add_argument("--factors", default="1,0.3,0.1,0.03,0.01,0.001")
     args = parser.parse_args()
     (pools if args.command == "pools" else choose)(args)
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from apollo_restore.cli.app import app
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
@@ -28,6 +32,9 @@ class _Junk:
 
     def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
         return to_candidates([("χ και δια", -1.0), ("χαιρειν σε", -1.2), ("χαιριν α", -1.4), ("χαιρειν", -1.6)])
+
+    def language_model(self):
+        return None
 
 
 def _shown(demotions: Demotions) -> list[Candidate]:
@@ -69,8 +76,9 @@ def test_hint_notes_name_the_letters_and_the_hint():
 
 def test_a_repeat_is_the_reading_copying_the_context_next_to_it():
     assert repeats("χ και δια", "", " και δια παντοσ") == "after"
-    assert repeats("ειν χ", "πλειστα χαιρειν ", "") == "before"  # copies χαιρειν's end: ειν
-    assert repeats("κα", "", " και δια") is None  # 2 letters: below REPEAT_LETTERS
+    assert repeats("ρειν χ", "πλειστα χαιρειν ", "") == "before"  # copies χαιρειν's end: ρειν
+    assert repeats("ειν χ", "πλειστα χαιρειν ", "", least=3) == "before"
+    assert repeats("ειν χ", "πλειστα χαιρειν ", "", least=4) is None  # 3 letters: too few
     assert repeats("χαιρειν", "πλειστα ", " και δια") is None
     assert repeats("και", "", "-- και δια") is None  # the suffix starts with another gap
     assert repeats("και", "και -", "") is None  # the prefix ends with another gap
@@ -111,3 +119,20 @@ def test_demotion_keeps_a_ranked_distribution_ranked(rows):
 def test_notes_for_lists_several_non_words_together():
     cand = Candidate("γεωρ μητ", 0.5, 0.0, unknown_words=["γεωρ", "μητ"])
     assert notes_for(cand, "", "", NO_HINT) == ["leaves non-words: γεωρ, μητ"]
+
+
+def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
+    from apollo_restore.restore import load
+
+    presented = Presented(_Junk(), FORMS, demotions=Demotions(0.1, 0.1, 0.1))
+    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: presented)
+    monkeypatch.setenv("COLUMNS", "200")
+    text = "τῷ ἀδελφῷ πλεῖστα [.7] καὶ διὰ παντὸς ὑγιαίνειν"
+    out = CliRunner().invoke(app, ["restore", text, "--show", "4"]).output
+    rows = [line for line in out.splitlines() if line.strip()[:1] in "1234" and "%" in line]
+    assert "χαίρειν" in rows[0] and "hint" not in rows[0] and "repeats" not in rows[0]
+    assert "χ καὶ διὰ" in rows[1] and "repeats the text after the gap; leaves a non-word: χ" in rows[1]
+    assert "9 letters, hint 7" in rows[2]
+    body = json.loads(CliRunner().invoke(app, ["restore", text, "--json"]).output)
+    notes = {c["text"]: c["notes"] for c in body["gaps"][0]["candidates"]}
+    assert notes["χαιρειν σε"] == ["9 letters, hint 7"] and notes["χαιρειν"] == []

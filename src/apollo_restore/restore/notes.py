@@ -1,8 +1,8 @@
 """Why a reading shown may be doubtful, in plain words: the notes of :attr:`Candidate.notes`.
 
-    hint_note("χαιριν α", Hint.exact(7))          # '8 letters, hint 7'
+    hint_note("χαιρειν σε", Hint.exact(7))         # '9 letters, hint 7'
     repeats("χ και δια", "πλειστα ", " και δια παντοσ")   # 'after'
-    notes_for(candidate, prefix, suffix, hint)    # ['8 letters, hint 7', 'leaves a non-word: χαιριν']
+    notes_for(candidate, prefix, suffix, hint)     # ['repeats the text after the gap', 'leaves a non-word: χ']
 
 Three doubts, each a fact of the reading and its gap (no score is read):
 
@@ -27,7 +27,7 @@ from apollo_restore.restore.types import Candidate
 
 #: fewest letters a reading must copy from the context next to it to be a repeat (chosen on
 #: ddb validation gaps by ``benchmarks/list_notes.py``: BENCHMARKS.md, "Notes and demotions")
-REPEAT_LETTERS = 3
+REPEAT_LETTERS = 4
 AFTER, BEFORE = "after", "before"
 
 
