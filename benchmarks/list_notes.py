@@ -2,6 +2,7 @@
 
     python benchmarks/list_notes.py pools --prepared /work/data/prepared-f1k --per-length 5 \\
         --out /tmp/list-notes-pools.jsonl          # the shipped default, once (resumable)
+    python benchmarks/list_notes.py pools ... --per-length 10 --out /tmp/list-notes-pools.jsonl  # more gaps
     python benchmarks/list_notes.py choose --pools /tmp/list-notes-pools.jsonl
 
 ``pools`` runs the shipped default (:func:`~apollo_restore.restore.load.load_filler`) ONCE over
@@ -16,7 +17,8 @@ would for each pair of factors (repeat, hint miss): annotate, demote truncated r
 apply the shipped calibration. It prints Markdown: per factor pair the uniform-weighted Top-1 and
 Top-20 per condition, the share of shown (top-20) readings carrying each note (a missed hint:
 of the exact-hint gaps' readings), the gaps whose first reading repeats the context or misses an
-exact hint, and the ECE of the
+exact hint, and (a table before the grid) the mean shown probability of the first reading and of
+the top 20 against how often they are right, before and with the shipped factors; and the ECE of the
 top-1 and top-20 probabilities (:func:`~apollo_restore.evaluate.metrics.reliability`) under the
 shipped calibration (fitted before these demotions).
 """
@@ -39,7 +41,7 @@ from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.candidates import WHOLE_POOL
 from apollo_restore.restore.config import DEFAULT_MODEL
 from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.notes import repeats
+from apollo_restore.restore.notes import notes_for, repeats
 from apollo_restore.restore.present import TRUNCATED_FACTOR, Demotions, Presented, demote, doubts
 from apollo_restore.restore.types import Candidate
 
@@ -130,12 +132,61 @@ def measure(gaps: list[dict], demotions: Demotions) -> dict:
     return out | {"ece1": reliability(*top1)["ece"], "ece20": reliability(*top20)["ece"]}
 
 
+def calibration_table(gaps: list[dict]) -> None:
+    """Per condition, before (truncation alone demoted) and with the shipped factors: the mean
+    shown probability of the first reading and of the top 20 against how often they are right."""
+    calibration = load_for(DEFAULT_MODEL)
+    print("| demotions | condition | top-1 shown | top-1 right | top-20 shown (sum) | top-20 right |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, demotions in (("truncated only", Demotions(TRUNCATED_FACTOR, 1.0, 1.0)), ("shipped", Demotions())):
+        for kind in ("exact", "none"):
+            rows = []
+            for g in (g for g in gaps if g["hint"].kind == kind):
+                shown = demote(g["cands"], [demotions.factor(f) for f in g["flags"]])
+                shown = calibration.apply(shown, g["hint"])[:SHOWN]
+                right = [agnostic(c.text) == agnostic(g["target"]) for c in shown]
+                rows.append((shown[0].prob, right[0], sum(c.prob for c in shown), any(right)))
+            means = [sum(r[i] for r in rows) / len(rows) for i in range(4)]
+            print(
+                f"| {name} {demotions.repeat:g}/{demotions.hint_miss:g} | {kind} | "
+                + " | ".join(f"{m:.3f}" for m in means)
+                + " |"
+            )
+    print()
+
+
+def wins(gaps: list[dict]) -> None:
+    """Gaps whose first reading turns right / wrong with the shipped factors (vs truncation alone)."""
+    calibration = load_for(DEFAULT_MODEL)
+    won = lost = 0
+    for g in gaps:
+        right = []
+        for demotions in (Demotions(TRUNCATED_FACTOR, 1.0, 1.0), Demotions()):
+            shown = calibration.apply(demote(g["cands"], [demotions.factor(f) for f in g["flags"]]), g["hint"])
+            right.append(bool(shown) and agnostic(shown[0].text) == agnostic(g["target"]))
+        won, lost = won + (right[1] and not right[0]), lost + (right[0] and not right[1])
+    print(f"Shipped factors vs truncation alone: first reading right on {won} more gaps, wrong on {lost} more.\n")
+
+
+def note_cost(gaps: list[dict]) -> None:
+    """Milliseconds per gap that the notes and the doubts of a whole pool add (one thread)."""
+    started = time.perf_counter()
+    for g in gaps:
+        for c in g["cands"]:
+            notes_for(c, g["prefix"], g["suffix"], g["hint"]), doubts(c, g["prefix"], g["suffix"], g["hint"])
+    ms = (time.perf_counter() - started) * 1000 / len(gaps)
+    print(f"Notes and doubts of a whole pool: {ms:.1f} ms per gap.\n")
+
+
 def choose(args: argparse.Namespace) -> None:
     """Print the Markdown tables of the module docstring."""
     gaps = annotated(args.pools)
     in_pool = sum(agnostic(g["target"]) in {agnostic(c.text) for c in g["cands"]} for g in gaps)
     print(f"{args.pools}: {len(gaps)} gaps, the answer in the whole pool for {in_pool}\n")
     repeat_table(gaps)
+    calibration_table(gaps)
+    wins(gaps)
+    note_cost(gaps)
     print(
         "| repeat factor | hint-miss factor | exact W.Top-1 | exact W.Top-20 | none W.Top-1 | none W.Top-20 "
         "| top 20: missed hint (exact) | repeat | non-word | any note | first reading: repeat | missed hint "

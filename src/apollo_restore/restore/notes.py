@@ -21,19 +21,29 @@ validation) and fills in the notes.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from apollo_restore.data.normalise import GAP_CHAR, NOT_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.hint import Hint
 from apollo_restore.restore.types import Candidate
 
 #: fewest letters a reading must copy from the context next to it to be a repeat (chosen on
 #: ddb validation gaps by ``benchmarks/list_notes.py``: BENCHMARKS.md, "Notes and demotions")
-REPEAT_LETTERS = 4
+REPEAT_LETTERS = 3
 AFTER, BEFORE = "after", "before"
 
 
 def _letters(text: str) -> str:
     """The letters of normalised ``text`` (no spaces, ``·`` or gap marks)."""
     return "".join(ch for ch in text if ch not in NOT_LETTERS)
+
+
+@lru_cache(maxsize=8)
+def _context_letters(prefix: str, suffix: str) -> tuple[str, str]:
+    """The letters of ``prefix`` after its last gap mark and of ``suffix`` before its first (a
+    gap's readings share them: cached)."""
+    before = _letters(prefix.rsplit(GAP_CHAR, 1)[-1].rsplit(UNKNOWN_GAP, 1)[-1])
+    return before, _letters(suffix.split(GAP_CHAR)[0].split(UNKNOWN_GAP)[0])
 
 
 def _overlap(left: str, right: str) -> int:
@@ -53,10 +63,9 @@ def repeats(text: str, prefix: str, suffix: str, least: int = REPEAT_LETTERS) ->
     gap); else ``None``. ``repeats("χ και δια", "", " και δια παντοσ") == "after"`` (6 letters).
     """
     reading = _letters(text)
-    after = _letters(suffix.split(GAP_CHAR)[0].split(UNKNOWN_GAP)[0])
+    before, after = _context_letters(prefix, suffix)
     if _overlap(reading, after) >= least:
         return AFTER
-    before = _letters(prefix.rsplit(GAP_CHAR, 1)[-1].rsplit(UNKNOWN_GAP, 1)[-1])
     if _overlap(before, reading) >= least:
         return BEFORE
     return None

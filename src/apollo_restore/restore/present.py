@@ -34,7 +34,7 @@ TRUNCATED_FACTOR = 0.1
 #: probability factors of a reading that repeats the context (:func:`~apollo_restore.restore.notes.repeats`)
 #: and of one whose letters miss an exact hint, chosen for W.Top-1 on ddb validation gaps by
 #: ``benchmarks/list_notes.py`` (BENCHMARKS.md, "Notes and demotions")
-REPEAT_FACTOR = 0.1
+REPEAT_FACTOR = 0.3
 HINT_MISS_FACTOR = 0.01
 _LAST_WORD = re.compile(f"[{GREEK_LETTERS}]+$")
 
