@@ -305,7 +305,7 @@ function renderGap(gap) {
     el("span", { class: "words" },
       el("span", { class: "reading", lang: "grc", text: shown(c) }), " ",
       el("span", { class: "normalised", lang: "grc", text: c.text }),
-      notes.length ? el("span", { class: "flag", text: notes.join("; "), title: "Why this reading may be doubtful" }) : null),
+      notes.map((note) => el("span", { class: "flag", text: note, title: "Why this reading may be doubtful" }))),
     el("span", { class: "bar", "aria-hidden": "true" }, el("span", { style: `width:${Math.max(1, c.prob * 100).toFixed(1)}%` })),
     el("span", { class: "prob", text: pct })));
   });
