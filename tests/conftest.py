@@ -90,11 +90,13 @@ def memorised_model(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def cli_error():
-    """The message of a usage error as the CLI prints it (plain click: ``Error: …``): one line."""
+    """The message of a usage error as the CLI prints it (plain click: ``Error: [E601] …``), without
+    its number: one line. Every usage error is numbered (checked here)."""
 
     def message(result) -> str:
         errors = [line.removeprefix("Error: ") for line in result.output.splitlines() if line.startswith("Error: ")]
-        return " ".join(errors)
+        assert all(error.startswith("[E601] ") for error in errors), errors
+        return " ".join(error.removeprefix("[E601] ") for error in errors)
 
     return message
 

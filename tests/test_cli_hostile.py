@@ -4,6 +4,7 @@ and a message, never a traceback, and before any model loads (issue #24)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -121,6 +122,7 @@ def test_hostile_option_values_are_usage_errors(args, paths):
     assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
     assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output
     assert result.output.strip(), "a usage error says what is wrong"
+    assert re.search(r"\[E\d{3}\] ", result.output), f"every error is numbered: {result.output}"
 
 
 def test_stdin_from_dev_zero_is_a_numbered_error(paths):

@@ -60,6 +60,11 @@ class Errors:
         "[E208] {partial} (the unfinished run's file) does not belong to {path}: {reason}; "
         "delete it, or give --restart to begin again"
     )
+    E209 = (
+        "[E209] {partial} (the unfinished run's file) was made with {was}, this run asks {now}: its lines "
+        "would mix two settings; run with the same options to continue, or give --restart to begin again"
+    )
+    E210 = "[E210] another run is writing {path} now (it holds {lock}): wait for it to finish, or give another --out"
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
     E301 = (
@@ -104,6 +109,8 @@ class Errors:
         "[E407] unbounded-order model discount {discount!r}: "
         "give D in (0, 1], or (D1, D2, D3) within (0, 1], [0, 2], [0, 3]"
     )
+    # the command line
+    E601 = "[E601] {message}"
     # model folders
     E501 = (
         "[E501] {folder}/apollo_restore.json names the ensemble member {member!r} but {path} is missing: "
@@ -176,7 +183,7 @@ class FormatError(ValueError):
 
 
 class FileError(ValueError):
-    """A file (or standard input) that cannot be read or written as asked (``E202``–``E208``).
+    """A file (or standard input) that cannot be read or written as asked (``E202``–``E210``).
 
     Attributes:
         code: the message code (``"E203"``).

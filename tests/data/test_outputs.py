@@ -4,11 +4,13 @@ flushed one by one, a torn last line is cut, and the output appears whole or not
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
 from apollo_restore.data.outputs import LineJob
-from apollo_restore.errors import FileError
+from apollo_restore.errors import FileError, FormatError
 
 
 @pytest.fixture
@@ -80,3 +82,57 @@ def test_a_missing_folder_or_a_folder_as_output_is_E205(tmp_path, source):
         LineJob.open(tmp_path / "missing" / "out.jsonl", {"gap set": source})
     with pytest.raises(FileError, match=r"E205\] .*it is a folder"):
         LineJob.open(tmp_path, {"gap set": source})
+
+
+def test_the_settings_are_recorded_and_a_run_with_others_is_refused(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    job = LineJob.open(out, {"gap set": source}, settings={"k": "20", "model": "default"})
+    job.append('{"id": "a"}')
+    job.close()  # killed here
+    with pytest.raises(FileError, match=r"E209\] .*out\.jsonl\.partial .* made with k=20, this run asks k=50"):
+        LineJob.open(out, {"gap set": source}, settings={"k": "50", "model": "default"})
+    job = LineJob.open(out, {"gap set": source}, settings={"k": "20", "model": "default"})
+    assert job.resumed == 1
+    job.finish()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gaps.jsonl", "out.jsonl"]  # record and lock gone
+
+
+def test_restart_records_the_new_settings(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    job = LineJob.open(out, {"gap set": source}, settings={"k": "20"})
+    job.append('{"id": "a"}')
+    job.close()
+    LineJob.open(out, {"gap set": source}, restart=True, settings={"k": "5"}).close()
+    job = LineJob.open(out, {"gap set": source}, settings={"k": "5"})
+    assert job.resumed == 0
+    job.close()
+
+
+def test_a_partial_file_from_an_older_version_is_continued(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    (tmp_path / "out.jsonl.partial").write_text('{"id": "a"}\n')  # no settings record beside it
+    job = LineJob.open(out, {"gap set": source}, settings={"k": "20"})
+    assert job.resumed == 1
+    job.close()
+
+
+def test_a_broken_settings_record_is_a_numbered_error(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    (tmp_path / "out.jsonl.partial").write_text('{"id": "a"}\n')
+    (tmp_path / "out.jsonl.partial.json").write_text("{not json")
+    with pytest.raises(FormatError, match=r"E201\] .*out\.jsonl\.partial\.json, line 1: not a settings record"):
+        LineJob.open(out, {"gap set": source}, settings={"k": "20"})
+
+
+def test_a_second_run_on_the_same_output_is_refused_while_the_first_is_open(tmp_path, source):
+    out = tmp_path / "out.jsonl"
+    first = LineJob.open(out, {"gap set": source})
+    script = (
+        "import sys; from pathlib import Path; from apollo_restore.data.outputs import LineJob\n"
+        "LineJob.open(Path(sys.argv[1]), {'gap set': Path(sys.argv[2])})"
+    )
+    other = subprocess.run([sys.executable, "-c", script, str(out), str(source)], capture_output=True, text=True)
+    assert other.returncode != 0 and "E210] another run is writing" in other.stderr
+    first.close()
+    again = subprocess.run([sys.executable, "-c", script, str(out), str(source)], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr

@@ -157,6 +157,30 @@ def test_a_tokenizer_larger_than_the_model_is_refused(folder):
         load_model(folder)
 
 
+def _edit_vocab(folder: Path, edit) -> None:
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    edit(data)
+    (folder / "tokenizer.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "says"),
+    [
+        (lambda d: d.pop("model"), "model.vocab", "an object of token → id"),
+        (lambda d: d["model"].update(vocab=["α", "β"]), "model.vocab", "an object of token → id"),
+        (lambda d: d["model"]["vocab"].update({"α": "7"}), "model.vocab['α']", "a whole number"),
+        (lambda d: d["model"]["vocab"].update({"α": 0}), "model.vocab", "each once"),
+        (lambda d: d["model"]["vocab"].pop("[MIDDLE]"), "model.vocab", "FIM control tokens"),
+        (lambda d: d["model"]["vocab"].pop("ω"), "model.vocab", "every letter"),
+    ],
+    ids=["no-model", "vocab-list", "id-string", "id-twice", "no-middle-token", "no-omega"],
+)
+def test_a_tokenizer_that_is_not_one_is_refused_naming_the_field(folder, edit, field, says):
+    _edit_vocab(folder, edit)
+    err = _refused(folder, "E505", "tokenizer.json")
+    assert f"{field} = " in str(err) and says in str(err)
+
+
 def test_the_transformers_loader_checks_the_same_way(folder):
     _edit_config(folder, num_hidden_layers=3)
     with pytest.raises(ModelFolderError, match=r"^\[E507\]"):

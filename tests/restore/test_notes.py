@@ -136,3 +136,12 @@ def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
     body = json.loads(CliRunner().invoke(app, ["restore", text, "--json"]).output)
     notes = {c["text"]: c["notes"] for c in body["gaps"][0]["candidates"]}
     assert notes["χαιρειν σε"] == ["9 letters, hint 7"] and notes["χαιρειν"] == []
+
+
+def test_a_dative_iota_counts_as_the_edition_writes_it():
+    """``[.9]`` for κιβαριάτῃ: the editor's dots do not count the subscript iota that ``norm.v1``
+    writes adscript (κιβαριατηι: 10 letters), so the reading agrees with the hint."""
+    assert hint_note("κιβαριατηι", Hint.exact(9), "κιβαριάτῃ") is None
+    assert hint_note("κιβαριατηι", Hint.exact(10), "κιβαριάτῃ") is None
+    assert hint_note("κιβαριατηι", Hint.exact(9)) == "10 letters, hint 9"  # no edition form known
+    assert hint_note("κιβαριατηι", Hint.exact(8), "κιβαριάτῃ") == "10 letters, hint 8"

@@ -228,3 +228,16 @@ def test_cli_runs_resumes_and_stops_cleanly(tmp_path, gapset, monkeypatch):
     assert finished.exit_code == 0, finished.output
     assert "resuming: 4 of 10 gaps" in finished.output and ids(out) == [f"g{i}" for i in range(10)]
     assert sorted(os.listdir(tmp_path)) == ["gaps.jsonl", "preds.jsonl"]  # no partial file left
+
+
+def test_cli_refuses_to_continue_a_run_made_with_another_k(tmp_path, gapset, monkeypatch):
+    fillers = iter([Counting(fail_at=4, error=KeyboardInterrupt), Counting(), Counting()])
+    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: next(fillers))
+    out = tmp_path / "preds.jsonl"
+    assert predict("--gaps", gapset, "--out", out, "--k", 20).exit_code == 130
+    other = predict("--gaps", gapset, "--out", out, "--k", 5)
+    assert other.exit_code == 2 and "E209" in other.output and "k=20" in other.output and "k=5" in other.output
+    assert len(ids(out.with_name("preds.jsonl.partial"))) == 4  # untouched
+    restarted = predict("--gaps", gapset, "--out", out, "--k", 5, "--restart")
+    assert restarted.exit_code == 0, restarted.output
+    assert ids(out) == [f"g{i}" for i in range(10)]

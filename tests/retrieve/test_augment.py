@@ -13,8 +13,9 @@ from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.present import Demotions, Presented
 from apollo_restore.restore.types import Candidate
-from apollo_restore.retrieve.augment import RetrievalAugmented
+from apollo_restore.retrieve.augment import RetrievalAugmented, with_parallels
 from apollo_restore.retrieve.index import ParallelIndex
 
 PREFIX, SUFFIX = "ετους τεταρτου αυτοκρατορος καισαρος ", " σεβαστου"
@@ -89,3 +90,18 @@ def test_augment_restore_leiden(restorer: Restorer, index: ParallelIndex) -> Non
     result = restore_text(rag, "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ", k=3)
     gap = result.gaps[0]
     assert gap.candidates[0].text == "τραιανου" and gap.candidates[0].citations and result.model == "tiny+parallels"
+
+
+def test_k_only_cuts_the_merged_pool(restorer: Restorer, index: ParallelIndex) -> None:
+    rag = RetrievalAugmented(restorer, index)
+    few, many = (rag.candidates(PREFIX, SUFFIX, Hint.exact(8), k) for k in (3, 50))
+    assert len(few) == 3 and len(many) > 3 and sum(c.prob for c in many) == pytest.approx(1.0)
+    assert [(c.text, c.prob) for c in few] == [(c.text, c.prob) for c in many[:3]]
+
+
+def test_with_parallels_keeps_the_presentation_over_the_merged_pool(restorer: Restorer, index: ParallelIndex) -> None:
+    shown = with_parallels(Presented(restorer, demotions=Demotions(1.0, 1.0, 1.0)), index, count_weight=1000.0)
+    assert isinstance(shown, Presented) and isinstance(shown.inner, RetrievalAugmented)
+    cands = shown.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
+    assert cands[0].text == "τραιανου" and cands[0].origin == ["parallel"]
+    assert with_parallels(restorer, index).restorer is restorer  # a bare filler is wrapped as it is

@@ -5,12 +5,48 @@ from __future__ import annotations
 import logging
 
 import typer
+from typer.core import TyperGroup
 
 from apollo_restore.cli import evaluate, index, ngram, parallels, prepare, provenance, restore, scale, serve, train
+from apollo_restore.errors import Errors
+
+#: click's usage error, as the installed typer raises it (newer typers carry their own click)
+UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+class NumberedUsage(TyperGroup):
+    """The command group whose usage errors (an option out of range, a missing or unknown one,
+    from click or from a command's own check) carry the number ``E601``, as every other error
+    does; the exit status stays 2."""
+
+    def make_context(self, *args, **kwargs) -> typer.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except UsageError as err:
+            raise _numbered(err) from None
+
+    def invoke(self, ctx: typer.Context):
+        try:
+            return super().invoke(ctx)
+        except UsageError as err:
+            raise _numbered(err) from None
+
+
+def _numbered(err: UsageError) -> UsageError:
+    """``err`` with its message as ``E601`` (once: an error already numbered is kept)."""
+    message = err.format_message()
+    if message.startswith("[E"):
+        return err
+    return UsageError(Errors.E601.format(message=message), err.ctx)
+
 
 # plain click help: no "<bool>" placeholders on flags, no boxes cutting long lines
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, rich_markup_mode=None, help="Restore lacunae in Ancient Greek texts."
+    cls=NumberedUsage,
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="Restore lacunae in Ancient Greek texts.",
 )
 for module in (prepare, train, restore, index, parallels, provenance, serve, evaluate, ngram, scale):
     module.register(app)

@@ -86,10 +86,10 @@ def restore_command(
     restorer = _load(load_filler, model, use_ngram=not neural_only)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.retrieve.augment import RetrievalAugmented
+        from apollo_restore.retrieve.augment import with_parallels
         from apollo_restore.retrieve.index import ParallelIndex
 
-        restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
+        restorer = with_parallels(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
     result = restore_text(restorer, request)
     for warning in result.warnings:
         typer.secho(f"warning: {warning}", err=True, fg="yellow")
@@ -176,7 +176,8 @@ def predict_command(
     per gap as it is done (as each --batch of gaps is done); a run that is stopped or killed
     continues where it was when run again (--restart begins again); OUT appears only when every
     gap is there. An existing OUT is refused without --force, and kept until the new one is
-    complete.
+    complete. A run continues an unfinished one only with the same --k, --model and search
+    options (they are recorded in OUT.partial.json), and two runs never write one OUT at once.
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.config import RestoreConfig
@@ -185,7 +186,11 @@ def predict_command(
     from apollo_restore.restore.threads import use_threads
 
     try:
-        job = PredictJob.open(gaps, out, k, force=force, restart=restart)
+        settings = {
+            "model": str(model.resolve()) if model else "embedded default",
+            "exact length": str(exact_length), "neural only": str(neural_only), "parallels": str(parallels),
+        }  # fmt: skip
+        job = PredictJob.open(gaps, out, k, force=force, restart=restart, settings=settings)
         use_threads(threads)
     except (FileError, FormatError, RequestError) as err:
         fail(err)
@@ -196,10 +201,10 @@ def predict_command(
     restorer = _load(load_filler, model, config=config, use_ngram=not neural_only, device=device)
     if parallels:
         # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.retrieve.augment import RetrievalAugmented
+        from apollo_restore.retrieve.augment import with_parallels
         from apollo_restore.retrieve.index import ParallelIndex
 
-        restorer = RetrievalAugmented(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
+        restorer = with_parallels(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
     try:
         n = job.run(restorer, batch=batch_size(batch, device))
     except KeyboardInterrupt:

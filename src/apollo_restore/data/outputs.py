@@ -1,6 +1,6 @@
 """Line files written as durable jobs: nothing written before is lost, a killed run resumes.
 
-    job = LineJob.open(Path("preds.jsonl"), inputs={"gap set": Path("gaps.jsonl")})
+    job = LineJob.open(Path("preds.jsonl"), inputs={"gap set": Path("gaps.jsonl")}, settings={"k": "20"})
     job.resumed                  # complete lines an earlier, unfinished run left (0 for a new job)
     job.append('{"id": "g1", ...}')   # one line, flushed at once
     job.finish()                 # preds.jsonl appears, whole
@@ -11,20 +11,31 @@ most the line it was writing, and that torn line is cut off when the job is open
 output appears only when the job finishes (``fsync``, then ``os.replace``): a reader never sees a
 half-written output, and an existing output stays as it was until then. Everything that can be
 checked about the paths is checked by :meth:`LineJob.open`, before any work.
+
+The settings the lines are made with (``k``, the model...) are recorded beside the partial file
+(``OUT.partial.json``) when a job starts; a run that would continue it with other settings is
+refused, so that one output never mixes two. While a job is open it holds a lock
+(``OUT.partial.lock``, an advisory ``flock``): a second run on the same output is refused at once
+instead of appending to the same file. Both files go when the output is made.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from apollo_restore.errors import FileError
+from apollo_restore.errors import FileError, FormatError
 
 #: Suffix of the unfinished file beside the output.
 PARTIAL_SUFFIX = ".partial"
+#: Suffixes (after :data:`PARTIAL_SUFFIX`) of the settings record and of the lock file.
+SETTINGS_SUFFIX, LOCK_SUFFIX = ".json", ".lock"
 
 
 @dataclass
@@ -41,9 +52,17 @@ class LineJob:
     partial: Path
     resumed: int = 0
     _handle: TextIO | None = field(default=None, repr=False)
+    _lock: _Lock | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, out: Path, inputs: Mapping[str, Path], force: bool = False, restart: bool = False) -> LineJob:
+    def open(
+        cls,
+        out: Path,
+        inputs: Mapping[str, Path],
+        force: bool = False,
+        restart: bool = False,
+        settings: Mapping[str, str] | None = None,
+    ) -> LineJob:
         """Check the paths and open the job, resuming an unfinished one unless ``restart``.
 
         Args:
@@ -52,11 +71,15 @@ class LineJob:
                 ``out`` nor its partial file may be one of them.
             force: replace an existing ``out`` (it is kept until the new one is complete).
             restart: discard the unfinished file of an earlier run instead of continuing it.
+            settings: what the lines depend on, by name (``{"k": "20"}``): recorded when the
+                job starts, and an unfinished job is continued only with the same (a partial
+                file with no record, from an older version, is continued as it is).
 
         Raises:
             FileError: ``E206`` ``out`` (or its partial file) is an input; ``E207`` ``out``
                 exists and ``force`` is not given; ``E205`` ``out`` is a folder, or its folder
-                is missing or not writable.
+                is missing or not writable; ``E210`` another job holds ``out``; ``E209`` the
+                unfinished job was made with other ``settings``.
         """
         out = Path(out)
         partial = out.with_name(out.name + PARTIAL_SUFFIX)
@@ -67,9 +90,20 @@ class LineJob:
         check_writable(out)
         if out.exists() and not force:
             raise FileError("E207", str(out))
-        if restart:
-            partial.unlink(missing_ok=True)
-        return cls(out, partial, _cut_torn_line(partial))
+        lock = _Lock.take(_beside(partial, LOCK_SUFFIX), out)
+        try:
+            record = _beside(partial, SETTINGS_SUFFIX)
+            if restart:
+                partial.unlink(missing_ok=True)
+            settings = dict(settings or {})
+            if partial.exists():
+                _check_settings(record, partial, settings)
+            else:
+                write_atomic(record, json.dumps({"settings": settings}, ensure_ascii=False, indent=1).encode())
+            return cls(out, partial, _cut_torn_line(partial), _lock=lock)
+        except BaseException:
+            lock.release()
+            raise
 
     def append(self, line: str) -> None:
         """Write one line (without its newline) to the partial file and flush it."""
@@ -83,14 +117,98 @@ class LineJob:
         if self._handle is None:
             self._handle = open(self.partial, "a", encoding="utf-8")
         os.fsync(self._handle.fileno())
-        self.close()
+        self._handle.close()
+        self._handle = None
         os.replace(self.partial, self.out)
+        _beside(self.partial, SETTINGS_SUFFIX).unlink(missing_ok=True)
+        if self._lock is not None:
+            self._lock.path.unlink(missing_ok=True)  # still held: a later run finds the output, not a lock
+        self.close()
 
     def close(self) -> None:
-        """Close the partial file, leaving it for a later run to resume."""
+        """Close the partial file, leaving it for a later run to resume, and release the lock."""
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+
+class _Lock:
+    """An exclusive advisory lock on a file beside the output, held while a job is open."""
+
+    def __init__(self, path: Path, handle: TextIO):
+        self.path, self.handle = path, handle
+
+    @classmethod
+    def take(cls, path: Path, out: Path) -> _Lock:
+        """Lock ``path`` (created if missing) without waiting.
+
+        Raises:
+            FileError: ``E210`` another process holds it; ``E205`` it cannot be created.
+        """
+        try:
+            handle = open(path, "a", encoding="utf-8")
+        except OSError as err:
+            raise FileError("E205", str(path), reason=err.strerror or str(err)) from None
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise FileError("E210", str(out), lock=path) from None
+        return cls(path, handle)
+
+    def release(self) -> None:
+        """Unlock and close (the lock file stays for an unfinished job; a finished one removes it
+        while still holding it)."""
+        fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+        self.handle.close()
+
+
+def _beside(partial: Path, suffix: str) -> Path:
+    """The file named ``partial`` + ``suffix`` in its folder."""
+    return partial.with_name(partial.name + suffix)
+
+
+def _check_settings(record: Path, partial: Path, settings: dict[str, str]) -> None:
+    """Refuse to continue ``partial`` when its ``record`` names other settings.
+
+    Raises:
+        FileError: ``E209`` naming the settings that differ.
+        FormatError: ``E201`` a record that is not one.
+    """
+    try:
+        was = json.loads(record.read_text(encoding="utf-8"))["settings"]
+    except FileNotFoundError:
+        return  # an older version's partial file: nothing recorded to compare
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise FormatError(str(record), 1, f"not a settings record ({err}); give --restart") from None
+    if not isinstance(was, dict):
+        raise FormatError(str(record), 1, "not a settings record; give --restart")
+    differ = sorted(key for key in was.keys() | settings.keys() if was.get(key) != settings.get(key))
+    if differ:
+        raise FileError(
+            "E209",
+            str(partial),
+            partial=partial,
+            was=", ".join(f"{key}={was.get(key, '(none)')}" for key in differ),
+            now=", ".join(f"{key}={settings.get(key, '(none)')}" for key in differ),
+        )
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole: a temporary file in its folder (created if missing),
+    renamed over it, so that a reader sees the old file or the new one, never a torn one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def check_writable(out: Path) -> None:

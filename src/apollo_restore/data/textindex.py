@@ -46,6 +46,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, NORMALISER
+from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors
 
 log = logging.getLogger(__name__)
@@ -140,7 +141,7 @@ def pack_train_text(ids: list[str], sources: list[str], texts: list[str], splits
             raise ValueError(f"document id {doc_id!r} holds a tab or newline")
         lines.append(f"{doc_id}\t{source}\t{text.replace(chr(10), ' ')}\n")
     data = lzma.compress("".join(lines).encode("utf-8"), preset=9 | lzma.PRESET_EXTREME)
-    _write_atomic(Path(out), data)
+    write_atomic(Path(out), data)
     return len(data)
 
 
@@ -243,18 +244,6 @@ def build_text_index(ids: list[str], sources: list[str], texts: list[str], out: 
     megabytes = round(sum(f.stat().st_size for f in out.iterdir() if f.is_file()) / 2**20, 1)
     letters = int(np.count_nonzero((stream_arr > 0) & (stream_arr < S_DASH)))
     return IndexReport(str(out), len(ids), letters, seconds, megabytes, by_source)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 # -- the cache -----------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ The weights are checked from the safetensors header alone (``safetensors.safe_op
 the header is well formed and that its offsets cover the file exactly; a truncated, empty or
 random file fails there): a few milliseconds at every load, no hashing of the 20 MB of weights.
 
-    files = read_folder_json(folder)             # file name → parsed object (E503–E505)
+    files = read_folder_json(folder)             # file name → parsed object (E503–E505), the
+                                                 # config and the tokenizer's vocabulary checked
     check_weights(folder, files[CONFIG_FILE])    # E505–E511
     check_vocabulary(folder / TOKENIZER_FILE, len(tok), files[CONFIG_FILE])   # E512
 
@@ -22,7 +23,9 @@ from typing import Any
 
 from safetensors import SafetensorError, safe_open
 
+from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
 from apollo_restore.errors import ModelFolderError
+from apollo_restore.fim.tokenizer import SPECIAL_TOKENS, TOKENIZER_FILE
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
@@ -65,7 +68,7 @@ def read_json(path: Path) -> dict[str, Any]:
 
 def read_folder_json(folder: Path) -> dict[str, dict[str, Any]]:
     """Every ``*.json`` file of a model folder, parsed (file name → object), ``config.json`` checked
-    with :func:`check_config`.
+    with :func:`check_config` and ``tokenizer.json`` with :func:`check_tokenizer`.
 
     Raises:
         ModelFolderError: ``E503``–``E505`` naming the file.
@@ -73,7 +76,38 @@ def read_folder_json(folder: Path) -> dict[str, dict[str, Any]]:
     files = {path.name: read_json(path) for path in sorted(Path(folder).glob("*.json")) if path.is_file()}
     if CONFIG_FILE in files:
         check_config(files[CONFIG_FILE], Path(folder) / CONFIG_FILE, other_architectures=True)
+    if TOKENIZER_FILE in files:
+        check_tokenizer(files[TOKENIZER_FILE], Path(folder) / TOKENIZER_FILE)
     return files
+
+
+def check_tokenizer(data: dict[str, Any], path: Path) -> None:
+    """A ``tokenizer.json`` that :class:`~apollo_restore.fim.tokenizer.CharTokenizer` reads: a
+    vocabulary ``model.vocab`` of token → id, the ids ``0 … n−1`` once each, holding the FIM
+    control tokens and every character a restored middle may hold (letters, space, ``·``).
+
+    Raises:
+        ModelFolderError: ``E505`` naming the field and what it must be.
+    """
+    model = data.get("model")
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if not isinstance(vocab, dict) or not vocab:
+        shown = vocab if vocab is not None else model
+        raise ModelFolderError("E505", path, field="model.vocab", value=shown, expected="an object of token → id")
+    for token, i in vocab.items():
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise ModelFolderError("E505", path, field=f"model.vocab[{token!r}]", value=i, expected="a whole number")
+    missing = [t for t in (*SPECIAL_TOKENS, *GREEK_LETTERS, " ", MIDDLE_DOT) if t not in vocab]
+    if missing:
+        raise ModelFolderError(
+            "E505", path, field="model.vocab", value=f"{len(vocab)} tokens without {''.join(missing[:12])!r}",
+            expected="a vocabulary with the FIM control tokens and every letter, space and '·'",
+        )  # fmt: skip
+    if sorted(vocab.values()) != list(range(len(vocab))):
+        raise ModelFolderError(
+            "E505", path, field="model.vocab", value=f"ids {min(vocab.values())}…{max(vocab.values())}",
+            expected=f"the ids 0 to {len(vocab) - 1}, each once",
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

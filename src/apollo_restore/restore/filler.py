@@ -43,7 +43,7 @@ class GapFiller(Protocol):
         """Up to ``k`` readings (default: the filler's own ``k``), best first: the first ``k`` of a
         ranked pool that does not depend on ``k``, probabilities normalised over the whole pool
         (:func:`~.candidates.to_candidates`), so that ``k`` only cuts the list. (Not yet for
-        retrieval-augmented search and the vLLM backend, which still ask for or search ``k``.)
+        the vLLM backend, which still searches ``k``.)
 
         Args:
             prefix, suffix: ``norm.v1`` text either side of the gap (other gaps as ``-``/``…``).

@@ -6,9 +6,9 @@
 
 Three doubts, each a fact of the reading and its gap (no score is read):
 
-- **a missed hint**: its letters are outside the hinted count or range (the search widens a
-  hint by a letter or two, so such readings reach the list): ``9 letters, hint 7``,
-  ``9 letters, hint 5–7``;
+- **a missed hint**: its letters are outside the hinted count or range, counted as ``norm.v1``
+  writes it and as the edition does (iota subscript not a letter) (the search widens a hint by
+  a letter or two, so such readings reach the list): ``9 letters, hint 7``, ``9 letters, hint 5–7``;
 - **a repeat of the context**: the reading's last letters are the first letters of the text
   after the gap, or its first letters the last of the text before, over at least
   :data:`REPEAT_LETTERS` letters (:func:`repeats`): ``repeats the text after the gap``;
@@ -21,9 +21,10 @@ validation) and fills in the notes.
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
-from apollo_restore.data.normalise import GAP_CHAR, NOT_LETTERS, UNKNOWN_GAP, letter_count
+from apollo_restore.data.normalise import GAP_CHAR, IOTA_SUBSCRIPT, NOT_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.hint import Hint
 from apollo_restore.restore.types import Candidate
 
@@ -71,11 +72,15 @@ def repeats(text: str, prefix: str, suffix: str, least: int = REPEAT_LETTERS) ->
     return None
 
 
-def hint_note(text: str, hint: Hint) -> str | None:
+def hint_note(text: str, hint: Hint, display: str = "") -> str | None:
     """``"9 letters, hint 7"`` (or ``"…, hint 5–7"``) when the reading's letters are outside the
-    hint; ``None`` inside it or with no hint."""
+    hint; ``None`` inside it or with no hint.
+
+    An editor's dots may count a dative's iota as the edition writes it, subscript (``κιβαριάτῃ``:
+    9 letters) where ``norm.v1`` writes it adscript (``κιβαριατηι``: 10): with its edition form
+    ``display``, a reading agrees with the hint when either count does."""
     n = letter_count(text)
-    if hint.contains(n):
+    if hint.contains(n) or hint.contains(n - unicodedata.normalize("NFD", display).count(IOTA_SUBSCRIPT)):
         return None
     wanted = str(hint.lo) if hint.is_exact else f"{hint.lo}–{hint.hi}"
     return f"{n} letters, hint {wanted}"
@@ -84,7 +89,7 @@ def hint_note(text: str, hint: Hint) -> str | None:
 def notes_for(candidate: Candidate, prefix: str, suffix: str, hint: Hint) -> list[str]:
     """The notes of one reading, in this order: a missed hint, a repeat, non-words (from its
     ``unknown_words``, so annotate it first); empty when nothing is doubtful."""
-    notes = [hint_note(candidate.text, hint)]
+    notes = [hint_note(candidate.text, hint, candidate.display)]
     side = repeats(candidate.text, prefix, suffix)
     notes.append(side and f"repeats the text {side} the gap")
     words = candidate.unknown_words

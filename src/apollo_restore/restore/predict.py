@@ -17,7 +17,7 @@ gaps it holds (``restart`` begins again). When every gap is predicted the file i
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +92,7 @@ class PredictJob:
         force: bool = False,
         restart: bool = False,
         limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
+        settings: Mapping[str, str] | None = None,
     ) -> PredictJob:
         """Check everything and open the job (no model is needed).
 
@@ -102,18 +103,22 @@ class PredictJob:
             force: replace an existing ``out`` (kept until the new one is complete).
             restart: discard an unfinished run's predictions instead of continuing them.
             limits: the request limits each gap is checked against.
+            settings: what else the predictions depend on (the model, its options), by name;
+                with ``k`` they are recorded, and an unfinished run is continued only with the
+                same (:class:`~apollo_restore.data.outputs.LineJob`).
 
         Raises:
             RequestError: ``E305`` for ``k``.
             FileError: the gap set cannot be read (``E202``–``E204``), or ``out`` cannot be
                 written (``E205``–``E207``), or the unfinished file holds ids the gap set has
-                not (``E208``).
+                not (``E208``) or was made with other settings (``E209``), or another run is
+                writing ``out`` (``E210``).
             FormatError: a malformed gap-set line, a repeated id, or a gap the request check
                 refuses (file and line in the message).
         """
         check_k(k, limits)
         gaps = read_gapset(gapset, check=lambda gap: check_gap(gap, limits))
-        output = LineJob.open(out, {"gap set": gapset}, force, restart)
+        output = LineJob.open(out, {"gap set": gapset}, force, restart, {"k": str(k), **(settings or {})})
         done = {p.id for p in read_predictions(output.partial)} if output.resumed else set()
         stray = sorted(done - {gap.id for gap in gaps})
         if stray:

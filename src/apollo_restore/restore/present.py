@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from apollo_restore.data.normalise import GREEK_LETTERS, letter_count
+from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.calibration import Calibration
 from apollo_restore.restore.candidates import WHOLE_POOL
 from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
-from apollo_restore.restore.notes import notes_for, repeats
+from apollo_restore.restore.notes import hint_note, notes_for, repeats
 from apollo_restore.restore.types import Candidate
 
 #: probability factor of a truncated reading (before calibration), chosen for Top-1 on ddb
@@ -52,8 +53,9 @@ def is_truncated(candidate: Candidate, prefix: str, suffix: str) -> bool:
 
 def doubts(candidate: Candidate, prefix: str, suffix: str, hint: Hint) -> tuple[bool, bool, bool]:
     """Whether an annotated reading is truncated (:func:`is_truncated`), repeats the context
-    (:func:`~apollo_restore.restore.notes.repeats`), and misses an exact hint."""
-    missed = hint.is_exact and not hint.contains(letter_count(candidate.text))
+    (:func:`~apollo_restore.restore.notes.repeats`), and misses an exact hint
+    (:func:`~apollo_restore.restore.notes.hint_note`)."""
+    missed = hint.is_exact and hint_note(candidate.text, hint, candidate.display) is not None
     return is_truncated(candidate, prefix, suffix), repeats(candidate.text, prefix, suffix) is not None, missed
 
 
@@ -101,6 +103,11 @@ class Presented:
         demotions: Demotions = Demotions(),
     ):
         self.inner, self.forms, self.calibration, self.demotions = inner, forms, calibration, demotions
+
+    def around(self, wrap: Callable[[GapFiller], GapFiller]) -> Presented:
+        """The same presentation of ``wrap(inner)`` (e.g. the inner filler with parallels'
+        readings joining its pool)."""
+        return Presented(wrap(self.inner), self.forms, self.calibration, self.demotions)
 
     @property
     def name(self) -> str:

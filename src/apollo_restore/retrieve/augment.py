@@ -13,6 +13,12 @@ The model still decides: each reading found between the gap's contexts in the tr
 corpus is scored by the model (:meth:`Restorer.score_readings`, the same log-probability
 beam search ranks by) and merged with the beams by :func:`match_key`. An optional prior
 ``count_weight · log(1 + count)`` favours frequent parallels (default 0: pure model score).
+Like every filler, it ranks a pool that does not depend on ``k`` (the model's whole pool and the
+parallels' readings), probabilities normalised over all of it; ``k`` only cuts.
+
+What a scholar sees wraps it (:func:`with_parallels`): the presentation (edition forms, flags,
+calibration) applies to the merged pool, so a reading found only in a parallel is shown and
+calibrated like the model's own.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ import math
 from dataclasses import dataclass, field
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import match_key, to_candidates
+from apollo_restore.restore.candidates import WHOLE_POOL, match_key, to_candidates
 from apollo_restore.restore.filler import GapFiller, LanguageModel
+from apollo_restore.restore.present import Presented
 from apollo_restore.restore.types import Candidate
 from apollo_restore.retrieve.index import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
@@ -91,13 +98,14 @@ class RetrievalAugmented:
             k: candidates wanted (default: the restorer's).
 
         Returns:
-            Up to ``k`` candidates, best first; ``origin`` holds ``"model"`` and/or
-            ``"parallel"``, ``citations`` the documents of the parallels.
+            Up to ``k`` candidates, best first, probabilities over the whole merged pool;
+            ``origin`` holds ``"model"`` and/or ``"parallel"``, ``citations`` the documents
+            of the parallels.
         """
-        beams = self.restorer.candidates(prefix, suffix, hint, k)
         if not self.enabled:
-            return beams
+            return self.restorer.candidates(prefix, suffix, hint, k)
         k = k or self.restorer.config.k
+        beams = self.restorer.candidates(prefix, suffix, hint, WHOLE_POOL)
         groups = self.index.gap_parallels(
             prefix, suffix, hint, max_between=self.max_between, limit=self.max_parallels,
             docs_per_group=self.docs_per_reading, examples=0,
@@ -107,7 +115,8 @@ class RetrievalAugmented:
     def merge(
         self, prefix: str, suffix: str, hint: Hint, beams: list[Candidate], groups: list[BetweenGroup], k: int
     ) -> list[Candidate]:
-        """Score the parallels' readings the beams lack, merge by :func:`match_key`, re-normalise."""
+        """Score the parallels' readings the beams lack, merge by :func:`match_key`, normalise over
+        the whole merged pool, and return its first ``k``."""
         entries: dict[str, _Entry] = {
             match_key(c.text): _Entry(c.text, c.log_score, list(c.origin), list(c.citations)) for c in beams
         }
@@ -129,8 +138,8 @@ class RetrievalAugmented:
         scores = self.restorer.score_readings(prefix, suffix, hint, [g.between for g in fresh.values()])
         for (key, group), score in zip(fresh.items(), scores):
             entries[key] = _Entry(group.between, score, ["parallel"], group.docs, group.count)
-        ranked = sorted(entries.values(), key=lambda e: -self._adjusted(e))[:k]
-        cands = to_candidates([(e.text, self._adjusted(e)) for e in ranked])
+        ranked = sorted(entries.values(), key=lambda e: -self._adjusted(e))
+        cands = to_candidates([(e.text, self._adjusted(e)) for e in ranked], k)
         for cand, entry in zip(cands, ranked):
             cand.log_score, cand.origin, cand.citations = entry.log_score, entry.origin, entry.citations
         return cands
@@ -144,3 +153,13 @@ class RetrievalAugmented:
 
     def language_model(self) -> LanguageModel | None:
         return self.restorer.language_model()
+
+
+def with_parallels(filler: GapFiller, index: ParallelIndex, **options) -> GapFiller:
+    """``filler`` with the readings of parallel passages joining its pool: inside its
+    presentation when it has one (a :class:`~apollo_restore.restore.present.Presented`, as
+    ``load_filler`` returns), so that display forms, flags and calibration cover the parallels'
+    readings too; ``options`` go to :class:`RetrievalAugmented`."""
+    if isinstance(filler, Presented):
+        return filler.around(lambda inner: RetrievalAugmented(inner, index, **options))
+    return RetrievalAugmented(filler, index, **options)
