@@ -1,4 +1,5 @@
-"""Truncated readings: flagged by the word they end with, demoted by a factor."""
+"""Truncated readings: flagged by the word they end with, demoted by a factor (notes and the other
+demotions: tests/restore/test_notes.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT
 from apollo_restore.restore.candidates import to_candidates
-from apollo_restore.restore.present import Presented, demote_truncated, is_truncated
+from apollo_restore.restore.present import Demotions, Presented, demote, doubts, is_truncated
 from apollo_restore.restore.types import percent
 
 FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "χαίρειν", "τῷ"])
@@ -24,7 +25,7 @@ class _Fixed:
 
 
 def _annotated(prefix: str, suffix: str):
-    presented = Presented(_Fixed(), FORMS, truncated_factor=1.0)
+    presented = Presented(_Fixed(), FORMS, demotions=Demotions(1.0, 1.0, 1.0))
     return presented.candidates(prefix, suffix, NO_HINT, 3)
 
 
@@ -46,14 +47,16 @@ def test_no_truncation_when_the_word_runs_on_after_the_gap():
 
 def test_demotion_reranks_and_renormalises():
     cands = _annotated("της ", " χαιρειν")
-    out = demote_truncated(cands, "της ", " χαιρειν", 0.1)
+    factors = [Demotions(truncated=0.1).factor(doubts(c, "της ", " χαιρειν", NO_HINT)) for c in cands]
+    assert factors == [0.1, 1.0, 1.0]
+    out = demote(cands, factors)
     assert [c.text for c in out] == ["τραπεζης", "κυριωι", "τραπ"]
     assert abs(sum(c.prob for c in out) - 1.0) < 1e-9
-    assert demote_truncated(cands, "της ", " χαιρειν", 1.0) == cands
+    assert demote(cands, [1.0] * len(cands)) == cands
 
 
 def test_presented_applies_its_factor():
-    presented = Presented(_Fixed(), FORMS, truncated_factor=0.1)
+    presented = Presented(_Fixed(), FORMS, demotions=Demotions(truncated=0.1))
     assert presented.candidates("της ", " χαιρειν", NO_HINT, 3)[0].text == "τραπεζης"
 
 

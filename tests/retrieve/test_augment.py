@@ -13,7 +13,7 @@ from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.present import Presented
+from apollo_restore.restore.present import Demotions, Presented
 from apollo_restore.restore.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented, with_parallels
 from apollo_restore.retrieve.index import ParallelIndex
@@ -100,7 +100,7 @@ def test_k_only_cuts_the_merged_pool(restorer: Restorer, index: ParallelIndex) -
 
 
 def test_with_parallels_keeps_the_presentation_over_the_merged_pool(restorer: Restorer, index: ParallelIndex) -> None:
-    shown = with_parallels(Presented(restorer, truncated_factor=1.0), index, count_weight=1000.0)
+    shown = with_parallels(Presented(restorer, demotions=Demotions(1.0, 1.0, 1.0)), index, count_weight=1000.0)
     assert isinstance(shown, Presented) and isinstance(shown.inner, RetrievalAugmented)
     cands = shown.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert cands[0].text == "τραιανου" and cands[0].origin == ["parallel"]

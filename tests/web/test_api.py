@@ -387,6 +387,7 @@ def test_api_restore_gives_edition_forms_and_calibrated_probabilities(presented_
     assert [(c["text"], c["display"]) for c in cands] == [("κυριωι", "κυρίῳ"), ("θεου", "θεοῦ"), ("κυρ", "κυρ")]
     assert all(c["calibrated"] for c in cands) and sum(c["prob"] for c in cands) < 1  # room for "none of these"
     assert cands[2]["unknown_words"] == ["κυρ"]  # truncated at a word boundary: demoted to last
+    assert [c["notes"] for c in cands] == [[], ["4 letters, hint 6"], ["3 letters, hint 6", "leaves a non-word: κυρ"]]
 
 
 def test_api_export_writes_edition_forms_and_alternatives(client):

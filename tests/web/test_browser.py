@@ -182,8 +182,8 @@ def _restore_on_page(browser, url: str, status: str, leiden: str):
 
 
 def test_browser_edition_forms_calibration_and_alternatives(presented_stub, browser):
-    """Readings in edition form, calibrated percentages explained, a truncated word flagged and
-    demoted, and the EpiDoc export's <app> with the next readings as <rdg>s."""
+    """Readings in edition form, calibrated percentages explained, missed hints and a truncated
+    word noted and demoted, and the EpiDoc export's <app> with the next readings as <rdg>s."""
     with serving(presented_stub) as url:
         page = _restore_on_page(browser, url, "Model: stub", "τῷ [.6] χαίρειν")
         page.wait_for_selector("#gap-1 .candidate")
@@ -192,9 +192,14 @@ def test_browser_edition_forms_calibration_and_alternatives(presented_stub, brow
         assert page.locator("#gap-1 .candidate .normalised").first.inner_text() == "κυριωι"
         assert page.inner_text("#mark-1").endswith("[κυρίῳ]")
         assert "calibrated" in page.inner_text("#prob-help") and "held-out" in page.inner_text("#prob-help")
-        assert page.locator("#gap-1 .candidate").nth(2).locator(".flag").inner_text() == "not a known word"
-        # κυρ (truncated before " χαίρειν") is demoted ×0.1 before the calibration: κυρίῳ 30 %, not 24 %
-        assert page.locator("#gap-1 .candidate .prob").first.inner_text() == "30 %"
+        # each doubtful reading says why (Candidate.notes), the answer says nothing
+        assert page.locator("#gap-1 .candidate").first.locator(".flag").count() == 0
+        assert page.locator("#gap-1 .candidate").nth(1).locator(".flag").inner_text() == "4 letters, hint 6"
+        flags = page.locator("#gap-1 .candidate").nth(2).locator(".flag").all_inner_texts()
+        assert flags == ["3 letters, hint 6", "leaves a non-word: κυρ"]
+        # θεου and κυρ miss the hint (×0.01) and κυρ is truncated before " χαίρειν" (×0.1) before
+        # the calibration: κυρίῳ 50 % (30 % with the truncation demotion alone, 24 % with none)
+        assert page.locator("#gap-1 .candidate .prob").first.inner_text() == "50 %"
         page.check("#fill-all")
         page.click("#export-epidoc")
         page.wait_for_function("document.getElementById('export-output').value.includes('<app')")

@@ -137,10 +137,9 @@ def _print(result, show: int) -> None:
         table.add_column("reading")
         table.add_column("normalised", style="dim")
         table.add_column("prob", justify="right")
-        table.add_column("note", style="yellow")
+        table.add_column("note", style="dim")
         for rank, cand in enumerate(gap.candidates[:show], 1):
-            notes = [f"unknown word: {', '.join(cand.unknown_words)}"] if cand.unknown_words else []
-            notes += [f"parallels in {', '.join(cand.citations[:3])}"] if cand.citations else []
+            notes = cand.notes + ([f"parallels in {', '.join(cand.citations[:3])}"] if cand.citations else [])
             table.add_row(str(rank), cand.display or cand.text, cand.text, percent(cand.prob), "; ".join(notes))
         console.print(table)
     if calibrated:

@@ -36,7 +36,7 @@ def letter_count(text: str) -> int:
     return sum(ch not in NOT_LETTERS for ch in text)
 
 
-_IOTA_SUBSCRIPT = "\u0345"
+IOTA_SUBSCRIPT = "\u0345"
 # Archaic and variant letter forms folded to the standard lowercase letter.
 _VARIANT_FORMS = {
     "ϲ": "σ",  # lunate sigma
@@ -60,7 +60,7 @@ _FINAL_SIGMA_IN_WORD = re.compile(r"ς(?=[" + GREEK_LETTERS + r"])")
 
 def _fold_char(ch: str) -> str:
     """What one character of lowercased NFD text becomes (rules in the module docstring)."""
-    if ch == _IOTA_SUBSCRIPT:
+    if ch == IOTA_SUBSCRIPT:
         return "ι"
     if unicodedata.combining(ch):
         return ""

@@ -28,6 +28,9 @@ class Candidate:
             ``""`` when not computed.
         unknown_words: words the reading makes with the context that no training edition
             spells (e.g. a truncated word where the gap ends at a word boundary).
+        notes: why the reading may be doubtful, in plain words (``"9 letters, hint 7"``,
+            ``"repeats the text after the gap"``, ``"leaves a non-word: γεωρ"``; such readings
+            are demoted: :mod:`apollo_restore.restore.notes`); empty when nothing is.
         calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restore.calibration`).
     """
 
@@ -38,6 +41,7 @@ class Candidate:
     citations: list[str] = field(default_factory=list)
     display: str = ""
     unknown_words: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     calibrated: bool = False
 
 

@@ -55,6 +55,11 @@ class CandidateOut(BaseModel):
         description="Words the reading makes with its context that no training edition "
         "spells (e.g. a truncated word at a word boundary); such readings are demoted."
     )
+    notes: list[str] = Field(
+        description='Why the reading may be doubtful, in plain words: "9 letters, hint 7" (outside the hint), '
+        '"repeats the text after the gap" (or before: it copies the context next to the gap), "leaves a '
+        'non-word: γεωρ"; readings that repeat the context or miss an exact hint are demoted. Empty: nothing to say.',
+    )
     log_score: float = Field(description="The model's log-probability of the reading (nats).")
     origin: list[str] = Field(description='"model" (beam search) and/or "parallel" (found in a parallel passage).')
     citations: list[str] = Field(description="Documents where the reading stands in a parallel passage.")

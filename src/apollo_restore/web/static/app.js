@@ -294,9 +294,10 @@ function renderGap(gap) {
     const chosen = pinned && c.text === gap.pinned;
     const pct = percent(c.prob);
     const unknown = c.unknown_words && c.unknown_words.length;
+    const notes = c.notes || []; // why the reading may be doubtful (Candidate.notes), as the CLI's note column
     return el("li", {}, el("button", {
       type: "button", class: "candidate" + (unknown ? " unknown" : ""), "aria-pressed": chosen ? "true" : "false",
-      "aria-label": `${shown(c)}, ${pct.replace("%", "percent")}${unknown ? ", not a known word" : ""}${chosen ? ", picked" : ""}`,
+      "aria-label": `${shown(c)}, ${pct.replace("%", "percent")}${notes.length ? ", " + notes.join(", ") : ""}${chosen ? ", picked" : ""}`,
       title: (chosen ? "Picked: select again to release" : "Pick this reading") + ` · model letters: ${c.text}`,
       onclick: () => pin(i, c),
     },
@@ -304,7 +305,7 @@ function renderGap(gap) {
     el("span", { class: "words" },
       el("span", { class: "reading", lang: "grc", text: shown(c) }), " ",
       el("span", { class: "normalised", lang: "grc", text: c.text }),
-      unknown ? el("span", { class: "flag", text: "not a known word", title: `No training edition spells: ${c.unknown_words.join(", ")}` }) : null),
+      notes.map((note) => el("span", { class: "flag", text: note, title: "Why this reading may be doubtful" }))),
     el("span", { class: "bar", "aria-hidden": "true" }, el("span", { style: `width:${Math.max(1, c.prob * 100).toFixed(1)}%` })),
     el("span", { class: "prob", text: pct })));
   });
