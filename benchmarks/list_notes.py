@@ -4,12 +4,18 @@
         --out /tmp/list-notes-pools.jsonl          # the shipped default, once (resumable)
     python benchmarks/list_notes.py pools ... --per-length 10 --out /tmp/list-notes-pools.jsonl  # more gaps
     python benchmarks/list_notes.py choose --pools /tmp/list-notes-pools.jsonl
+    python benchmarks/list_notes.py pools ... --per-length 3 --conditions wrong100 --out /tmp/wrong.jsonl
+    python benchmarks/list_notes.py choose --pools /tmp/wrong.jsonl   # every exact hint wrong
 
 ``pools`` runs the shipped default (:func:`~apollo_restore.restore.load.load_filler`) ONCE over
 ddb **validation** gaps (lengths 1–20, ``--per-length`` spans each, hint conditions exact and
 none, seed 21) and appends each gap's whole ranked pool, as the presentation layer receives it
 from the ensemble (readings, filler probabilities normalised over the pool, log-scores), to a
 JSONL file, one gap a line; a rerun restores only the gaps the file lacks.
+
+With ``--conditions wrong100`` every gap gets a wrong exact hint
+(:func:`~apollo_restore.evaluate.gapsets.hints_for`): ``choose`` then prints W.Top-1/W.Top-20 per
+hint-miss factor on those gaps, whether demoting a missed hint costs the gaps whose hint is wrong.
 
 ``choose`` re-ranks the saved pools offline exactly as :class:`~apollo_restore.restore.present.Presented`
 would for each pair of factors (repeat, hint miss): annotate, demote truncated readings by
@@ -34,7 +40,7 @@ import torch
 
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.table import load_documents
-from apollo_restore.evaluate.gapsets import build_synthetic
+from apollo_restore.evaluate.gapsets import build_synthetic, parse_gap_id
 from apollo_restore.evaluate.metrics import agnostic, reliability, score_gap, uniform
 from apollo_restore.hint import Hint
 from apollo_restore.restore.calibration import load_for
@@ -53,7 +59,8 @@ def pools(args: argparse.Namespace) -> None:
     """Append each validation gap's whole pool to ``args.out`` (see the module docstring)."""
     torch.set_num_threads(1)
     table = load_documents(args.prepared, "validation", ["ddb"])
-    gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=("exact", "none"), seed=21)
+    conditions = args.conditions.split(",")
+    gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=conditions, seed=21)
     done = {json.loads(line)["id"] for line in args.out.open(encoding="utf-8")} if args.out.exists() else set()
     todo = [g for g in gaps if g.id not in done]
     print(f"{len(gaps)} gaps, {len(todo)} to restore", flush=True)
@@ -178,9 +185,33 @@ def note_cost(gaps: list[dict]) -> None:
     print(f"Notes and doubts of a whole pool: {ms:.1f} ms per gap.\n")
 
 
+def wrong_hints(gaps: list[dict], factors: list[float]) -> None:
+    """W.Top-1/W.Top-20 of gaps whose exact hint is wrong, per hint-miss factor (the shipped
+    truncation and repeat factors): what the demotion of a missed hint costs when the hint is wrong."""
+    calibration = load_for(DEFAULT_MODEL)
+    print(f"{len(gaps)} gaps with a wrong exact hint:\n")
+    print("| hint-miss factor | W.Top-1 | W.Top-20 |\n|---:|---:|---:|")
+    for miss in factors:
+        demotions = Demotions(hint_miss=miss)
+        scores = []
+        for g in gaps:
+            shown = demote(g["cands"], [demotions.factor(f) for f in g["flags"]])
+            shown = calibration.apply(shown, g["hint"])[:SHOWN]
+            scores.append(score_gap(g["target"], [c.text for c in shown], SHOWN))
+        summary = uniform(scores)
+        print(f"| {miss:g} | {summary.top1:.3f} | {summary.top20:.3f} |")
+    print()
+
+
 def choose(args: argparse.Namespace) -> None:
     """Print the Markdown tables of the module docstring."""
     gaps = annotated(args.pools)
+    wrong = [g for g in gaps if parse_gap_id(g["id"]).condition.startswith("wrong")]
+    if wrong:
+        wrong_hints(wrong, [float(f) for f in args.factors.split(",")])
+        gaps = [g for g in gaps if g not in wrong]
+        if not gaps:
+            return
     in_pool = sum(agnostic(g["target"]) in {agnostic(c.text) for c in g["cands"]} for g in gaps)
     print(f"{args.pools}: {len(gaps)} gaps, the answer in the whole pool for {in_pool}\n")
     repeat_table(gaps)
@@ -213,6 +244,7 @@ def main() -> None:
     run.add_argument("--prepared", type=Path, required=True)
     run.add_argument("--per-length", type=int, default=5)
     run.add_argument("--out", type=Path, required=True)
+    run.add_argument("--conditions", default="exact,none", help="hint conditions, comma-separated")
     pick = sub.add_parser("choose", help="re-rank the saved pools under each pair of factors")
     pick.add_argument("--pools", type=Path, required=True)
     pick.add_argument("--factors", default="1,0.3,0.1,0.03,0.01,0.001")
