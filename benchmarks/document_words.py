@@ -110,7 +110,9 @@ def collect(args) -> None:
     with args.out.open("a") as out:
         for name, gap in tqdm(gaps, desc="pools"):
             hint = gap.hint.widen(args.slack)
-            proposed = {m: [c.text for c in f.candidates(gap.prefix, gap.suffix, hint, 20)] for m, f in proposers.items()}
+            proposed = {
+                m: [c.text for c in f.candidates(gap.prefix, gap.suffix, hint, 20)] for m, f in proposers.items()
+            }
             proposed["vocab"] = vocabulary.completions(gap.prefix, gap.suffix, hint, WordConfig(vocabulary_limit=20))
             pool: dict[str, str] = {}
             origin: dict[str, list[str]] = {}
@@ -204,7 +206,8 @@ def report(rows: list[dict]) -> None:
     sample = [r for r in rows if r["set"] == "sample"]
     print(f"## Document words on ddb validation ({len(sample)} sample gaps, {len(rows) - len(sample)} targeted)\n")
     print("### Pools and weights (sample gaps; weights chosen out of fold by document)\n")
-    print("| pool | feature | weights (fold 0 / 1) | exact W.Top-1 / W.Top-20 / coverage | none W.Top-1 / W.Top-20 / coverage |")
+    cells = " | ".join(f"{c} W.Top-1 / W.Top-20 / coverage" for c in ("exact", "none"))
+    print(f"| pool | feature | weights (fold 0 / 1) | {cells} |")
     print("|---|---|---|---:|---:|")
     rankings = {}
     for pool, sources in POOLS.items():
@@ -256,7 +259,7 @@ def timing(args) -> None:
             start = time.process_time()
             filler.candidates(gap.prefix, gap.suffix, gap.hint)
             times[name].append(1000 * (time.process_time() - start))
-    print(f"| filler | gaps | CPU ms p50 | p95 |\n|---|---:|---:|---:|")
+    print("| filler | gaps | CPU ms p50 | p95 |\n|---|---:|---:|---:|")
     for name, ms in times.items():
         print(f"| {name} | {len(ms)} | {np.percentile(ms, 50):.0f} | {np.percentile(ms, 95):.0f} |")
     ratio = np.array(times["with document words"]) / np.array(times["shipped"])

@@ -32,8 +32,9 @@ are compared σ-folded and written as the context writes them; words touching a 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP, letter_count
@@ -60,6 +61,7 @@ class WordConfig:
         min_stem: fewest letters of ``R`` for which a word beginning with ``y + R`` (another
             ending of the same stem) completes the right edge.
         vocabulary_limit: vocabulary completions kept (a short edge may fit many words).
+        limit: readings formed at most (in the order :func:`word_readings` forms them).
         min_word: shortest word (letters) that earns :class:`DocumentWords`' score.
         k: readings proposed by :class:`DocumentWords` (default).
     """
@@ -68,6 +70,7 @@ class WordConfig:
     max_letters: int = 25
     min_stem: int = 2
     vocabulary_limit: int = 40
+    limit: int = 1000
     min_word: int = 4
     k: int = 20
 
@@ -122,15 +125,25 @@ def _lefts(ctx: _Context) -> list[str]:
     return list(dict.fromkeys(text[len(left) :] for key, text in ctx.words if key.startswith(left) and key != left))
 
 
+#: Letters of a word's ending another case may replace (``παυσιριων|ι`` → ``παυσιριων|ος``).
+ENDING = 2
+#: Shortest word whose ending :func:`_meets` replaces.
+_MIN_INFLECTED = 5
+
+
 def _meets(key: str, at: int, right: str, min_stem: int) -> bool:
     """Whether a word ``key`` from letter ``at`` on agrees with the right edge's word ``right``:
-    it ends with exactly ``right``, or the two share their first ``min(len, len)`` letters, at
+    it ends with exactly ``right``; or the two share their first ``min(len, len)`` letters, at
     least ``min_stem`` of them (the same stem with another ending: ``παυσιριων`` for
-    ``παυσιριωνος``, ``διονυσοδωρας`` for ``διονυσοδωρα``)."""
+    ``παυσιριωνος``, ``διονυσοδωρας`` for ``διονυσοδωρα``); or ``right`` is an ending (at most
+    ``ENDING + 1`` letters) that replaces the last 1..``ENDING`` letters of a word of at least
+    five (``παυσιριων|ος`` for ``παυσιριων|ι``)."""
     if key[at:] == right:
         return True
     overlap = min(len(right), len(key) - at)
-    return overlap >= min_stem and key[at : at + overlap] == right[:overlap]
+    if overlap >= min_stem and key[at : at + overlap] == right[:overlap]:
+        return True
+    return len(key) >= _MIN_INFLECTED and len(right) <= ENDING + 1 and 1 <= len(key) - at <= ENDING
 
 
 def _rights(ctx: _Context, min_stem: int) -> list[str]:
@@ -140,7 +153,9 @@ def _rights(ctx: _Context, min_stem: int) -> list[str]:
         return [""]
     right = _key(ctx.right)
     return list(
-        dict.fromkeys(text[:at] for key, text in ctx.words for at in range(1, len(key)) if _meets(key, at, right, min_stem))
+        dict.fromkeys(
+            text[:at] for key, text in ctx.words for at in range(1, len(key)) if _meets(key, at, right, min_stem)
+        )
     )
 
 
@@ -162,23 +177,30 @@ def _inside(ctx: _Context, min_stem: int) -> list[str]:
 def word_readings(prefix: str, suffix: str, hint: Hint, config: WordConfig = WordConfig()) -> list[str]:
     """Readings of the gap made of the context's own words (see the module docstring), each
     once (σ-folded, spaces ignored), in the letter counts ``hint`` allows: fillers of a gap
-    inside one word first, then readings with fewer parts, shorter middles first."""
+    inside one word first, then readings with fewer parts, shorter middles first, at most
+    ``config.limit`` of them."""
     lo, hi = hint.letters(config.max_letters)
     ctx = _Context(prefix, suffix, config.max_words)
     found: dict[str, str] = {}
-
-    def keep(reading: str) -> None:
-        if reading and lo <= letter_count(reading) <= hi:
-            found.setdefault(_key(reading.replace(" ", "")), reading)
-
-    for z in _inside(ctx, config.min_stem):
-        keep(z)
     lefts, rights = _lefts(ctx), _rights(ctx, config.min_stem)
-    middles = sorted(ctx.runs, key=lambda run: run.count(" "))
-    for middle in ["", *middles]:
+    middles: dict[tuple[int, int], list[str]] = {(0, 0): [""]}  # (words, letters) → runs
+    for run in ctx.runs:
+        middles.setdefault((run.count(" ") + 1, letter_count(run)), []).append(run)
+
+    def joined(words: int) -> Iterator[str]:
         for x in lefts:
             for y in rights:
-                keep(" ".join(part for part in (x, middle, y) if part))
+                edges = letter_count(x) + letter_count(y)
+                for n in range(max(0, lo - edges), hi - edges + 1):
+                    for m in middles.get((words, n), ()):
+                        yield " ".join(part for part in (x, m, y) if part)
+
+    formed = itertools.chain(_inside(ctx, config.min_stem), *(joined(n) for n in range(config.max_words + 1)))
+    for reading in formed:
+        if reading and lo <= letter_count(reading) <= hi:
+            found.setdefault(_key(reading.replace(" ", "")), reading)
+            if len(found) >= config.limit:
+                break
     return list(found.values())
 
 
@@ -223,7 +245,9 @@ def _same_word(a: str, b: str, min_word: int, ending: int) -> bool:
     return shared >= min_word and shared >= max(len(a), len(b)) - ending
 
 
-def document_letters(prefix: str, suffix: str, readings: list[str], min_word: int = 4, ending: int = 2) -> list[int]:
+def document_letters(
+    prefix: str, suffix: str, readings: list[str], min_word: int = 4, ending: int = ENDING
+) -> list[int]:
     """For each reading, its letters that stand in words the context spells elsewhere: the
     words of ``L + reading + R`` (the gap's edge words completed by the reading) of at least
     ``min_word`` letters that are a whole word of the context, or the same stem with an ending
@@ -274,14 +298,19 @@ class DocumentWords:
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """The first ``k`` (default ``config.k``) of the word readings, then of the vocabulary
-        completions, most letters in the document's words first."""
+        completions, the largest share of their letters in the document's words first."""
         k = k or self.config.k
         readings = word_readings(prefix, suffix, hint, self.config)
         if self.vocabulary is not None:
             seen = {_key(r.replace(" ", "")) for r in readings}
-            readings += [z for z in self.vocabulary.completions(prefix, suffix, hint, self.config) if _key(z) not in seen]
-        scored = sorted(zip(readings, self.score_readings(prefix, suffix, hint, readings)), key=lambda r: -r[1])
-        return to_candidates(scored[:k])
+            readings += [
+                z for z in self.vocabulary.completions(prefix, suffix, hint, self.config) if _key(z) not in seen
+            ]
+        scores = self.score_readings(prefix, suffix, hint, readings)
+        # the share of letters in the document's words, not their number (a long run of the
+        # context would always win); ties keep the order readings were formed in
+        order = sorted(range(len(readings)), key=lambda i: -scores[i] / max(1, letter_count(readings[i])))
+        return to_candidates([(readings[i], scores[i]) for i in order[:k]])
 
     def language_model(self) -> None:
         """None: no neural language model behind this member."""
