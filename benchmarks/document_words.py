@@ -190,6 +190,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/pools-words.jsonl"))
     parser.add_argument("--offline", action="store_true", help="only re-rank the gaps already in --out")
     parser.add_argument("--timing", type=int, default=0, help="time the shipped ensemble on N sample gaps, then stop")
+    parser.add_argument("--copy", type=float, default=0.2, help="--timing: DocumentCopy's weight")
+    parser.add_argument("--words", type=float, default=0.2, help="--timing: DocumentWords' weight")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.timing:
@@ -247,7 +249,7 @@ def timing(args) -> None:
     gaps = gaps[:: max(1, len(gaps) // args.timing)][: args.timing]
     shipped = load_filler(args.model, present=False, threads=1)
     after = Ensemble(
-        [*shipped.members, (DocumentCopy(), 0.2), (DocumentWords(), 0.2)],
+        [*shipped.members, (DocumentCopy(), args.copy), (DocumentWords(), args.words)],
         config=shipped.config,
         neural=shipped.neural,
         hint_slack=shipped.hint_slack,

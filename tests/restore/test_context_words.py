@@ -77,3 +77,25 @@ def test_an_ensemble_with_the_words_member_prefers_the_documents_name():
     best = ens.candidates(PREFIX, SUFFIX, NO_HINT)[0]
     # the member's weight is not in the mean's denominator: -6 + 0.5 × 5 letters
     assert best.text == "ιριων" and best.log_score == pytest.approx(-6.0 + 2.5)
+
+
+def test_a_model_folder_declares_the_words_member(memorised_model, tmp_path):
+    import json
+    import shutil
+
+    from apollo_restore.ngram.model import NgramModel
+    from apollo_restore.restore.load import load_filler
+
+    from ..conftest import PASSAGE_1
+
+    folder = tmp_path / "model"
+    shutil.copytree(memorised_model, folder)
+    NgramModel.build([PASSAGE_1], order=4).save(folder / "ngram.npz")
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    weights = {"neural": 0.0, "ngram": 1.0, "words": 0.3, "length": 2.0}
+    meta["ensemble"] = {"ngram": "ngram.npz", "weights": weights, "words_vocabulary": True}
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))
+    members = load_filler(folder, present=False).members
+    assert [type(f).__name__ for f, _ in members] == ["NgramRestorer", "DocumentWords", "LengthPrior"]
+    words, weight = members[1]
+    assert weight == 0.3 and words.vocabulary is not None and "κυριου" in words.vocabulary.keys
