@@ -22,9 +22,11 @@ DocumentCopy's evidence plus ``words`` × :func:`document_letters`; the two weig
 on a grid by mean W.Top-1 (exact, none) of the ``sample`` gaps, out of fold by document (chosen
 on one half of the documents, scored on the other).
 
-``--timing N`` runs the shipped default (:func:`load_filler`, bare) and the same ensemble with
-the document members added, one after the other on the same N sample gaps (exact and none),
-and prints CPU ms per gap, p50 and p95 (``time.process_time``, one torch thread).
+``--timing N`` runs the shipped default (:func:`load_filler`, bare) and the same ensemble (its
+own copy: no prompt run is shared) with the document members added (weights ``--copy``,
+``--words``), one after the other on the same N sample gaps (exact and none; which goes
+first alternates), and prints CPU ms per gap, p50 and p95 (``time.process_time``, one torch
+thread).
 """
 
 from __future__ import annotations
@@ -203,15 +205,58 @@ def main() -> None:
     report(rows)
 
 
+def origins_table(rows: list[dict]) -> None:
+    """Where the truth is in the pool: any source, each document source, only a document source."""
+    print(
+        "| set | condition | answer in context | gaps | truth in pool | by copy | by words | by vocab | only by these |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for name in ("sample", "targeted"):
+        for cond in ("exact", "none"):
+            for flag in (True, False):
+                group = [r for r in rows if r["set"] == name and r["condition"] == cond]
+                group = [r for r in group if (letter_count(r["target"]) >= 4 and in_context(r)) == flag]
+                found = []
+                for r in group:
+                    truth = agnostic(r["target"])
+                    found.append(
+                        next((set(o) for x, o in zip(r["readings"], r["origin"]) if agnostic(x) == truth), set())
+                    )
+                cells = [sum(bool(o) for o in found)] + [sum(m in o for o in found) for m in ("copy", "words", "vocab")]
+                cells.append(sum(bool(o) and o <= {"copy", "words", "vocab"} for o in found))
+                label = "yes (≥ 4 letters)" if flag else "no"
+                print(f"| {name} | {cond} | {label} | {len(group)} | " + " | ".join(map(str, cells)) + " |")
+
+
+def context_top1(rows: list[dict], rank) -> dict[str, tuple[float, float]]:
+    """Per condition, on the targeted gaps of ≥ 4 letters: Top-1 of those whose answer is in
+    the context, and of the others weighted to the same lengths."""
+    out = {}
+    for cond in ("exact", "none"):
+        group = [r for r in rows if r["set"] == "targeted" and r["condition"] == cond]
+        group = [r for r in group if letter_count(r["target"]) >= 4]
+        top = {r["id"]: score_gap(r["target"], rank(r)).top1 for r in group}
+        by_len: dict[int, list[float]] = {}
+        for r in group:
+            if not in_context(r):
+                by_len.setdefault(letter_count(r["target"]), []).append(top[r["id"]])
+        yes = [r for r in group if in_context(r) and letter_count(r["target"]) in by_len]
+        matched = float(np.mean([np.mean(by_len[letter_count(r["target"])]) for r in yes]))
+        out[cond] = (float(np.mean([top[r["id"]] for r in yes])), matched)
+    return out
+
+
 def report(rows: list[dict]) -> None:
     """The Markdown tables of BENCHMARKS.md."""
     sample = [r for r in rows if r["set"] == "sample"]
-    print(f"## Document words on ddb validation ({len(sample)} sample gaps, {len(rows) - len(sample)} targeted)\n")
-    print("### Pools and weights (sample gaps; weights chosen out of fold by document)\n")
+    targeted = [r for r in rows if r["set"] == "targeted"]
+    print(f"## Document words on ddb validation ({len(sample)} sample gaps, {len(targeted)} targeted)\n")
+    print("### Where the truth is in the pool (gaps)\n")
+    origins_table(rows)
+    print("\n### Pools and weights, chosen out of fold by document on the sample gaps\n")
     cells = " | ".join(f"{c} W.Top-1 / W.Top-20 / coverage" for c in ("exact", "none"))
-    print(f"| pool | feature | weights (fold 0 / 1) | {cells} |")
-    print("|---|---|---|---:|---:|")
-    rankings = {}
+    print(f"| pool | feature | weights (fold 0 / 1) | {cells} | in context / others (targeted, exact; none) |")
+    print("|---|---|---|---:|---:|---:|")
     for pool, sources in POOLS.items():
         for feature in FEATURES if "words" in sources else list(FEATURES)[:1]:
             best = {0: (0.0, 0.0), 1: (0.0, 0.0)} if pool == "shipped" else choose(rows, sources, feature)
@@ -222,24 +267,23 @@ def report(rows: list[dict]) -> None:
 
             res = w_top(sample, rank)
             cells = " | ".join(f"{t1:.3f} / {t20:.3f} / {cov:.3f}" for t1, t20, cov in res.values())
+            ctx = "; ".join(f"{a:.3f} / {b:.3f}" for a, b in context_top1(rows, rank).values())
             label = " / ".join(f"copy {c}, words {w}" for c, w in best.values())
-            print(f"| {pool} | {feature if 'words' in sources else '–'} | {label} | {cells} |")
-            rankings[f"{pool} ({feature})" if "words" in sources else pool] = rank
-    print("\n### Gaps of ≥ 4 letters whose answer stands in the visible context vs the others (Top-1)\n")
-    print("Targeted set: the same number of gaps of each length in both rows of a condition.\n")
-    names = list(rankings)
-    print("| set | condition | answer in context | n | " + " | ".join(names) + " |")
-    print("|---|---|---|---:|" + "---:|" * len(names))
-    for name in ("targeted", "sample"):
-        for cond in ("exact", "none"):
-            for flag in (True, False):
-                group = [r for r in rows if r["set"] == name and r["condition"] == cond]
-                group = [r for r in group if letter_count(r["target"]) >= 4 and in_context(r) == flag]
-                if not group:
-                    continue
-                tops = [np.mean([score_gap(r["target"], rank(r)).top1 for r in group]) for rank in rankings.values()]
-                cells = " | ".join(f"{t:.3f}" for t in tops)
-                print(f"| {name} | {cond} | {'yes' if flag else 'no'} | {len(group)} | {cells} |")
+            print(f"| {pool} | {feature if 'words' in sources else '–'} | {label} | {cells} | {ctx} |")
+    feature = list(FEATURES)[0]
+    print(f"\n### Fixed weights, all document sources ({feature})\n")
+    print("| copy | words | exact W.Top-1 / W.Top-20 | none W.Top-1 / W.Top-20 | in context / others, exact | none |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for c in COPY_WEIGHTS:
+        for w in WORD_WEIGHTS:
+
+            def rank(r, c=c, w=w):
+                return ranking(r, POOLS["+copy+words+vocab"], c, w, feature)
+
+            res = w_top(sample, rank)
+            ctx = context_top1(rows, rank)
+            cells = " | ".join(f"{t1:.3f} / {t20:.3f}" for t1, t20, _ in res.values())
+            print(f"| {c} | {w} | {cells} | " + " | ".join(f"{a:.3f} / {b:.3f}" for a, b in ctx.values()) + " |")
 
 
 def timing(args) -> None:
@@ -248,18 +292,21 @@ def timing(args) -> None:
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, ("exact", "none"), seed=11)
     gaps = gaps[:: max(1, len(gaps) // args.timing)][: args.timing]
     shipped = load_filler(args.model, present=False, threads=1)
+    base = load_filler(args.model, present=False, threads=1)  # its own neural model: no prompt shared
     after = Ensemble(
-        [*shipped.members, (DocumentCopy(), args.copy), (DocumentWords(), args.words)],
-        config=shipped.config,
-        neural=shipped.neural,
-        hint_slack=shipped.hint_slack,
+        [*base.members, (DocumentCopy(), args.copy), (DocumentWords(), args.words)],
+        config=base.config,
+        neural=base.neural,
+        hint_slack=base.hint_slack,
     )
-    shipped.candidates(gaps[0].prefix, gaps[0].suffix, gaps[0].hint)  # warm up
-    times: dict[str, list[float]] = {"shipped": [], "with document words": []}
-    for gap in tqdm(gaps, desc="timing"):
-        for name, filler in (("shipped", shipped), ("with document words", after)):
+    fillers = {"shipped": shipped, "with document words": after}
+    for filler in fillers.values():  # warm up
+        filler.candidates(gaps[0].prefix, gaps[0].suffix, gaps[0].hint)
+    times: dict[str, list[float]] = {name: [] for name in fillers}
+    for n, gap in enumerate(tqdm(gaps, desc="timing")):
+        for name in list(fillers)[:: 1 if n % 2 else -1]:  # alternate which goes first
             start = time.process_time()
-            filler.candidates(gap.prefix, gap.suffix, gap.hint)
+            fillers[name].candidates(gap.prefix, gap.suffix, gap.hint)
             times[name].append(1000 * (time.process_time() - start))
     print("| filler | gaps | CPU ms p50 | p95 |\n|---|---:|---:|---:|")
     for name, ms in times.items():
