@@ -7,7 +7,7 @@ own span):
 
     from apollo_restore.restore.context_words import word_readings
     word_readings("μετα κυριο", "λω του σωταδου· … κυριου απολλωνιου", Hint.exact(5))
-    # ['υ απολ', ...]
+    # ['υ κυρι', 'υ απολ']: κυριου's ending replaced by "λω", and απολλω(νιου)
 
 A reading is built from up to three parts, joined by spaces:
 
@@ -18,7 +18,8 @@ A reading is built from up to three parts, joined by spaces:
 - the *right* part leads into the word cut by the right edge (``R``, the suffix's first
   letters): a context word ``y + R`` gives ``y``, and so does a word that merely begins with
   ``y + R`` (the same stem in another case: ``παυσιρ[ιων]`` from ``παυσιριωνος``) when ``R`` has
-  at least two letters.
+  at least two letters, or a word of five or more letters whose last one or two letters ``R``
+  (an ending of up to three) replaces (``[παυσιριων]ος`` from ``παυσιριωνι``).
 
 When both edges are cut a part must complete each (a gap that starts inside a word continues
 it). A gap inside one word is filled by ``z`` with ``L + z + R`` a context word (or the stem of
@@ -205,12 +206,11 @@ def word_readings(prefix: str, suffix: str, hint: Hint, config: WordConfig = Wor
 
 
 class Vocabulary:
-    """Known words (σ-folded keys, e.g. the edition-forms table's) searched by beginning and by
-    ending.
+    """Known words searched by their beginning (a bisection) for fillers of a gap inside one word.
 
     Args:
-        keys: the words, sorted (as :class:`~apollo_restore.data.orthography.EditionForms`
-            stores them).
+        keys: ``norm.v1`` words, sorted (as :class:`~apollo_restore.data.orthography.EditionForms`
+            stores its keys).
     """
 
     def __init__(self, keys: Sequence[str]):
