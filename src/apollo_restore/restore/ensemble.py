@@ -18,6 +18,7 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key, to_candidates
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restore.context_words import DocumentWords
 from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
@@ -44,7 +45,7 @@ class LengthPrior:
 
 #: Members whose scores are not log-probabilities of the reading (priors, evidence ratios): they
 #: add to the weighted sum, but their weights do not enter the denominator of the mean.
-_NOT_LANGUAGE_MODELS = (LengthPrior, LostLength, DocumentCopy)
+_NOT_LANGUAGE_MODELS = (LengthPrior, LostLength, DocumentCopy, DocumentWords)
 
 
 def member_config(config: RestoreConfig) -> RestoreConfig:

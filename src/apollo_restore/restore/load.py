@@ -14,6 +14,7 @@ from apollo_restore.errors import Errors
 from apollo_restore.model.folder import read_meta
 from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restore.context_words import DocumentWords, Vocabulary
 from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import Ensemble, LengthPrior, member_config
@@ -46,7 +47,9 @@ def load_filler(
     "weights": {"neural": 0.0, "infini": 1.0, "infini_backward": 1.0, "length": 4.0}}``, or
     n-gram files in the folder (``"ngram": "ngram.npz", "backward": "ngram-backward.npz"``,
     weights ``ngram`` and ``backward``). Weight ``copy`` adds the member that copies from the
-    gap's own document (:class:`DocumentCopy`); a ``"lost_length"`` entry (knots and values,
+    gap's own document (:class:`DocumentCopy`), weight ``words`` the member proposing and
+    scoring readings made of its words (:class:`DocumentWords`; ``"words_vocabulary": true``
+    adds completions by known words); a ``"lost_length"`` entry (knots and values,
     fitted on validation with these weights by ``benchmarks/document_length.py``) adds the
     no-hint length prior :class:`LostLength`. Any other folder (or ``use_ngram=False``) gives the
     plain neural :class:`Restorer`. A member weighted 0 is left out (its search would change
@@ -99,6 +102,9 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
                 members.append((load_infini(direction, **spec["infini"]), weights[name]))
     members += [(load_ngram(file), weights[name]) for name, file in files]
     members.append((DocumentCopy(), weights.get("copy", 0.0)))
+    if weights.get("words", 0.0) > 0:
+        forms = default_forms() if spec.get("words_vocabulary") else None
+        members.append((DocumentWords(vocabulary=forms and Vocabulary(forms.keys)), weights["words"]))
     members.append((LengthPrior(), weights.get("length", 0.0)))
     if "lost_length" in spec:
         members.append((LostLength.from_json(spec["lost_length"]), 1.0))
