@@ -15,13 +15,13 @@ checked about the paths is checked by :meth:`LineJob.open`, before any work.
 The settings the lines are made with (``k``, the model...) are recorded beside the partial file
 (``OUT.partial.json``) when a job starts; a run that would continue it with other settings is
 refused, so that one output never mixes two. While a job is open it holds a lock
-(``OUT.partial.lock``, an advisory ``flock``): a second run on the same output is refused at once
-instead of appending to the same file. Both files go when the output is made.
+(``OUT.partial.lock``: ``flock`` on POSIX, ``msvcrt.locking`` on Windows): a second run on the
+same output is refused at once instead of appending to the same file. Both files go when the
+output is made.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import tempfile
@@ -31,6 +31,12 @@ from pathlib import Path
 from typing import TextIO
 
 from apollo_restore.errors import FileError, FormatError
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # Windows: msvcrt locks a byte range instead
+    fcntl = None
+    import msvcrt
 
 #: Suffix of the unfinished file beside the output.
 PARTIAL_SUFFIX = ".partial"
@@ -153,7 +159,10 @@ class _Lock:
         except OSError as err:
             raise FileError("E205", str(path), reason=err.strerror or str(err)) from None
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if fcntl is not None:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            else:
+                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
         except OSError:
             handle.close()
             raise FileError("E210", str(out), lock=path) from None
@@ -162,7 +171,10 @@ class _Lock:
     def release(self) -> None:
         """Unlock and close (the lock file stays for an unfinished job; a finished one removes it
         while still holding it)."""
-        fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+        if fcntl is not None:
+            fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+        else:
+            msvcrt.locking(self.handle.fileno(), msvcrt.LK_UNLCK, 1)
         self.handle.close()
 
 
