@@ -3,6 +3,7 @@ flushed one by one, a torn last line is cut, and the output appears whole or not
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -136,3 +137,16 @@ def test_a_second_run_on_the_same_output_is_refused_while_the_first_is_open(tmp_
     first.close()
     again = subprocess.run([sys.executable, "-c", script, str(out), str(source)], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
+
+
+def test_a_file_system_without_locks_runs_the_job_unguarded(tmp_path, source, monkeypatch):
+    from apollo_restore.data import outputs
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(outputs.fcntl, "flock", no_locks)
+    job = LineJob.open(tmp_path / "out.jsonl", {"gap set": source})
+    job.append('{"id": "a"}')
+    job.finish()
+    assert (tmp_path / "out.jsonl").read_text() == '{"id": "a"}\n'

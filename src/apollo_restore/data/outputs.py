@@ -142,10 +142,16 @@ class LineJob:
 
 
 class _Lock:
-    """An exclusive advisory lock on a file beside the output, held while a job is open."""
+    """An exclusive advisory lock on a file beside the output, held while a job is open.
 
-    def __init__(self, path: Path, handle: TextIO):
-        self.path, self.handle = path, handle
+    Attributes:
+        path: the lock file.
+        held: whether the lock was taken (``False`` on a file system that has no locks, e.g. some
+            network mounts: the job then runs unguarded rather than not at all).
+    """
+
+    def __init__(self, path: Path, handle: TextIO, held: bool = True):
+        self.path, self.handle, self.held = path, handle, held
 
     @classmethod
     def take(cls, path: Path, out: Path) -> _Lock:
@@ -154,6 +160,7 @@ class _Lock:
         Raises:
             FileError: ``E210`` another process holds it; ``E205`` it cannot be created.
         """
+        held = (BlockingIOError, PermissionError)  # what a lock held elsewhere raises (POSIX, Windows)
         try:
             handle = open(path, "a", encoding="utf-8")
         except OSError as err:
@@ -163,17 +170,19 @@ class _Lock:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             else:
                 msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-        except OSError:
+        except held:
             handle.close()
             raise FileError("E210", str(out), lock=path) from None
+        except OSError:  # no locks on this file system
+            return cls(path, handle, held=False)
         return cls(path, handle)
 
     def release(self) -> None:
         """Unlock and close (the lock file stays for an unfinished job; a finished one removes it
         while still holding it)."""
-        if fcntl is not None:
+        if self.held and fcntl is not None:
             fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
-        else:
+        elif self.held:
             msvcrt.locking(self.handle.fileno(), msvcrt.LK_UNLCK, 1)
         self.handle.close()
 
