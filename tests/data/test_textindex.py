@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -12,6 +13,7 @@ from apollo_restore.data.textindex import (
     TextIndex,
     default_index_path,
     ensure_index,
+    expand_ranges,
     pack_train_text,
     read_packed,
 )  # fmt: skip
@@ -63,3 +65,8 @@ def test_textindex_packaged_text_is_train_only() -> None:
     held_out = {(r["source"], r["id"]) for r in rows if r["split"] != "train"}
     ids, sources, _ = read_packed(PACKED_TEXT)
     assert held_out and not held_out & set(zip(sources, ids))
+
+
+def test_expand_ranges_lists_every_index_of_each_range_in_order():
+    owner, index = expand_ranges(np.array([5, 0, 9, 2]), np.array([3, 0, 1, 2]))
+    assert owner.tolist() == [0, 0, 0, 2, 3, 3] and index.tolist() == [5, 6, 7, 9, 2, 3]

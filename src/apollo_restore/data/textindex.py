@@ -417,6 +417,20 @@ class TextIndex:
         return start, end
 
 
+def expand_ranges(lo: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every index of the ranges ``[lo[i], lo[i] + sizes[i])``, range after range, without a loop.
+
+    Args:
+        lo, sizes: ``(U,)`` int: each range's first index and its length (``0`` for none).
+
+    Returns:
+        ``(owner, index)``, each ``(sizes.sum(),)`` int64: the range each index belongs to, and
+        the index.
+    """
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    return owner, np.arange(len(owner)) + np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)
+
+
 def sa_ranges(
     text: np.ndarray, sa: np.ndarray, patterns: np.ndarray, lengths: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apollo_restore.data.textindex import S_DASH, S_ELLIPSIS, TextIndex, encode_text, sa_ranges, to_stream
+from apollo_restore.data.textindex import (
+    S_DASH,
+    S_ELLIPSIS,
+    TextIndex,
+    encode_text,
+    expand_ranges,
+    sa_ranges,
+    to_stream,
+)
 from apollo_restore.errors import Errors
 
 K = 31  # stream codes 0..30
@@ -134,8 +142,7 @@ class InfiniGram:
         small = np.flatnonzero((size > 0) & (size <= _SMALL))
         if len(small):  # every row of the small ranges, one after another
             sizes = size[small]
-            owner = np.repeat(np.arange(len(small)), sizes)  # (N,): the range each row is in
-            rows = np.arange(len(owner)) + np.repeat(lo[small] - (np.cumsum(sizes) - sizes), sizes)
+            owner, rows = expand_ranges(lo[small], sizes)  # (N,) each: the range each row is in, the row
             ch = self.text[np.minimum(self.sa[rows].astype(np.int64) + depth[small][owner], self._last)]
             out[small] = np.bincount(owner * K + ch, minlength=len(small) * K).reshape(len(small), K)
         large = np.flatnonzero(size > _SMALL)

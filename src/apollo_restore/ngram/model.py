@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, MIDDLE_DOT, NORMALISER, UNKNOWN_GAP
+from apollo_restore.data.textindex import expand_ranges
 
 log = logging.getLogger(__name__)
 
@@ -326,8 +327,7 @@ class NgramModel:
         they are gathered into a dense count matrix."""
         lo, hi = t.ctx_start[ci], t.ctx_start[ci + 1]
         lens = hi - lo
-        owner = np.repeat(np.arange(len(ci)), lens)
-        pos = np.arange(int(lens.sum())) + np.repeat(lo - (np.cumsum(lens) - lens), lens)
+        owner, pos = expand_ranges(lo, lens)
         cnt = np.zeros((len(ci), self.V + 1), dtype=np.int64)
         cnt[owner, (t.keys[pos] & np.uint64(2**BITS - 1)).astype(np.int64)] = t.counts[pos]
         mass = np.maximum(cnt - self.discounts[n - 1][np.minimum(cnt, 3)], 0.0) / t.ctx_total[ci][:, None]
@@ -346,8 +346,7 @@ class NgramModel:
             # Scan each context's block of n-grams (few at high orders) for the wanted symbols.
             lo, hi = t.ctx_start[ci], t.ctx_start[ci + 1]
             lens = hi - lo
-            owner = np.repeat(np.arange(len(rows)), lens)
-            pos = np.arange(int(lens.sum())) + np.repeat(lo - (np.cumsum(lens) - lens), lens)
+            owner, pos = expand_ranges(lo, lens)
             sym = t.keys[pos] & np.uint64(2**BITS - 1)
             cnt = np.zeros((len(rows), nxt.shape[1]), dtype=np.int64)
             for j in range(nxt.shape[1]):

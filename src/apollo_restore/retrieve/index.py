@@ -34,6 +34,7 @@ from apollo_restore.data.textindex import (
     TextIndex,
     build_text_index,
     encode_text,
+    expand_ranges,
     stream_str,
     to_stream,
 )  # fmt: skip
@@ -116,16 +117,14 @@ class ParallelIndex(TextIndex):
             ends.sort()
             lo = np.searchsorted(ends, starts - max_between, side="left")
             hi = np.searchsorted(ends, starts, side="right")
-            n = hi - lo
-            b = np.repeat(starts, n)
-            a = ends[np.repeat(lo, n) + (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))]
+            owner, at = expand_ranges(lo, hi - lo)
+            a, b = ends[at], starts[owner]
         else:
             starts.sort()
             lo = np.searchsorted(starts, ends, side="left")
             hi = np.searchsorted(starts, ends + max_between, side="right")
-            n = hi - lo
-            a = np.repeat(ends, n)
-            b = starts[np.repeat(lo, n) + (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))]
+            owner, at = expand_ranges(lo, hi - lo)
+            a, b = ends[owner], starts[at]
         order = np.argsort(a, kind="stable")
         return a[order][:_MAX_PAIRS], b[order][:_MAX_PAIRS]
 
