@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import to_candidates
+from apollo_restore.restore.candidates import match_key, to_candidates
 from apollo_restore.restore.types import Candidate
 
 _WORD = re.compile(f"[{GREEK_LETTERS}]+")
@@ -199,7 +199,7 @@ def word_readings(prefix: str, suffix: str, hint: Hint, config: WordConfig = Wor
     formed = itertools.chain(_inside(ctx, config.min_stem), *(joined(n) for n in range(config.max_words + 1)))
     for reading in formed:
         if reading and lo <= letter_count(reading) <= hi:
-            found.setdefault(_key(reading.replace(" ", "")), reading)
+            found.setdefault(match_key(reading), reading)
             if len(found) >= config.limit:
                 break
     return list(found.values())
@@ -302,9 +302,9 @@ class DocumentWords:
         k = k or self.config.k
         readings = word_readings(prefix, suffix, hint, self.config)
         if self.vocabulary is not None:
-            seen = {_key(r.replace(" ", "")) for r in readings}
+            seen = {match_key(r) for r in readings}
             readings += [
-                z for z in self.vocabulary.completions(prefix, suffix, hint, self.config) if _key(z) not in seen
+                z for z in self.vocabulary.completions(prefix, suffix, hint, self.config) if match_key(z) not in seen
             ]
         scores = self.score_readings(prefix, suffix, hint, readings)
         # the share of letters in the document's words, not their number (a long run of the
