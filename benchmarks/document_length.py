@@ -35,7 +35,7 @@ from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import agnostic, mean_of, score_gap, uniform
 from apollo_restore.hint import Hint
-from apollo_restore.restore.candidates import match_key
+from apollo_restore.restore.candidates import union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
@@ -65,18 +65,15 @@ def collect(args) -> None:
     }
     with args.out.open("a") as out:
         for gap in tqdm([g for g in gaps if g.id not in done], desc="pools"):
-            pool: dict[str, str] = {}
-            origin: dict[str, list[str]] = {}
-            for name, filler in members.items():
-                for cand in filler.candidates(gap.prefix, gap.suffix, gap.hint.widen(args.slack), 20):
-                    key = match_key(cand.text)
-                    pool.setdefault(key, cand.text)
-                    origin.setdefault(key, []).append(name)
-            readings = list(pool.values())
+            hint = gap.hint.widen(args.slack)
+            readings, origins = union(
+                (name, [c.text for c in filler.candidates(gap.prefix, gap.suffix, hint, 20)])
+                for name, filler in members.items()
+            )
             row = {
                 "id": gap.id, "doc": gap.doc, "condition": condition_of(gap), "hint": gap.hint.to_json(),
                 "prefix": gap.prefix, "suffix": gap.suffix, "target": gap.target, "readings": readings,
-                "origin": [origin[match_key(r)] for r in readings], "letters": [letter_count(r) for r in readings],
+                "origin": origins, "letters": [letter_count(r) for r in readings],
             }  # fmt: skip
             for name, filler in members.items():
                 row[name] = filler.score_readings(gap.prefix, gap.suffix, gap.hint, readings)

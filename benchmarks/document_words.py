@@ -47,7 +47,7 @@ from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import agnostic, score_gap, uniform
-from apollo_restore.restore.candidates import match_key
+from apollo_restore.restore.candidates import union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.context_words import DocumentWords, Vocabulary, WordConfig, document_letters
 from apollo_restore.restore.copy_fill import DocumentCopy
@@ -116,17 +116,11 @@ def collect(args) -> None:
                 m: [c.text for c in f.candidates(gap.prefix, gap.suffix, hint, 20)] for m, f in proposers.items()
             }
             proposed["vocab"] = vocabulary.completions(gap.prefix, gap.suffix, hint, WordConfig(vocabulary_limit=20))
-            pool: dict[str, str] = {}
-            origin: dict[str, list[str]] = {}
-            for member, readings in proposed.items():
-                for text in readings:
-                    pool.setdefault(match_key(text), text)
-                    origin.setdefault(match_key(text), []).append(member)
-            readings = list(pool.values())
+            readings, origins = union(proposed.items())
             row = {
                 "id": f"{name}/{gap.id}", "set": name, "doc": gap.doc, "condition": condition_of(gap),
                 "prefix": gap.prefix, "suffix": gap.suffix, "target": gap.target, "readings": readings,
-                "origin": [origin[match_key(r)] for r in readings],
+                "origin": origins,
             }  # fmt: skip
             for member, filler in scorers.items():
                 row[member] = filler.score_readings(gap.prefix, gap.suffix, gap.hint, readings)

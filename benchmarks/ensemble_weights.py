@@ -27,7 +27,7 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.restore.candidates import match_key
+from apollo_restore.restore.candidates import union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import LengthPrior, member_config
@@ -56,20 +56,17 @@ def collect(args) -> list[dict]:
         members["neural"] = Restorer.load(args.model, config=search)
     rows = []
     for gap in tqdm(gaps, desc="score pool"):
-        pool: dict[str, str] = {}
-        origin: dict[str, list[str]] = {}
-        for name, filler in members.items():
-            for cand in filler.candidates(gap.prefix, gap.suffix, gap.hint.widen(args.slack), 20):
-                key = match_key(cand.text)
-                pool.setdefault(key, cand.text)
-                origin.setdefault(key, []).append(name)
-        readings = list(pool.values())
+        hint = gap.hint.widen(args.slack)
+        readings, origins = union(
+            (name, [c.text for c in filler.candidates(gap.prefix, gap.suffix, hint, 20)])
+            for name, filler in members.items()
+        )
         scores = {
             name: filler.score_readings(gap.prefix, gap.suffix, gap.hint, readings) for name, filler in members.items()
         }
         rows.append({
             "id": gap.id, "condition": condition_of(gap), "target": gap.target, "readings": readings,
-            "origin": [origin[match_key(r)] for r in readings],
+            "origin": origins,
             # letters of each reading where no hint is given: a per-letter bonus, as a member
             "letters": [letter_count(r) if not gap.hint.given else 0 for r in readings], **scores,
         })  # fmt: skip

@@ -11,7 +11,7 @@ from apollo_restore.cli.app import app
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import NgramModel
-from apollo_restore.restore.candidates import to_candidates
+from apollo_restore.restore.candidates import to_candidates, union
 from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import Ensemble, LengthPrior
@@ -220,3 +220,9 @@ def test_ensemble_ranks_the_whole_union_with_every_reading_scored(memorised_mode
     scores = full.score_readings(prefix, suffix, Hint.exact(9), pool)
     cands = full.candidates(prefix, suffix, Hint.exact(9), k=4)
     assert [c.text for c in cands] == [r for r, _ in sorted(zip(pool, scores), key=lambda item: -item[1])[:4]]
+
+
+def test_union_merges_readings_by_identity_keeping_the_first_spelling_and_every_proposer():
+    readings, origins = union([("neural", ["και ", "κατα"]), ("infini", ["και", "μετα", "κατα"])])
+    assert readings == ["και ", "κατα", "μετα"]
+    assert origins == [["neural", "infini"], ["neural", "infini"], ["infini"]]

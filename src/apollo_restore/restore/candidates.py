@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 
 from apollo_restore.restore.types import Candidate
 
@@ -36,6 +37,26 @@ def merge_equivalent(beams: list[tuple[str, float]]) -> list[tuple[str, float]]:
         else:
             merged[key] = (text, score)
     return sorted(merged.values(), key=lambda item: -item[1])
+
+
+def union(proposals: Iterable[tuple[str, Iterable[str]]]) -> tuple[list[str], list[list[str]]]:
+    """The readings several proposers give a gap, merged by :func:`match_key`.
+
+    Args:
+        proposals: ``(proposer name, its readings)`` pairs.
+
+    Returns:
+        ``(readings, origins)``: each reading once, spelled and ordered as first proposed, and
+        for each the names of the proposers that gave it (in proposal order).
+    """
+    first: dict[str, str] = {}
+    origins: dict[str, list[str]] = {}
+    for name, readings in proposals:
+        for text in readings:
+            key = match_key(text)
+            first.setdefault(key, text)
+            origins.setdefault(key, []).append(name)
+    return list(first.values()), list(origins.values())
 
 
 #: ``k`` that asks a filler for its whole ranked pool (no pool is this large).

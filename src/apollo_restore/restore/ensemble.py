@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import match_key, to_candidates
+from apollo_restore.restore.candidates import to_candidates, union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.context_words import DocumentWords
 from apollo_restore.restore.copy_fill import DocumentCopy
@@ -128,13 +128,10 @@ class Ensemble:
         ]  # a wrong hint is survived
         # member → gap → candidates: each member proposes its whole pool, whatever k
         proposals = [candidates_many(filler, searched, self.config.pool) for filler, _ in self.members]
+        names = [filler.name for filler, _ in self.members]
         out = []
         for g, (prefix, suffix, hint) in enumerate(gaps):
-            pool: dict[str, str] = {}
-            for member in proposals:
-                for cand in member[g]:
-                    pool.setdefault(match_key(cand.text), cand.text)
-            readings = list(pool.values())
+            readings, _ = union((name, [c.text for c in member[g]]) for name, member in zip(names, proposals))
             # every reading is scored (the probabilities are normalised over the whole union, whatever
             # k; the neural member reuses its search's scores); weighted mean rather than sum: the
             # same ranking, and the probabilities of a geometric mean rather than of a product,
