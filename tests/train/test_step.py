@@ -80,3 +80,31 @@ def test_validation_loss_leaves_the_model_training_and_its_weights_alone():
     assert model.training and 0 < loss < 10
     assert loss == pytest.approx(validation_loss(model, [_batch()], CPU, bf16=False), abs=1e-6)
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
+class _CompiledLike:
+    """What ``torch.compile(model)`` is to ``train_step``: callable like the model, but asking its
+    truth value fails (it forwards ``len()`` to a model that has none), as on the GPU run of
+    2026-11-25."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.model, self.calls = model, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.model(*args, **kwargs)
+
+    def __bool__(self) -> bool:
+        raise TypeError("MistralForCausalLM does not support len()")
+
+
+def test_step_computes_through_forward_without_asking_its_truth_value():
+    _, plain = _stepped(1)
+    model = build_model("tiny", TOK, seed=0).train()
+    forward = _CompiledLike(model)
+    result = train_step(
+        model, make_optimizer(model, 1e-3, 0.1), itertools.repeat(_batch()), RecipeConfig(bf16=False),
+        lr=1e-3, device=CPU, pad_id=TOK.pad_id, forward=forward,
+    )  # fmt: skip
+    assert forward.calls == 1
+    assert result.loss.item() == pytest.approx(plain.loss.item(), abs=1e-6)

@@ -117,7 +117,7 @@ def train_step(
     tokens = rows = 0
     for _ in range(cfg.grad_accum):
         ids, labels = (t.to(device, non_blocking=True) for t in next(batches))
-        loss, _ = fim_loss(forward or model, ids, labels, cfg.bf16)
+        loss, _ = fim_loss(model if forward is None else forward, ids, labels, cfg.bf16)
         if not torch.isfinite(loss):
             raise FloatingPointError(f"loss is {loss.item()} at step {step}")
         (loss / cfg.grad_accum).backward()
