@@ -13,8 +13,9 @@
 #    and raises TOTAL_SECONDS before the first)
 #   here (~15 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
 #
-# `train SECONDS` trains for SECONDS more (the call is killed at SECONDS + MARGIN, default 120 s,
-# for loading and the last validation; the LR schedule runs on all calls together, TOTAL_SECONDS,
+# `train SECONDS` runs the training loop for SECONDS more of wall time, its validation passes
+# included and the last one fitted inside (the call is killed at SECONDS + MARGIN, default 120 s,
+# for loading the data and the model; the LR schedule runs on all calls together, TOTAL_SECONDS,
 # default 900 = 2 × 450) and then writes runs/gpu/best (by validation accuracy). CONFIG picks the
 # recipe (configs/gpu_large.yaml, ~28 M parameters, by default; configs/gpu_medium.yaml is today's
 # size, for the size comparison); extra key=value arguments override it. `receive`

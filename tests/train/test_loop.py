@@ -90,6 +90,29 @@ def test_train_resumes_where_it_stopped(tiny_prepared, tmp_path):
     assert uninterrupted["tokens"] == result["tokens"]
 
 
+def test_train_call_seconds_count_validation_and_keep_room_for_the_last(tiny_prepared, tmp_path):
+    # on the GPU (2026-11-25) a call's validation passes were not counted: the final one ran
+    # past the machine's limit and was lost. Each pass here takes 0.3 s, the call has 1.2 s.
+    passes = []
+
+    def slow_validate(model, layout):
+        started = time.monotonic()
+        time.sleep(0.3)
+        passes.append((started, time.monotonic()))
+        return {"score": 0.0}
+
+    started = time.monotonic()
+    result = train(
+        _cfg(tiny_prepared, tmp_path / "run", steps=1000, eval_every=1, call_seconds=1.2),
+        progress=False,
+        validate=slow_validate,
+    )
+    assert 2 <= result["step"] <= 5 and len(passes) == result["step"]
+    assert passes[-1][1] - passes[0][0] < 1.2 + 0.3  # the last pass ends within a step of the limit
+    assert time.monotonic() - started < 30
+    assert (tmp_path / "run" / CHECKPOINT_DIR / "trainer.json").exists()
+
+
 @pytest.mark.slow
 def test_train_survives_sigkill(tiny_prepared, tmp_path):
     out = tmp_path / "killed"

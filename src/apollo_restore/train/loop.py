@@ -67,9 +67,11 @@ class TrainConfig(RecipeConfig):
         device: ``"auto"`` (CUDA when available), ``"cpu"`` or ``"cuda"``.
         compile: run the model through ``torch.compile``.
         max_seconds: stop after this much training time; the LR schedule then runs on time.
-        call_seconds: stop this process after this much training time, checkpoint written (a run
-            split over several calls of a time-limited machine: each call resumes from the
-            checkpoint, and the schedule still runs on ``max_seconds`` of all calls together).
+        call_seconds: stop this process after this many wall-clock seconds of its loop (training,
+            validation passes and checkpoints), the time of the last validation pass kept in
+            reserve so that the final one and its ``best/`` fit inside; checkpoint written. For a
+            run split over several calls of a time-limited machine: each call resumes from the
+            checkpoint, and the schedule still runs on ``max_seconds`` of all calls together.
         val_gaps: a gap-set JSONL scored by the ``validate`` callback (restoration accuracy).
     """
 
@@ -219,8 +221,9 @@ def train(
         "config": asdict(cfg),
         "data": train_stream.corpus.characters(),
     }
-    last_ckpt = time.monotonic()
+    last_ckpt = call_started = time.monotonic()
     started_seconds = trainer["seconds"]
+    eval_seconds = 0.0  # the last validation pass's wall time, kept in reserve before call_seconds
     bar = tqdm(total=cfg.steps, initial=trainer["step"], desc="train", unit="step", disable=not progress)
     batches = _batches(train_stream, trainer["rows"], cfg)
     while trainer["step"] < cfg.steps:
@@ -244,7 +247,7 @@ def train(
         trainer["seconds"] += elapsed
         this_call = trainer["seconds"] - started_seconds
         out_of_time = (cfg.max_seconds is not None and this_call >= cfg.max_seconds) or (
-            cfg.call_seconds is not None and this_call >= cfg.call_seconds
+            cfg.call_seconds is not None and time.monotonic() - call_started + eval_seconds >= cfg.call_seconds
         )
         last = trainer["step"] == cfg.steps or out_of_time
         bar.update(1)
@@ -253,7 +256,9 @@ def train(
             bar.set_postfix(loss=f"{loss:.3f}", lr=f"{lr:.1e}")
             metrics.write(train_row(trainer, result, loss, lr, elapsed))
         if trainer["step"] % cfg.eval_every == 0 or last:
+            eval_started = time.monotonic()
             _evaluate(model, layout, tok, val_stream, cfg, trainer, metrics, out, meta, validate)
+            eval_seconds = time.monotonic() - eval_started
         if time.monotonic() - last_ckpt > cfg.checkpoint_every or last:
             save_checkpoint(
                 out / CHECKPOINT_DIR, model, tok, optimizer, trainer, {**meta, "training": _summary(trainer)}
