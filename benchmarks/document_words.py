@@ -102,7 +102,7 @@ def collect(args) -> None:
     gaps = [(name, g) for name, g in gap_sets(args) if f"{name}/{g.id}" not in done]
     vocabulary = Vocabulary(default_forms().keys)
     proposers = {
-        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG), threads=1),
+        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG)),
         "infini": load_infini("forward", discount=0.6, max_context=40),
         "infini_backward": load_infini("backward", discount=0.6, max_context=40),
         "copy": DocumentCopy(),
@@ -285,8 +285,8 @@ def timing(args) -> None:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, ("exact", "none"), seed=11)
     gaps = gaps[:: max(1, len(gaps) // args.timing)][: args.timing]
-    shipped = load_filler(args.model, present=False, threads=1)
-    base = load_filler(args.model, present=False, threads=1)  # its own neural model: no prompt shared
+    shipped = load_filler(args.model, present=False)
+    base = load_filler(args.model, present=False)  # its own neural model: no prompt shared
     after = Ensemble(
         [*base.members, (DocumentCopy(), args.copy), (DocumentWords(), args.words)],
         config=base.config,
