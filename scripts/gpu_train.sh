@@ -5,13 +5,15 @@
 # model folder records each session (training.history: steps, tokens, seconds; config: data mix).
 #
 #   here, once (~3 min):  bash scripts/gpu_train.sh pack                 # → gpu-pack/ (git-ignored)
-#   device call 1 (~9 min): bash scripts/gpu_train.sh train 450           # carry: ["gpu-pack"]
-#   device call 2 (~9 min, right after the first, so the machine stays warm and keeps
-#                  runs/gpu/checkpoint on its disk): bash scripts/gpu_train.sh train 450
-#   device call 3 (~2 min): bash scripts/gpu_train.sh export            # bf16 folder → $OUT, ≤ 15 MiB parts
-#   (≈ 25 device-minutes with the machine's start; a session with more time adds train calls
-#    and raises TOTAL_SECONDS before the first)
+#   a 15-device-minute session, one call (~9 min; carry ["gpu-pack"]):
+#       TOTAL_SECONDS=420 bash scripts/gpu_train.sh session 420         # train, then export to $OUT
+#   a longer session: `train 450` calls back to back (issue each at once: the machine goes back
+#   after 30 s idle and takes runs/gpu/checkpoint with it), TOTAL_SECONDS their sum, then
+#   `export` (≤ 15 MiB parts of the bf16 folder → $OUT)
 #   here (~15 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
+# Only the shipped size can continue in a later session (INIT must travel with the tree, ≤ 64 MiB
+# in all with the 53 MiB tracked tree): a `large` folder (57 MB bf16) cannot, so a `large` run
+# lives within one session (first run and its numbers: MODEL_CARD.md, "The recipe's first run").
 #
 # `train SECONDS` runs the training loop for SECONDS more of wall time, its validation passes
 # included and the last one fitted inside (the call is killed at SECONDS + MARGIN, default 120 s,
@@ -22,7 +24,8 @@
 # compares the new folder with the shipped model on the same validation gaps (neural alone).
 # Tested end to end on CPU with a tiny config: tests/train/test_gpu_recipe.py.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+self=$(realpath "$0")
+cd "$(dirname "$self")/.."
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1
 PY=${PY:-python3}
 CONFIG=${CONFIG:-configs/gpu_large.yaml}
@@ -36,7 +39,7 @@ print(m if json.load(open(m+'/apollo_restore.json')).get('size') == yaml.safe_lo
 fi
 OUT=${OUT:-runs/gpu-out}
 DATA=${DATA:-data/gpu/prepared}  # the unpacked training text (on the GPU's disk)
-verb=${1:?usage: gpu_train.sh pack|train SECONDS|export|receive FOLDER}
+verb=${1:?usage: gpu_train.sh pack|train SECONDS|session SECONDS|export|receive FOLDER}
 shift
 
 case "$verb" in
@@ -52,6 +55,12 @@ train)
     prepared="$DATA" val_gaps="$PACK/val_gaps.jsonl" init_from="$INIT" \
     max_seconds="${TOTAL_SECONDS:-900}" call_seconds="$seconds" "$@"
   tail -3 "$RUN/metrics.jsonl"
+  ;;
+session)
+  # a device session in one call: train, then export whatever the training saved (best/, else
+  # the checkpoint), even when the training stopped early
+  bash "$self" train "$@" || echo "train stopped (exit $?): exporting what it saved" >&2
+  bash "$self" export
   ;;
 export)
   mkdir -p "$OUT"
@@ -84,6 +93,6 @@ PY
   done
   ;;
 *)
-  echo "unknown step $verb: pack | train SECONDS | export | receive FOLDER" >&2; exit 2
+  echo "unknown step $verb: pack | train SECONDS | session SECONDS | export | receive FOLDER" >&2; exit 2
   ;;
 esac

@@ -101,7 +101,8 @@ def test_pack_train_export_receive_and_continue(recipe):
     # a second session continues from the weights brought back: its history holds the first
     kept = tmp / "session1"
     (tmp / "run/export").rename(kept)
-    again = {**env, "INIT": str(kept), "RUN": str(tmp / "run2")}
-    _run(again, "train", "1")
+    again = {**env, "INIT": str(kept), "RUN": str(tmp / "run2"), "OUT": str(tmp / "out2")}
+    _run(again, "session", "1")  # train and export in one call
+    assert sorted((tmp / "out2").glob("export.tar.part-*"))
     history = json.loads((tmp / "run2/checkpoint/apollo_restore.json").read_text())["training"]["history"]
     assert history[-1]["step"] == meta["training"]["step"] and history[-1]["data"] == meta["data"]
