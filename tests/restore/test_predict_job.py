@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import sys
+import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from typer.testing import CliRunner
 from apollo_restore.cli.app import app
 from apollo_restore.errors import FileError, FormatError
 from apollo_restore.restore import load
-from apollo_restore.restore.predict import PredictJob
+from apollo_restore.restore.predict import PredictJob, Workers
 from apollo_restore.restore.types import Candidate
 
 PREFIX = "ετους δευτερου και εικοστου "
@@ -241,3 +243,47 @@ def test_cli_refuses_to_continue_a_run_made_with_another_k(tmp_path, gapset, mon
     restarted = predict("--gaps", gapset, "--out", out, "--k", 5, "--restart")
     assert restarted.exit_code == 0, restarted.output
     assert ids(out) == [f"g{i}" for i in range(10)]
+
+
+class Echo:
+    """A filler whose first reading is drawn from the gap and whose second names its process."""
+
+    name = "echo"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def candidates(self, prefix, suffix, hint, k=None):
+        time.sleep(self.seconds)  # long enough that every worker gets some gaps
+        return [Candidate(prefix.split()[-1], 0.75, -0.3), Candidate(f"pid{os.getpid()}", 0.25, -1.4)]
+
+
+def test_workers_restore_every_gap_once_in_order_in_other_processes(tmp_path):
+    gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(i, prefix=f"{PREFIX}λ{i} ") for i in range(8)])
+    alone, shared = tmp_path / "alone.jsonl", tmp_path / "shared.jsonl"
+    PredictJob.open(gaps, alone, k=5).run(Echo(0.0), progress=False)
+    PredictJob.open(gaps, shared, k=5).run(None, progress=False, workers=Workers(partial(Echo, 0.2), 2))
+    rows = [json.loads(line) for line in shared.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [f"g{i}" for i in range(8)]
+    firsts = [json.loads(line)["candidates"][0] for line in alone.read_text().splitlines()]
+    assert [r["candidates"][0] for r in rows] == firsts == [{"text": f"λ{i}", "prob": 0.75} for i in range(8)]
+    pids = {r["candidates"][1]["text"] for r in rows}
+    assert len(pids) == 2 and f"pid{os.getpid()}" not in pids
+
+
+def test_cli_workers_give_the_readings_of_one_process(tmp_path):
+    # the embedded model, neural member alone, in two spawned processes against one
+    rows = [gap(0), gap(1, prefix="και ομολογει ο", suffix="ν απο κωμης", hint=4), gap(2, hint=None)]
+    gaps = write_gaps(tmp_path / "gaps.jsonl", rows)
+    runs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"preds-{workers}.jsonl"
+        result = predict("--gaps", gaps, "--out", out, "--neural-only", "--k", 5, "--workers", workers)
+        assert result.exit_code == 0, result.output
+        runs[workers] = [{**json.loads(line), "ms": None} for line in out.read_text().splitlines()]
+    assert runs[2] == runs[1] and len(runs[1]) == 3
+
+
+def test_cli_workers_beyond_the_cores_are_a_numbered_usage_error(gapset, tmp_path, no_model):
+    result = predict("--gaps", gapset, "--out", tmp_path / "p.jsonl", "--workers", (os.cpu_count() or 1) + 1)
+    assert result.exit_code == 2 and "E601" in result.output and "--workers" in result.output

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import fail, read_text_argument, threads_option
+from apollo_restore.cli.common import MAX_THREADS, fail, read_text_argument, threads_option
 from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
 
 # options shared by `restore` and `predict`
@@ -45,6 +46,14 @@ PARALLELS_OPTION = typer.Option(
     False, "--parallels", help="Also propose the readings of two-sided parallel passages, cited by document id."
 )
 THREADS_OPTION = threads_option("Torch threads (default: the cores idle now, at most 2).")
+WORKERS_OPTION = typer.Option(
+    1,
+    "--workers",
+    min=1,
+    max=MAX_THREADS,
+    help="Processes restoring gaps side by side, each with its own model and --threads torch threads "
+    "(default 1 each): many gaps on a machine with many cores. Results do not change.",
+)
 
 
 def batch_size(batch: int | None, device: str) -> int:
@@ -168,6 +177,7 @@ def predict_command(
     threads: int | None = THREADS_OPTION,
     device: str = DEVICE_OPTION,
     batch: int | None = BATCH_OPTION,
+    workers: int = WORKERS_OPTION,
 ) -> None:
     """Run a gap set and write predictions with per-gap milliseconds, as a durable job.
 
@@ -181,8 +191,7 @@ def predict_command(
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.config import RestoreConfig
-    from apollo_restore.restore.load import load_filler
-    from apollo_restore.restore.predict import PredictJob
+    from apollo_restore.restore.predict import PredictJob, Workers
     from apollo_restore.restore.threads import use_threads
 
     try:
@@ -191,27 +200,40 @@ def predict_command(
             "exact length": str(exact_length), "neural only": str(neural_only), "parallels": str(parallels),
         }  # fmt: skip
         job = PredictJob.open(gaps, out, k, force=force, restart=restart, settings=settings)
-        use_threads(threads)
+        threads = use_threads(threads if threads or workers == 1 else 1)
     except (FileError, FormatError, RequestError) as err:
         fail(err)
     if job.output.resumed:
         done = job.total - len(job.todo)
         typer.echo(f"resuming: {done} of {job.total} gaps already in {job.output.partial}", err=True)
-    config = RestoreConfig(k=k, exact_length=exact_length)
-    restorer = _load(load_filler, model, config=config, use_ngram=not neural_only, device=device)
-    if parallels:
-        # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.retrieve.augment import with_parallels
-        from apollo_restore.retrieve.index import ParallelIndex
-
-        restorer = with_parallels(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
+    options = {"config": RestoreConfig(k=k, exact_length=exact_length), "use_ngram": not neural_only, "device": device}
+    # loaded here also with --workers: a broken folder fails at once, with its numbered message,
+    # and the parallel index is built (once) before the workers read it
+    restorer = _load(partial(_restorer, parallels=parallels), model, **options)
+    pool = Workers(partial(_restorer, model, parallels, **options), workers, threads) if workers > 1 else None
     try:
-        n = job.run(restorer, batch=batch_size(batch, device))
+        n = job.run(restorer, batch=batch_size(batch, device), workers=pool)
     except KeyboardInterrupt:
         typer.echo(f"stopped: the predictions made so far are in {job.output.partial}; "
                    "run the same command again to continue", err=True)  # fmt: skip
         raise typer.Exit(130) from None
     typer.echo(f"wrote {n} predictions to {out}")
+
+
+def _restorer(model: Path | None, parallels: bool, **options):
+    """The model folder's filler (:func:`load_filler` with ``options``), with the parallel
+    passages' readings when ``parallels``; module-level, so that ``--workers`` processes build
+    their own from it."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore.restore.load import load_filler
+
+    restorer = load_filler(model, **options)
+    if not parallels:
+        return restorer
+    from apollo_restore.retrieve.augment import with_parallels
+    from apollo_restore.retrieve.index import ParallelIndex
+
+    return with_parallels(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
 
 
 def register(app: typer.Typer) -> None:

@@ -12,13 +12,20 @@ as each batch is done (:class:`~apollo_restore.data.outputs.LineJob`); a run tha
 is killed or fails leaves that file, and the next run with the same output continues after the
 gaps it holds (``restart`` begins again). When every gap is predicted the file is renamed over
 ``OUT``: gap-set order, every gap exactly once.
+
+With :class:`Workers` the gaps are shared among processes that each build their own filler
+(``job.run(None, workers=Workers(make, 4))``): each gap gets what it gets in one process, and
+the predictions are still written in gap-set order, each as soon as it and all before it are done.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -28,6 +35,7 @@ from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError
 from apollo_restore.restore.filler import GapFiller, candidates_many
 from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k
+from apollo_restore.restore.threads import use_threads
 
 
 def predict(
@@ -65,6 +73,55 @@ def _predictions(
             for gap, cands in zip(chunk, found):
                 yield Prediction(gap.id, [(c.text, round(c.prob, 6)) for c in cands], ms)
             bar.update(len(chunk))
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Processes that each build their own filler and restore a share of the gaps.
+
+    Attributes:
+        make: builds the filler, once in each process; picklable (a module-level function or a
+            ``functools.partial`` of one), since the processes are started fresh (``spawn``).
+        count: processes.
+        threads: torch threads in each process.
+    """
+
+    make: Callable[[], GapFiller]
+    count: int
+    threads: int = 1
+
+
+#: the filler of this worker process, built once by :func:`_start_worker`
+_worker_filler: GapFiller | None = None
+
+
+def _start_worker(make: Callable[[], GapFiller], threads: int) -> None:
+    global _worker_filler
+    use_threads(threads)
+    _worker_filler = make()
+
+
+def _predict_chunk(chunk: list[GapExample], k: int) -> list[Prediction]:
+    """One worker's predictions for ``chunk``, its gaps searched together."""
+    return list(_predictions(_worker_filler, chunk, k, progress=False, batch=len(chunk)))
+
+
+def _predictions_in_workers(
+    workers: Workers, gaps: list[GapExample], k: int, progress: bool, batch: int
+) -> Iterator[Prediction]:
+    """The predictions of :func:`predict` for gaps already checked, ``batch`` gaps to a task, the
+    tasks shared among ``workers``; yielded in gap order as each task and those before it end."""
+    chunks = [gaps[start : start + batch] for start in range(0, len(gaps), batch)]
+    pool = ProcessPoolExecutor(
+        workers.count, multiprocessing.get_context("spawn"), _start_worker, (workers.make, workers.threads)
+    )
+    try:
+        with tqdm(total=len(gaps), desc="predict", unit="gap", disable=not progress) as bar:
+            for found in pool.map(_predict_chunk, chunks, repeat(k)):
+                yield from found
+                bar.update(len(found))
+    finally:  # stopped early (a failure, ^C): drop the tasks not started rather than wait for them
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass
@@ -131,18 +188,26 @@ class PredictJob:
             )
         return cls([gap for gap in gaps if gap.id not in done], len(gaps), k, output)
 
-    def run(self, filler: GapFiller, progress: bool = True, batch: int = 1) -> int:
+    def run(
+        self, filler: GapFiller | None, progress: bool = True, batch: int = 1, workers: Workers | None = None
+    ) -> int:
         """Predict the gaps still to do, ``batch`` at a time (see :func:`predict`), then make the
         output; returns the gaps in the gap set.
 
         Each batch's predictions are appended to the partial file as soon as the batch is done: a
         failure (or a kill) leaves the predictions made so far there for the next run, and any
-        earlier output untouched.
+        earlier output untouched. With ``workers`` (then ``filler`` is not used) the batches are
+        shared among processes and their predictions appended in gap-set order.
         """
+        if workers is None:
+            found = _predictions(filler, self.todo, self.k, progress, batch)  # checked by open()
+        else:
+            found = _predictions_in_workers(workers, self.todo, self.k, progress, batch)
         try:
-            for prediction in _predictions(filler, self.todo, self.k, progress, batch):  # checked by open()
+            for prediction in found:
                 self.output.append(jsonl_line(prediction.to_dict()))
             self.output.finish()
         finally:
+            found.close()  # with workers: stops them
             self.output.close()
         return self.total
