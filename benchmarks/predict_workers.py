@@ -20,16 +20,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from apollo_restore.data.formats import jsonl_line
+from apollo_restore.data.formats import write_gapset
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
 
 
-def write_gapset(prepared: Path, per_length: int, path: Path) -> int:
+def validation_gapset(prepared: Path, per_length: int, path: Path) -> int:
     table = load_documents(prepared, split="validation", sources=["ddb"])
-    gaps = build_synthetic(table, "ddb", "validation", per_length, conditions=("exact", "none"), seed=21)
-    path.write_text("".join(jsonl_line(g.to_dict()) for g in gaps))
-    return len(gaps)
+    return write_gapset(path, build_synthetic(table, "ddb", "validation", per_length, ("exact", "none"), seed=21))
 
 
 def run(gaps: Path, out: Path, workers: int) -> tuple[float, list[dict]]:
@@ -51,7 +49,7 @@ def main() -> None:
     counts = [1, *(args.workers or [2])]
     with tempfile.TemporaryDirectory() as tmp:
         gaps = Path(tmp) / "gaps.jsonl"
-        n = write_gapset(args.prepared, args.per_length, gaps)
+        n = validation_gapset(args.prepared, args.per_length, gaps)
         times: dict[int, list[float]] = {c: [] for c in counts}
         readings: dict[int, list[dict]] = {}
         for round_ in range(args.rounds):
