@@ -153,3 +153,26 @@ def test_report_cli_gaps_source_missing_from_split(toy_prepared, tmp_path, runne
         2,
         f"error: no test documents of source 'literary' in {toy_prepared}\n",
     )
+
+
+def test_report_cli_evaluate_with_workers_scores_what_one_process_scores(tmp_path, runner):
+    # the embedded model, neural member alone, in two spawned processes against one
+    rows = [
+        {"id": f"g{i}", "source": "ddb", "doc": "d", "prefix": prefix, "suffix": suffix, "target": target, "hint": n}
+        for i, (prefix, target, suffix, n) in enumerate(
+            [
+                ("ετους δευτερου και ", "εικοστου", " καισαρος του κυριου", 8),
+                ("και ομολογει ο", "μοσ", "ν απο κωμης", None),
+            ]
+        )
+    ]
+    gapset = tmp_path / "gaps.jsonl"
+    gapset.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    found = {}
+    for workers in (1, 2):
+        out = tmp_path / f"rep-{workers}"
+        result = runner.invoke(app, ["evaluate", "--gaps", str(gapset), "--out", str(out), "--neural-only",
+                                     "--k", "5", "--workers", str(workers)])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        found[workers] = [p.candidates for p in read_predictions(out / "predictions.jsonl")]
+    assert found[2] == found[1] and len(found[1]) == 2

@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import typer
 
 from apollo_restore.cli.common import MAX_SEED, fail, threads_option
-from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, batch_size
+from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, WORKERS_OPTION, batch_size
 from apollo_restore.errors import FileError, FormatError, RequestError
 
 _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
@@ -153,6 +154,7 @@ def evaluate_command(
     neural_only: bool = typer.Option(
         False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."
     ),
+    workers: int = WORKERS_OPTION,
 ) -> None:
     """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -189,21 +191,26 @@ def evaluate_command(
         ours = read_predictions(predictions) if predictions else None
     except (FileError, FormatError) as err:
         fail(err)
-    filler, name = None, "predictions"
+    filler, name, pool = None, "predictions", None
     if not predictions:
         # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.restore.config import RestoreConfig
         from apollo_restore.restore.load import load_filler
+        from apollo_restore.restore.predict import Workers
         from apollo_restore.restore.threads import use_threads
 
-        config = RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length)
+        options = {
+            "config": RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length),
+            "use_ngram": not neural_only, "device": device,
+        }  # fmt: skip
         try:
-            if threads:
-                use_threads(threads)
-            filler = load_filler(model, config=config, use_ngram=not neural_only, device=device)
+            if threads or workers > 1:
+                threads = use_threads(threads or 1)
+            filler = load_filler(model, **options)
         except (FileNotFoundError, ValueError) as err:  # E501–E513: a broken folder, or a GPU where there is none
             fail(err)
         name = filler.name
+        pool = Workers(partial(load_filler, model, **options), workers, threads) if workers > 1 else None
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
     gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
     meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
@@ -221,6 +228,7 @@ def evaluate_command(
         meta,
         seed=seed,
         batch=batch_size(batch, device),
+        workers=pool,
     )
     typer.echo(f"{metrics['gaps']} gaps scored; report in {out / 'report.md'}")
 

@@ -82,7 +82,6 @@ def restore_command(
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restore.driver import restore_text
-    from apollo_restore.restore.load import load_filler
     from apollo_restore.restore.request import RestoreRequest
     from apollo_restore.restore.threads import use_threads
 
@@ -92,13 +91,7 @@ def restore_command(
         use_threads(threads)
     except (LeidenError, RequestError) as err:
         fail(err)
-    restorer = _load(load_filler, model, use_ngram=not neural_only)
-    if parallels:
-        # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.retrieve.augment import with_parallels
-        from apollo_restore.retrieve.index import ParallelIndex
-
-        restorer = with_parallels(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
+    restorer = _load(partial(_restorer, parallels=parallels), model, use_ngram=not neural_only)
     result = restore_text(restorer, request)
     for warning in result.warnings:
         typer.secho(f"warning: {warning}", err=True, fg="yellow")
@@ -108,12 +101,12 @@ def restore_command(
     _print(result, show)
 
 
-def _load(load_filler, model: Path | None, **options):
-    """The model folder's filler, or exit 2 with the numbered message when a file it names is
-    missing (``E501``), a file is broken (``E503``–``E512``), its ensemble entry is unusable
-    (``E502``) or ``device`` is a GPU this PyTorch cannot see (``E513``)."""
+def _load(build, model: Path | None, **options):
+    """``build(model, **options)``: the model folder's filler, or exit 2 with the numbered message
+    when a file it names is missing (``E501``), a file is broken (``E503``–``E512``), its ensemble
+    entry is unusable (``E502``) or ``device`` is a GPU this PyTorch cannot see (``E513``)."""
     try:
-        return load_filler(model, **options)
+        return build(model, **options)
     except (FileNotFoundError, ValueError) as err:
         fail(err)
 
@@ -230,6 +223,7 @@ def _restorer(model: Path | None, parallels: bool, **options):
     restorer = load_filler(model, **options)
     if not parallels:
         return restorer
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.retrieve.augment import with_parallels
     from apollo_restore.retrieve.index import ParallelIndex
 

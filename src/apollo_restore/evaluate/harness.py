@@ -36,7 +36,7 @@ from apollo_restore.evaluate.gapsets import condition_of, is_excluded, parse_gap
 from apollo_restore.evaluate.metrics import GapScore, reliability, score_gap, summarise, uniform
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.predict import predict
+from apollo_restore.restore.predict import Workers, predict
 
 BPC_MODES = ("prefix", "middle")
 PERIODS = ("BC", "1st–3rd c. AD", "4th c. AD+", "unknown")
@@ -63,10 +63,12 @@ def base_id(gap_id: str) -> str:
 
 
 def run(
-    filler: GapFiller, gaps: Iterable[GapExample], k: int = 20, progress: bool = True, batch: int = 1
-) -> list[Prediction]:
-    """Predictions of ``filler`` for each gap, in order (``batch`` gaps searched together)."""
-    return list(predict(filler, gaps, k, progress, batch=batch))
+    filler: GapFiller | None, gaps: Iterable[GapExample], k: int = 20, progress: bool = True, batch: int = 1,
+    workers: Workers | None = None,
+) -> list[Prediction]:  # fmt: skip
+    """Predictions of ``filler`` for each gap, in order (``batch`` gaps searched together; with
+    ``workers``, by their processes instead)."""
+    return list(predict(filler, gaps, k, progress, batch=batch, workers=workers))
 
 
 def score_predictions(gaps: Iterable[GapExample], predictions: Iterable[Prediction], k: int = 20) -> list[ScoredGap]:
@@ -134,8 +136,10 @@ def uncertain_comparison(scored: Iterable[ScoredGap], kind: str = "synthetic") -
 def evaluate(
     filler: GapFiller | None, gaps: list[GapExample], k: int = 20,
     predictions: list[Prediction] | None = None, progress: bool = True, batch: int = 1,
+    workers: Workers | None = None,
 ) -> tuple[list[Prediction], dict[str, Any]]:  # fmt: skip
-    """Predict (unless ``predictions`` are given; ``batch`` gaps searched together) and score a gap set.
+    """Predict (unless ``predictions`` are given; ``batch`` gaps searched together, by ``workers``'
+    processes when given) and score a gap set.
 
     Returns:
         ``(predictions, metrics)`` with ``metrics = {"gaps", "predicted", "k", "groups",
@@ -147,7 +151,7 @@ def evaluate(
     if predictions is None:
         if filler is None:
             raise ValueError("evaluate needs a gap filler or predictions")
-        predictions = run(filler, gaps, k, progress, batch)
+        predictions = run(filler, gaps, k, progress, batch, workers)
     scored = score_predictions(gaps, predictions, k)
     metrics = {
         "gaps": len(gaps),

@@ -21,6 +21,7 @@ from apollo_restore.evaluate.harness import bpc_by_period, evaluate
 from apollo_restore.evaluate.peers import side_by_side
 from apollo_restore.evaluate.report import write_report
 from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.predict import Workers
 
 GAPS_FILE, PREDICTIONS_FILE = "gaps.jsonl", "predictions.jsonl"
 
@@ -30,7 +31,7 @@ def evaluate_to_folder(
     predictions: list[Prediction] | None = None, peers: dict[str, list[Prediction]] | None = None,
     bpc_table: pa.Table | None = None, bpc_windows: int = 64, bpc_mode: str = "prefix",
     name: str = "apollo", meta: dict[str, Any] | None = None, progress: bool = True, seed: int = 0,
-    batch: int = 1,
+    batch: int = 1, workers: Workers | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Evaluate ``filler`` (or given ``predictions``) on ``gaps`` and write the report folder.
 
@@ -46,6 +47,8 @@ def evaluate_to_folder(
         name: our system's name in the side-by-side.
         meta: extra facts for the report header.
         batch: gaps the filler searches together (:func:`~apollo_restore.restore.predict.predict`).
+        workers: processes that restore the gaps instead of ``filler`` (which still gives the
+            bits per character).
 
     Returns:
         The metrics written to ``metrics.json``.
@@ -54,7 +57,7 @@ def evaluate_to_folder(
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     write_gapset(out / GAPS_FILE, gaps)
-    predictions, metrics = evaluate(filler, gaps, k, predictions, progress, batch)
+    predictions, metrics = evaluate(filler, gaps, k, predictions, progress, batch, workers)
     write_predictions(out / PREDICTIONS_FILE, predictions)
     ms = [p.ms for p in predictions if p.ms is not None]
     info: dict[str, Any] = {

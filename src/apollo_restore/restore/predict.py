@@ -39,25 +39,31 @@ from apollo_restore.restore.threads import use_threads
 
 
 def predict(
-    filler: GapFiller,
+    filler: GapFiller | None,
     gaps: Iterable[GapExample],
     k: int = 20,
     progress: bool = True,
     limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
     batch: int = 1,
+    workers: Workers | None = None,
 ) -> Iterator[Prediction]:
     """Predictions for each gap, in order, with the milliseconds each took.
 
     ``batch`` gaps are restored at a time, searched together where the filler can
     (:func:`~apollo_restore.restore.filler.candidates_many`; on a GPU, many gaps fill one batch);
-    each gets the candidates it would get alone, and the batch's time shared evenly.
+    each gets the candidates it would get alone, and the batch's time shared evenly. With
+    ``workers`` (then ``filler`` is not used) the batches are shared among processes.
 
     Raises:
         RequestError: ``k`` beyond ``limits``, or a gap :func:`check_gap` refuses (every gap is
             checked before any search, so that a bad one fails at once).
     """
     check_k(k, limits)
-    yield from _predictions(filler, [check_gap(gap, limits) for gap in gaps], k, progress, batch)
+    checked = [check_gap(gap, limits) for gap in gaps]
+    if workers is None:
+        yield from _predictions(filler, checked, k, progress, batch)
+    else:
+        yield from _predictions_in_workers(workers, checked, k, progress, batch)
 
 
 def _predictions(
