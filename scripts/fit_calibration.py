@@ -160,7 +160,12 @@ def cross_fitted(records: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     """Shown probabilities of each half of the documents under the calibration fitted on the other."""
     halves = folds(records)
     parts = [shown(halves[f], fit(*arrays(halves[1 - f]))) for f in (0, 1)]
-    return np.concatenate([p for p, _ in parts]), np.concatenate([r for _, r in parts])
+    width = max(p.shape[1] for p, _ in parts)  # the halves' largest pools differ
+
+    def padded(a: np.ndarray, value: float | bool) -> np.ndarray:
+        return np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=value)
+
+    return np.concatenate([padded(p, 0.0) for p, _ in parts]), np.concatenate([padded(r, False) for _, r in parts])
 
 
 def held_out_nll(records: list[dict], terms: tuple[str, ...]) -> float:
