@@ -287,3 +287,46 @@ def test_cli_workers_give_the_readings_of_one_process(tmp_path):
 def test_cli_workers_beyond_the_cores_are_a_numbered_usage_error(gapset, tmp_path, no_model):
     result = predict("--gaps", gapset, "--out", tmp_path / "p.jsonl", "--workers", (os.cpu_count() or 1) + 1)
     assert result.exit_code == 2 and "E601" in result.output and "--workers" in result.output
+
+
+WORKERS_RUN = """
+import sys
+from functools import partial
+from pathlib import Path
+from apollo_restore.restore.predict import PredictJob, Workers
+from tests.restore.test_predict_job import Echo
+
+workers = Workers(partial(Echo, 0.3), 2)
+PredictJob.open(Path(sys.argv[1]), Path(sys.argv[2]), k=5).run(None, progress=False, workers=workers)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_end_when_their_predict_is_killed(tmp_path, gapset):
+    out, root = tmp_path / "preds.jsonl", Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "src")])}
+    run = subprocess.Popen([sys.executable, "-c", WORKERS_RUN, gapset, out], cwd=root, env=env)
+    partial_file, deadline = tmp_path / "preds.jsonl.partial", time.monotonic() + 120
+    while (
+        time.monotonic() < deadline and len(partial_file.read_text().splitlines() if partial_file.exists() else []) < 2
+    ):
+        time.sleep(0.1)
+    pids = {int(json.loads(line)["candidates"][1]["text"][3:]) for line in partial_file.read_text().splitlines()}
+    assert pids and all(_alive(pid) for pid in pids)
+    run.kill()
+    run.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.1)
+    left = [pid for pid in pids if _alive(pid)]
+    for pid in left:  # not to leave them behind when this fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "workers outlived their killed predict"

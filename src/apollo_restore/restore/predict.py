@@ -21,6 +21,9 @@ the predictions are still written in gap-set order, each as soon as it and all b
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
+import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -103,8 +106,16 @@ _worker_filler: GapFiller | None = None
 
 def _start_worker(make: Callable[[], GapFiller], threads: int) -> None:
     global _worker_filler
+    threading.Thread(target=_exit_with_parent, daemon=True).start()
     use_threads(threads)
     _worker_filler = make()
+
+
+def _exit_with_parent() -> None:
+    """End this worker as soon as the process that started it ends, however it ends (a killed
+    ``predict`` would otherwise leave its workers waiting for work, each holding a model)."""
+    multiprocessing.connection.wait([multiprocessing.parent_process().sentinel])
+    os._exit(1)
 
 
 def _predict_chunk(chunk: list[GapExample], k: int) -> list[Prediction]:
