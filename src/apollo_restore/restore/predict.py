@@ -62,17 +62,18 @@ def predict(
             checked before any search, so that a bad one fails at once).
     """
     check_k(k, limits)
-    checked = [check_gap(gap, limits) for gap in gaps]
-    if workers is None:
-        yield from _predictions(filler, checked, k, progress, batch)
-    else:
-        yield from _predictions_in_workers(workers, checked, k, progress, batch)
+    yield from _predictions(filler, [check_gap(gap, limits) for gap in gaps], k, progress, batch, workers)
 
 
 def _predictions(
-    filler: GapFiller, gaps: list[GapExample], k: int, progress: bool, batch: int = 1
-) -> Iterator[Prediction]:
-    """The predictions of :func:`predict` for gaps already checked, ``batch`` gaps at a time."""
+    filler: GapFiller | None, gaps: list[GapExample], k: int, progress: bool, batch: int = 1,
+    workers: Workers | None = None,
+) -> Iterator[Prediction]:  # fmt: skip
+    """The predictions of :func:`predict` for gaps already checked, ``batch`` gaps at a time (by
+    ``workers``' processes when given)."""
+    if workers is not None:
+        yield from _predictions_in_workers(workers, gaps, k, progress, batch)
+        return
     with tqdm(total=len(gaps), desc="predict", unit="gap", disable=not progress) as bar:
         for start in range(0, len(gaps), batch):
             chunk = gaps[start : start + batch]
@@ -216,10 +217,7 @@ class PredictJob:
         earlier output untouched. With ``workers`` (then ``filler`` is not used) the batches are
         shared among processes and their predictions appended in gap-set order.
         """
-        if workers is None:
-            found = _predictions(filler, self.todo, self.k, progress, batch)  # checked by open()
-        else:
-            found = _predictions_in_workers(workers, self.todo, self.k, progress, batch)
+        found = _predictions(filler, self.todo, self.k, progress, batch, workers)  # checked by open()
         try:
             for prediction in found:
                 self.output.append(jsonl_line(prediction.to_dict()))
