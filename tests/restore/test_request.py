@@ -46,6 +46,7 @@ def code_of(call) -> str:
         ({"hints": {1: "ca.7x"}}, "E306"),  # "invalid literal for int()"
         ({"hints": {3: 5}}, "E306"),  # out-of-range gap numbers were silently ignored
         ({"hints": {0: 5}}, "E306"),  # gaps are numbered from 1
+        ({"hints": {"0\x1f": None}}, "E306"),  # str.strip() takes \x1f, int() did not: ValueError
         ({"pins": {3: "αβ"}}, "E307"),
         ({"pins": {1: "abc"}}, "E307"),  # a Latin pin made the reading vanish
         ({"pins": {1: ""}}, "E307"),

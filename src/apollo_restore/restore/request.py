@@ -150,7 +150,7 @@ def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tu
     out = []
     for key, value in values.items():
         if isinstance(key, str) and key.strip().isdecimal():
-            key = int(key)
+            key = int(key.strip())  # what int() itself strips is narrower (not \x1f)
         if not isinstance(key, int) or isinstance(key, bool):
             raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 1")
         if not 1 <= key <= n_gaps:
