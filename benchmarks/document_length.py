@@ -33,7 +33,7 @@ from tqdm import tqdm
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
-from apollo_restore.evaluate.metrics import agnostic, mean_of, score_gap, uniform
+from apollo_restore.evaluate.metrics import agnostic, answer_in_context, mean_of, score_gap, uniform
 from apollo_restore.hint import Hint
 from apollo_restore.restore.candidates import union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
@@ -83,9 +83,7 @@ def collect(args) -> None:
 
 def in_context(row: dict) -> bool:
     """Whether the answer, or one of its words of ≥ 5 letters, stands in the visible context."""
-    context = agnostic(row["prefix"] + " " + row["suffix"])
-    words = [agnostic(w) for w in row["target"].split()]
-    return agnostic(row["target"]) in context or any(len(w) >= 5 and w in context for w in words)
+    return answer_in_context(row["prefix"], row["suffix"], row["target"])
 
 
 def base_scores(row: dict, copy_weight: float) -> np.ndarray:

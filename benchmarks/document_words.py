@@ -42,11 +42,12 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from apollo_restore.data.formats import write_gapset
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
-from apollo_restore.evaluate.metrics import agnostic, score_gap, uniform
+from apollo_restore.evaluate.metrics import agnostic, answer_in_context, score_gap, uniform
 from apollo_restore.restore.candidates import union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.context_words import DocumentWords, Vocabulary, WordConfig, document_letters
@@ -70,11 +71,9 @@ WORD_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.5, 0.8)
 FEATURES = {"letters ≥4, stems": (4, 2), "letters ≥4, exact": (4, 0), "letters ≥5, stems": (5, 2)}
 
 
-def in_context(gap) -> bool:
+def in_context(gap: dict) -> bool:
     """Whether the answer, or one of its words of ≥ 5 letters, stands in the visible context."""
-    context = agnostic(gap["prefix"] + " " + gap["suffix"])
-    words = [agnostic(w) for w in gap["target"].split()]
-    return agnostic(gap["target"]) in context or any(len(w) >= 5 and w in context for w in words)
+    return answer_in_context(gap["prefix"], gap["suffix"], gap["target"])
 
 
 def gap_sets(args) -> list[tuple[str, object]]:
@@ -188,10 +187,14 @@ def main() -> None:
     parser.add_argument("--timing", type=int, default=0, help="time the shipped ensemble on N sample gaps, then stop")
     parser.add_argument("--copy", type=float, default=0.2, help="--timing: DocumentCopy's weight")
     parser.add_argument("--words", type=float, default=0.2, help="--timing: DocumentWords' weight")
+    parser.add_argument("--write-gaps", type=Path, help="write the targeted set as a gap-set JSONL, then stop")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.timing:
         return timing(args)
+    if args.write_gaps:
+        n = write_gapset(args.write_gaps, [g for name, g in gap_sets(args) if name == "targeted"])
+        return print(f"{n} targeted gaps → {args.write_gaps}")
     if not args.offline:
         collect(args)
     rows = [json.loads(line) for line in args.out.read_text().splitlines()]

@@ -9,7 +9,9 @@ validation gaps (exact hint and no hint, lengths 1–20); the gaps are sent to t
 turn, each going first in turn, so that the load of a shared machine falls on all alike.
 Prints Markdown: p50/p95 of each tree's CPU milliseconds per gap and of the per-gap CPU ratio
 (tree / baseline), top-1 agreement with the baseline, and uniform-weighted Top-1/Top-20 per
-condition. ``--variant NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with
+condition. Without ``--baseline`` this tree's defaults are the reference; ``--gap-file`` restores
+that gap set instead, and the Top-1 of gaps whose answer stands in the visible context is shown
+beside the others'. ``--variant NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with
 those ``RestoreConfig`` fields changed (the search settings to choose on validation).
 
     python benchmarks/restore_speed.py --prepared data/prepared --device cuda --gaps 10000 --check 100
@@ -33,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from apollo_restore.data.table import load_documents
-from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
-from apollo_restore.evaluate.metrics import score_gap, uniform
+from apollo_restore.evaluate.gapsets import build_synthetic, condition_of, load_gaps
+from apollo_restore.evaluate.metrics import answer_in_context, score_gap, uniform
 from apollo_restore.restore.load import load_filler
 from apollo_restore.restore.predict import predict
 from apollo_restore.restore.threads import use_threads
@@ -83,10 +85,14 @@ def pct(values: list[float], q: float) -> float:
 
 
 def compare(args: argparse.Namespace) -> None:
-    table = load_documents(args.prepared, split="validation", sources=["ddb"])
-    gaps = build_synthetic(table, "ddb", "validation", args.per_length, conditions=("exact", "none"), seed=21)
+    if args.gap_file:
+        gaps = load_gaps(args.gap_file)
+    else:
+        table = load_documents(args.prepared, split="validation", sources=["ddb"])
+        gaps = build_synthetic(table, "ddb", "validation", args.per_length, ("exact", "none"), seed=args.seed)
     variants = dict(v.split("=", 1) for v in args.variant)
-    trees = {"baseline": (args.baseline, {}), "this tree": (HERE, {})}
+    trees = {"baseline": (args.baseline, {})} if args.baseline else {}
+    trees["this tree"] = (HERE, {})
     trees |= {name: (HERE, json.loads(fields)) for name, fields in variants.items()}
     workers = {name: start_worker(src, args.threads, fields) for name, (src, fields) in trees.items()}
     results: dict[str, list[dict]] = {name: [] for name in trees}
@@ -107,32 +113,40 @@ def compare(args: argparse.Namespace) -> None:
 
 
 def report(gaps: list, results: dict[str, list[dict]], trees: dict, args: argparse.Namespace) -> None:
-    """Markdown: each tree's time per gap, its per-gap CPU ratio to the baseline, its top-1
-    agreement with the baseline and its accuracy per condition."""
-    old = results["baseline"]
-    print(f"## Shipped default, {len(gaps)} ddb validation gaps (exact + no hint), k = {args.k}, ", end="")
-    print(f"{args.threads} thread(s)\n")
+    """Markdown: each tree's time per gap, its per-gap CPU ratio to the baseline (or, without
+    one, to this tree's defaults), its top-1 agreement with it and its accuracy per condition."""
+    old = next(iter(results.values()))
+    where = args.gap_file.name if args.gap_file else "ddb validation gaps (exact + no hint)"
+    print(f"## Shipped default, {len(gaps)} {where}, k = {args.k}, {args.threads} thread(s)\n")
+    copied = [answer_in_context(g.prefix, g.suffix, g.target) for g in gaps]
+    print(f"({sum(copied)} gaps whose answer stands in the visible context.)\n")
     print("| tree | settings | CPU p50 ms | CPU p95 ms | CPU ratio p50 | CPU ratio p95 | wall p50 ms | top-1 same "
-          "| exact W.Top-1 / W.Top-20 | no hint W.Top-1 / W.Top-20 |")  # fmt: skip
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| exact W.Top-1 / W.Top-20 | no hint W.Top-1 / W.Top-20 "
+          "| Top-1 answer in context / not: exact; none |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, rows in results.items():
         wall, cpu = [r["wall"] for r in rows], [r["cpu"] for r in rows]
         ratio = [b["cpu"] / a["cpu"] for a, b in zip(old, rows)]
         same = sum(bool(a["texts"]) and bool(b["texts"]) and a["texts"][0] == b["texts"][0] for a, b in zip(old, rows))
-        accuracy = []
+        accuracy, split = [], []
         for cond in ("exact", "none"):
             summary = uniform([score_gap(g.target, r["texts"]) for g, r in zip(gaps, rows) if condition_of(g) == cond])
             accuracy.append(f"{summary.top1:.3f} / {summary.top20:.3f}")
+            top1 = {True: [], False: []}
+            for g, r, c in zip(gaps, rows, copied):
+                if condition_of(g) == cond:
+                    top1[c].append(score_gap(g.target, r["texts"]).top1)
+            split.append(" / ".join(f"{np.mean(top1[c]):.3f}" if top1[c] else "–" for c in (True, False)))
         settings = json.dumps(trees[name][1]) if trees[name][1] else "default"
         times = f"{pct(cpu, 50):.0f} | {pct(cpu, 95):.0f} | {pct(ratio, 50):.2f} | {pct(ratio, 95):.2f}"
         print(f"| {name} | `{settings}` | {times} | {pct(wall, 50):.0f} | {same}/{len(rows)} | ", end="")
-        print(f"{accuracy[0]} | {accuracy[1]} |")
+        print(f"{accuracy[0]} | {accuracy[1]} | {split[0]}; {split[1]} |")
 
 
 def throughput(args: argparse.Namespace) -> None:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     per_length = -(-args.gaps // 40)  # 20 lengths × 2 conditions
-    gaps = build_synthetic(table, "ddb", "validation", per_length, conditions=("exact", "none"), seed=21)[: args.gaps]
+    gaps = build_synthetic(table, "ddb", "validation", per_length, ("exact", "none"), seed=args.seed)[: args.gaps]
     use_threads(args.threads)
     filler = load_filler(device=args.device, use_ngram=not args.neural_only)
     started = time.perf_counter()
@@ -156,6 +170,8 @@ def main() -> None:
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
     parser.add_argument("--baseline", type=Path, help="a source tree's src folder to compare with")
     parser.add_argument("--per-length", type=int, default=3, help="gaps per letter count and condition")
+    parser.add_argument("--seed", type=int, default=21, help="seed of the synthetic gaps")
+    parser.add_argument("--gap-file", type=Path, help="restore this gap set (our JSONL) instead")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--k", type=int, default=20)
     parser.add_argument("--save", type=Path, help="append each gap's results to this JSONL")

@@ -7,6 +7,7 @@ import pytest
 from apollo_restore.evaluate.metrics import (
     GapScore,
     agnostic,
+    answer_in_context,
     by_length,
     levenshtein,
     mean_of,
@@ -131,3 +132,11 @@ def test_reliability_gives_ece_and_bins():
     assert out["n"] == 4 and abs(out["ece"] - (0.5 * 0.4 + 0.5 * 0.1)) < 1e-9
     assert [(b["n"], b["accuracy"]) for b in out["bins"]] == [(2, 0.0), (2, 0.5)]
     assert reliability([], [])["ece"] is None
+
+
+def test_answer_in_context_finds_the_answer_or_a_long_word_of_it():
+    context = ("ομολογει ", " απολλωνιου του Παυσιρίωνος")
+    assert answer_in_context(*context, "παυσιριωνος")  # the whole answer, case and accents folded
+    assert answer_in_context(*context, "ογει παυσιριωνος")  # one word of ≥ 5 letters stands there
+    assert not answer_in_context(*context, "του αμμωνιου")  # 'του' is too short to count
+    assert not answer_in_context("", "", "απολλωνιου")

@@ -39,6 +39,14 @@ def agnostic(text: str) -> str:
     return "".join(ch for ch in fold(text) if ch.isalpha())
 
 
+def answer_in_context(prefix: str, suffix: str, target: str) -> bool:
+    """Whether a gap's answer, or one of its words of ≥ 5 letters, stands in its visible
+    context (space-agnostic): the gaps a reader of the document could restore by copying."""
+    context = agnostic(prefix + " " + suffix)
+    words = [agnostic(w) for w in target.split()]
+    return agnostic(target) in context or any(len(w) >= 5 and w in context for w in words)
+
+
 def levenshtein(a: str, b: str) -> int:
     """Edit distance (insertions, deletions, substitutions all cost 1); two-row DP, O(|a|·|b|)."""
     if len(a) < len(b):
