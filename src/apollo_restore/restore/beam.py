@@ -10,10 +10,6 @@ join tokens (the first ``J`` characters of the suffix, or ``[EOS]``). A candidat
 ``log P(m + join | prompt)`` plus the bound's length penalty, so middles of different lengths
 compete on how well they lead into the suffix. Scores only fall as rows grow, so a row below
 the ``k``-th finished score is dropped (exact pruning).
-
-With a :class:`~apollo_restore.restore.copy_search.DocumentCache` the search ranks rows by the
-model's next-token probabilities mixed with the document's own next characters, and keeps the
-model's log-probability beside it: the beams it returns carry the model's score.
 """
 
 from __future__ import annotations
@@ -24,7 +20,6 @@ import torch
 
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.lean import LeanDecoder, LeanModel, Prompt
-from apollo_restore.restore.copy_search import DocumentCache
 
 
 @dataclass(frozen=True)
@@ -71,12 +66,10 @@ class LengthBound:
 @dataclass
 class _Row:
     seq: tuple[int, ...]
-    score: float  # what the search ranks by (nats)
-    model: float  # log P_model of the tokens so far (nats): ``score`` unless a cache steers
+    score: float
     letters: int
     after_separator: bool
     join_at: int | None = None  # index of the next join token; None: a free row
-    history: str = ""  # the last characters before the next token (with a cache only)
 
 
 class _Alphabet:
@@ -89,25 +82,15 @@ class _Alphabet:
         self.separator = torch.zeros(vocab_size, dtype=torch.bool, device=device)
         self.separator[separators] = True
         self.separator_ids = frozenset(separators)
-        self.chars = {i: tok.id_to_token[i] for i in tok.middle_char_ids}  # join's [EOS]: none
 
 
 class _Search:
     """One gap's beam search, advanced one step at a time (several gaps can step together)."""
 
-    def __init__(
-        self,
-        alphabet: _Alphabet,
-        join: list[int],
-        k: int,
-        bound: LengthBound,
-        width: int,
-        cache: DocumentCache | None = None,
-    ):
+    def __init__(self, alphabet: _Alphabet, join: list[int], k: int, bound: LengthBound, width: int):
         self.alphabet, self.join, self.k, self.bound, self.width = alphabet, join, k, bound, width
-        self.cache = cache
-        self.rows = [_Row((), 0.0, 0.0, 0, True, history=cache.start if cache else "")]
-        self.finished: list[tuple[float, Beam]] = []  # (search score, beam), best first
+        self.rows = [_Row((), 0.0, 0, True)]
+        self.finished: list[Beam] = []
         self.steps_left = bound.max_chars + len(join) + 1
 
     def advance(self, logp: torch.Tensor) -> list[tuple[_Row, int, int]]:
@@ -117,11 +100,9 @@ class _Search:
             return []
         self.steps_left -= 1
         rows, join, k, bound, finished = self.rows, self.join, self.k, self.bound, self.finished
-        steer = self.cache.mix_rows(logp, [row.history for row in rows]) if self.cache else logp
-        floor = finished[k - 1][0] if len(finished) >= k else float("-inf")
+        floor = finished[k - 1].score if len(finished) >= k else float("-inf")
         nxt: list[tuple[_Row, int, int]] = []  # (new row, parent index, token fed)
-        join_logp = steer[:, join].tolist()  # (R, J): cheap to read for every row
-        join_model = logp[:, join].tolist() if self.cache else join_logp
+        join_logp = logp[:, join].tolist()  # (R, J): cheap to read for every row
         free = [i for i, row in enumerate(rows) if row.join_at is None]
         for i, row in enumerate(rows):
             at = 0 if row.join_at is None else row.join_at
@@ -134,30 +115,18 @@ class _Search:
             score = row.score + cost + join_logp[i][at]
             if score <= floor:
                 continue
-            model = row.model + cost + join_model[i][at]
             if at + 1 == len(join):
-                finished.append((score, Beam(row.seq, model)))
+                finished.append(Beam(row.seq, score))
             else:
-                history = self._history(row, join[at])
-                nxt.append((_Row(row.seq, score, model, row.letters, False, at + 1, history), i, join[at]))
-        finished.sort(key=lambda item: -item[0])
+                nxt.append((_Row(row.seq, score, row.letters, False, at + 1), i, join[at]))
+        finished.sort(key=lambda b: -b.score)
         del finished[k:]
-        floor = finished[k - 1][0] if len(finished) >= k else float("-inf")
+        floor = finished[k - 1].score if len(finished) >= k else float("-inf")
         joining = sorted((item for item in nxt if item[0].score > floor), key=lambda item: -item[0].score)[:k]
-        growing = _expand(rows, free, steer, self.alphabet, self.width, floor, bound.max_letters(), bound.max_chars)
-        if self.cache:
-            for row, parent, token in growing:
-                row.model = rows[parent].model + float(logp[parent, token])
-                row.history = self._history(rows[parent], token)
+        growing = _expand(rows, free, logp, self.alphabet, self.width, floor, bound.max_letters(), bound.max_chars)
         items = joining + growing
         self.rows = [item[0] for item in items]
         return items
-
-    def _history(self, row: _Row, token: int) -> str:
-        """``row``'s history with ``token``'s character added (``""`` without a cache)."""
-        if not self.cache:
-            return ""
-        return (row.history + self.alphabet.chars.get(token, "\0"))[-self.cache.max_chars :]
 
 
 @torch.inference_mode()
@@ -169,7 +138,6 @@ def beam_search_many(
     k: int,
     bounds: list[LengthBound],
     width: int | None = None,
-    caches: list[DocumentCache | None] | None = None,
 ) -> list[list[Beam]]:
     """The ``k`` best middles of each gap: its prompt followed by its join.
 
@@ -184,18 +152,13 @@ def beam_search_many(
         k: candidates returned (and joining rows kept per step), per gap.
         bounds: each gap's allowed letter counts and their penalty.
         width: free rows kept per step, per gap (``None``: ``k``).
-        caches: each gap's document cache steering its search (``None``: the model alone).
 
     Returns:
-        One list per gap of up to ``k`` beams, best first by the search's score, each with the
-        model's log-probability. A middle starts and ends on a letter, holds at least one, and
-        never two separators in a row.
+        One list per gap of up to ``k`` beams, best first. A middle starts and ends on a letter,
+        holds at least one, and never two separators in a row.
     """
     alphabet = _Alphabet(tok, prompts[0].logits.size(-1), torch.device("cpu"))
-    caches = caches or [None] * len(prompts)
-    searches = [
-        _Search(alphabet, join, k, bound, width or k, cache) for join, bound, cache in zip(joins, bounds, caches)
-    ]
+    searches = [_Search(alphabet, join, k, bound, width or k) for join, bound in zip(joins, bounds)]
     decoder = LeanDecoder(model, prompts)
     logits = torch.cat([p.logits for p in prompts])  # (G, V): row g is prompt g
     spans = [(g, g + 1) for g in range(len(prompts))]  # each search's rows among the logits
@@ -209,7 +172,7 @@ def beam_search_many(
             tokens += [token for _, _, token in items]
             parents += [a + parent for _, parent, _ in items]
         if not tokens:
-            return [[beam for _, beam in search.finished[:k]] for search in searches]
+            return [search.finished[:k] for search in searches]
         logits = decoder.step(torch.tensor(tokens, device=model.device), torch.tensor(parents, device=model.device))
 
 
@@ -249,6 +212,5 @@ def _expand(
         j, token = divmod(idx, width)
         parent = rows[free[j]]
         is_sep = token in alphabet.separator_ids
-        row = _Row(parent.seq + (token,), score, score, parent.letters + (not is_sep), is_sep)
-        out.append((row, free[j], token))
+        out.append((_Row(parent.seq + (token,), score, parent.letters + (not is_sep), is_sep), free[j], token))
     return out

@@ -32,14 +32,6 @@ class RestoreConfig:
             the layout's).
         beam_width: free rows (middles still being written) the neural beam keeps per step
             (``None``: ``pool``); it still finishes up to ``pool`` readings.
-        proposals: readings each ensemble member proposes to the union (``None``: ``pool``);
-            the neural beam still finishes ``pool``, so this widens only the cheaper members'
-            lists (the neural model then scores what they add).
-        copy_mix: the document's share ``λ`` of the next-character mixture that steers the
-            neural beam where the text before it repeats elsewhere in the context
-            (:mod:`~apollo_restore.restore.copy_search`; 0: the model alone). Readings are
-            still scored by the model alone.
-        copy_min_chars: shortest repeated run (characters, spaces included) that steers it.
     """
 
     k: int = 20
@@ -51,9 +43,6 @@ class RestoreConfig:
     hint_penalty: float = 3.0
     join_chars: int | None = None
     beam_width: int | None = None
-    proposals: int | None = None
-    copy_mix: float = 0.0
-    copy_min_chars: int = 5
 
 
 #: The search settings used when a caller gives none.

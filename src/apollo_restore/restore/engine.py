@@ -32,7 +32,6 @@ from apollo_restore.restore.config import (
     hint_slack,
     search_chars,
 )
-from apollo_restore.restore.copy_search import DocumentCache
 from apollo_restore.restore.filler import LanguageModel
 from apollo_restore.restore.types import Candidate
 
@@ -163,8 +162,7 @@ class Restorer:
         bounds = [_bound(hint, self.config) for _, _, hint in gaps]
         prompts, joins = [p for p, _ in runs], [j for _, j in pieces]
         pool = self.config.pool  # the readings found, whatever k
-        caches = [self._cache(prefix, suffix) for prefix, suffix, _ in gaps]
-        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width, caches)
+        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width)
         out = []
         for beams, (_, scored), bound in zip(found, runs, bounds):
             texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
@@ -172,11 +170,6 @@ class Restorer:
                 scored.setdefault(text, score - bound.penalty_of(letter_count(text)))
             out.append(to_candidates(merge_equivalent(texts), k))
         return out
-
-    def _cache(self, prefix: str, suffix: str) -> DocumentCache | None:
-        """The document cache steering a gap's search (``None`` when ``copy_mix`` is 0)."""
-        cfg = self.config
-        return DocumentCache(prefix, suffix, self.tok, cfg.copy_mix, cfg.copy_min_chars) if cfg.copy_mix else None
 
     @torch.inference_mode()
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:

@@ -127,8 +127,7 @@ class Ensemble:
             (prefix, suffix, hint.widen(self.hint_slack)) for prefix, suffix, hint in gaps
         ]  # a wrong hint is survived
         # member → gap → candidates: each member proposes its whole pool, whatever k
-        wanted = self.config.proposals or self.config.pool
-        proposals = [candidates_many(filler, searched, wanted) for filler, _ in self.members]
+        proposals = [candidates_many(filler, searched, self.config.pool) for filler, _ in self.members]
         names = [filler.name for filler, _ in self.members]
         out = []
         for g, (prefix, suffix, hint) in enumerate(gaps):
