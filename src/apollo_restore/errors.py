@@ -145,6 +145,12 @@ class Errors:
         "[E513] device {device!r} asked for, but this PyTorch sees no CUDA GPU "
         "(torch.cuda.is_available() is False): restore on the CPU (--device cpu)"
     )
+    E514 = (
+        "[E514] no model folder at {folder}: its {file} is missing (a model folder holds config.json, "
+        "model.safetensors and tokenizer.json; leave the option out for the embedded model)"
+    )
+    E515 = "[E515] {folder} was trained with normaliser {found!r}; this code uses {expected!r}"
+    E516 = "[E516] {folder} was trained with FIM layout {found!r}; this code knows {known}"
 
 
 class LeidenError(ValueError):

@@ -150,3 +150,17 @@ def test_a_file_system_without_locks_runs_the_job_unguarded(tmp_path, source, mo
     job.append('{"id": "a"}')
     job.finish()
     assert (tmp_path / "out.jsonl").read_text() == '{"id": "a"}\n'
+
+
+def test_a_job_closed_before_its_first_line_leaves_no_file(tmp_path, source):
+    """E.g. its model failed to load: nothing to resume, so no record or lock is left behind
+    (a job closed after a line keeps both, for the next run to continue)."""
+    out = tmp_path / "out.jsonl"
+    LineJob.open(out, {"gap set": source}, settings={"k": "20"}).close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gaps.jsonl"]
+    job = LineJob.open(out, {"gap set": source}, settings={"k": "20"})
+    job.append('{"id": "a"}')
+    job.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "gaps.jsonl", "out.jsonl.partial", "out.jsonl.partial.json", "out.jsonl.partial.lock",
+    ]  # fmt: skip

@@ -45,7 +45,7 @@ def test_model_folder_refuses_other_normaliser_and_missing_folder(model, tmp_pat
     (tmp_path / "m" / META_FILE).write_text(json.dumps({**meta, "normaliser": "other.v9"}))
     with pytest.raises(ValueError, match="normaliser 'other.v9'"):
         load_model(tmp_path / "m")
-    with pytest.raises(FileNotFoundError, match="config.json missing"):
+    with pytest.raises(FileNotFoundError, match=r"\[E514\] no model folder at .*config.json is missing"):
         load_model(tmp_path / "nothing")
 
 

@@ -198,3 +198,31 @@ def test_the_cli_answers_a_broken_folder_with_exit_2_and_the_numbered_message(fo
     done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
     assert done.exit_code == 2 and done.output.startswith("error: [E506]"), done.output
     assert "Traceback" not in done.output
+
+
+@pytest.mark.parametrize(
+    "make, code",
+    [
+        (lambda f: shutil.rmtree(f), "E514"),  # no folder at all
+        (lambda f: (f / CONFIG_FILE).unlink(), "E514"),
+        (lambda f: _edit_meta(f, normaliser="other.v9"), "E515"),
+        (lambda f: _edit_meta(f, fim_format="other fim.v9"), "E516"),
+    ],
+    ids=["no folder", "no config.json", "another normaliser", "another FIM layout"],
+)
+def test_a_folder_that_is_not_this_codes_model_is_a_numbered_error_at_every_command(folder, make, code, tmp_path):
+    make(folder)
+    gaps = tmp_path / "gaps.jsonl"
+    row = {"id": "g", "source": "ddb", "doc": "d", "prefix": "και ", "suffix": " του", "target": "αβ", "hint": 2}
+    gaps.write_text(json.dumps(row, ensure_ascii=False) + "\n")
+    predict = ["predict", "--gaps", str(gaps), "--out", str(tmp_path / "p.jsonl")]
+    for args in (["restore", "καὶ [.3] τοῦ θεοῦ"], predict):
+        done = CliRunner().invoke(app, [*args, "--model", str(folder)])
+        assert done.exit_code == 2 and done.output.startswith(f"error: [{code}]"), done.output
+        assert str(folder) in done.output and "Traceback" not in done.output
+    assert not list(tmp_path.glob("p.jsonl*"))  # the failed predict left no job files behind
+
+
+def _edit_meta(folder: Path, **fields) -> None:
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    (folder / "apollo_restore.json").write_text(json.dumps({**meta, **fields}))

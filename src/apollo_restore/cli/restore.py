@@ -202,7 +202,11 @@ def predict_command(
     options = {"config": RestoreConfig(k=k, exact_length=exact_length), "use_ngram": not neural_only, "device": device}
     # loaded here also with --workers: a broken folder fails at once, with its numbered message,
     # and the parallel index is built (once) before the workers read it
-    restorer = _load(partial(_restorer, parallels=parallels), model, **options)
+    try:
+        restorer = _load(partial(_restorer, parallels=parallels), model, **options)
+    except BaseException:  # a broken folder, a missing GPU: the job leaves no file behind
+        job.output.close()
+        raise
     pool = Workers(partial(_restorer, model, parallels, **options), workers, threads) if workers > 1 else None
     try:
         n = job.run(restorer, batch=batch_size(batch, device), workers=pool)

@@ -132,11 +132,15 @@ class LineJob:
         self.close()
 
     def close(self) -> None:
-        """Close the partial file, leaving it for a later run to resume, and release the lock."""
+        """Close the partial file, leaving it for a later run to resume, and release the lock; a
+        job that wrote no line (e.g. its model failed to load) leaves no file behind."""
         if self._handle is not None:
             self._handle.close()
             self._handle = None
         if self._lock is not None:
+            if not self.partial.exists():  # nothing to resume: its record and lock go too
+                _beside(self.partial, SETTINGS_SUFFIX).unlink(missing_ok=True)
+                self._lock.path.unlink(missing_ok=True)  # still held, as in finish()
             self._lock.release()
             self._lock = None
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.errors import Errors
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
 from apollo_restore.model.verify import CONFIG_FILE, read_folder_json
 
@@ -28,18 +29,16 @@ def read_meta(folder: Path) -> dict[str, Any]:
     file of the folder (:func:`~apollo_restore.model.verify.read_folder_json`).
 
     Raises:
-        FileNotFoundError: no model folder there (``config.json`` missing).
+        FileNotFoundError: no model folder there (``config.json`` missing, ``E514``).
         ModelFolderError: a JSON file that does not parse, or a bad ``config.json`` (``E503``–``E505``).
-        ValueError: it was trained with another normaliser or FIM layout.
+        ValueError: it was trained with another normaliser or FIM layout (``E515``, ``E516``).
     """
     folder = Path(folder)
     if not (folder / CONFIG_FILE).exists():
-        raise FileNotFoundError(f"no model folder at {folder} ({CONFIG_FILE} missing)")
+        raise FileNotFoundError(Errors.E514.format(folder=folder, file=CONFIG_FILE))
     meta = read_folder_json(folder).get(META_FILE, {})
     if meta.get("normaliser", NORMALISER) != NORMALISER:
-        raise ValueError(f"{folder} was trained with normaliser {meta['normaliser']!r}; this code uses {NORMALISER!r}")
+        raise ValueError(Errors.E515.format(folder=folder, found=meta["normaliser"], expected=NORMALISER))
     if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:
-        raise ValueError(
-            f"{folder} was trained with fim_format {meta['fim_format']!r}; this code knows {', '.join(LAYOUTS)}"
-        )
+        raise ValueError(Errors.E516.format(folder=folder, found=meta["fim_format"], known=", ".join(LAYOUTS)))
     return meta

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from apollo_restore.errors import Errors
 from apollo_restore.fim.hf_format import HfFim
 from apollo_restore.scale.shards import TOKENIZER_DIR, read_manifest
 from apollo_restore.train.recipe import RecipeConfig
@@ -82,7 +83,7 @@ def load_causal_lm(folder: str | Path, tokenizer, dtype: torch.dtype = torch.flo
 
     folder = Path(folder)
     if not (folder / "config.json").exists():
-        raise FileNotFoundError(f"no model folder at {folder} (config.json missing)")
+        raise FileNotFoundError(Errors.E514.format(folder=folder, file="config.json"))
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype, local_files_only=True)
     if model.get_input_embeddings().num_embeddings < len(tokenizer):
         model.resize_token_embeddings(len(tokenizer))
