@@ -281,6 +281,43 @@ def report(rows: list[dict]) -> None:
             ctx = context_top1(rows, rank)
             cells = " | ".join(f"{t1:.3f} / {t20:.3f}" for t1, t20, _ in res.values())
             print(f"| {c} | {w} | {cells} | " + " | ".join(f"{a:.3f} / {b:.3f}" for a, b in ctx.values()) + " |")
+    print("\n### No hint: the letter count with the most pooled probability first\n")
+    bands = " | ".join(f"{b} Δlen / Top-1" for b in ("1–4", "5–8", "9–12", "13–16", "17–20"))
+    print(f"| temperature | sample W.Top-1 | {bands} | targeted W.Top-1 | {bands} |")
+    print("|---|" + "---:|" * 12)
+    for temperature in (0.0, 1.0, 2.0):
+        length_by_marginal(rows, temperature)
+
+
+def length_by_marginal(rows: list[dict], temperature: float) -> None:
+    """One row of the no-hint length table: the shipped weights, the first reading taken from
+    the letter count with the largest pooled probability ``Σ_{|m|=n} exp(s(m) / T)`` (``T`` 0:
+    the best reading, as shipped), per set: W.Top-1 and, by band of true letters, Δlen / Top-1."""
+    feature, bands = list(FEATURES)[0], ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
+
+    def rank(r: dict) -> list[str]:
+        order = ranking(r, POOLS["+copy+words+vocab"], 0.2, 0.1, feature)
+        if not temperature:
+            return order
+        keep = [i for i, o in enumerate(r["origin"]) if set(o) & set(POOLS["+copy+words+vocab"])]
+        weights = {**SHIPPED, "copy": 0.2, feature: 0.1}
+        scores = sum(w * np.asarray(r[m], dtype=np.float64)[keep] for m, w in weights.items()) / 2.5  # mean
+        letters = np.array([letter_count(r["readings"][i]) for i in keep])
+        mass = {n: np.logaddexp.reduce(scores[letters == n] / temperature) for n in set(letters.tolist())}
+        best = max(mass, key=mass.get)
+        first = next(x for x in order if letter_count(x) == best)
+        return [first, *(x for x in order if x != first)]
+
+    cells = []
+    for name in ("sample", "targeted"):
+        group = [r for r in rows if r["set"] == name and r["condition"] == "none"]
+        scores = [score_gap(r["target"], rank(r)) for r in group]
+        by_band = []
+        for lo, hi in bands:
+            band = [sc for sc, r in zip(scores, group) if lo <= letter_count(r["target"]) <= hi]
+            by_band.append(f"{np.mean([x.dlen for x in band]):+.1f} / {np.mean([x.top1 for x in band]):.2f}")
+        cells.append(f"{uniform(scores).top1:.3f} | " + " | ".join(by_band))
+    print(f"| {temperature or 'best reading (shipped)'} | " + " | ".join(cells) + " |")
 
 
 def timing(args) -> None:
