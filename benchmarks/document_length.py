@@ -57,7 +57,7 @@ def collect(args) -> None:
     done = {json.loads(line)["id"] for line in args.out.read_text().splitlines()} if args.out.exists() else set()
     use_threads(1)
     members = {
-        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG)),
+        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG, args.slack)),
         "infini": load_infini("forward", discount=0.6, max_context=40),
         "infini_backward": load_infini("backward", discount=0.6, max_context=40),
         "copy": DocumentCopy(),
@@ -66,8 +66,14 @@ def collect(args) -> None:
     with args.out.open("a") as out:
         for gap in tqdm([g for g in gaps if g.id not in done], desc="pools"):
             hint = gap.hint.widen(args.slack)
-            readings, origins = union(
-                (name, [c.text for c in filler.candidates(gap.prefix, gap.suffix, hint, 20)])
+            readings, origins = union(  # as the shipped ensemble: the neural member widens the hint itself
+                (
+                    name,
+                    [
+                        c.text
+                        for c in filler.candidates(gap.prefix, gap.suffix, gap.hint if name == "neural" else hint, 20)
+                    ],
+                )
                 for name, filler in members.items()
             )
             row = {

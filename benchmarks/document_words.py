@@ -101,7 +101,7 @@ def collect(args) -> None:
     gaps = [(name, g) for name, g in gap_sets(args) if f"{name}/{g.id}" not in done]
     vocabulary = Vocabulary(default_forms().keys)
     proposers = {
-        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG)),
+        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG, args.slack)),
         "infini": load_infini("forward", discount=0.6, max_context=40),
         "infini_backward": load_infini("backward", discount=0.6, max_context=40),
         "copy": DocumentCopy(),
@@ -111,8 +111,9 @@ def collect(args) -> None:
     with args.out.open("a") as out:
         for name, gap in tqdm(gaps, desc="pools"):
             hint = gap.hint.widen(args.slack)
-            proposed = {
-                m: [c.text for c in f.candidates(gap.prefix, gap.suffix, hint, 20)] for m, f in proposers.items()
+            proposed = {  # as the shipped ensemble: the neural member widens the hint itself
+                m: [c.text for c in f.candidates(gap.prefix, gap.suffix, gap.hint if m == "neural" else hint, 20)]
+                for m, f in proposers.items()
             }
             proposed["vocab"] = vocabulary.completions(gap.prefix, gap.suffix, hint, WordConfig(vocabulary_limit=20))
             readings, origins = union(proposed.items())

@@ -50,15 +50,18 @@ def collect(args) -> list[dict]:
     else:
         members = {"ngram": load_ngram(args.ngram), "backward": load_ngram(args.backward), "length": LengthPrior()}
     if not args.no_neural:
-        # searched as in the shipped ensemble: the hint widened once (by --slack), no slack of its own
-        search = member_config(DEFAULT_RESTORE_CONFIG)
+        # searched as in the shipped ensemble: the hint as given, --slack letters beyond it searched
+        search = member_config(DEFAULT_RESTORE_CONFIG, args.slack)
         use_threads(args.threads)
         members["neural"] = Restorer.load(args.model, config=search)
     rows = []
     for gap in tqdm(gaps, desc="score pool"):
-        hint = gap.hint.widen(args.slack)
+        hint = gap.hint.widen(args.slack)  # as the shipped ensemble: the neural member widens it itself
         readings, origins = union(
-            (name, [c.text for c in filler.candidates(gap.prefix, gap.suffix, hint, 20)])
+            (
+                name,
+                [c.text for c in filler.candidates(gap.prefix, gap.suffix, gap.hint if name == "neural" else hint, 20)],
+            )
             for name, filler in members.items()
         )
         scores = {

@@ -12,6 +12,7 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restore.candidates import to_candidates, union
+from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import Ensemble, LengthPrior
@@ -200,6 +201,10 @@ def test_ensemble_with_slack_can_leave_a_wrong_hint():
     assert strict.candidates("", "", Hint.exact(5))[0].text == "δεζηθ"  # only the hinted length is searched
     slack = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], hint_slack=2)
     assert slack.candidates("", "", Hint.exact(5))[0].text == "αβγ"  # 2 letters short (−2) but far likelier (+8)
+    forced = Ensemble(
+        [(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], config=RestoreConfig(exact_length=True), hint_slack=2
+    )
+    assert [c.text for c in forced.candidates("", "", Hint.exact(5))] == ["δεζηθ"]  # --exact-length: no slack
 
 
 def test_ensemble_scores_readings_on_the_scale_of_its_candidates():
@@ -226,3 +231,32 @@ def test_union_merges_readings_by_identity_keeping_the_first_spelling_and_every_
     readings, origins = union([("neural", ["και ", "κατα"]), ("infini", ["και", "μετα", "κατα"])])
     assert readings == ["και ", "κατα", "μετα"]
     assert origins == [["neural", "infini"], ["neural", "infini"], ["infini"]]
+
+
+def test_the_neural_member_widens_the_hint_itself_and_the_others_are_given_it_widened():
+    """The neural member searches ``hint_slack`` letters beyond the hint as given, paying its
+    per-letter penalty outside it, so its readings favour the hinted length; every other member
+    is given the hint widened by the slack."""
+    seen: dict[str, list[Hint]] = {"neural": [], "other": []}
+
+    class Recording(Fixed):
+        def __init__(self, scores, name):
+            super().__init__(scores)
+            self.label = name
+
+        def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
+            seen[self.label].append(hint)
+            return super().candidates(prefix, suffix, hint, k)
+
+    neural, other = Recording({"αβγ": -1.0}, "neural"), Recording({"δεζ": -2.0}, "other")
+    Ensemble([(neural, 1.0), (other, 1.0), (LengthPrior(), 2.0)], neural=neural, hint_slack=5).candidates(
+        "", "", Hint.exact(7)
+    )
+    assert seen == {"neural": [Hint.exact(7)], "other": [Hint.span(2, 12)]}
+
+
+def test_the_shipped_neural_member_searches_the_folders_slack():
+    ens = load_filler(present=False)
+    assert ens.hint_slack > 0 and ens.neural.config.hint_slack == ens.hint_slack
+    found = ens.neural.candidates("ετους δευτερου και εικοστου ", " καισαρος του κυριου", Hint.exact(9))
+    assert {letter_count(c.text) for c in found} <= set(range(9 - ens.hint_slack, 9 + ens.hint_slack + 1))

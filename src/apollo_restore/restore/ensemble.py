@@ -17,7 +17,7 @@ from dataclasses import replace
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import to_candidates, union
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
 from apollo_restore.restore.context_words import DocumentWords
 from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
@@ -48,11 +48,13 @@ class LengthPrior:
 _NOT_LANGUAGE_MODELS = (LengthPrior, LostLength, DocumentCopy, DocumentWords)
 
 
-def member_config(config: RestoreConfig) -> RestoreConfig:
-    """A neural member's search settings: no slack of its own. The ensemble widens the hint
-    for every member (``Ensemble.hint_slack``, :meth:`Hint.widen`), the one place a hint is
-    widened; a member adding its own slack on top would search 2 × slack letters either side."""
-    return replace(config, hint_slack=0)
+def member_config(config: RestoreConfig, slack: int) -> RestoreConfig:
+    """A neural member's search settings: the ensemble's ``slack`` (``Ensemble.hint_slack``)
+    as its own. The neural member is given the hint as it is and searches ``slack`` letters
+    beyond it, paying ``hint_penalty`` nats a letter outside it (:class:`LengthBound`), so that
+    its ``pool`` readings favour the hinted length as the ranking will; the other members are
+    given the hint widened by ``slack`` (:meth:`Hint.widen`)."""
+    return replace(config, hint_slack=slack)
 
 
 class Ensemble:
@@ -123,11 +125,16 @@ class Ensemble:
         """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``: the members that can
         search them together do (:func:`~apollo_restore.restore.filler.candidates_many`)."""
         k = k or self.config.k
-        searched = [
-            (prefix, suffix, hint.widen(self.hint_slack)) for prefix, suffix, hint in gaps
-        ]  # a wrong hint is survived
-        # member → gap → candidates: each member proposes its whole pool, whatever k
-        proposals = [candidates_many(filler, searched, self.config.pool) for filler, _ in self.members]
+        slack = replace(self.config, hint_slack=self.hint_slack)
+        widened = [
+            (prefix, suffix, hint.widen(hint_slack(hint, slack))) for prefix, suffix, hint in gaps
+        ]  # a wrong hint is survived (not under exact_length)
+        # member → gap → candidates: each member proposes its whole pool, whatever k; the neural
+        # member searches beyond the hint itself, with a penalty per letter outside it (member_config)
+        proposals = [
+            candidates_many(filler, gaps if filler is self._neural else widened, self.config.pool)
+            for filler, _ in self.members
+        ]
         names = [filler.name for filler, _ in self.members]
         out = []
         for g, (prefix, suffix, hint) in enumerate(gaps):

@@ -93,7 +93,7 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
         if not file.exists():
             raise FileNotFoundError(Errors.E501.format(folder=path, member=name, path=file))
     weights = spec["weights"]
-    search = member_config(config)  # the ensemble widens the hint; the neural member adds no slack
+    search = member_config(config, spec.get("hint_slack", 0))  # the neural member searches the slack itself
     neural = load_neural(search) if weights["neural"] > 0 else lambda: load_neural(search)
     members: list[tuple[GapFiller, float]] = [(neural, weights["neural"])]
     if "infini" in spec:

@@ -8,7 +8,7 @@ Three doubts, each a fact of the reading and its gap (no score is read):
 
 - **a missed hint**: its letters are outside the hinted count or range, counted as ``norm.v1``
   writes it and as the edition does (iota subscript not a letter) (the search widens a hint by
-  a letter or two, so such readings reach the list): ``9 letters, hint 7``, ``9 letters, hint 5–7``;
+  up to five letters, so such readings reach the list): ``9 letters, hint 7``, ``9 letters, hint 5–7``;
 - **a repeat of the context**: the reading's last letters are the first letters of the text
   after the gap, or its first letters the last of the text before, over at least
   :data:`REPEAT_LETTERS` letters (:func:`repeats`): ``repeats the text after the gap``;
