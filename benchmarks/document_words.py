@@ -135,12 +135,20 @@ def add_features(rows: list[dict]) -> None:
             row[name] = document_letters(row["prefix"], row["suffix"], row["readings"], min_word, ending)
 
 
-def ranking(row: dict, sources: tuple[str, ...], copy: float, words: float, feature: str) -> list[str]:
-    """The readings some of ``sources`` proposed, best first."""
+def scored(
+    row: dict, sources: tuple[str, ...], copy: float, words: float, feature: str
+) -> tuple[list[str], np.ndarray]:
+    """The readings some of ``sources`` proposed, and their weighted sums of member scores ``(R,)``."""
     keep = [i for i, o in enumerate(row["origin"]) if set(o) & set(sources)]
     weights = {**SHIPPED, "copy": copy, feature: words}
     scores = sum(w * np.asarray(row[m], dtype=np.float64)[keep] for m, w in weights.items())
-    return [row["readings"][keep[i]] for i in np.argsort(-scores, kind="stable")]
+    return [row["readings"][i] for i in keep], scores
+
+
+def ranking(row: dict, sources: tuple[str, ...], copy: float, words: float, feature: str) -> list[str]:
+    """The readings some of ``sources`` proposed, best first."""
+    readings, scores = scored(row, sources, copy, words, feature)
+    return [readings[i] for i in np.argsort(-scores, kind="stable")]
 
 
 def fold_of(row: dict) -> int:
@@ -296,14 +304,15 @@ def length_by_marginal(rows: list[dict], temperature: float) -> None:
     the best reading, as shipped), per set: W.Top-1 and, by band of true letters, Δlen / Top-1."""
     feature, bands = list(FEATURES)[0], ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
 
+    language_models = SHIPPED["neural"] + SHIPPED["infini"] + SHIPPED["infini_backward"]
+
     def rank(r: dict) -> list[str]:
-        order = ranking(r, POOLS["+copy+words+vocab"], 0.2, 0.1, feature)
+        readings, scores = scored(r, POOLS["+copy+words+vocab"], 0.2, 0.1, feature)
+        order = [readings[i] for i in np.argsort(-scores, kind="stable")]
         if not temperature:
             return order
-        keep = [i for i, o in enumerate(r["origin"]) if set(o) & set(POOLS["+copy+words+vocab"])]
-        weights = {**SHIPPED, "copy": 0.2, feature: 0.1}
-        scores = sum(w * np.asarray(r[m], dtype=np.float64)[keep] for m, w in weights.items()) / 2.5  # mean
-        letters = np.array([letter_count(r["readings"][i]) for i in keep])
+        scores = scores / language_models  # the ensemble's weighted mean
+        letters = np.array([letter_count(x) for x in readings])
         mass = {n: np.logaddexp.reduce(scores[letters == n] / temperature) for n in set(letters.tolist())}
         best = max(mass, key=mass.get)
         first = next(x for x in order if letter_count(x) == best)
