@@ -113,6 +113,38 @@ def test_train_call_seconds_count_validation_and_keep_room_for_the_last(tiny_pre
     assert (tmp_path / "run" / CHECKPOINT_DIR / "trainer.json").exists()
 
 
+def test_train_resumed_call_reserves_the_last_validation_time(tiny_prepared, tmp_path):
+    # on the GPU (2026-11-26) a resumed call knew no validation time, trained to its limit and
+    # its final pass was killed: the reserve travels in the checkpoint
+    def slow_validate(model, layout):
+        time.sleep(0.3)
+        return {"score": 0.0}
+
+    first = train(_cfg(tiny_prepared, tmp_path / "run", steps=2, eval_every=1000), progress=False, validate=slow_validate)
+    assert first["eval_seconds"] >= 0.3
+    resumed = train(
+        _cfg(tiny_prepared, tmp_path / "run", steps=1000, eval_every=1000, call_seconds=0.25),
+        progress=False,
+        validate=slow_validate,
+    )
+    assert resumed["step"] == 3  # one step, then the reserved pass: 0.3 s > the 0.25 s call
+
+
+def test_train_keeps_the_last_steps_when_the_final_validation_dies(tiny_prepared, tmp_path):
+    # a kill during the final pass lost the call's last steps (checkpointed only after it)
+    def dying_validate(model, layout):
+        raise RuntimeError("killed by the machine's limit")
+
+    with pytest.raises(RuntimeError):
+        train(
+            _cfg(tiny_prepared, tmp_path / "run", steps=4, eval_every=1000, checkpoint_every=1e9),
+            progress=False,
+            validate=dying_validate,
+        )
+    state = json.loads((tmp_path / "run" / CHECKPOINT_DIR / "trainer.json").read_text())
+    assert state["step"] == 4
+
+
 @pytest.mark.slow
 def test_train_survives_sigkill(tiny_prepared, tmp_path):
     out = tmp_path / "killed"

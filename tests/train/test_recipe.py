@@ -10,7 +10,9 @@ from apollo_restore.config import load_config
 from apollo_restore.data.formats import GapExample, write_gapset
 from apollo_restore.evaluate.selection import restoration_validator
 from apollo_restore.fim.layout import JOIN_V2
-from apollo_restore.hint import Hint
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.model.checkpoint import load_model
+from apollo_restore.model.folder import layout_of
 from apollo_restore.train.loop import BEST_DIR, TrainConfig, train
 from apollo_restore.train.metrics import METRICS_FILE
 
@@ -53,3 +55,18 @@ def test_tiny_run_with_workers_and_accuracy_selection(tiny_prepared, tmp_path):
     assert [r["step"] for r in scored] == [3, 6] and all("w_top1_exact" in r for r in scored)
     meta = json.loads((tmp_path / "run" / BEST_DIR / "apollo_restore.json").read_text())
     assert meta["fim_format"] == JOIN_V2.name and meta["training"]["score"] == max(r["score"] for r in scored)
+
+
+def test_validator_scores_the_same_one_gap_at_a_time_and_batched(memorised_model, tmp_path):
+    # on a GPU the validation gaps are searched together (256 at a time): the score must not move
+    gaps = [
+        GapExample(f"g{i}{h}", "ddb", "d", p, s, m, hint, "synthetic")
+        for i, (p, m, s) in enumerate(MEMORISED)
+        for h, hint in enumerate([Hint.exact(len(m)), NO_HINT, Hint.exact(len(m) + 1)])
+    ]
+    write_gapset(tmp_path / "gaps.jsonl", gaps)
+    model, _, meta = load_model(memorised_model)
+    layout = layout_of(meta)
+    alone = restoration_validator(tmp_path / "gaps.jsonl", k=5, batch=1)(model.eval(), layout)
+    together = restoration_validator(tmp_path / "gaps.jsonl", k=5, batch=4)(model, layout)
+    assert alone == together and alone["w_top1_exact"] > 0

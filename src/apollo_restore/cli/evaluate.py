@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 
 from apollo_restore.cli.common import MAX_SEED, fail, threads_option
-from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, WORKERS_OPTION, batch_size
+from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, WORKERS_OPTION
 from apollo_restore.errors import FileError, FormatError, RequestError
 
 _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
@@ -194,7 +194,7 @@ def evaluate_command(
     filler, name, pool = None, "predictions", None
     if not predictions:
         # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.restore.config import RestoreConfig
+        from apollo_restore.restore.config import RestoreConfig, batch_size
         from apollo_restore.restore.load import load_filler
         from apollo_restore.restore.predict import Workers
         from apollo_restore.restore.threads import use_threads

@@ -56,12 +56,6 @@ WORKERS_OPTION = typer.Option(
 )
 
 
-def batch_size(batch: int | None, device: str) -> int:
-    """Gaps searched together: ``batch``, or by default 1 on the CPU (one gap's rows already fill
-    its matrices) and 256 on a GPU (which one gap's rows leave nearly idle)."""
-    return batch or (1 if device == "cpu" else 256)
-
-
 def restore_command(
     text: str = typer.Argument(None, help="Leiden text, a path to a text file, or '-' (or nothing) for stdin."),
     k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
@@ -183,7 +177,7 @@ def predict_command(
     options (they are recorded in OUT.partial.json), and two runs never write one OUT at once.
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.config import RestoreConfig
+    from apollo_restore.restore.config import RestoreConfig, batch_size
     from apollo_restore.restore.predict import PredictJob, Workers
     from apollo_restore.restore.threads import use_threads
 

@@ -223,7 +223,9 @@ def train(
     }
     last_ckpt = call_started = time.monotonic()
     started_seconds = trainer["seconds"]
-    eval_seconds = 0.0  # the last validation pass's wall time, kept in reserve before call_seconds
+    # the last validation pass's wall time, kept in reserve before call_seconds; carried in the
+    # checkpoint, so a resumed call reserves it from its first step
+    trainer.setdefault("eval_seconds", 0.0)
     bar = tqdm(total=cfg.steps, initial=trainer["step"], desc="train", unit="step", disable=not progress)
     batches = _batches(train_stream, trainer["rows"], cfg)
     while trainer["step"] < cfg.steps:
@@ -247,7 +249,8 @@ def train(
         trainer["seconds"] += elapsed
         this_call = trainer["seconds"] - started_seconds
         out_of_time = (cfg.max_seconds is not None and this_call >= cfg.max_seconds) or (
-            cfg.call_seconds is not None and time.monotonic() - call_started + eval_seconds >= cfg.call_seconds
+            cfg.call_seconds is not None
+            and time.monotonic() - call_started + trainer["eval_seconds"] >= cfg.call_seconds
         )
         last = trainer["step"] == cfg.steps or out_of_time
         bar.update(1)
@@ -255,10 +258,14 @@ def train(
             loss = result.loss.item()  # a device sync: only when it is logged
             bar.set_postfix(loss=f"{loss:.3f}", lr=f"{lr:.1e}")
             metrics.write(train_row(trainer, result, loss, lr, elapsed))
+        if last:  # the training first: a machine's limit may kill the final validation pass
+            save_checkpoint(
+                out / CHECKPOINT_DIR, model, tok, optimizer, trainer, {**meta, "training": _summary(trainer)}
+            )
         if trainer["step"] % cfg.eval_every == 0 or last:
             eval_started = time.monotonic()
             _evaluate(model, layout, tok, val_stream, cfg, trainer, metrics, out, meta, validate)
-            eval_seconds = time.monotonic() - eval_started
+            trainer["eval_seconds"] = time.monotonic() - eval_started
         if time.monotonic() - last_ckpt > cfg.checkpoint_every or last:
             save_checkpoint(
                 out / CHECKPOINT_DIR, model, tok, optimizer, trainer, {**meta, "training": _summary(trainer)}
