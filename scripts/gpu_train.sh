@@ -21,7 +21,9 @@
 # for loading the data and the model; the LR schedule runs on all calls together, TOTAL_SECONDS,
 # default 900 = 2 × 450) and then writes runs/gpu/best (by validation accuracy). CONFIG picks the
 # recipe (configs/gpu_large.yaml, ~28 M parameters, by default; configs/gpu_medium.yaml is today's
-# size, for the size comparison); extra key=value arguments override it. `receive`
+# size, for the size comparison; configs/gpu_medium_middle.yaml continues the shipped weights with
+# the loss on the middle only, the untried candidate at today's CPU cost); extra key=value
+# arguments override it. `receive`
 # compares the new folder with the shipped model on the same validation gaps (neural alone).
 # Tested end to end on CPU with a tiny config: tests/train/test_gpu_recipe.py.
 set -euo pipefail

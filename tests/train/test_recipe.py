@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from apollo_restore.config import load_config
 from apollo_restore.data.formats import GapExample, write_gapset
 from apollo_restore.evaluate.selection import restoration_validator
@@ -21,9 +23,12 @@ from ..conftest import MEMORISED
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
-def test_gpu_config_is_a_valid_training_config():
-    cfg = TrainConfig.from_dict(load_config(CONFIGS / "gpu_medium.yaml", [], TrainConfig))
-    assert (cfg.size, cfg.layout, cfg.compile, cfg.device) == ("medium", "join", True, "auto")
+@pytest.mark.parametrize("name", ["gpu_medium", "gpu_medium_middle", "gpu_large"])
+def test_gpu_configs_are_valid_training_configs(name):
+    cfg = TrainConfig.from_dict(load_config(CONFIGS / f"{name}.yaml", [], TrainConfig))
+    assert (cfg.layout, cfg.compile, cfg.device, cfg.block_size) == ("join", True, "auto", 1024)
+    # the shipped size is the one that can continue in a later session (gpu_train.sh's INIT=auto)
+    assert cfg.size == ("large" if name == "gpu_large" else "medium")
 
 
 def test_tiny_run_with_workers_and_accuracy_selection(tiny_prepared, tmp_path):
