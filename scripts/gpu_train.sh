@@ -20,18 +20,19 @@
 # included and the last one fitted inside (the call is killed at SECONDS + MARGIN, default 120 s,
 # for loading the data and the model; the LR schedule runs on all calls together, TOTAL_SECONDS,
 # default 900 = 2 × 450) and then writes runs/gpu/best (by validation accuracy). CONFIG picks the
-# recipe (configs/gpu_large.yaml, ~28 M parameters, by default; configs/gpu_medium.yaml is today's
-# size, for the size comparison; configs/gpu_medium_middle.yaml continues the shipped weights with
-# the loss on the middle only, the untried candidate at today's CPU cost); extra key=value
-# arguments override it. `receive`
-# compares the new folder with the shipped model on the same validation gaps (neural alone).
+# recipe: by default configs/gpu_medium_middle.yaml, the shipped weights continued with the loss on
+# the middle only (the untried candidate at today's CPU cost: a `large` default would cost 2.7×
+# the CPU time per gap and cannot continue across sessions); configs/gpu_large.yaml (~28 M
+# parameters) and configs/gpu_medium.yaml (today's size, every-position loss) for the size
+# comparison; extra key=value arguments override it. `receive` compares the new folder with the
+# shipped model on the same validation gaps (neural alone).
 # Tested end to end on CPU with a tiny config: tests/train/test_gpu_recipe.py.
 set -euo pipefail
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1
 PY=${PY:-python3}
-CONFIG=${CONFIG:-configs/gpu_large.yaml}
+CONFIG=${CONFIG:-configs/gpu_medium_middle.yaml}
 RUN=${RUN:-runs/gpu}
 PACK=${PACK:-gpu-pack}
 # the folder to continue from: the shipped model when it has the config's size, else none (scratch)
