@@ -120,7 +120,9 @@ def test_train_resumed_call_reserves_the_last_validation_time(tiny_prepared, tmp
         time.sleep(0.3)
         return {"score": 0.0}
 
-    first = train(_cfg(tiny_prepared, tmp_path / "run", steps=2, eval_every=1000), progress=False, validate=slow_validate)
+    first = train(
+        _cfg(tiny_prepared, tmp_path / "run", steps=2, eval_every=1000), progress=False, validate=slow_validate
+    )
     assert first["eval_seconds"] >= 0.3
     resumed = train(
         _cfg(tiny_prepared, tmp_path / "run", steps=1000, eval_every=1000, call_seconds=0.25),
