@@ -191,10 +191,11 @@ def evaluate_command(
         ours = read_predictions(predictions) if predictions else None
     except (FileError, FormatError) as err:
         fail(err)
+    # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore.restore.config import RestoreConfig, batch_size
+
     filler, name, pool = None, "predictions", None
     if not predictions:
-        # imported here, not at the top, to keep `apollo-restore --help` fast
-        from apollo_restore.restore.config import RestoreConfig, batch_size
         from apollo_restore.restore.load import load_filler
         from apollo_restore.restore.predict import Workers
         from apollo_restore.restore.threads import use_threads
