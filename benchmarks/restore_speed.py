@@ -12,7 +12,9 @@ Prints Markdown: p50/p95 of each tree's CPU milliseconds per gap and of the per-
 condition. Without ``--baseline`` this tree's defaults are the reference; ``--gap-file`` restores
 that gap set instead, and the Top-1 of gaps whose answer stands in the visible context is shown
 beside the others'. ``--variant NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with
-those ``RestoreConfig`` fields changed (the search settings to choose on validation).
+those ``RestoreConfig`` fields changed (the search settings to choose on validation); a ``"model"``
+field loads that model folder instead of the embedded one (a candidate model against the shipped
+one, same gaps, side by side).
 
     python benchmarks/restore_speed.py --prepared data/prepared --device cuda --gaps 10000 --check 100
 
@@ -52,7 +54,8 @@ from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.load import load_filler
 torch.set_num_threads(int(sys.argv[1]))
 overrides = json.loads(sys.argv[2])
-filler = load_filler(config=replace(DEFAULT_RESTORE_CONFIG, **overrides)) if overrides else load_filler()
+folder = overrides.pop("model", None)
+filler = load_filler(folder, config=replace(DEFAULT_RESTORE_CONFIG, **overrides)) if overrides else load_filler(folder)
 print("ready", flush=True)
 for line in sys.stdin:
     gap = json.loads(line)

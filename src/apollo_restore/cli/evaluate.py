@@ -196,6 +196,7 @@ def evaluate_command(
 
     filler, name, pool = None, "predictions", None
     if not predictions:
+        # the model's imports (torch) only when a model restores: scoring a predictions file needs none
         from apollo_restore.restore.load import load_filler
         from apollo_restore.restore.predict import Workers
         from apollo_restore.restore.threads import use_threads
