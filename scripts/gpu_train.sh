@@ -21,7 +21,7 @@
 # for loading the data and the model; the LR schedule runs on all calls together, TOTAL_SECONDS,
 # default 900 = 2 × 450) and then writes runs/gpu/best (by validation accuracy). CONFIG picks the
 # recipe: by default configs/gpu_medium_middle.yaml, the shipped weights continued with the loss on
-# the middle only (the untried candidate at today's CPU cost: a `large` default would cost 2.7×
+# the middle only (the untried candidate at today's CPU cost: a `large` default costs 2.25×
 # the CPU time per gap and cannot continue across sessions); configs/gpu_large.yaml (~28 M
 # parameters) and configs/gpu_medium.yaml (today's size, every-position loss) for the size
 # comparison; extra key=value arguments override it. `receive` compares the new folder with the
