@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from apollo_restore.fim.examples import FimExample
 from apollo_restore.hint import NO_HINT
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.train.loop import CHECKPOINT_DIR, TrainConfig, train
+from apollo_restore.train.loop import BEST_DIR, CHECKPOINT_DIR, TrainConfig, train
 from apollo_restore.train.metrics import METRICS_FILE
 from apollo_restore.train.schedule import lr_at
 
@@ -217,3 +218,13 @@ def test_train_accumulates_gradients_over_micro_batches(tiny_prepared, tmp_path)
     assert result["step"] == 2 and result["rows"] == 2 * 2 * 2  # steps × grad_accum × batch_size
     rows = [json.loads(line) for line in (tmp_path / "run" / METRICS_FILE).read_text().splitlines()]
     assert [r["step"] for r in rows if "loss" in r] == [1, 2]
+
+
+def test_train_middle_phase_continues_a_run_and_lowers_the_middle_loss(tiny_prepared, tmp_path):
+    # the GPU recipe's default run (configs/gpu_medium_middle.yaml): a warm restart of a finished
+    # every-position run with the loss on the middle and its join only
+    first = train(_cfg(tiny_prepared, tmp_path / "all", steps=30, eval_every=1000, lr=3e-3), progress=False)
+    phase = _cfg(tiny_prepared, tmp_path / "middle", steps=30, eval_every=1000, lr=1e-3, loss="middle")
+    second = train(replace(phase, init_from=str(tmp_path / "all" / BEST_DIR)), progress=False)
+    assert second["history"][-1]["step"] == 30  # the earlier run is recorded
+    assert second["best_val"] < first["best_val"]  # both: nats per middle (+ join) token
