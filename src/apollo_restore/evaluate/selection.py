@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 
 from apollo_restore.evaluate.gapsets import condition_of, load_gaps
+from apollo_restore.evaluate.harness import run
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.fim.layout import FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
@@ -38,12 +39,10 @@ def restoration_validator(
         together = batch_size(batch, next(model.parameters()).device.type)
         by_condition: dict[str, list] = {}
         with torch.no_grad():
-            for start in range(0, len(gaps), together):
-                chunk = gaps[start : start + together]
-                found = restorer.candidates_many([(g.prefix, g.suffix, g.hint) for g in chunk], k)
-                for gap, candidates in zip(chunk, found):
-                    texts = [c.text for c in candidates]
-                    by_condition.setdefault(condition_of(gap), []).append(score_gap(gap.target, texts, k))
+            predictions = run(restorer, gaps, k, progress=False, batch=together)  # what `evaluate` runs
+        for gap, prediction in zip(gaps, predictions):
+            texts = [text for text, _ in prediction.candidates]
+            by_condition.setdefault(condition_of(gap), []).append(score_gap(gap.target, texts, k))
         record: dict[str, float] = {}
         for condition, scores in sorted(by_condition.items()):
             summary = uniform(scores)
