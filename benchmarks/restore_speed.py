@@ -10,8 +10,9 @@ turn, each going first in turn, so that the load of a shared machine falls on al
 Prints Markdown: p50/p95 of each tree's CPU milliseconds per gap and of the per-gap CPU ratio
 (tree / baseline), top-1 agreement with the baseline, and uniform-weighted Top-1/Top-20 per
 condition. Without ``--baseline`` this tree's defaults are the reference; ``--gap-file`` restores
-that gap set instead, and the Top-1 of gaps whose answer stands in the visible context is shown
-beside the others'. ``--variant NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with
+that gap set instead (its conditions, whatever they are), and the Top-1 of gaps whose answer
+stands in the visible context is shown beside the others'; ``--report`` prints the table of an
+earlier run's ``--save`` file. ``--variant NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with
 those ``RestoreConfig`` fields changed (the search settings to choose on validation); a ``"model"``
 field loads that model folder instead of the embedded one (a candidate model against the shipped
 one, same gaps, side by side).
@@ -36,9 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of, load_gaps
 from apollo_restore.evaluate.metrics import answer_in_context, score_gap, uniform
+from apollo_restore.restore.candidates import match_key
 from apollo_restore.restore.load import load_filler
 from apollo_restore.restore.predict import predict
 from apollo_restore.restore.threads import use_threads
@@ -97,6 +100,10 @@ def compare(args: argparse.Namespace) -> None:
     trees = {"baseline": (args.baseline, {})} if args.baseline else {}
     trees["this tree"] = (HERE, {})
     trees |= {name: (HERE, json.loads(fields)) for name, fields in variants.items()}
+    if args.report:  # the table again from a --save file of the same gaps and trees, restoring nothing
+        saved = [json.loads(line) for line in args.report.open()]
+        report(gaps, {name: [row[name] for row in saved] for name in trees}, trees, args)
+        return
     workers = {name: start_worker(src, args.threads, fields) for name, (src, fields) in trees.items()}
     results: dict[str, list[dict]] = {name: [] for name in trees}
     names = list(trees)
@@ -117,22 +124,28 @@ def compare(args: argparse.Namespace) -> None:
 
 def report(gaps: list, results: dict[str, list[dict]], trees: dict, args: argparse.Namespace) -> None:
     """Markdown: each tree's time per gap, its per-gap CPU ratio to the baseline (or, without
-    one, to this tree's defaults), its top-1 agreement with it and its accuracy per condition."""
+    one, to this tree's defaults), its top-1 agreement with it, its accuracy per condition (those
+    the gaps have, in their order) and, with exact hints, how many of the top 20 readings have
+    the answer's letter count."""
     old = next(iter(results.values()))
     where = args.gap_file.name if args.gap_file else "ddb validation gaps (exact + no hint)"
     print(f"## Shipped default, {len(gaps)} {where}, k = {args.k}, {args.threads} thread(s)\n")
     copied = [answer_in_context(g.prefix, g.suffix, g.target) for g in gaps]
     print(f"({sum(copied)} gaps whose answer stands in the visible context.)\n")
-    print("| tree | settings | CPU p50 ms | CPU p95 ms | CPU ratio p50 | CPU ratio p95 | wall p50 ms | top-1 same "
-          "| exact W.Top-1 / W.Top-20 | no hint W.Top-1 / W.Top-20 "
-          "| Top-1 answer in context / not: exact; none |")  # fmt: skip
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    conditions = list(dict.fromkeys(condition_of(g) for g in gaps))
+    names = {"none": "no hint"}
+    head = " | ".join(f"{names.get(c, c)} W.Top-1 / W.Top-20" for c in conditions)
+    split_head = "; ".join(names.get(c, c) for c in conditions)
+    lengths = " | exact: of the top 20, readings of the answer's length" if "exact" in conditions else ""
+    print(f"| tree | settings | CPU p50 ms | CPU p95 ms | CPU ratio p50 | CPU ratio p95 | wall p50 ms | top-1 same "
+          f"| {head} | Top-1 answer in context / not: {split_head}{lengths} |")  # fmt: skip
+    print("|---|---|" + "---:|" * (7 + len(conditions) + bool(lengths)))
     for name, rows in results.items():
         wall, cpu = [r["wall"] for r in rows], [r["cpu"] for r in rows]
         ratio = [b["cpu"] / a["cpu"] for a, b in zip(old, rows)]
         same = sum(bool(a["texts"]) and bool(b["texts"]) and a["texts"][0] == b["texts"][0] for a, b in zip(old, rows))
         accuracy, split = [], []
-        for cond in ("exact", "none"):
+        for cond in conditions:
             summary = uniform([score_gap(g.target, r["texts"]) for g, r in zip(gaps, rows) if condition_of(g) == cond])
             accuracy.append(f"{summary.top1:.3f} / {summary.top20:.3f}")
             top1 = {True: [], False: []}
@@ -143,7 +156,15 @@ def report(gaps: list, results: dict[str, list[dict]], trees: dict, args: argpar
         settings = json.dumps(trees[name][1]) if trees[name][1] else "default"
         times = f"{pct(cpu, 50):.0f} | {pct(cpu, 95):.0f} | {pct(ratio, 50):.2f} | {pct(ratio, 95):.2f}"
         print(f"| {name} | `{settings}` | {times} | {pct(wall, 50):.0f} | {same}/{len(rows)} | ", end="")
-        print(f"{accuracy[0]} | {accuracy[1]} | {split[0]}; {split[1]} |")
+        shown = [right_length(g.target, r["texts"][:20]) for g, r in zip(gaps, rows) if condition_of(g) == "exact"]
+        tail = f" | {np.mean(shown):.1f}" if lengths else ""
+        print(f"{' | '.join(accuracy)} | {'; '.join(split)}{tail} |")
+
+
+def right_length(target: str, texts: list[str]) -> int:
+    """How many of ``texts`` have ``target``'s letter count (compared as match keys)."""
+    letters = letter_count(match_key(target))
+    return sum(letter_count(match_key(text)) == letters for text in texts)
 
 
 def throughput(args: argparse.Namespace) -> None:
@@ -178,6 +199,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--k", type=int, default=20)
     parser.add_argument("--save", type=Path, help="append each gap's results to this JSONL")
+    parser.add_argument("--report", type=Path, help="print the table of a --save file (same gaps and trees) instead")
     parser.add_argument(
         "--variant", action="append", default=[], metavar='NAME={"join_chars": 8}',
         help="also this tree with these RestoreConfig fields changed (repeatable)",

@@ -32,6 +32,9 @@ class RestoreConfig:
             the layout's).
         beam_width: free rows (middles still being written) the neural beam keeps per step
             (``None``: ``pool``); it still finishes up to ``pool`` readings.
+        hint_quota: readings inside a hint (searched with slack) that the neural beam finishes
+            besides its ``pool`` best, which may miss the hint: it proposes up to ``pool +
+            hint_quota``.
     """
 
     k: int = 20
@@ -43,6 +46,7 @@ class RestoreConfig:
     hint_penalty: float = 3.0
     join_chars: int | None = None
     beam_width: int | None = None
+    hint_quota: int = 0
 
 
 #: The search settings used when a caller gives none.

@@ -162,13 +162,14 @@ class Restorer:
         bounds = [_bound(hint, self.config) for _, _, hint in gaps]
         prompts, joins = [p for p, _ in runs], [j for _, j in pieces]
         pool = self.config.pool  # the readings found, whatever k
-        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width)
+        quota = self.config.hint_quota
+        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width, quota)
         out = []
         for beams, (_, scored), bound in zip(found, runs, bounds):
             texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
             for text, score in texts:
                 scored.setdefault(text, score - bound.penalty_of(letter_count(text)))
-            out.append(to_candidates(merge_equivalent(texts), k))
+            out.append(to_candidates(merge_equivalent(texts), k + quota))
         return out
 
     @torch.inference_mode()
