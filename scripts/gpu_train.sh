@@ -12,7 +12,7 @@
 #   `export` (≤ 15 MiB parts of the bf16 folder → $OUT)
 #   here (~15 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
 # Only the shipped size can continue in a later session (INIT must travel with the tree, ≤ 64 MiB
-# in all with the 53 MiB tracked tree): a `large` folder (57 MB bf16) cannot, so a `large` run
+# in all with the 49 MiB tracked tree): a `large` folder (57 MB bf16) cannot, so a `large` run
 # lives within one session (its runs and their numbers: MODEL_CARD.md, "The recipe's first run",
 # "… second run": a 420-s call trained `large` only 208 s while validation ran one gap at a time).
 #
