@@ -22,9 +22,6 @@ from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.lean import LeanDecoder, LeanModel, Prompt
 
 
-PREFIX_CHARS = 3
-
-
 @dataclass(frozen=True)
 class Beam:
     """A finished hypothesis: token ids of the middle (no join) and its log-probability (nats)."""
@@ -99,18 +96,8 @@ class _Search:
     hint; a row is dropped only when it can reach neither list.
     """
 
-    def __init__(
-        self,
-        alphabet: _Alphabet,
-        join: list[int],
-        k: int,
-        bound: LengthBound,
-        width: int,
-        quota: int = 0,
-        per_prefix=None,
-    ):
+    def __init__(self, alphabet: _Alphabet, join: list[int], k: int, bound: LengthBound, width: int, quota: int = 0):
         self.alphabet, self.join, self.k, self.bound, self.width = alphabet, join, k, bound, width
-        self.per_prefix = per_prefix
         self.quota = quota if bound.slack and (bound.lo > 1 or bound.hi is not None) else 0
         self.rows = [_Row((), 0.0, 0, True)]
         self.finished: list[Beam] = []
@@ -180,17 +167,7 @@ class _Search:
         self._trim()
         floors = self._floors()
         joining = _best(nxt, k, floors[0])
-        growing = _expand(
-            rows,
-            free,
-            logp,
-            self.alphabet,
-            self.width,
-            floors[0],
-            bound.max_letters(),
-            bound.max_chars,
-            self.per_prefix,
-        )
+        growing = _expand(rows, free, logp, self.alphabet, self.width, floors[0], bound.max_letters(), bound.max_chars)
         if self.quota:  # and the rows that may still end inside the hint, above its own floor
             joining = _union(joining, _best([it for it in nxt if bound.inside(it[0].letters)], self.quota, floors[1]))
             hi = bound.hi
@@ -223,7 +200,6 @@ def beam_search_many(
     bounds: list[LengthBound],
     width: int | None = None,
     quota: int = 0,
-    per_prefix: int | None = None,
 ) -> list[list[Beam]]:
     """The ``k`` best middles of each gap: its prompt followed by its join.
 
@@ -245,7 +221,7 @@ def beam_search_many(
         A middle starts and ends on a letter, holds at least one, and never two separators in a row.
     """
     alphabet = _Alphabet(tok, prompts[0].logits.size(-1), torch.device("cpu"))
-    searches = [_Search(alphabet, join, k, bound, width or k, quota, per_prefix) for join, bound in zip(joins, bounds)]
+    searches = [_Search(alphabet, join, k, bound, width or k, quota) for join, bound in zip(joins, bounds)]
     decoder = LeanDecoder(model, prompts)
     logits = torch.cat([p.logits for p in prompts])  # (G, V): row g is prompt g
     spans = [(g, g + 1) for g in range(len(prompts))]  # each search's rows among the logits
@@ -272,10 +248,8 @@ def _expand(
     floor: float,
     cap: int | None,
     max_chars: int,
-    per_prefix: int | None = None,
 ) -> list[tuple[_Row, int, int]]:
-    """The ``k`` best one-character extensions of the free rows, above ``floor`` (at most
-    ``per_prefix`` of them sharing their first ``PREFIX_CHARS`` characters)."""
+    """The ``k`` best one-character extensions of the free rows, above ``floor``."""
     if not free:
         return []
     sub = logp[free] + alphabet.allowed  # (F, V)
@@ -289,24 +263,17 @@ def _expand(
             sub[j, ~alphabet.separator] = float("-inf")
     total = sub + torch.tensor([rows[i].score for i in free], device=sub.device)[:, None]
     flat = total.view(-1)
-    n = min(k * (4 if per_prefix else 1), int(torch.isfinite(flat).sum()))
+    n = min(k, int(torch.isfinite(flat).sum()))
     if n == 0:
         return []
     top_scores, top_idx = flat.topk(n)
     out = []
     width = sub.size(-1)
-    buckets: dict[tuple[int, ...], int] = {}
     for score, idx in zip(top_scores.tolist(), top_idx.tolist()):
-        if score <= floor or len(out) >= k:
+        if score <= floor:
             break
         j, token = divmod(idx, width)
         parent = rows[free[j]]
-        seq = parent.seq + (token,)
-        if per_prefix:
-            key = seq[:PREFIX_CHARS]
-            if buckets.get(key, 0) >= per_prefix:
-                continue
-            buckets[key] = buckets.get(key, 0) + 1
         is_sep = token in alphabet.separator_ids
-        out.append((_Row(seq, score, parent.letters + (not is_sep), is_sep), free[j], token))
+        out.append((_Row(parent.seq + (token,), score, parent.letters + (not is_sep), is_sep), free[j], token))
     return out

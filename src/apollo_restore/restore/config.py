@@ -47,7 +47,6 @@ class RestoreConfig:
     join_chars: int | None = None
     beam_width: int | None = None
     hint_quota: int = 0
-    prefix_rows: int | None = None
 
 
 #: The search settings used when a caller gives none.

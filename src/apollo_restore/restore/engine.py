@@ -163,9 +163,7 @@ class Restorer:
         prompts, joins = [p for p, _ in runs], [j for _, j in pieces]
         pool = self.config.pool  # the readings found, whatever k
         quota = self.config.hint_quota
-        found = beam_search_many(
-            self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width, quota, self.config.prefix_rows
-        )
+        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width, quota)
         out = []
         for beams, (_, scored), bound in zip(found, runs, bounds):
             texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
