@@ -10,7 +10,7 @@
 #   a longer session: `train 450` calls back to back (issue each at once: the machine goes back
 #   after 30 s idle and takes runs/gpu/checkpoint with it), TOTAL_SECONDS their sum, then
 #   `export` (≤ 15 MiB parts of the bf16 folder → $OUT)
-#   here (~15 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
+#   here (~20 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
 # Only the shipped size can continue in a later session (INIT must travel with the tree, ≤ 64 MiB
 # in all with the 49 MiB tracked tree): a `large` folder (57 MB bf16) cannot, so a `large` run
 # lives within one session (its runs and their numbers: MODEL_CARD.md, "The recipe's first run",
@@ -25,7 +25,8 @@
 # the CPU time per gap and cannot continue across sessions); configs/gpu_large.yaml (~28 M
 # parameters) and configs/gpu_medium.yaml (today's size, every-position loss) for the size
 # comparison; extra key=value arguments override it. `receive` compares the new folder with the
-# shipped model on the same validation gaps (neural alone).
+# shipped model on the same validation gaps (neural alone): the pack's ddb gaps, and literary and
+# inscription gaps of the prepared corpus here (PREPARED, default data/prepared), 80 of each.
 # Tested end to end on CPU with a tiny config: tests/train/test_gpu_recipe.py.
 set -euo pipefail
 self=$(realpath "$0")
@@ -85,14 +86,27 @@ receive)
   from=${1:?receive needs the folder the parts came back to}
   rm -rf "$RUN/export" && mkdir -p "$RUN"
   cat "$from"/export.tar.part-* | tar -C "$RUN" -xf -
+  # neural alone, the same gaps for both folders: the pack's ddb validation gaps, then (where a
+  # prepared corpus is here, PREPARED) literary and inscription validation gaps, 2 a length and hint
+  prepared=${PREPARED:-data/prepared}
   for model in ${INIT:+"$INIT"} "$RUN/export"; do
     report=$RUN/validate-$(basename "$model")
-    $PY -m apollo_restore evaluate --gaps "$PACK/val_gaps.jsonl" --model "$model" --neural-only --out "$report" >/dev/null
-    $PY - "$model" "$report/metrics.json" <<'PY'
+    fast=(--model "$model" --neural-only --workers 2 --bpc-windows 0)
+    $PY -m apollo_restore evaluate --gaps "$PACK/val_gaps.jsonl" "${fast[@]}" --out "$report" >/dev/null
+    reports=("$report/metrics.json")
+    if [ -f "$prepared/documents.parquet" ]; then
+      $PY -m apollo_restore evaluate --prepared "$prepared" --split validation --source literary \
+        --source inscription --per-length 2 --conditions exact,none "${fast[@]}" --out "$report-other" >/dev/null
+      reports+=("$report-other/metrics.json")
+    else
+      echo "no prepared corpus at $prepared (PREPARED): literary and inscription validation skipped" >&2
+    fi
+    $PY - "$model" "${reports[@]}" <<'PY'
 import json, sys
-groups = json.load(open(sys.argv[2]))["groups"]["synthetic"]["included"]
-cells = {cond: next(iter(by_source.values()))["uniform"] for cond, by_source in groups.items()}
-print(sys.argv[1], "neural alone, validation:", ", ".join(f"{c} W.Top-1 {m['top1']:.3f} / W.Top-20 {m['top20']:.3f}" for c, m in cells.items()))
+for path in sys.argv[2:]:
+    groups = json.load(open(path))["groups"]["synthetic"]["included"]
+    cells = [(f"{source} {cond}", by_source[source]["uniform"]) for cond, by_source in groups.items() for source in by_source]
+    print(sys.argv[1], "neural alone, validation:", ", ".join(f"{c} W.Top-1 {m['top1']:.3f} / W.Top-20 {m['top20']:.3f}" for c, m in cells))
 PY
   done
   ;;

@@ -1,5 +1,6 @@
 """The GPU recipe (scripts/gpu_train.sh) end to end on CPU with a tiny config: pack, train in two
-calls that resume from the checkpoint, export in parts, receive and validate, then a second
+calls that resume from the checkpoint, export in parts, receive and validate (ddb, literary and
+inscription validation gaps), then a second
 session that continues from the weights brought back and records the first in its history."""
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def recipe(tmp_path_factory):
     prepared.mkdir()
     rows = [_row(f"tlg9999.tlg{i:03d}.x#0", "literary", "train", 60, i) for i in range(6)]
     rows += [_row(f"val.{i}", "ddb", "validation", 80, i) for i in range(3)]
+    rows += [_row(f"val.{source}", source, "validation", 80, 5) for source in ("literary", "inscription")]
     write_documents(rows, prepared / "documents.parquet")
     (tmp / "tiny.yaml").write_text(TINY)
     env = {
@@ -94,7 +96,12 @@ def test_pack_train_export_receive_and_continue(recipe):
     parts = sorted((tmp / "out").glob("export.tar.part-*"))
     assert parts and all(p.stat().st_size <= 15 * 2**20 for p in parts)
     report = _run(env, "receive", str(tmp / "out"))
-    assert (tmp / "run/export/model.safetensors").exists() and "exact W.Top-1" in report and "none W.Top-1" in report
+    assert (
+        (tmp / "run/export/model.safetensors").exists()
+        and "ddb exact W.Top-1" in report
+        and "ddb none W.Top-1" in report
+    )
+    assert "literary exact W.Top-1" in report and "inscription none W.Top-1" in report  # the other sources too
     meta = json.loads((tmp / "run/export/apollo_restore.json").read_text())
     assert meta["data"]["literary"]["documents"] >= 1 and meta["size"] == "tiny"
 
