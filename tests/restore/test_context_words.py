@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.context_words import (
     DocumentWords,
@@ -71,21 +70,6 @@ def test_the_score_counts_letters_in_the_documents_words():
     assert document_letters("και ", " του", ["και", "απολλωνιου"], min_word=4) == [0, 0]  # short words earn nothing
 
 
-def test_rankers_choose_which_of_a_long_list_reach_the_pool():
-    """With more readings than ``k``, the rankers' summed scores decide which are proposed; the
-    member's own score of a reading (its letters in the document's words) does not change."""
-    every = [c.text for c in DocumentWords().candidates(PREFIX, SUFFIX, NO_HINT, k=1000)]
-    assert len(every) > 3
-    last = every[-1]  # the member's own order puts it last; two rankers agree it is best
-    rankers = [Fixed({last: -1.0}), Fixed({last: -2.0, every[0]: -50.0})]
-    plain = DocumentWords().candidates(PREFIX, SUFFIX, NO_HINT, k=3)
-    ranked = DocumentWords(rankers=rankers).candidates(PREFIX, SUFFIX, NO_HINT, k=3)
-    assert last not in [c.text for c in plain] and ranked[0].text == last
-    assert every[0] not in [c.text for c in ranked]  # -50: below every reading the rankers leave at -30
-    assert DocumentWords(rankers=rankers).score_readings(PREFIX, SUFFIX, NO_HINT, [last]) == DocumentWords(
-    ).score_readings(PREFIX, SUFFIX, NO_HINT, [last])  # fmt: skip
-
-
 def test_an_ensemble_with_the_words_member_prefers_the_documents_name():
     model = Fixed({"ανιων": -4.0, "ιριων": -6.0})
     assert Ensemble([(model, 1.0)]).candidates(PREFIX, SUFFIX, NO_HINT)[0].text == "ανιων"
@@ -115,9 +99,3 @@ def test_a_model_folder_declares_the_words_member(memorised_model, tmp_path):
     assert [type(f).__name__ for f, _ in members] == ["NgramRestorer", "DocumentWords", "LengthPrior"]
     words, weight = members[1]
     assert weight == 0.3 and words.vocabulary is not None and "κυριου" in words.vocabulary.keys
-    assert words.rankers == []  # no "words_ranker": the member's own order
-    for ranker in ("infini", "ngram"):  # no unbounded-order member here; no such ranker at all
-        meta["ensemble"]["words_ranker"] = ranker
-        (folder / "apollo_restore.json").write_text(json.dumps(meta))
-        with pytest.raises(ModelFolderError, match=r"\[E505\].*ensemble\.words_ranker = '" + ranker):
-            load_filler(folder, present=False)

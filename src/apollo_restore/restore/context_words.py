@@ -65,8 +65,6 @@ class WordConfig:
         limit: readings formed at most (in the order :func:`word_readings` forms them).
         min_word: shortest word (letters) that earns :class:`DocumentWords`' score.
         k: readings proposed by :class:`DocumentWords` (default).
-        rank_limit: readings :class:`DocumentWords` ranks again with its rankers (the first of
-            its own order).
     """
 
     max_words: int = 3
@@ -76,7 +74,6 @@ class WordConfig:
     limit: int = 1000
     min_word: int = 4
     k: int = 20
-    rank_limit: int = 200
 
 
 class _Context:
@@ -279,10 +276,7 @@ class DocumentWords:
     :class:`~apollo_restore.restore.filler.GapFiller`).
 
     *Proposals*: :func:`word_readings` (and, with a ``vocabulary``, its completions of a gap
-    inside one word), best first by the score, at most ``k``; with ``rankers`` (e.g. the
-    unbounded-order members), the first ``config.rank_limit`` of that order ranked again by the
-    sum of the rankers' scores before the cut, so that a long list's best-spelled readings reach
-    the pool rather than its first ``k``.
+    inside one word), best first by the score, at most ``k``.
 
     *Score*: :func:`document_letters`, the reading's letters that stand in words the context
     spells elsewhere (0 for a reading that makes no such word, whatever its length); an
@@ -291,14 +285,12 @@ class DocumentWords:
     Args:
         config: limits of the proposals and the shortest word scored.
         vocabulary: known words for completions of a gap inside one word, or ``None``.
-        rankers: gap fillers whose summed ``score_readings`` order the proposals (none: the
-            share of their letters in the document's words).
     """
 
     name = "document-words"
 
-    def __init__(self, config: WordConfig = WordConfig(), vocabulary: Vocabulary | None = None, rankers: Sequence = ()):
-        self.config, self.vocabulary, self.rankers = config, vocabulary, list(rankers)
+    def __init__(self, config: WordConfig = WordConfig(), vocabulary: Vocabulary | None = None):
+        self.config, self.vocabulary = config, vocabulary
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """Letters of each reading in words the context spells elsewhere (see the class)."""
@@ -318,11 +310,6 @@ class DocumentWords:
         # the share of letters in the document's words, not their number (a long run of the
         # context would always win); ties keep the order readings were formed in
         order = sorted(range(len(readings)), key=lambda i: -scores[i] / max(1, letter_count(readings[i])))
-        if self.rankers and len(order) > k:
-            order = order[: self.config.rank_limit]
-            ranked = [readings[i] for i in order]
-            totals = [sum(col) for col in zip(*(r.score_readings(prefix, suffix, hint, ranked) for r in self.rankers))]
-            order = [order[j] for j in sorted(range(len(order)), key=lambda j: -totals[j])]
         return to_candidates([(readings[i], scores[i]) for i in order[:k]])
 
     def language_model(self) -> None:

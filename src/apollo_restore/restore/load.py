@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
-from apollo_restore.errors import Errors, ModelFolderError
+from apollo_restore.errors import Errors
 from apollo_restore.model.folder import read_meta
 from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
@@ -59,8 +59,7 @@ def load_filler(
     Raises:
         FileNotFoundError: no model in the folder, or a member file it names is missing (E501).
         ModelFolderError: a broken file in the folder, or weights its config does not describe
-            (``E503``–``E512``, :mod:`apollo_restore.model.verify`); an ensemble
-            ``words_ranker`` it cannot honour (``E505``).
+            (``E503``–``E512``, :mod:`apollo_restore.model.verify`).
         ValueError: an ensemble entry with no classical member (E502), or a GPU device this
             PyTorch cannot see (E513).
     """
@@ -97,18 +96,15 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
     search = member_config(config, spec.get("hint_slack", 0))  # the neural member searches the slack itself
     neural = load_neural(search) if weights["neural"] > 0 else lambda: load_neural(search)
     members: list[tuple[GapFiller, float]] = [(neural, weights["neural"])]
-    infini = []
     if "infini" in spec:
         for direction, name in (("forward", "infini"), ("backward", "infini_backward")):
             if weights.get(name, 0.0) > 0:
-                infini.append(load_infini(direction, **spec["infini"]))
-                members.append((infini[-1], weights[name]))
+                members.append((load_infini(direction, **spec["infini"]), weights[name]))
     members += [(load_ngram(file), weights[name]) for name, file in files]
     members.append((DocumentCopy(), weights.get("copy", 0.0)))
     if weights.get("words", 0.0) > 0:
         forms = default_forms() if spec.get("words_vocabulary") else None
-        rankers = _words_rankers(path, spec, infini)
-        members.append((DocumentWords(vocabulary=forms and Vocabulary(forms.keys), rankers=rankers), weights["words"]))
+        members.append((DocumentWords(vocabulary=forms and Vocabulary(forms.keys)), weights["words"]))
     members.append((LengthPrior(), weights.get("length", 0.0)))
     if "lost_length" in spec:
         members.append((LostLength.from_json(spec["lost_length"]), 1.0))
@@ -117,21 +113,3 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
     return Ensemble(
         members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=spec.get("hint_slack", 0)
     )
-
-
-def _words_rankers(path: Path, spec: dict, infini: list[GapFiller]) -> list[GapFiller]:
-    """The members that order the words member's long lists before its cut: the unbounded-order
-    members with ``"words_ranker": "infini"``, none without the key.
-
-    Raises:
-        ModelFolderError: ``E505`` when the key names anything else, or no such member is weighted.
-    """
-    ranker = spec.get("words_ranker")
-    if ranker is None:
-        return []
-    if ranker != "infini" or not infini:
-        expected = '"infini", with an unbounded-order member ("infini" or "infini_backward") weighted above 0'
-        raise ModelFolderError(
-            "E505", path / "apollo_restore.json", field="ensemble.words_ranker", value=ranker, expected=expected
-        )
-    return infini
