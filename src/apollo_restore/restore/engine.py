@@ -147,7 +147,8 @@ class Restorer:
 
         Returns:
             Up to ``k`` candidates, best first: the first of the ``config.pool`` beams (the
-            search width, whatever ``k``), probabilities normalised over all of them.
+            search width, whatever ``k``), probabilities normalised over all of them; with a
+            ``config.hint_quota`` and a hint, up to ``hint_quota`` more, inside the hint.
         """
         return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
