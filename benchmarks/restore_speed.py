@@ -10,12 +10,14 @@ turn, each going first in turn, so that the load of a shared machine falls on al
 Prints Markdown: p50/p95 of each tree's CPU milliseconds per gap and of the per-gap CPU ratio
 (tree / baseline), top-1 agreement with the baseline, and uniform-weighted Top-1/Top-20 per
 condition. Without ``--baseline`` this tree's defaults are the reference; ``--gap-file`` restores
-that gap set instead (its conditions, whatever they are), and the Top-1 of gaps whose answer
-stands in the visible context is shown beside the others'; ``--report`` prints the table of an
-earlier run's ``--save`` file. ``--variant NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with
-those ``RestoreConfig`` fields changed (the search settings to choose on validation); a ``"model"``
-field loads that model folder instead of the embedded one (a candidate model against the shipped
-one, same gaps, side by side).
+that gap set instead (its conditions, whatever they are), and the Top-1 of gaps of ≥ 4 letters
+whose answer stands in the visible context is shown beside the others' **of the same lengths**
+(each side's mean per letter count, then over the counts that have both: issue 22's bar);
+``--report`` prints the table of an earlier run's ``--save`` file. ``--variant
+NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with those ``RestoreConfig``
+fields changed (the search settings to choose on validation); a ``"model"`` field loads that
+model folder instead of the embedded one (a candidate model against the shipped one, same gaps,
+side by side).
 
     python benchmarks/restore_speed.py --prepared data/prepared --device cuda --gaps 10000 --check 100
 
@@ -40,7 +42,7 @@ import numpy as np
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of, load_gaps
-from apollo_restore.evaluate.metrics import answer_in_context, score_gap, uniform
+from apollo_restore.evaluate.metrics import GapScore, answer_in_context, score_gap, uniform
 from apollo_restore.restore.candidates import match_key
 from apollo_restore.restore.load import load_filler
 from apollo_restore.restore.predict import predict
@@ -130,15 +132,15 @@ def report(gaps: list, results: dict[str, list[dict]], trees: dict, args: argpar
     old = next(iter(results.values()))
     where = args.gap_file.name if args.gap_file else "ddb validation gaps (exact + no hint)"
     print(f"## Shipped default, {len(gaps)} {where}, k = {args.k}, {args.threads} thread(s)\n")
-    copied = [answer_in_context(g.prefix, g.suffix, g.target) for g in gaps]
-    print(f"({sum(copied)} gaps whose answer stands in the visible context.)\n")
+    copied = [answer_in_context(g.prefix, g.suffix, g.target) and letter_count(g.target) >= 4 for g in gaps]
+    print(f"({sum(copied)} gaps of ≥ 4 letters whose answer stands in the visible context.)\n")
     conditions = list(dict.fromkeys(condition_of(g) for g in gaps))
     names = {"none": "no hint"}
     head = " | ".join(f"{names.get(c, c)} W.Top-1 / W.Top-20" for c in conditions)
     split_head = "; ".join(names.get(c, c) for c in conditions)
     lengths = " | exact: of the top 20, readings of the answer's length" if "exact" in conditions else ""
     print(f"| tree | settings | CPU p50 ms | CPU p95 ms | CPU ratio p50 | CPU ratio p95 | wall p50 ms | top-1 same "
-          f"| {head} | Top-1 answer in context / not: {split_head}{lengths} |")  # fmt: skip
+          f"| {head} | Top-1 answer in context / others of its lengths (lengths): {split_head}{lengths} |")  # fmt: skip
     print("|---|---|" + "---:|" * (7 + len(conditions) + bool(lengths)))
     for name, rows in results.items():
         wall, cpu = [r["wall"] for r in rows], [r["cpu"] for r in rows]
@@ -148,17 +150,30 @@ def report(gaps: list, results: dict[str, list[dict]], trees: dict, args: argpar
         for cond in conditions:
             summary = uniform([score_gap(g.target, r["texts"]) for g, r in zip(gaps, rows) if condition_of(g) == cond])
             accuracy.append(f"{summary.top1:.3f} / {summary.top20:.3f}")
-            top1 = {True: [], False: []}
-            for g, r, c in zip(gaps, rows, copied):
-                if condition_of(g) == cond:
-                    top1[c].append(score_gap(g.target, r["texts"]).top1)
-            split.append(" / ".join(f"{np.mean(top1[c]):.3f}" if top1[c] else "–" for c in (True, False)))
+            scored = [
+                (score_gap(g.target, r["texts"]), c) for g, r, c in zip(gaps, rows, copied) if condition_of(g) == cond
+            ]
+            split.append(same_length_split(scored))
         settings = json.dumps(trees[name][1]) if trees[name][1] else "default"
         times = f"{pct(cpu, 50):.0f} | {pct(cpu, 95):.0f} | {pct(ratio, 50):.2f} | {pct(ratio, 95):.2f}"
         print(f"| {name} | `{settings}` | {times} | {pct(wall, 50):.0f} | {same}/{len(rows)} | ", end="")
         shown = [right_length(g.target, r["texts"][:20]) for g, r in zip(gaps, rows) if condition_of(g) == "exact"]
         tail = f" | {np.mean(shown):.1f}" if lengths else ""
         print(f"{' | '.join(accuracy)} | {'; '.join(split)}{tail} |")
+
+
+def same_length_split(scored: list[tuple[GapScore, bool]]) -> str:
+    """``in / others (n)``: Top-1 of the gaps whose answer stands in the context and of the other
+    gaps of ≥ 4 letters, each the mean over letter counts holding both kinds (``n`` of them)."""
+    by_length: dict[int, dict[bool, list[bool]]] = {}
+    for score, copied in scored:
+        if score.length >= 4:
+            by_length.setdefault(score.length, {True: [], False: []})[copied].append(score.top1)
+    both = [kinds for kinds in by_length.values() if kinds[True] and kinds[False]]
+    if not both:
+        return "–"
+    inside, others = (np.mean([np.mean(kinds[c]) for kinds in both]) for c in (True, False))
+    return f"{inside:.3f} / {others:.3f} ({len(both)})"
 
 
 def right_length(target: str, texts: list[str]) -> int:

@@ -260,3 +260,46 @@ def test_the_shipped_neural_member_searches_the_folders_slack():
     assert ens.hint_slack > 0 and ens.neural.config.hint_slack == ens.hint_slack
     found = ens.neural.candidates("ετους δευτερου και εικοστου ", " καισαρος του κυριου", Hint.exact(9))
     assert {letter_count(c.text) for c in found} <= set(range(9 - ens.hint_slack, 9 + ens.hint_slack + 1))
+
+
+def _folder_with_search(memorised_model, ngram_files, tmp_path, **search):
+    """A copy of the memorised model with an n-gram ensemble entry holding ``search`` settings."""
+    import shutil
+
+    folder = tmp_path / "model"
+    shutil.copytree(memorised_model, folder)
+    shutil.copy(ngram_files / "fwd.npz", folder / "ngram.npz")
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    meta["ensemble"] = {"ngram": "ngram.npz", "weights": {"neural": 1.0, "ngram": 1.0}, **search}
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))
+    return folder
+
+
+def test_a_model_folder_sets_the_neural_beam_width_unless_the_caller_does(memorised_model, ngram_files, tmp_path):
+    folder = _folder_with_search(memorised_model, ngram_files, tmp_path, beam_width=40, hint_slack=3)
+    ens = load_filler(folder, present=False)
+    assert (ens.neural.config.beam_width, ens.neural.config.hint_slack, ens.hint_slack) == (40, 3, 3)
+    assert load_filler(folder, RestoreConfig(beam_width=7), present=False).neural.config.beam_width == 7
+    bare = load_filler(_folder_with_search(memorised_model, ngram_files, tmp_path / "b"), present=False)
+    assert bare.neural.config.beam_width is None and bare.hint_slack == 0
+
+
+def test_the_shipped_default_keeps_a_wider_neural_beam_than_its_pool():
+    ens = load_filler(present=False)
+    assert ens.neural.config.beam_width > ens.neural.config.pool
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("beam_width", 0), ("beam_width", "40"), ("beam_width", True), ("hint_slack", -1), ("hint_slack", 2.5)],
+)
+def test_a_bad_search_setting_of_a_model_folder_is_e505_naming_it(memorised_model, ngram_files, tmp_path, name, value):
+    from apollo_restore.errors import ModelFolderError
+
+    folder = _folder_with_search(memorised_model, ngram_files, tmp_path, **{name: value})
+    with pytest.raises(ModelFolderError) as err:
+        load_filler(folder)
+    message = str(err.value)
+    assert message.startswith("[E505]") and f"ensemble.{name}" in message and "apollo_restore.json" in message
+    done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
+    assert done.exit_code == 2 and done.output.startswith("error: [E505]"), done.output

@@ -48,13 +48,14 @@ class LengthPrior:
 _NOT_LANGUAGE_MODELS = (LengthPrior, LostLength, DocumentCopy, DocumentWords)
 
 
-def member_config(config: RestoreConfig, slack: int) -> RestoreConfig:
+def member_config(config: RestoreConfig, slack: int, beam_width: int | None = None) -> RestoreConfig:
     """A neural member's search settings: the ensemble's ``slack`` (``Ensemble.hint_slack``)
     as its own. The neural member is given the hint as it is and searches ``slack`` letters
     beyond it, paying ``hint_penalty`` nats a letter outside it (:class:`LengthBound`), so that
     its ``pool`` readings favour the hinted length as the ranking will; the other members are
-    given the hint widened by ``slack`` (:meth:`Hint.widen`)."""
-    return replace(config, hint_slack=slack)
+    given the hint widened by ``slack`` (:meth:`Hint.widen`). ``beam_width`` (the model
+    folder's) is the free rows its beam keeps per step unless ``config`` sets one."""
+    return replace(config, hint_slack=slack, beam_width=config.beam_width or beam_width)
 
 
 class Ensemble:

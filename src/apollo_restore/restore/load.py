@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
-from apollo_restore.errors import Errors
-from apollo_restore.model.folder import read_meta
+from apollo_restore.errors import Errors, ModelFolderError
+from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.context_words import DocumentWords, Vocabulary
@@ -49,7 +49,9 @@ def load_filler(
     weights ``ngram`` and ``backward``). Weight ``copy`` adds the member that copies from the
     gap's own document (:class:`DocumentCopy`), weight ``words`` the member proposing and
     scoring readings made of its words (:class:`DocumentWords`; ``"words_vocabulary": true``
-    adds completions by known words); a ``"lost_length"`` entry (knots and values,
+    adds completions by known words); ``"hint_slack"`` is how many letters beyond a hint the
+    members search and ``"beam_width"`` the free rows the neural beam keeps per step (unless
+    ``config`` sets one); a ``"lost_length"`` entry (knots and values,
     fitted on validation with these weights by ``benchmarks/document_length.py``) adds the
     no-hint length prior :class:`LostLength`. Any other folder (or ``use_ngram=False``) gives the
     plain neural :class:`Restorer`. A member weighted 0 is left out (its search would change
@@ -58,8 +60,9 @@ def load_filler(
 
     Raises:
         FileNotFoundError: no model in the folder, or a member file it names is missing (E501).
-        ModelFolderError: a broken file in the folder, or weights its config does not describe
-            (``E503``–``E512``, :mod:`apollo_restore.model.verify`).
+        ModelFolderError: a broken file in the folder, weights its config does not describe
+            (``E503``–``E512``, :mod:`apollo_restore.model.verify`), or a search setting of its
+            ensemble entry that is not a whole number (``E505``).
         ValueError: an ensemble entry with no classical member (E502), or a GPU device this
             PyTorch cannot see (E513).
     """
@@ -75,7 +78,7 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
 
     Raises:
         FileNotFoundError: no model folder, or a member file the folder names is missing (E501).
-        ModelFolderError: a broken file in the folder (``E503``–``E512``).
+        ModelFolderError: a broken file in the folder (``E503``–``E512``), a bad search setting (``E505``).
         ValueError: an ensemble entry with no classical member (E502), or a GPU device this
             PyTorch cannot see (E513).
     """
@@ -93,7 +96,8 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
         if not file.exists():
             raise FileNotFoundError(Errors.E501.format(folder=path, member=name, path=file))
     weights = spec["weights"]
-    search = member_config(config, spec.get("hint_slack", 0))  # the neural member searches the slack itself
+    slack = _whole(spec, "hint_slack", 0, path) or 0
+    search = member_config(config, slack, _whole(spec, "beam_width", 1, path))  # it searches the slack itself
     neural = load_neural(search) if weights["neural"] > 0 else lambda: load_neural(search)
     members: list[tuple[GapFiller, float]] = [(neural, weights["neural"])]
     if "infini" in spec:
@@ -110,6 +114,17 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
         members.append((LostLength.from_json(spec["lost_length"]), 1.0))
     members = [(filler, w) for filler, w in members if w > 0]
     label = "+".join(name for name, w in weights.items() if w > 0)
-    return Ensemble(
-        members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=spec.get("hint_slack", 0)
-    )
+    return Ensemble(members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=slack)
+
+
+def _whole(spec: dict, name: str, least: int, folder: Path) -> int | None:
+    """The ensemble entry's whole-number search setting ``name`` (``None`` when absent).
+
+    Raises:
+        ModelFolderError: ``E505`` naming the field, when it is not a whole number ≥ ``least``.
+    """
+    value = spec.get(name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+        expected = f"a whole number of at least {least}"
+        raise ModelFolderError("E505", folder / META_FILE, field=f"ensemble.{name}", value=value, expected=expected)
+    return value
