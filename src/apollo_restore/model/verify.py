@@ -134,6 +134,17 @@ _SIZE_FIELDS = (
 )
 
 
+def check_whole(path: Path, field: str, value: Any, least: int = 1) -> int:
+    """``value`` of ``field`` in the file ``path``, when it is a whole number ≥ ``least``.
+
+    Raises:
+        ModelFolderError: ``E505`` naming the file, the field and what it must be.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ModelFolderError("E505", path, field=field, value=value, expected=f"a whole number of at least {least}")
+    return value
+
+
 def check_config(config: dict[str, Any], path: Path, other_architectures: bool = False) -> Dims | None:
     """The sizes of a ``config.json`` the lean model runs; with ``other_architectures``, ``None``
     for another architecture (which only ``transformers`` loads, and checks).
@@ -148,18 +159,13 @@ def check_config(config: dict[str, Any], path: Path, other_architectures: bool =
         expected = " or ".join(map(repr, LEAN_MODEL_TYPES))
         raise ModelFolderError("E505", path, field="model_type", value=model_type, expected=expected)
 
-    def whole(name: str, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ModelFolderError("E505", path, field=name, value=value, expected="a whole number of at least 1")
-        return value
-
-    sizes = {name: whole(name, config.get(name)) for name in _SIZE_FIELDS}
+    sizes = {name: check_whole(path, name, config.get(name)) for name in _SIZE_FIELDS}
     heads, kv_heads = sizes["num_attention_heads"], sizes["num_key_value_heads"]
     if heads % kv_heads:
         expected = f"a multiple of num_key_value_heads ({kv_heads})"
         raise ModelFolderError("E505", path, field="num_attention_heads", value=heads, expected=expected)
     head_dim = config.get("head_dim") or sizes["hidden_size"] // heads
-    if whole("head_dim", head_dim) % 2:
+    if check_whole(path, "head_dim", head_dim) % 2:
         raise ModelFolderError("E505", path, field="head_dim", value=head_dim, expected="even (rotary positions)")
     eps = config.get("rms_norm_eps")
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:

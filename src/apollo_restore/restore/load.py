@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
-from apollo_restore.errors import Errors, ModelFolderError
+from apollo_restore.errors import Errors
 from apollo_restore.model.folder import META_FILE, read_meta
+from apollo_restore.model.verify import check_whole
 from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.context_words import DocumentWords, Vocabulary
@@ -124,7 +125,4 @@ def _whole(spec: dict, name: str, least: int, folder: Path) -> int | None:
         ModelFolderError: ``E505`` naming the field, when it is not a whole number ≥ ``least``.
     """
     value = spec.get(name)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
-        expected = f"a whole number of at least {least}"
-        raise ModelFolderError("E505", folder / META_FILE, field=f"ensemble.{name}", value=value, expected=expected)
-    return value
+    return None if value is None else check_whole(folder / META_FILE, f"ensemble.{name}", value, least)
