@@ -138,7 +138,7 @@ def run(script: str, timeout: int = 600) -> subprocess.CompletedProcess:
 
 
 def test_the_documents_give_commands_and_each_skip_has_a_reason():
-    assert len([c for c in ALL if c.where.startswith("README")]) >= 5
+    assert len([c for c in ALL if c.where.startswith("README")]) >= 4  # set up, test, serve, restore
     assert len({c.where.split(":")[0] for c in ALL}) >= 6  # README, MODEL_CARD and docs/ pages
     assert len(ALL) >= 30
     for command in ALL:
