@@ -1,5 +1,5 @@
 """Pick demonstration texts from the DDB test split and report, good or bad, how the shipped
-model restores them (the README's table and the web page's default example).
+model restores them (the table in MODEL_CARD.md, "Evaluation", and the web page's default example).
 
     python scripts/demo_examples.py [--corpus ../shared/corpora/ddb-trismegistos-2016.tar.xz] [--n 6]
 

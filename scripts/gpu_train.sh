@@ -13,8 +13,8 @@
 #   here (~20 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
 # Only the shipped size can continue in a later session (INIT must travel with the tree, ≤ 64 MiB
 # in all with the 49 MiB tracked tree): a `large` folder (57 MB bf16) cannot, so a `large` run
-# lives within one session (its runs and their numbers: MODEL_CARD.md, "The recipe's first run",
-# "… second run": a 420-s call trained `large` only 208 s while validation ran one gap at a time).
+# lives within one session (its runs and their numbers: docs/notes/2026-11-training-runs.md; the
+# recipe: docs/gpu-training.md).
 #
 # `train SECONDS` runs the training loop for SECONDS more of wall time, its validation passes
 # included and the last one fitted inside (the call is killed at SECONDS + MARGIN, default 120 s,
