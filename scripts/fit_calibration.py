@@ -41,6 +41,7 @@ from apollo_restore.restore.calibration import (
     Calibration,
     calibrated,
     fingerprint,
+    fingerprint_parts,
     fit,
     gap_letters,
 )
@@ -219,7 +220,8 @@ def main() -> None:
     nll = {" + ".join(terms) or "neither": held_out_nll(records, terms) for terms in ablations}
     cal.info = {
         "fitted_by": "scripts/fit_calibration.py", "split": "validation", "sources": args.sources, "seed": args.seed,
-        "gaps": len(records), "model_fingerprint": fingerprint(args.model), "nll": cal.info["nll"],
+        "gaps": len(records), "model_fingerprint": fingerprint(args.model),
+        "model_fingerprint_parts": fingerprint_parts(args.model), "nll": cal.info["nll"],
         "held_out_nll": {k: round(v, 4) for k, v in nll.items()},
         "ece_before": {"top1": before["top1"]["ece"], "top20": before["top20"]["ece"]},
         "ece_after_cross_fitted": {"top1": after["top1"]["ece"], "top20": after["top20"]["ece"]},

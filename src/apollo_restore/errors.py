@@ -65,6 +65,11 @@ class Errors:
         "would mix two settings; run with the same options to continue, or give --restart to begin again"
     )
     E210 = "[E210] another run is writing {path} now (it holds {lock}): wait for it to finish, or give another --out"
+    E211 = (
+        "[E211] {path} has no prediction for {missing:,} of the {total:,} gaps of {gapset} (the first: {first!r}): "
+        "scoring them would count them as wrong; predict them (the same predict command continues), or give "
+        "--allow-missing to score them as wrong, reported"
+    )
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
     E301 = (
@@ -151,6 +156,14 @@ class Errors:
     )
     E515 = "[E515] {folder} was trained with normaliser {found!r}; this code uses {expected!r}"
     E516 = "[E516] {folder} was trained with FIM layout {found!r}; this code knows {known}"
+    E517 = (
+        "[E517] {path} nests its values too deeply (more than about {limit:,} levels) to be a settings file: "
+        "copy the model folder again"
+    )
+    E518 = (
+        "[E518] {path}: tensor {name} holds {count:,} value(s) that are not finite numbers (NaN or infinity): "
+        "the weights are damaged; copy the model folder again, or train it again"
+    )
 
 
 class LeidenError(ValueError):
@@ -189,7 +202,7 @@ class FormatError(ValueError):
 
 
 class FileError(ValueError):
-    """A file (or standard input) that cannot be read or written as asked (``E202``–``E210``).
+    """A file (or standard input) that cannot be read or written as asked (``E202``–``E211``).
 
     Attributes:
         code: the message code (``"E203"``).
@@ -216,7 +229,7 @@ class RequestError(ValueError):
 
 
 class ModelFolderError(ValueError):
-    """A model folder that cannot be loaded as it is (``E503``–``E512``), naming its file.
+    """A model folder that cannot be loaded as it is (``E503``–``E512``, ``E517``, ``E518``), naming its file.
 
     Attributes:
         code: the message code (``"E506"``).

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from pathlib import Path
 
@@ -155,8 +156,19 @@ def evaluate_command(
         False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."
     ),
     workers: int = WORKERS_OPTION,
+    allow_missing: bool = typer.Option(
+        False,
+        "--allow-missing",
+        help="Score the gaps --predictions has no line for as wrong (their count in the report, exit status 1) "
+        "instead of refusing them (E211).",
+    ),
 ) -> None:
-    """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots."""
+    """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots.
+
+    Scoring a --predictions file, every gap must have its prediction (E211 names how many have
+    none; --allow-missing scores them as wrong, says so in the report and exits with status 1);
+    every prediction is checked (probabilities from 0 to 1, milliseconds a number).
+    """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.formats import read_predictions
     from apollo_restore.data.table import load_documents
@@ -171,7 +183,8 @@ def evaluate_command(
         raise typer.BadParameter(f"{bpc_mode!r}: choose prefix or middle", param_hint="--bpc-mode")
     try:
         check_k(k, DEFAULT_REQUEST_LIMITS)
-    except RequestError as err:
+        _check_report_folder(out)
+    except (RequestError, FileError) as err:
         fail(err)
     try:
         gap_set = (
@@ -189,6 +202,7 @@ def evaluate_command(
                 raise typer.BadParameter(str(err), param_hint="--peer") from err
             peers[name] = load_peer(path, gap_set, read_ithaca_input_ids(ithaca_ids) if ithaca_ids else None)
         ours = read_predictions(predictions) if predictions else None
+        missing = _missing(gap_set, ours, predictions, gaps, allow_missing)
     except (FileError, FormatError) as err:
         fail(err)
     # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -216,6 +230,8 @@ def evaluate_command(
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
     gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
     meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
+    if missing:
+        meta["MISSING PREDICTIONS"] = f"{len(missing):,} of the {len(gap_set):,} gaps have none: scored as wrong"
     metrics = evaluate_to_folder(
         out,
         filler,
@@ -233,6 +249,46 @@ def evaluate_command(
         workers=pool,
     )
     typer.echo(f"{metrics['gaps']} gaps scored; report in {out / 'report.md'}")
+    if missing:
+        typer.echo(
+            f"error: {len(missing):,} of the {len(gap_set):,} gaps have no prediction in {predictions} "
+            f"(the first: {missing[0]!r}); they were scored as wrong (--allow-missing)",
+            err=True,
+        )
+        raise typer.Exit(1)
+
+
+def _check_report_folder(out: Path) -> None:
+    """``--out`` names a folder that is there or can be made: not a file, nor inside one, its
+    nearest existing folder writable.
+
+    Raises:
+        FileError: ``E205`` naming the path.
+    """
+    if out.exists() and not out.is_dir():
+        raise FileError("E205", str(out), reason="it is a file; --out names the report folder to write")
+    there = next((p for p in (out, *out.parents) if p.exists()), Path("."))
+    if not there.is_dir():
+        raise FileError("E205", str(out), reason=f"{there} is a file, not a folder")
+    if there != out and not os.access(there, os.W_OK | os.X_OK):
+        raise FileError("E205", str(out), reason=f"the folder {there} is not writable")
+
+
+def _missing(gap_set, ours, predictions: Path | None, gaps: Path | None, allow_missing: bool) -> list[str]:
+    """The ids of the gaps ``ours`` (the ``--predictions`` read) has no prediction for.
+
+    Raises:
+        FileError: ``E211`` some are missing and ``allow_missing`` is not given.
+    """
+    if ours is None:
+        return []
+    have = {p.id for p in ours}
+    missing = [gap.id for gap in gap_set if gap.id not in have]
+    if missing and not allow_missing:
+        where = str(gaps) if gaps else "the gap set built"
+        raise FileError("E211", str(predictions), missing=len(missing), total=len(gap_set), gapset=where,
+                        first=missing[0])  # fmt: skip
+    return missing
 
 
 def register(app: typer.Typer) -> None:

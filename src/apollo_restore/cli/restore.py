@@ -173,17 +173,20 @@ def predict_command(
     per gap as it is done (as each --batch of gaps is done); a run that is stopped or killed
     continues where it was when run again (--restart begins again); OUT appears only when every
     gap is there. An existing OUT is refused without --force, and kept until the new one is
-    complete. A run continues an unfinished one only with the same --k, --model and search
-    options (they are recorded in OUT.partial.json), and two runs never write one OUT at once.
+    complete. A run continues an unfinished one only with the same gap set (its content), --k,
+    --model (its weights, config, tokenizer and ensemble) and search options (they are recorded
+    in OUT.partial.json), and two runs never write one OUT at once.
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.config import RestoreConfig, batch_size
+    from apollo_restore.model.folder import fingerprint
+    from apollo_restore.restore.config import DEFAULT_MODEL, RestoreConfig, batch_size
     from apollo_restore.restore.predict import PredictJob, Workers
     from apollo_restore.restore.threads import use_threads
 
     try:
         settings = {
             "model": str(model.resolve()) if model else "embedded default",
+            "model fingerprint": fingerprint(model or DEFAULT_MODEL),
             "exact length": str(exact_length), "neural only": str(neural_only), "parallels": str(parallels),
         }  # fmt: skip
         job = PredictJob.open(gaps, out, k, force=force, restart=restart, settings=settings)
@@ -204,6 +207,8 @@ def predict_command(
     pool = Workers(partial(_restorer, model, parallels, **options), workers, threads) if workers > 1 else None
     try:
         n = job.run(restorer, batch=batch_size(batch, device), workers=pool)
+    except FileError as err:  # E205: a full disk; the lines written so far stay, for the next run
+        fail(err)
     except KeyboardInterrupt:
         typer.echo(f"stopped: the predictions made so far are in {job.output.partial}; "
                    "run the same command again to continue", err=True)  # fmt: skip

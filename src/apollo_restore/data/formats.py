@@ -18,7 +18,9 @@ UTF-8) and names the file and the 1-based line of a malformed line
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,8 @@ from apollo_restore.errors import FormatError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.inputs import read_lines
 
+#: About how deep JSON nesting the parser follows before it gives up (a line nested deeper is refused).
+_DEPTH = sys.getrecursionlimit()
 CULLHED_SYSTEM_PROMPT = "Fill in the missing letters in this inscription!"
 _MISSING = re.compile(r"\[(\d+) letters? missing\]")
 
@@ -100,6 +104,8 @@ def _read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise FormatError(str(path), number, f"not valid JSON ({exc.msg}, column {exc.colno})") from None
+        except RecursionError:  # json's parser recurses once per level: a deep line is refused, not a crash
+            raise FormatError(str(path), number, f"values nested more than about {_DEPTH:,} levels deep") from None
         if not isinstance(obj, dict):
             raise FormatError(str(path), number, "expected a JSON object")
         yield number, obj
@@ -139,18 +145,23 @@ def _field(obj: dict[str, Any], key: str, path: str | Path, number: int, kind: t
 # -- our gap sets and predictions -------------------------------------------------------------
 
 
-def read_gapset(path: str | Path, check: Callable[[GapExample], object] | None = None) -> list[GapExample]:
+def read_gapset(
+    path: str | Path, check: Callable[[GapExample], object] | None = None, need_target: bool = True
+) -> list[GapExample]:
     """Read a gap-set JSONL file.
 
     Args:
         path: the file.
         check: called on each gap as it is read; a ``ValueError`` it raises (such as the restore
             layer's request check) is reported with the file and line.
+        need_target: refuse a gap without its answer (``target``); prediction needs none (then
+            a missing one reads as ``""``).
 
     Raises:
         FileError: the file cannot be read, is not UTF-8 or has an overlong line.
-        FormatError: a malformed line, an id already used by another line, or a gap ``check``
-            refuses (file and line number in the message).
+        FormatError: a malformed line (a field missing or of the wrong type, JSON nested too
+            deep), an id already used by another line, or a gap ``check`` refuses (file and line
+            number in the message).
     """
     out = []
     seen: dict[str, int] = {}
@@ -159,6 +170,7 @@ def read_gapset(path: str | Path, check: Callable[[GapExample], object] | None =
             hint = Hint.from_json(obj.get("hint"))
         except ValueError as exc:
             raise FormatError(str(path), number, str(exc)) from None
+        target = _field(obj, "target", path, number) if need_target or "target" in obj else ""
         out.append(
             GapExample(
                 id=_unique(seen, _field(obj, "id", path, number), path, number),
@@ -166,9 +178,9 @@ def read_gapset(path: str | Path, check: Callable[[GapExample], object] | None =
                 doc=_field(obj, "doc", path, number),
                 prefix=_field(obj, "prefix", path, number),
                 suffix=_field(obj, "suffix", path, number),
-                target=_field(obj, "target", path, number),
+                target=target,
                 hint=hint,
-                kind=obj.get("kind", "synthetic"),
+                kind=_field(obj, "kind", path, number) if "kind" in obj else "synthetic",
             )
         )
         if check is not None:
@@ -189,23 +201,37 @@ def read_predictions(path: str | Path) -> list[Prediction]:
 
     Raises:
         FileError: the file cannot be read, is not UTF-8 or has an overlong line.
-        FormatError: a malformed line, or an id already used by another line.
+        FormatError: a malformed line (naming the field: a candidate not an object with a
+            ``text`` string, a ``prob`` not a probability from 0 to 1 or ``null`` (NaN and
+            infinities refused), ``ms`` not a finite number of at least 0 or ``null``, JSON nested
+            too deep), or an id already used by another line.
     """
     out = []
     seen: dict[str, int] = {}
     for number, obj in _read_jsonl(path):
         raw = _field(obj, "candidates", path, number, list)
         candidates: list[tuple[str, float | None]] = []
-        for cand in raw:
+        for i, cand in enumerate(raw, 1):
             if not isinstance(cand, dict) or not isinstance(cand.get("text"), str):
-                raise FormatError(str(path), number, "each candidate must be an object with a 'text' string")
+                raise FormatError(
+                    str(path), number, f"candidate {i}: each candidate must be an object with a 'text' string"
+                )
             prob = cand.get("prob")
-            if prob is not None and (isinstance(prob, bool) or not isinstance(prob, (int, float))):
-                raise FormatError(str(path), number, f"candidate probability {prob!r} is not a number")
+            if prob is not None and not (_number(prob) and 0 <= prob <= 1):
+                reason = f"candidate {i}: field 'prob' is {prob!r}; give a probability from 0 to 1, or null"
+                raise FormatError(str(path), number, reason)
             candidates.append((cand["text"], None if prob is None else float(prob)))
         ms = obj.get("ms")
+        if ms is not None and not (_number(ms) and math.isfinite(ms) and ms >= 0):
+            reason = f"field 'ms' is {ms!r}; give milliseconds (a number of at least 0), or null"
+            raise FormatError(str(path), number, reason)
         out.append(Prediction(_unique(seen, _field(obj, "id", path, number), path, number), candidates, ms))
     return out
+
+
+def _number(value: Any) -> bool:
+    """A JSON number (an ``int`` or ``float``, not a ``bool``)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def write_predictions(path: str | Path, predictions: Iterable[Prediction]) -> int:

@@ -13,8 +13,10 @@ half-written output, and an existing output stays as it was until then. Everythi
 checked about the paths is checked by :meth:`LineJob.open`, before any work.
 
 The settings the lines are made with (``k``, the model...) are recorded beside the partial file
-(``OUT.partial.json``) when a job starts; a run that would continue it with other settings is
-refused, so that one output never mixes two. While a job is open it holds a lock
+(``OUT.partial.json``) when a job starts; a run that would continue it with other settings, or a
+partial file with no record, is refused, so that one output never mixes two. A partial file (or
+its record or lock) that is a symbolic link is refused, never followed; a write that fails (a full
+disk) is a numbered error, and the next run resumes after the last whole line. While a job is open it holds a lock
 (``OUT.partial.lock``: ``flock`` on POSIX, ``msvcrt.locking`` on Windows): a second run on the
 same output is refused at once instead of appending to the same file. Both files go when the
 output is made.
@@ -79,13 +81,15 @@ class LineJob:
             restart: discard the unfinished file of an earlier run instead of continuing it.
             settings: what the lines depend on, by name (``{"k": "20"}``): recorded when the
                 job starts, and an unfinished job is continued only with the same (a partial
-                file with no record, from an older version, is continued as it is).
+                file with no record is not continued: nothing proves what made it).
 
         Raises:
             FileError: ``E206`` ``out`` (or its partial file) is an input; ``E207`` ``out``
                 exists and ``force`` is not given; ``E205`` ``out`` is a folder, or its folder
-                is missing or not writable; ``E210`` another job holds ``out``; ``E209`` the
-                unfinished job was made with other ``settings``.
+                is missing or not writable, or the partial file (or its record, or lock) is a
+                symbolic link (its target is never written); ``E210`` another job holds ``out``;
+                ``E209`` the unfinished job was made with other ``settings``; ``E208`` a partial
+                file with no record of its settings.
         """
         out = Path(out)
         partial = out.with_name(out.name + PARTIAL_SUFFIX)
@@ -94,6 +98,10 @@ class LineJob:
                 if _same_file(path, Path(source)):
                     raise FileError("E206", str(path), what=f"{what} {source}")
         check_writable(out)
+        for path in (partial, _beside(partial, SETTINGS_SUFFIX), _beside(partial, LOCK_SUFFIX)):
+            if path.is_symlink():
+                reason = "it is a symbolic link (the job writes its own file there, never a link's target); remove it"
+                raise FileError("E205", str(path), reason=reason)
         if out.exists() and not force:
             raise FileError("E207", str(out))
         lock = _Lock.take(_beside(partial, LOCK_SUFFIX), out)
@@ -103,7 +111,7 @@ class LineJob:
                 partial.unlink(missing_ok=True)
             settings = dict(settings or {})
             if partial.exists():
-                _check_settings(record, partial, settings)
+                _check_settings(record, partial, out, settings)
             else:
                 write_atomic(record, json.dumps({"settings": settings}, ensure_ascii=False, indent=1).encode())
             return cls(out, partial, _cut_torn_line(partial), _lock=lock)
@@ -112,24 +120,52 @@ class LineJob:
             raise
 
     def append(self, line: str) -> None:
-        """Write one line (without its newline) to the partial file and flush it."""
-        if self._handle is None:
-            self._handle = open(self.partial, "a", encoding="utf-8")
-        self._handle.write(line + "\n")
-        self._handle.flush()
+        """Write one line (without its newline) to the partial file and flush it.
+
+        Raises:
+            FileError: ``E205`` the line cannot be written (a full disk): the lines before it stay,
+                and a torn line is cut off when the job is opened again.
+        """
+        try:
+            if self._handle is None:
+                self._handle = open(self.partial, "a", encoding="utf-8")
+            self._handle.write(line + "\n")
+            self._handle.flush()
+        except OSError as err:
+            self._drop_handle()
+            raise FileError("E205", str(self.partial), reason=_why(err)) from None
 
     def finish(self) -> None:
-        """Make the output: the partial file, synced to disk, renamed over ``out`` in one step."""
-        if self._handle is None:
-            self._handle = open(self.partial, "a", encoding="utf-8")
-        os.fsync(self._handle.fileno())
-        self._handle.close()
-        self._handle = None
-        os.replace(self.partial, self.out)
+        """Make the output: the partial file, synced to disk, renamed over ``out`` in one step.
+
+        Raises:
+            FileError: ``E205`` it cannot be synced or renamed: the partial file stays, to resume.
+        """
+        try:
+            if self._handle is None:
+                self._handle = open(self.partial, "a", encoding="utf-8")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None
+            os.replace(self.partial, self.out)
+        except OSError as err:
+            self._drop_handle()
+            raise FileError("E205", str(self.out), reason=_why(err)) from None
         _beside(self.partial, SETTINGS_SUFFIX).unlink(missing_ok=True)
         if self._lock is not None:
             self._lock.path.unlink(missing_ok=True)  # still held: a later run finds the output, not a lock
         self.close()
+
+    def _drop_handle(self) -> None:
+        """Close the partial file after a failed write, dropping what its buffer still holds
+        (closing would try to write it again, and fail again)."""
+        if self._handle is not None:
+            try:
+                self._handle.close()
+            except OSError:
+                pass  # the unwritten rest of a line: the torn line is cut when the job is opened again
+            self._handle = None
 
     def close(self) -> None:
         """Close the partial file, leaving it for a later run to resume, and release the lock; a
@@ -196,19 +232,20 @@ def _beside(partial: Path, suffix: str) -> Path:
     return partial.with_name(partial.name + suffix)
 
 
-def _check_settings(record: Path, partial: Path, settings: dict[str, str]) -> None:
-    """Refuse to continue ``partial`` when its ``record`` names other settings.
+def _check_settings(record: Path, partial: Path, out: Path, settings: dict[str, str]) -> None:
+    """Refuse to continue ``partial`` when its ``record`` is missing or names other settings.
 
     Raises:
-        FileError: ``E209`` naming the settings that differ.
+        FileError: ``E209`` naming the settings that differ; ``E208`` no record.
         FormatError: ``E201`` a record that is not one.
     """
     try:
         was = json.loads(record.read_text(encoding="utf-8"))["settings"]
     except FileNotFoundError:
-        return  # an older version's partial file: nothing recorded to compare
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise FormatError(str(record), 1, f"not a settings record ({err}); give --restart") from None
+        reason = f"nothing records what it was made with ({record} is missing)"
+        raise FileError("E208", str(out), partial=partial, reason=reason) from None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as err:
+        raise FormatError(str(record), 1, f"not a settings record ({type(err).__name__}); give --restart") from None
     if not isinstance(was, dict):
         raise FormatError(str(record), 1, "not a settings record; give --restart")
     differ = sorted(key for key in was.keys() | settings.keys() if was.get(key) != settings.get(key))
@@ -220,6 +257,11 @@ def _check_settings(record: Path, partial: Path, settings: dict[str, str]) -> No
             was=", ".join(f"{key}={was.get(key, '(none)')}" for key in differ),
             now=", ".join(f"{key}={settings.get(key, '(none)')}" for key in differ),
         )
+
+
+def _why(err: OSError) -> str:
+    """An operating-system error in words (``No space left on device``)."""
+    return err.strerror or str(err)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

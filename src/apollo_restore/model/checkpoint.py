@@ -21,7 +21,14 @@ from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.fim.layout import DEFAULT_LAYOUT
 from apollo_restore.fim.tokenizer import TOKENIZER_FILE, CharTokenizer
 from apollo_restore.model.folder import META_FILE, read_meta
-from apollo_restore.model.verify import CONFIG_FILE, check_vocabulary, check_weights, read_json
+from apollo_restore.model.verify import (
+    CONFIG_FILE,
+    WEIGHTS_FILE,
+    check_finite,
+    check_vocabulary,
+    check_weights,
+    read_json,
+)
 
 
 def quiet_transformers() -> None:
@@ -67,7 +74,8 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
 
     Raises:
         FileNotFoundError: no model folder there.
-        ModelFolderError: a broken file, or files that do not belong together (``E503``–``E512``).
+        ModelFolderError: a broken file, or files that do not belong together (``E503``–``E512``),
+            a weight that is NaN or infinite (``E518``).
         ValueError: it was trained with another normaliser or FIM layout.
     """
     from transformers import AutoModelForCausalLM
@@ -81,6 +89,7 @@ def load_model(folder: Path, dtype: torch.dtype = torch.float32):
     tok = CharTokenizer.load(folder)
     check_vocabulary(folder / TOKENIZER_FILE, len(tok), config)
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype)
+    check_finite(folder / WEIGHTS_FILE, dict(model.state_dict()))
     model.eval()
     return model, tok, meta
 

@@ -28,7 +28,14 @@ from typing import Any
 import torch
 from safetensors.torch import load_file
 
-from apollo_restore.model.verify import CONFIG_FILE, LAYER_TENSORS, WEIGHTS_FILE, check_weights, read_json
+from apollo_restore.model.verify import (
+    CONFIG_FILE,
+    LAYER_TENSORS,
+    WEIGHTS_FILE,
+    check_finite,
+    check_weights,
+    read_json,
+)
 
 _KV = list[tuple[torch.Tensor, torch.Tensor]]
 
@@ -131,12 +138,14 @@ class LeanModel:
 
         Raises:
             FileNotFoundError: either file missing.
-            ModelFolderError: a broken file, or weights the config does not describe (``E503``–``E511``).
+            ModelFolderError: a broken file, or weights the config does not describe (``E503``–``E511``),
+                or a weight that is NaN or infinite (``E518``).
         """
         folder = Path(folder)
         config = read_json(folder / CONFIG_FILE)
         check_weights(folder, config)
         tensors = {name: t.to(device, dtype) for name, t in load_file(str(folder / WEIGHTS_FILE)).items()}
+        check_finite(folder / WEIGHTS_FILE, tensors)  # after the cast: a weight too large for dtype is inf
         return cls(tensors, config)
 
     def _norm(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:

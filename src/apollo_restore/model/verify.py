@@ -10,6 +10,7 @@ random file fails there): a few milliseconds at every load, no hashing of the 20
                                                  # config and the tokenizer's vocabulary checked
     check_weights(folder, files[CONFIG_FILE])    # E505–E511
     check_vocabulary(folder / TOKENIZER_FILE, len(tok), files[CONFIG_FILE])   # E512
+    check_finite(folder / WEIGHTS_FILE, tensors)   # E518, once the weights are read
 
 Every failure is a :class:`~apollo_restore.errors.ModelFolderError` naming the file.
 """
@@ -17,6 +18,8 @@ Every failure is a :class:`~apollo_restore.errors.ModelFolderError` naming the f
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,7 +55,8 @@ def read_json(path: Path) -> dict[str, Any]:
     """A model folder's JSON file, which must hold an object.
 
     Raises:
-        ModelFolderError: ``E503`` (not UTF-8 or not JSON: line and column), ``E504`` (not an object).
+        ModelFolderError: ``E503`` (not UTF-8 or not JSON: line and column), ``E504`` (not an object),
+            ``E517`` (nested deeper than the parser recurses).
         FileNotFoundError: no such file.
     """
     try:
@@ -61,6 +65,8 @@ def read_json(path: Path) -> dict[str, Any]:
         raise ModelFolderError("E503", path, line=1, column=err.start + 1, reason="not UTF-8 text") from None
     except json.JSONDecodeError as err:
         raise ModelFolderError("E503", path, line=err.lineno, column=err.colno, reason=err.msg) from None
+    except RecursionError:  # json's parser recurses once per level: a deep file is refused, not a crash
+        raise ModelFolderError("E517", path, limit=sys.getrecursionlimit()) from None
     if not isinstance(data, dict):
         raise ModelFolderError("E504", path, found=f"a JSON {type(data).__name__}")
     return data
@@ -247,6 +253,27 @@ def check_weights(folder: Path, config: dict[str, Any], other_architectures: boo
     for name, shape in wanted.items():  # in the config's order: the first layer's query first
         if shapes[name] != shape:
             raise ModelFolderError("E509", path, config=config_path, name=name, found=shapes[name], expected=shape)
+
+
+def check_finite(path: Path, tensors: Mapping[str, Any]) -> None:
+    """Every number of every tensor (name → ``torch.Tensor``) is finite: one NaN or infinity in a
+    weight makes every score NaN (readings in no order, probabilities NaN). A tensor's sum is
+    finite when all its numbers are (a NaN or an infinity carries through a sum); only when it is
+    not are the numbers counted one by one (``torch.isfinite``), so a sum that overflows from
+    finite numbers is no false alarm. About 8 ms for the shipped model's 10.3 M weights on one CPU
+    core (``torch.isfinite(t).all()`` on every tensor takes 70 ms).
+
+    Raises:
+        ModelFolderError: ``E518`` naming the file, the first damaged tensor and how many values.
+    """
+    import torch  # only loading weights needs it; this module is read by commands that load none
+
+    for name, tensor in tensors.items():
+        if not tensor.is_floating_point() or bool(torch.isfinite(tensor.sum())):
+            continue
+        bad = int((~torch.isfinite(tensor)).sum())
+        if bad:
+            raise ModelFolderError("E518", path, name=name, count=bad)
 
 
 def _names(names: list[str]) -> str:

@@ -29,7 +29,6 @@ gives the filler's probabilities unchanged.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -43,6 +42,7 @@ import numpy as np
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import Hint
+from apollo_restore.model.folder import fingerprint, fingerprint_parts
 from apollo_restore.model.verify import read_json
 from apollo_restore.restore.types import Candidate
 
@@ -59,32 +59,38 @@ TERMS = ("letters", "margin", "score")
 FLOOR = 1e-12
 
 
-def fingerprint(folder: str | Path) -> str:
-    """Identity of a model folder's scores: SHA-256 (16 hex digits) of its ``apollo_restore.json``
-    and the names and sizes of its other files (the calibration itself left out)."""
-    folder = Path(folder)
-    digest = hashlib.sha256()
-    for path in sorted(folder.iterdir()):
-        if path.name != CALIBRATION_FILE and path.is_file():
-            digest.update(f"{path.name}:{path.stat().st_size};".encode())
-            if path.suffix == ".json":
-                digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 def load_for(folder: str | Path) -> Calibration | None:
     """The calibration of a model folder, or ``None`` when it has none or it was fitted on a
-    different model (then a warning says to rerun ``scripts/fit_calibration.py``)."""
+    different model: other weights, config, tokenizer or scoring settings
+    (:func:`~apollo_restore.model.folder.fingerprint`; other files do not count). Then a warning
+    names what changed and says to rerun ``scripts/fit_calibration.py``.
+
+    Raises:
+        ModelFolderError: a ``calibration.json`` that is not one (``E503``–``E505``, ``E517``).
+    """
     path = Path(folder) / CALIBRATION_FILE
     if not path.exists():
         return None
     cal = Calibration.load(path)
-    if cal.info.get("model_fingerprint") not in (None, fingerprint(folder)):
+    recorded = cal.info.get("model_fingerprint")
+    if recorded not in (None, fingerprint(folder)):
         log.warning(
-            "%s was fitted on another model: probabilities left uncalibrated; rerun scripts/fit_calibration.py", path
-        )
+            "%s was fitted on a model folder whose %s differ from %s's now: probabilities left uncalibrated; "
+            "rerun scripts/fit_calibration.py",
+            path, _changed(cal.info.get("model_fingerprint_parts"), fingerprint_parts(folder)), folder,
+        )  # fmt: skip
         return None
     return cal
+
+
+def _changed(was: Any, now: dict[str, str]) -> str:
+    """The parts of a model folder that differ from a recorded :func:`fingerprint_parts` (all
+    four named when none was recorded)."""
+    if isinstance(was, dict):
+        differ = [part for part in now if was.get(part) != now[part]]
+        if differ:
+            return " and ".join(differ)
+    return "weights, config, tokenizer or scoring settings"
 
 
 @dataclass(frozen=True)
@@ -103,11 +109,41 @@ class Scaling:
 
 _FIELDS = {"a", "b", "c", "d", "e", "f"}
 _CONDITIONS = "an object of conditions (exact, range, none), each mapping some of a, b, c, d, e, f to numbers"
+#: What each parameter must be, and the test (``a`` > 0, or the ranking would be inverted or
+#: flattened; ``b`` may be −∞, "never none of these", as :meth:`Calibration.save` writes the default).
+_RANGES = {
+    "a": ("a finite number above 0 (a ranking is never inverted)", lambda x: math.isfinite(x) and x > 0),
+    "b": ("a finite number, or -Infinity", lambda x: math.isfinite(x) or x == -math.inf),
+    **{name: ("a finite number", math.isfinite) for name in "cdef"},
+}
 
 
 def _number(value: Any) -> bool:
     """A JSON number (``-Infinity`` included, as :meth:`Calibration.save` writes ``b``), not a bool."""
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_conditions(path: Path, conditions: Any) -> dict[str, Scaling]:
+    """``conditions`` of a ``calibration.json``: known conditions, each of known parameters,
+    each a number in its range (:data:`_RANGES`; NaN never).
+
+    Raises:
+        ModelFolderError: ``E505`` naming the file and the field.
+    """
+    if not isinstance(conditions, dict) or not conditions:
+        raise ModelFolderError("E505", path, field="conditions", value=conditions, expected=_CONDITIONS)
+    out = {}
+    for name, value in conditions.items():
+        if name not in CONDITIONS or not isinstance(value, dict) or not set(value) <= _FIELDS:
+            raise ModelFolderError("E505", path, field=f"conditions.{name}", value=value, expected=_CONDITIONS)
+        for param, number in value.items():
+            expected, ok = _RANGES[param]
+            if not _number(number) or not ok(number):
+                raise ModelFolderError(
+                    "E505", path, field=f"conditions.{name}.{param}", value=number, expected=expected
+                )
+        out[name] = Scaling(**value)
+    return out
 
 
 @dataclass
@@ -129,26 +165,25 @@ class Calibration:
         """Read ``calibration.json`` (a file, or a model folder holding one).
 
         Raises:
-            ModelFolderError: not a JSON object (``E503``, ``E504``), or a field that is not what
-                this format holds (``E505``: conditions of numbers ``a``–``f``, a numeric penalty).
-            ValueError: not a calibration file of this format.
+            ModelFolderError: not a JSON object (``E503``, ``E504``, ``E517``), or a field that is
+                not what this format holds (``E505`` naming it: the format, conditions ``exact``,
+                ``range``, ``none`` of numbers ``a``–``f`` in range, a finite penalty ≥ 0).
         """
         path = Path(path)
         path = path / CALIBRATION_FILE if path.is_dir() else path
         data = read_json(path)
         if data.get("format") != FORMAT:
-            raise ValueError(f"{path}: not an {FORMAT} file")
-        conditions = data.get("conditions")
-        if not isinstance(conditions, dict) or not conditions:
-            raise ModelFolderError("E505", path, field="conditions", value=conditions, expected=_CONDITIONS)
-        for name, value in conditions.items():
-            if not isinstance(value, dict) or not set(value) <= _FIELDS or not all(map(_number, value.values())):
-                raise ModelFolderError("E505", path, field=f"conditions.{name}", value=value, expected=_CONDITIONS)
+            raise ModelFolderError("E505", path, field="format", value=data.get("format"), expected=repr(FORMAT))
+        conditions = _check_conditions(path, data.get("conditions"))
         penalty = data.get("unknown_word_penalty", 0.0)
-        if not _number(penalty):
-            raise ModelFolderError("E505", path, field="unknown_word_penalty", value=penalty, expected="a number")
+        if not _number(penalty) or not (math.isfinite(penalty) and penalty >= 0):
+            raise ModelFolderError(
+                "E505", path, field="unknown_word_penalty", value=penalty, expected="a finite number of at least 0"
+            )
         info = data.get("info", {})
-        return cls({name: Scaling(**value) for name, value in conditions.items()}, penalty, info)
+        if not isinstance(info, dict):
+            raise ModelFolderError("E505", path, field="info", value=info, expected="an object")
+        return cls(conditions, penalty, info)
 
     def save(self, path: str | Path) -> None:
         data = {

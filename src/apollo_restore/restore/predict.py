@@ -10,8 +10,9 @@ folder there and writable, not already there unless ``force``). Gaps are searche
 time (:func:`predict`); their predictions are appended to ``OUT.partial`` one flushed line per gap
 as each batch is done (:class:`~apollo_restore.data.outputs.LineJob`); a run that
 is killed or fails leaves that file, and the next run with the same output continues after the
-gaps it holds (``restart`` begins again). When every gap is predicted the file is renamed over
-``OUT``: gap-set order, every gap exactly once.
+gaps it holds (``restart`` begins again), but only for the same gap set (:func:`gapset_digest`),
+``k`` and settings, recorded when the job starts (``E209`` names what differs). When every gap
+is predicted the file is renamed over ``OUT``: gap-set order, every gap exactly once.
 
 With :class:`Workers` the gaps are shared among processes that each build their own filler
 (``job.run(None, workers=Workers(make, 4))``): each gap gets what it gets in one process, and
@@ -20,6 +21,8 @@ the predictions are still written in gap-set order, each as soon as it and all b
 
 from __future__ import annotations
 
+import hashlib
+import json
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -142,6 +145,16 @@ def _predictions_in_workers(
         pool.shutdown(wait=False, cancel_futures=True)
 
 
+def gapset_digest(gaps: Iterable[GapExample]) -> str:
+    """Identity of a gap set's content, in order: ``sha256:`` and 16 hex digits of the SHA-256 of
+    every gap as canonical JSON (keys sorted), one a line. The file's spacing and key order do
+    not count; any gap's id, context, hint, answer or place does."""
+    digest = hashlib.sha256()
+    for gap in gaps:
+        digest.update(json.dumps(gap.to_dict(), sort_keys=True, ensure_ascii=False).encode() + b"\n")
+    return f"sha256:{digest.hexdigest()[:16]}"
+
+
 @dataclass
 class PredictJob:
     """A checked gap set and the output its predictions go to (see the module docstring).
@@ -178,22 +191,25 @@ class PredictJob:
             force: replace an existing ``out`` (kept until the new one is complete).
             restart: discard an unfinished run's predictions instead of continuing them.
             limits: the request limits each gap is checked against.
-            settings: what else the predictions depend on (the model, its options), by name;
-                with ``k`` they are recorded, and an unfinished run is continued only with the
-                same (:class:`~apollo_restore.data.outputs.LineJob`).
+            settings: what else the predictions depend on (the model, its fingerprint, its
+                options), by name; with ``k`` and the gap set's :func:`gapset_digest` they are
+                recorded, and an unfinished run is continued only with the same
+                (:class:`~apollo_restore.data.outputs.LineJob`).
 
         Raises:
             RequestError: ``E305`` for ``k``.
             FileError: the gap set cannot be read (``E202``–``E204``), or ``out`` cannot be
-                written (``E205``–``E207``), or the unfinished file holds ids the gap set has
-                not (``E208``) or was made with other settings (``E209``), or another run is
-                writing ``out`` (``E210``).
+                written (``E205``–``E207``, a partial file that is a symbolic link), or the
+                unfinished file holds ids the gap set has not or has no settings record
+                (``E208``), or was made with another gap set or other settings (``E209``), or
+                another run is writing ``out`` (``E210``).
             FormatError: a malformed gap-set line, a repeated id, or a gap the request check
                 refuses (file and line in the message).
         """
         check_k(k, limits)
-        gaps = read_gapset(gapset, check=lambda gap: check_gap(gap, limits))
-        output = LineJob.open(out, {"gap set": gapset}, force, restart, {"k": str(k), **(settings or {})})
+        gaps = read_gapset(gapset, check=lambda gap: check_gap(gap, limits), need_target=False)
+        recorded = {"gap set": gapset_digest(gaps), "k": str(k), **(settings or {})}
+        output = LineJob.open(out, {"gap set": gapset}, force, restart, recorded)
         done = {p.id for p in read_predictions(output.partial)} if output.resumed else set()
         stray = sorted(done - {gap.id for gap in gaps})
         if stray:
@@ -216,6 +232,9 @@ class PredictJob:
         failure (or a kill) leaves the predictions made so far there for the next run, and any
         earlier output untouched. With ``workers`` (then ``filler`` is not used) the batches are
         shared among processes and their predictions appended in gap-set order.
+
+        Raises:
+            FileError: ``E205`` a line cannot be written (a full disk): the next run resumes.
         """
         found = _predictions(filler, self.todo, self.k, progress, batch, workers)  # checked by open()
         try:
