@@ -33,6 +33,7 @@ def test_lines_reach_the_partial_file_at_once_and_the_output_at_the_end(tmp_path
 def test_a_torn_last_line_is_cut_and_the_complete_ones_resume(tmp_path, source):
     out = tmp_path / "out.jsonl"
     (tmp_path / "out.jsonl.partial").write_bytes(b'{"id": "a"}\n{"id": "b"}\n{"id": "c", "cand')
+    (tmp_path / "out.jsonl.partial.json").write_text('{"settings": {}}')  # what the killed run recorded
     job = LineJob.open(out, {"gap set": source})
     assert job.resumed == 2 and job.partial.read_bytes() == b'{"id": "a"}\n{"id": "b"}\n'
     job.append('{"id": "c"}')
@@ -109,11 +110,16 @@ def test_restart_records_the_new_settings(tmp_path, source):
     job.close()
 
 
-def test_a_partial_file_from_an_older_version_is_continued(tmp_path, source):
+def test_a_partial_file_with_no_settings_record_is_refused(tmp_path, source):
+    """Nothing proves what made it (an older version's, or one copied in): continuing it could
+    mix two runs' lines (issue 35)."""
     out = tmp_path / "out.jsonl"
     (tmp_path / "out.jsonl.partial").write_text('{"id": "a"}\n')  # no settings record beside it
-    job = LineJob.open(out, {"gap set": source}, settings={"k": "20"})
-    assert job.resumed == 1
+    with pytest.raises(FileError, match=r"E208\] .*out\.jsonl\.partial .*nothing records what it was made with"):
+        LineJob.open(out, {"gap set": source}, settings={"k": "20"})
+    assert (tmp_path / "out.jsonl.partial").read_text() == '{"id": "a"}\n'  # kept, untouched
+    job = LineJob.open(out, {"gap set": source}, restart=True, settings={"k": "20"})
+    assert job.resumed == 0
     job.close()
 
 

@@ -66,7 +66,9 @@ def test_a_calibration_fitted_on_another_model_is_ignored(tmp_path):
     cal = Calibration({"none": Scaling()}, info={"model_fingerprint": fingerprint(tmp_path)})
     cal.save(tmp_path / "calibration.json")
     assert load_for(tmp_path) is not None
-    (tmp_path / "apollo_restore.json").write_text('{"changed": 1}')
+    (tmp_path / "apollo_restore.json").write_text('{"training": {"note": "not what scores depend on"}}')
+    assert load_for(tmp_path) is not None
+    (tmp_path / "apollo_restore.json").write_text('{"ensemble": {"hint_slack": 3}}')
     assert load_for(tmp_path) is None
 
 
@@ -75,7 +77,7 @@ def test_a_calibration_fitted_on_another_model_is_ignored(tmp_path):
     [
         (lambda d: d.pop("conditions"), "conditions"),
         (lambda d: d.update(conditions=[]), "conditions"),
-        (lambda d: d["conditions"].update(exact={"a": "1.0"}), "conditions.exact"),
+        (lambda d: d["conditions"].update(exact={"a": "1.0"}), "conditions.exact.a"),
         (lambda d: d["conditions"].update(none={"temperature": 2.0}), "conditions.none"),
         (lambda d: d["conditions"].update(range=[1, 2]), "conditions.range"),
         (lambda d: d.update(unknown_word_penalty=True), "unknown_word_penalty"),

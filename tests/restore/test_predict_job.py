@@ -16,9 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from apollo_restore.cli.app import app
+from apollo_restore.data.formats import read_gapset
 from apollo_restore.errors import FileError, FormatError
 from apollo_restore.restore import load
-from apollo_restore.restore.predict import PredictJob, Workers
+from apollo_restore.restore.predict import PredictJob, Workers, gapset_digest
 from apollo_restore.restore.types import Candidate
 
 PREFIX = "ετους δευτερου και εικοστου "
@@ -144,6 +145,12 @@ def test_restart_begins_again(tmp_path, gapset):
 def test_an_unfinished_file_of_another_gap_set_is_refused(tmp_path, gapset):
     out = tmp_path / "preds.jsonl"
     (tmp_path / "preds.jsonl.partial").write_text('{"id": "elsewhere", "candidates": [], "ms": 1}\n')
+    digest = gapset_digest(read_gapset(gapset))
+    record = tmp_path / "preds.jsonl.partial.json"
+    record.write_text(json.dumps({"settings": {"gap set": "sha256:0123456789abcdef", "k": "20"}}))
+    with pytest.raises(FileError, match=r"E209\] .*partial .*made with gap set=sha256:0123456789abcdef, this run"):
+        PredictJob.open(gapset, out)
+    record.write_text(json.dumps({"settings": {"gap set": digest, "k": "20"}}))  # a record that lies
     with pytest.raises(FileError, match=r"E208\] .*partial .*1 of its ids are not in .*'elsewhere'"):
         PredictJob.open(gapset, out)
 
@@ -293,7 +300,8 @@ WORKERS_RUN = """
 import sys
 from functools import partial
 from pathlib import Path
-from apollo_restore.restore.predict import PredictJob, Workers
+from apollo_restore.data.formats import read_gapset
+from apollo_restore.restore.predict import PredictJob, Workers, gapset_digest
 from tests.restore.test_predict_job import Echo
 
 workers = Workers(partial(Echo, 0.3), 2)
