@@ -198,3 +198,15 @@ def test_gaps_without_their_answer_are_predicted(tmp_path, fillers):
     result = predict("--gaps", gaps, "--out", tmp_path / "preds.jsonl")
     assert result.exit_code == 0, result.output
     assert [row["id"] for row in lines(tmp_path / "preds.jsonl")] == ["g0", "g1", "g2"]
+
+
+def test_a_full_disk_before_the_first_line_is_E205_and_leaves_no_file(tmp_path, monkeypatch):
+    gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(0)])
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(outputs, "write_atomic", full)
+    with pytest.raises(FileError, match=r"E205\] cannot write .*preds\.jsonl\.partial\.json: No space left"):
+        PredictJob.open(gaps, tmp_path / "preds.jsonl")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gaps.jsonl"]

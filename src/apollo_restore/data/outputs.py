@@ -113,9 +113,14 @@ class LineJob:
             if partial.exists():
                 _check_settings(record, partial, out, settings)
             else:
-                write_atomic(record, json.dumps({"settings": settings}, ensure_ascii=False, indent=1).encode())
+                try:
+                    write_atomic(record, json.dumps({"settings": settings}, ensure_ascii=False, indent=1).encode())
+                except OSError as err:  # a full disk before the first line
+                    raise FileError("E205", str(record), reason=_why(err)) from None
             return cls(out, partial, _cut_torn_line(partial), _lock=lock)
         except BaseException:
+            if not partial.exists():  # nothing to resume: no lock file left behind either
+                lock.path.unlink(missing_ok=True)
             lock.release()
             raise
 
