@@ -133,6 +133,9 @@ class ParallelGroupOut(BaseModel):
     n_docs: int = Field(description="Documents holding it.")
     docs: list[str] = Field(description="The first few of those documents.")
     urls: list[str | None] = Field(description="Where each of `docs` can be read (papyri.info or the corpus's page).")
+    labels: list[str] = Field(
+        default_factory=list, description="Each of `docs` as a reader names it (`IOSPE 3.26`, not `3.26`)."
+    )
     examples: list[dict[str, Any]] = Field(description="Snippets: `doc`, `text`, `[start, end)` of the reading.")
 
 
@@ -172,7 +175,8 @@ class ProvenanceOut(BaseModel):
     min_run: int
     covered: int = Field(description="Letters of the text inside a run shared with some training document.")
     documents: list[dict[str, Any]] = Field(
-        description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet."
+        description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet, "
+        "label (the document as a reader names it: `IOSPE 3.26`)."
     )
     verdict: Literal["unseen", "formulaic", "edition"] = Field(
         description="`edition`: one document shares most of the text (memorised); `formulaic`: only shared formulas."
