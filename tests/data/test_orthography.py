@@ -94,3 +94,11 @@ ENCLITIC_FORMS = EditionForms.from_forms(["ὑπὸ", "τινος", "παρὰ",
 )
 def test_a_final_grave_is_acute_before_an_enclitic(reading, prefix, suffix, shown):
     assert ENCLITIC_FORMS.display(reading, prefix, suffix) == shown
+
+
+def test_a_single_letter_is_a_word_only_where_greek_has_one():
+    """``ὑ`` (a letter the editions mark as an abbreviation) is shown bare alone; ``ὁ`` is a word;
+    the ``ὲ`` of ``δ[ὲ]`` is the last letter of ``δὲ``, cut at the gap's edge as Leiden writes it."""
+    forms = EditionForms.from_forms(["ὑ", "ὁ", "δὲ"])
+    assert [forms.display(r, "και ", " του") for r in "υο"] == ["υ", "ὁ"]
+    assert forms.display("ε", "δ", " του") == "ὲ"

@@ -106,6 +106,9 @@ UNMARKED_WORDS = frozenset(
 )
 
 
+#: single letters that are words (``norm.v1``): the article ``ὁ``/``ἡ``, ``ἤ``, ``ὦ``/``ᾧ``, the
+#: relative ``ἅ``; any other letter alone is a numeral or a stray letter, shown bare (not ``ὑ``)
+ONE_LETTER_WORDS = frozenset("οηωα")
 #: enclitics (``norm.v1``) before which a final-syllable grave is written acute (``ὑπό τινος``,
 #: ``καί τε``): the indefinite ``τις``, the particles, and the present of ``εἰμί`` and ``φημί``; the
 #: unstressed pronouns ``μου``/``μοι``/``με`` (after a preposition the editions write ``ἐμοῦ``)
@@ -220,11 +223,12 @@ class EditionForms:
         return self.get(key) is not None
 
     def form(self, key: str, stop: bool = False) -> str:
-        """The edition form of one normalised word (the word itself when unknown). The table
+        """The edition form of one normalised word (the word itself when unknown, or a single
+        letter that is no word: :data:`ONE_LETTER_WORDS`). The table
         holds running-text forms; before a stop a final-syllable grave turns acute. An acute
         stored on a final syllable stays (it is what the editions mostly write there, e.g. an
         abbreviated ``Αὐρήλ``)."""
-        found = self.get(key)
+        found = self.get(key) if len(key) > 1 or key in ONE_LETTER_WORDS else None
         if not found:
             return key
         found = attach_leading_marks(found)

@@ -18,12 +18,10 @@ from __future__ import annotations
 import re
 
 from apollo_restore.data.normalise import GREEK_LETTERS, normalise
-from apollo_restore.data.orthography import EditionForms, is_edition_form
+from apollo_restore.data.orthography import ONE_LETTER_WORDS, EditionForms, is_edition_form
 
 #: tokens a reading needs before it can be called noise (one or two numerals can be the reading)
 MIN_TOKENS = 3
-#: single letters that are words (normalised): the article, the particle/conjunction, the interjection
-ONE_LETTER_WORDS = frozenset("οηωα")
 _TOKEN = re.compile(f"[{GREEK_LETTERS}]+")
 
 
