@@ -130,3 +130,33 @@ def test_api_restore_gives_the_edition_form_restored_text():
     body = TestClient(create_app(Fixed(0.9))).post("/api/restore", json={"text": TEXT, "k": 2}).json()
     assert body["restored_leiden"] == TEXT.replace("[.7]", "⁅δεύτερον⁆")
     assert [g["filled"] for g in body["gaps"]] == [True, False] and body["fill_threshold"] == FILL_THRESHOLD
+
+
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        (f"{TEXT}\n⁅δεύτερον⁆ πυρρὰν", "line 2, column 1"),
+        ("ἔτους [.8]\nτοῦ ⁅κυρίου⁆", "line 2, column 5"),
+        ("τοῦ κυρίου⁆ [.4] ἔλαβον", "line 1, column 11"),  # a closing mark alone
+    ],
+)
+def test_a_restored_text_pasted_back_is_refused_before_the_model_loads(text, where, monkeypatch):
+    """Read as context, ``⁅reading⁆`` would pass for the papyrus's letters."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(cli_restore, "_load", refuse)
+    result = CliRunner().invoke(app, ["restore", text])
+    assert result.exit_code == 2 and "[E312]" in result.output and where in result.output
+
+
+def test_api_refuses_a_machine_reading_with_its_position():
+    from fastapi.testclient import TestClient
+
+    from apollo_restore.web.app import create_app
+
+    text = "ἔτους [.8] Ἀντωνίνου\nτοῦ ⁅κυρίου⁆ Τῦβι"
+    answer = TestClient(create_app(Fixed(0.9))).post("/api/restore", json={"text": text})
+    assert answer.status_code == 422 and answer.json()["error"]["code"] == "E312"
+    assert answer.json()["error"]["position"] == text.index("⁅")
