@@ -122,9 +122,8 @@ def _print(result, show: int) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    # here, not at the top: `--help` stays fast
-    from apollo_restore.restore.labels import model_label
-    from apollo_restore.restore.types import MACHINE_CLOSE, MACHINE_OPEN, percent
+    from apollo_restore.restore.labels import model_label  # here, not at the top: `--help` stays fast
+    from apollo_restore.restore.types import MACHINE_CLOSE, MACHINE_OPEN, percent  # (the same)
 
     console = Console()
     console.print(f"[bold]Restored text[/bold] ({escape(model_label(result.model))}, {result.ms:.0f} ms):")
