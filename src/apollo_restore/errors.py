@@ -95,6 +95,11 @@ class Errors:
         "[E311] threads = {threads!r}: give a whole number of torch threads from 1 to {limit} (this machine's cores), "
         "or none for the cores idle now (at most 2)"
     )
+    E312 = (
+        "[E312] a machine reading {mark} at line {line}, column {column}: \u2045 \u2046 mark the model's readings "
+        "in a restored text, not letters of the papyrus; write the gap as it was ([.7], [- - -]) to restore it "
+        "again, or the reading in [ ] as your own supplement"
+    )
     # warnings on a restoration
     W301 = (
         "[W301] {foreign} of the text's {total} letters are not Greek ({scripts}): they are left out of "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from apollo_restore.data.document import Document, Lacuna, Supplied, Text
 from apollo_restore.data.orthography import EditionForms, edition_words, final_accent
 
@@ -72,3 +74,31 @@ def test_a_breathing_written_before_a_capital_is_put_on_it():
     assert forms.form("καλως") == "καλῶς"
     doc = Document("t", "ddb", [Text("παρὰ \u0313Απόλλωνος ")])
     assert [form for _, form, _ in edition_words(doc)] == ["παρὰ", "Ἀπόλλωνος"]
+
+
+ENCLITIC_FORMS = EditionForms.from_forms(["ὑπὸ", "τινος", "παρὰ", "σοῦ", "ἀδελφὸς", "μου", "καλὸς", "ἐστιν", "ὁ", "τε"])
+
+
+@pytest.mark.parametrize(
+    "reading,prefix,suffix,shown",
+    [
+        ("υπο τινος", "και ", " χαιρειν", "ὑπό τινος"),  # issue 36: a grave before an enclitic is acute
+        ("υπο", "και ", " τινος εστιν", "ὑπό"),  # the enclitic in the context after the gap
+        ("αδελφος", "ο ", " μου", "ἀδελφός"),
+        ("καλος", "", " εστιν", "καλός"),
+        ("παρα", "και ", " σου", "παρὰ"),  # after a preposition the pronoun is orthotonic (παρὰ σοῦ)
+        ("αδελφος", "ο ", " σου", "ἀδελφός"),  # elsewhere it is enclitic
+        ("υπο", "και ", " του", "ὑπὸ"),  # the article is no enclitic
+        ("υπο", "και ", "· τινος", "ὑπό"),  # a stop, as before
+    ],
+)
+def test_a_final_grave_is_acute_before_an_enclitic(reading, prefix, suffix, shown):
+    assert ENCLITIC_FORMS.display(reading, prefix, suffix) == shown
+
+
+def test_a_single_letter_is_a_word_only_where_greek_has_one():
+    """``ὑ`` (a letter the editions mark as an abbreviation) is shown bare alone; ``ὁ`` is a word;
+    the ``ὲ`` of ``δ[ὲ]`` is the last letter of ``δὲ``, cut at the gap's edge as Leiden writes it."""
+    forms = EditionForms.from_forms(["ὑ", "ὁ", "δὲ"])
+    assert [forms.display(r, "και ", " του") for r in "υο"] == ["υ", "ὁ"]
+    assert forms.display("ε", "δ", " του") == "ὲ"

@@ -100,7 +100,7 @@ def test_a_direction_override_inside_a_gap_goes_with_the_gap():
         name = "constant"
 
         def candidates(self, prefix, suffix, hint, k=None):
-            return [Candidate("αβγδεζηθ", 1.0, 0.0)]
+            return [Candidate("αβγδεζηθ", 1.0, 0.0, calibrated=True)]
 
     restored = restore_text(Constant(), TEXT.format("[\u202e.8]"), k=1).restored_leiden
-    assert restored == TEXT.format("[αβγδεζηθ]")
+    assert restored == TEXT.format("⁅αβγδεζηθ⁆")  # a machine reading, marked as such

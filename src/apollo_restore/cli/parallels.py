@@ -107,10 +107,11 @@ def _print(gaps) -> None:
         console.print(f"[bold]gap {gap.gap}[/bold] · {gap.hint.format()} · {escape(where)}: {found}")
         for g in gap.groups:
             more = f" +{g.n_docs - len(g.docs)}" if g.n_docs > len(g.docs) else ""
-            docs = ", ".join(_link(d, url) for d, url in zip(g.docs, g.urls))
+            names = g.labels or g.docs  # the corpus named where the id does not say it (IOSPE 3.26)
+            docs = ", ".join(_link(d, url) for d, url in zip(names, g.urls))
             console.print(f"  {g.count:>5}× {escape(g.display or g.between)}   ({docs}{more})")
             if not console.is_terminal:
-                for d, url in zip(g.docs, g.urls):
+                for d, url in zip(names, g.urls):
                     console.print(f"          {escape(d)}: {url or 'no link'}", soft_wrap=True)
 
 

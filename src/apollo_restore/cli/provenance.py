@@ -39,7 +39,9 @@ def provenance_command(
         return
     typer.echo(result.summary)
     for d in result.documents:
-        typer.echo(f"  {d.doc} ({d.source}): longest run {d.longest} letters, {d.covered} shared  {d.url or ''}")
+        typer.echo(
+            f"  {d.label or d.doc} ({d.source}): longest run {d.longest} letters, {d.covered} shared  {d.url or ''}"
+        )
         typer.echo(f"      «{d.snippet}»")
 
 

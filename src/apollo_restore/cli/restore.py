@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from apollo_restore.cli.common import MAX_THREADS, fail, read_text_argument, threads_option
+from apollo_restore.cli.progress import gap_progress
 from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
 
 # options shared by `restore` and `predict`
@@ -86,7 +87,8 @@ def restore_command(
     except (LeidenError, RequestError) as err:
         fail(err)
     restorer = _load(partial(_restorer, parallels=parallels), model, use_ngram=not neural_only)
-    result = restore_text(restorer, request)
+    with gap_progress(enabled=not as_json) as progress:  # a bar on a terminal's stderr, nothing else
+        result = restore_text(restorer, request, progress=progress)
     for warning in result.warnings:
         typer.secho(f"warning: {warning}", err=True, fg="yellow")
     if as_json:
@@ -117,13 +119,22 @@ def parse_hint(item: str) -> tuple[int | str, str]:
 
 def _print(result, show: int) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    from apollo_restore.restore.types import percent  # here, not at the top: `--help` stays fast
+    from apollo_restore.restore.labels import model_label  # here, not at the top: `--help` stays fast
+    from apollo_restore.restore.types import MACHINE_CLOSE, MACHINE_OPEN, percent  # (the same)
 
     console = Console()
-    console.print(f"[bold]Restored text[/bold] ({result.model}, {result.ms:.0f} ms):")
-    console.print(result.restored_leiden, highlight=False)
+    console.print(f"[bold]Restored text[/bold] ({escape(model_label(result.model))}, {result.ms:.0f} ms):")
+    console.print(escape(result.restored_leiden), highlight=False)
+    filled = sum(g.pinned is None and g.fill(result.fill_threshold) is not None for g in result.gaps)
+    console.print(
+        f"[dim]{MACHINE_OPEN} {MACHINE_CLOSE} the model's reading ({filled} of {len(result.gaps)} gaps): written only "
+        f"where its first reading is shown at ≥ {percent(result.fill_threshold)} and makes known words, in a gap "
+        "of given extent; the other gaps stay as written, their readings below.[/dim]",
+        highlight=False,
+    )
     calibrated = any(c.calibrated for g in result.gaps for c in g.candidates)
     for gap in result.gaps:
         console.print(f"\n[bold]gap {gap.number}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)

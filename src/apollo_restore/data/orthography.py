@@ -5,7 +5,8 @@ scholar expects ``κυρίῳ``. :class:`EditionForms` maps each normalised word
 training editions use most often (accents, breathings, iota subscript where the corpus writes
 it, capitals of names, final sigma), counted as running text (a final-syllable acute before
 punctuation counts as the grave it becomes before a word), and shown with that grave turned
-acute where the context asks for it (before punctuation or at the end of the text).
+acute where the context asks for it (before punctuation, at the end of the text, or before an
+enclitic: ``ὑπό τινος``).
 
     forms = EditionForms.load()                    # the table shipped in the package
     forms.display("κυριωι", prefix="τωι ", suffix=" χαιρειν")   # 'κυρίῳ'
@@ -105,6 +106,33 @@ UNMARKED_WORDS = frozenset(
 )
 
 
+#: single letters that are words (``norm.v1``): the article ``ὁ``/``ἡ``, ``ἤ``, ``ὦ``/``ᾧ``, the
+#: relative ``ἅ``; any other letter alone is a numeral or a stray letter, shown bare (not ``ὑ``)
+ONE_LETTER_WORDS = frozenset("οηωα")
+#: enclitics (``norm.v1``) before which a final-syllable grave is written acute (``ὑπό τινος``,
+#: ``καί τε``): the indefinite ``τις``, the particles, and the present of ``εἰμί`` and ``φημί``; the
+#: unstressed pronouns ``μου``/``μοι``/``με`` (after a preposition the editions write ``ἐμοῦ``)
+ENCLITICS = frozenset(
+    "τις τι τινος τινι τινα τινες τινων τισι τισιν τινας τε γε τοι περ μου μοι με "
+    "εστι εστιν εισι εισιν εσμεν εστε φημι φησι φησιν φασι φασιν φαμεν φατε".split()
+)
+#: ``σου``/``σοι``/``σε`` are enclitic too, but not after a preposition (``παρὰ σοῦ``, ``πρὸς σέ``)
+SECOND_PERSON = frozenset("σου σοι σε".split())
+PREPOSITIONS = frozenset("παρα περι επι απο υπο κατα μετα δια προς υπερ ανα αντι αμφι".split())
+_NEXT_WORD = re.compile(f"[ ]*([{GREEK_LETTERS}]+)")
+
+
+def before_enclitic(word: str, after: str) -> bool:
+    """Whether the ``norm.v1`` text ``after`` a word starts with an enclitic that takes that
+    word's accent (:data:`ENCLITICS`; ``σου``, ``σοι``, ``σε`` unless ``word`` is a preposition),
+    so that its final-syllable grave is written acute."""
+    found = _NEXT_WORD.match(after)
+    if not found:
+        return False
+    nxt = found.group(1)
+    return nxt in ENCLITICS or (nxt in SECOND_PERSON and word not in PREPOSITIONS)
+
+
 def is_edition_form(key: str, form: str) -> bool:
     """Whether a form shows its word is a word: it carries an accent, breathing or other mark,
     or is an enclitic written bare. A key only ever written bare is mostly an abbreviation
@@ -195,11 +223,12 @@ class EditionForms:
         return self.get(key) is not None
 
     def form(self, key: str, stop: bool = False) -> str:
-        """The edition form of one normalised word (the word itself when unknown). The table
+        """The edition form of one normalised word (the word itself when unknown, or a single
+        letter that is no word: :data:`ONE_LETTER_WORDS`). The table
         holds running-text forms; before a stop a final-syllable grave turns acute. An acute
         stored on a final syllable stays (it is what the editions mostly write there, e.g. an
         abbreviated ``Αὐρήλ``)."""
-        found = self.get(key)
+        found = self.get(key) if len(key) > 1 or key in ONE_LETTER_WORDS else None
         if not found:
             return key
         found = attach_leading_marks(found)
@@ -221,7 +250,8 @@ class EditionForms:
             start, end = match.span()
             after = full[end:] if end < len(full) else suffix[len(right) :]
             stop = not after.strip() or after.lstrip()[0] == "·"
-            form = self.form(match.group(), stop)
+            # before a stop, or an enclitic (ὑπό τινος), a final grave is written acute
+            form = self.form(match.group(), stop or before_enclitic(match.group(), after))
             at = start
             for ch, n in zip(form, _piece_lengths(form)):
                 if lo <= at < hi:

@@ -8,7 +8,7 @@ later ones are shown as ``…`` (unknown extent), as in training.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from apollo_restore.data.document import Document
@@ -27,6 +27,7 @@ def restore_text(
     pins: Mapping[Any, str] | None = None,
     k: int = 20,
     limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Restoration:
     """Restore every lacuna of a Leiden text, left to right, with any gap filler.
 
@@ -42,6 +43,8 @@ def restore_text(
             are not searched.
         k: candidates per gap.
         limits: what the request may ask (:class:`RequestLimits`).
+        progress: called ``progress(done, total)`` before the first gap (``done = 0``) and
+            after each gap (the CLI's progress bar); ``None``: nothing is reported.
 
     Raises:
         RequestError: the request is out of limits, not Greek enough, or has no gap.
@@ -60,6 +63,8 @@ def restore_text(
     estimates = line_estimates(request.document.segments)
     fills: list[str] = []
     gaps: list[GapResult] = []
+    if progress is not None:
+        progress(0, len(contexts))
     for i in range(len(contexts)):
         if request.should_stop is not None and request.should_stop():
             raise RestoreStopped(f"stopped before gap {i + 1} of {len(contexts)}")
@@ -74,6 +79,8 @@ def restore_text(
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
         fills.append(gap.best)
+        if progress is not None:
+            progress(i + 1, len(contexts))
     prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
     ms = round((time.perf_counter() - started) * 1000, 1)
     return Restoration(request.text, gaps, filler.name, ms, prefix + fills[-1] + suffix, request.warnings)

@@ -163,14 +163,33 @@ def check_text(text: Any, limits: RequestLimits) -> str:
     """``text`` when it is a string of readable characters within ``max_text_chars``.
 
     Raises:
-        RequestError: ``E310`` (not a string), ``E309`` (unreadable character), ``E302`` (too long).
+        RequestError: ``E310`` (not a string), ``E309`` (unreadable character), ``E312`` (a
+            machine reading ``⁅…⁆`` pasted back), ``E302`` (too long).
     """
     if not isinstance(text, str):
         raise RequestError("E310", name="text", expected="a string", value=type(text).__name__)
     check_characters(text)
+    check_no_machine_reading(text)
     if len(text) > limits.max_text_chars:
         raise RequestError("E302", n=len(text), limit=limits.max_text_chars)
     return text
+
+
+_MACHINE_READING = re.compile("\u2045[^\u2045\u2046\n]{0,40}\u2046?|\u2046")
+
+
+def check_no_machine_reading(text: str) -> None:
+    """Refuse a restored text pasted back: its ``⁅reading⁆`` is the model's, and read as context
+    it would pass for the papyrus's letters.
+
+    Raises:
+        RequestError: ``E312`` with the line and column of the first mark.
+    """
+    found = _MACHINE_READING.search(text)
+    if found:
+        start = found.start()
+        line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+        raise RequestError("E312", position=start, mark=found.group(), line=line, column=column)
 
 
 def check_k(k: Any, limits: RequestLimits) -> int:

@@ -40,7 +40,8 @@ from apollo_restore.data.textindex import (
 )  # fmt: skip
 from apollo_restore.errors import Errors
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.retrieve.links import edition_url
+from apollo_restore.retrieve.links import edition_label, edition_url
+from apollo_restore.retrieve.noise import is_noise
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels, PhraseParallels, Snippet
 
 log = logging.getLogger(__name__)
@@ -163,8 +164,8 @@ class ParallelIndex(TextIndex):
             context: characters of context in each snippet, either side.
 
         Returns:
-            :class:`GapParallels`, groups most frequent first (readings with lost letters
-            and empty readings left out).
+            :class:`GapParallels`, groups most frequent first (readings with lost letters,
+            empty readings and noise — mostly numerals: :mod:`~apollo_restore.retrieve.noise` — left out).
         """
         result = self._search(prefix, suffix, hint, max_between, anchors, (limit, docs_per_group, examples, context))
         result.prefix, result.suffix = prefix, suffix
@@ -268,19 +269,28 @@ class ParallelIndex(TextIndex):
         offsets = np.concatenate([[0], np.cumsum(counts)])
         docs = self.doc_of(a)
         result.total = int(len(a))
-        for g in sorted(range(len(counts)), key=lambda g: (-counts[g], first[g]))[:limit]:
+        forms = default_forms()
+        for g in sorted(range(len(counts)), key=lambda g: (-counts[g], first[g])):
+            if len(result.groups) >= limit:
+                break
             members = by_group[offsets[g] : offsets[g + 1]]
-            group_docs = list(dict.fromkeys(docs[members].tolist()))
             start, end = self._between_span(int(a[members[0]]), int(b[members[0]]))
             between = self.orig_text(start, end)
+            if is_noise(between, forms):  # numerals and stray letters of accounts, not text
+                continue
+            group_docs = list(dict.fromkeys(docs[members].tolist()))
             snippets = [
                 self._snippet(int(docs[j]), *self._between_span(int(a[j]), int(b[j])), context)
                 for j in members[:examples]
             ]
             kept = group_docs[:docs_per_group]
             urls = [edition_url(self.doc_ids[d], self.doc_sources[d]) for d in kept]
+            labels = [edition_label(self.doc_ids[d], self.doc_sources[d]) for d in kept]
             docs_kept = [self.doc_ids[d] for d in kept]
-            result.groups.append(BetweenGroup(between, int(counts[g]), len(group_docs), docs_kept, snippets, urls=urls))
+            group = BetweenGroup(
+                between, int(counts[g]), len(group_docs), docs_kept, snippets, urls=urls, labels=labels
+            )
+            result.groups.append(group)
 
     # -- phrase parallels --
 

@@ -2,6 +2,7 @@
 
 edition_url("bgu.1.100", "ddb")      # 'https://papyri.info/ddbdp/bgu;1;100'
 edition_url("ISic003024", "inscription")
+edition_label("3.26", "inscription")  # 'IOSPE 3.26': an id that does not name its corpus, named
 """
 
 from __future__ import annotations
@@ -9,15 +10,26 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-# inscription corpora: an id pattern and the corpus's page for it
+# inscription corpora: an id pattern, the corpus's page for it, and the corpus's name where the
+# id does not say it (IOSPE's ``3.26``, IIP's ``akko0001``, IRCyr's ``C.123``)
 _INSCRIPTIONS = (
-    (re.compile(r"^ISic\d+$"), "http://sicily.classics.ox.ac.uk/inscription/{id}"),
-    (re.compile(r"^iAph\d+$"), "https://insaph.kcl.ac.uk/iaph2007/{id}.html"),
-    (re.compile(r"^IGCyr\d+$|^GVCyr\d+$"), "https://igcyr.unibo.it/{id_lower}"),
-    (re.compile(r"^[a-z]{4}\d{4}$"), "https://library.brown.edu/iip/viewinscr/{id}"),
-    (re.compile(r"^\d+\.\d+$"), "https://iospe.kcl.ac.uk/{id}.html"),
-    (re.compile(r"^[A-Z]\.\d+$"), "https://ircyr2020.inslib.kcl.ac.uk/en/inscriptions/{id}/"),
+    (re.compile(r"^ISic\d+$"), "http://sicily.classics.ox.ac.uk/inscription/{id}", ""),
+    (re.compile(r"^iAph\d+$"), "https://insaph.kcl.ac.uk/iaph2007/{id}.html", ""),
+    (re.compile(r"^IGCyr\d+$|^GVCyr\d+$"), "https://igcyr.unibo.it/{id_lower}", ""),
+    (re.compile(r"^[a-z]{4}\d{4}$"), "https://library.brown.edu/iip/viewinscr/{id}", "IIP"),
+    (re.compile(r"^\d+\.\d+$"), "https://iospe.kcl.ac.uk/{id}.html", "IOSPE"),
+    (re.compile(r"^[A-Z]\.\d+$"), "https://ircyr2020.inslib.kcl.ac.uk/en/inscriptions/{id}/", "IRCyr"),
 )
+
+
+def edition_label(doc_id: str, source: str) -> str:
+    """A training document's name as a reader looks it up: the id, preceded by its corpus where the
+    id alone does not say it (``IOSPE 3.26``, not ``3.26``); papyri and literary ids as they are."""
+    if source == "inscription":
+        for pattern, _, corpus in _INSCRIPTIONS:
+            if corpus and pattern.match(doc_id):
+                return f"{corpus} {doc_id}"
+    return doc_id
 
 
 def edition_url(doc_id: str, source: str) -> str | None:
@@ -39,7 +51,7 @@ def edition_url(doc_id: str, source: str) -> str | None:
     if source == "dclp":
         return f"https://papyri.info/dclp/{quote(doc_id)}"
     if source == "inscription":
-        for pattern, url in _INSCRIPTIONS:
+        for pattern, url, _ in _INSCRIPTIONS:
             if pattern.match(doc_id):
                 return url.format(id=doc_id, id_lower=doc_id.lower())
         return None

@@ -22,7 +22,7 @@ from apollo_restore.data.normalise import normalise
 from apollo_restore.data.overlap import MIN_RUN, clean_windows
 from apollo_restore.data.textindex import S_DASH, TextIndex, sa_ranges
 from apollo_restore.errors import Errors
-from apollo_restore.retrieve.links import edition_url
+from apollo_restore.retrieve.links import edition_label, edition_url
 
 _MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document
 MEMORISED_SHARE = 0.5  # a document sharing this share of the text's letters holds its edition
@@ -38,6 +38,7 @@ class SharedDocument:
         covered: letters of the text inside some shared run with this document.
         start, end: letter offsets in the text of the longest run.
         snippet: the longest run as it stands in the document (``norm.v1``).
+        label: the document as a reader names it (``IOSPE 3.26``: :func:`~apollo_restore.retrieve.links.edition_label`).
     """
 
     doc: str
@@ -48,6 +49,7 @@ class SharedDocument:
     start: int
     end: int
     snippet: str
+    label: str = ""
 
 
 @dataclass
@@ -152,7 +154,17 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
         snippet = index.orig_text(index.orig_pos(p), index.orig_pos(p + n - 1) + 1)
         doc, source, start = index.doc_ids[d], index.doc_sources[d], int(run_start[best])
         shared.append(
-            SharedDocument(doc, source, edition_url(doc, source), n, int(mask.sum()), start, start + n, snippet)
+            SharedDocument(
+                doc,
+                source,
+                edition_url(doc, source),
+                n,
+                int(mask.sum()),
+                start,
+                start + n,
+                snippet,
+                edition_label(doc, source),
+            )  # fmt: skip
         )
     shared.sort(key=lambda s: (-s.longest, -s.covered, s.doc))
     result.documents = shared[:limit]

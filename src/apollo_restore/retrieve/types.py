@@ -42,6 +42,8 @@ class BetweenGroup:
             no edition-forms table is given.
         urls: where each of ``docs`` can be read (papyri.info or the corpus's page), ``None``
             where no link can be derived.
+        labels: each of ``docs`` as a reader names it (``IOSPE 3.26``:
+            :func:`~apollo_restore.retrieve.links.edition_label`).
     """
 
     between: str
@@ -51,6 +53,7 @@ class BetweenGroup:
     examples: list[Snippet] = field(default_factory=list)
     display: str = ""
     urls: list[str | None] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
 
 
 @dataclass

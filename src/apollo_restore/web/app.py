@@ -8,7 +8,7 @@ restorer (or the parallels index, or the exporter) and returns a JSON-ready resu
 
 Endpoints (documented at ``/docs``, from packaged assets, and ``/openapi.json``):
 ``POST /api/restore``, ``POST /api/parallels``, ``POST /api/provenance``, ``POST /api/epidoc``, ``POST /api/export``,
-``GET /api/health``, ``GET /`` (the page) and ``/static/*`` (its script and style).
+``GET /api/health``, ``GET /`` (the page), ``/static/*`` (its script, style and icon) and ``/favicon.ico``.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.restore.driver import restore_text
 from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.labels import model_label
 from apollo_restore.restore.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
@@ -98,12 +99,18 @@ def create_app(
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        """The page's icon, also where browsers look without a ``<link rel="icon">`` (no 404)."""
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     @app.get("/api/health", response_model=s.HealthOut, tags=["service"])
     async def health() -> dict:
         """Model name, whether parallels are available, the limits of this server and its load."""
         return {
             "status": "ok",
             "model": restorer.name,
+            "model_label": model_label(restorer.name),
             "parallels": parallels is not None,
             "limits": limits.to_dict(),
             "running": gate.running,

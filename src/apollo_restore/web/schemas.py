@@ -65,6 +65,15 @@ class CandidateOut(BaseModel):
     citations: list[str] = Field(description="Documents where the reading stands in a parallel passage.")
 
 
+class LengthEstimateOut(BaseModel):
+    lo: int = Field(description="Fewest letters.")
+    hi: int = Field(description="Most letters.")
+    lines: int = Field(description="Intact lines it was read from.")
+    agrees: bool | None = Field(
+        None, description="Whether the first reading's letters fall within it (null: no reading)."
+    )
+
+
 class GapOut(BaseModel):
     number: int = Field(description="The gap's number, counted from 1 (as `hints`, `pins` and errors count).")
     hint: int | list[int] | None = Field(description="Letters assumed: exact, `[lo, hi]` or null.")
@@ -74,6 +83,13 @@ class GapOut(BaseModel):
     pinned: str | None = Field(description="The reading the caller pinned, if any.")
     span: list[int] | None = Field(description="`[start, end)` character offsets of the gap in the input text.")
     ms: float = Field(description="Milliseconds spent on this gap.")
+    filled: bool = Field(
+        description="Whether `restored_leiden` fills this gap: pinned, or its first reading calibrated at "
+        "≥ `fill_threshold`, making known words, in a gap of given extent."
+    )
+    length_estimate: LengthEstimateOut | None = Field(
+        None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
+    )
 
 
 class RestorationOut(BaseModel):
@@ -81,7 +97,15 @@ class RestorationOut(BaseModel):
     gaps: list[GapOut]
     model: str = Field(description="Name of the model that proposed the readings.")
     ms: float = Field(description="Milliseconds spent in all.")
-    restored_text: str = Field(description="The normalised text with every gap filled by its best reading.")
+    restored_text: str = Field(
+        description="The normalised text with every gap filled by its best reading, unmarked (as the model read "
+        "the context of later gaps); for display use `restored_leiden`."
+    )
+    restored_leiden: str = Field(
+        description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` only where "
+        "`filled` (a pinned reading as `[reading]`); the other gaps stay as written."
+    )
+    fill_threshold: float = Field(description="Least calibrated probability of a first reading written into it.")
     warnings: list[str] = Field(
         description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context)."
     )
@@ -109,6 +133,9 @@ class ParallelGroupOut(BaseModel):
     n_docs: int = Field(description="Documents holding it.")
     docs: list[str] = Field(description="The first few of those documents.")
     urls: list[str | None] = Field(description="Where each of `docs` can be read (papyri.info or the corpus's page).")
+    labels: list[str] = Field(
+        default_factory=list, description="Each of `docs` as a reader names it (`IOSPE 3.26`, not `3.26`)."
+    )
     examples: list[dict[str, Any]] = Field(description="Snippets: `doc`, `text`, `[start, end)` of the reading.")
 
 
@@ -148,7 +175,8 @@ class ProvenanceOut(BaseModel):
     min_run: int
     covered: int = Field(description="Letters of the text inside a run shared with some training document.")
     documents: list[dict[str, Any]] = Field(
-        description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet."
+        description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet, "
+        "label (the document as a reader names it: `IOSPE 3.26`)."
     )
     verdict: Literal["unseen", "formulaic", "edition"] = Field(
         description="`edition`: one document shares most of the text (memorised); `formulaic`: only shared formulas."
@@ -199,6 +227,7 @@ class EpidocOut(BaseModel):
 class HealthOut(BaseModel):
     status: Literal["ok"]
     model: str
+    model_label: str = Field(description="The model in plain words (what the page shows).")
     parallels: bool = Field(description="Whether the text index (parallel passages, provenance) is loaded.")
     limits: dict[str, Any]
     running: int = Field(description="Restorations running now.")

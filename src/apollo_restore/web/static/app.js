@@ -14,6 +14,7 @@ const state = {
   health: null,      // /api/health response
   parallels: {},     // gap number -> /api/parallels response | error message
   example: "",       // the text the page opened with (the help describes it while it stays)
+  provenanceText: null,  // the text whose provenance the panel shows (cleared when another is restored)
   busy: false,
 };
 
@@ -81,12 +82,20 @@ function showError(err) {
 
 function clearError() { $("error").hidden = true; $("error").replaceChildren(); }
 
-// Results of an earlier text must not stay on screen (or be exported) once a request fails.
+// Results of an earlier text must not stay on screen (or be exported) once a request fails,
+// nor once a text without gaps is opened.
 function clearResults() {
   state.result = null;
   for (const id of ["text-panel", "gaps-panel", "export-panel", "export-result", "warnings"]) $(id).hidden = true;
   for (const id of ["restored", "gaps", "warnings"]) { const box = $(id); if (box) box.replaceChildren(); }
   $("export-output").value = "";
+  clearProvenance();
+}
+
+// a provenance result describes one text: it goes when another text is restored or opened
+function clearProvenance() {
+  state.provenanceText = null;
+  $("provenance-result").replaceChildren();
 }
 
 function showWarnings(warnings) {
@@ -112,6 +121,7 @@ async function restore() {
     state.hints = {}; state.pins = {}; state.pinProbs = {}; state.pinCands = {}; state.cache = {}; state.parallels = {};
   }
   state.text = text;
+  if (state.provenanceText !== null && state.provenanceText !== text) clearProvenance();
   clearError();
   setBusy(true, "Restoring…");
   const started = performance.now();
@@ -140,7 +150,7 @@ function runSummary(result, secs) {
   const s = (k) => (k === 1 ? "" : "s");
   const pickedNote = picked ? `; ${picked} gap${s(picked)} hold${picked === 1 ? "s" : ""} your reading` : "";
   if (!searched) return n === 1 ? "Nothing to restore: the gap holds your reading." : `Nothing to restore: all ${n} gaps hold your readings.`;
-  return `${searched} gap${s(searched)} restored in ${secs.toFixed(1)} s (model ${result.model})${pickedNote}.`;
+  return `${searched} gap${s(searched)} restored in ${secs.toFixed(1)} s${pickedNote}.`;
 }
 
 // the same request as `apollo-restore parallels --json` makes for each gap: the text, its number, hints and pins
@@ -193,10 +203,16 @@ function describeHint(hint) {
   return `${hint} letter${hint === 1 ? "" : "s"}`;
 }
 
-// the line-length estimate of a gap of unknown length (GapResult.length_estimate), as the CLI says it
-function describeEstimate(estimate) {
+// the line-length estimate of a gap of unknown length (GapResult.length_estimate), as the CLI says it;
+// never shown beside a first reading it contradicts without saying so
+function describeEstimate(gap) {
+  const estimate = gap.length_estimate;
   if (!estimate) return "";
   const count = estimate.lo === estimate.hi ? `${estimate.lo}` : `${estimate.lo}–${estimate.hi}`;
+  if (estimate.agrees === false && gap.candidates.length) {
+    const first = gap.candidates[0].text.replace(/[^\u03b1-\u03c9]/g, "").length;
+    return `line lengths suggest ≈ ${count} letters, not the first reading's ${first}: set the length to search those`;
+  }
   return `≈ ${count} letters, from line lengths`;
 }
 
@@ -234,6 +250,9 @@ function render() {
   $("export-panel").hidden = false;
 }
 
+// The text as restored_leiden writes it: a picked reading as [reading], the model's as ⁅reading⁆
+// only where the server filled it (gap.filled: calibrated ≥ fill_threshold, known words, a gap of
+// given extent); any other gap stays as written.
 function renderText() {
   const box = $("restored");
   box.replaceChildren();
@@ -242,15 +261,17 @@ function renderText() {
   const gaps = state.result.gaps.filter((g) => g.span).sort((a, b) => a.span[0] - b.span[0]);
   for (const gap of gaps) {
     box.append(text.slice(at, gap.span[0]));
-    const reading = currentReading(gap);
     const pinned = gap.pinned !== null;
+    const reading = pinned || gap.filled ? currentReading(gap) : "";
+    const kind = pinned ? "picked" : reading ? "proposed by the model" : "left open: no reading likely enough";
     box.append(el("button", {
       type: "button",
-      class: "gap-mark" + (pinned ? " pinned" : ""),
+      class: "gap-mark" + (pinned ? " pinned" : reading ? " machine" : " open"),
       id: `mark-${gap.number}`,
-      "aria-label": `Gap ${gap.number}, ${originalMarker(gap)}: ${pinned ? "picked" : "proposed"} reading ${reading || "none"}`,
+      "aria-label": `Gap ${gap.number}, ${originalMarker(gap)}: ${kind}${reading ? ", " + reading : ""}`,
       onclick: () => focusGap(gap.number),
-    }, el("sup", { text: String(gap.number) }), reading ? `[${reading}]` : el("span", { class: "empty", text: originalMarker(gap) })));
+    }, el("sup", { text: String(gap.number) }),
+    pinned ? `[${reading}]` : reading ? `⁅${reading}⁆` : el("span", { class: "empty", text: originalMarker(gap) })));
     at = gap.span[1];
   }
   box.append(text.slice(at));
@@ -282,7 +303,7 @@ function renderGap(gap) {
   const heading = el("h3", { id: `gap-${i}-title` },
     el("span", { class: "num", text: String(i) }), `Gap ${i}`,
     originalMarker(gap) ? el("code", { text: originalMarker(gap) }) : null,
-    el("span", { class: "where", text: [where, describeHint(gap.hint), describeEstimate(gap.length_estimate)].filter(Boolean).join(" · ") }),
+    el("span", { class: "where", text: [where, describeHint(gap.hint), describeEstimate(gap)].filter(Boolean).join(" · ") }),
     el("span", { class: "badge " + (pinned ? "pinned" : "proposed"), text: pinned ? "picked" : "proposed" }));
   const card = el("li", { class: "gap-card" + (pinned ? " pinned" : ""), id: `gap-${i}`, "aria-labelledby": `gap-${i}-title` }, heading);
   if (pinned) {
@@ -366,7 +387,7 @@ function renderParallels(number) {
     box.append(el("p", { class: "none", text: `Found next to the ${found.left ? "left" : "right"} context only.` }));
   }
   box.append(el("ul", {}, found.groups.map((g) => {
-    const cites = g.docs.map((d, j) => docLink(d, g.urls[j]));
+    const cites = g.docs.map((d, j) => docLink((g.labels && g.labels[j]) || d, g.urls[j]));
     const more = g.n_docs > g.docs.length ? `, +${g.n_docs - g.docs.length}` : "";
     return el("li", {}, el("span", { class: "reading", lang: "grc", text: g.display || g.between }), ` ×${g.count} `,
       el("span", { class: "docs" }, "(", ...cites.flatMap((c, j) => (j ? [", ", c] : [c])), `${more})`));
@@ -386,12 +407,14 @@ async function checkProvenance() {
     return;
   }
   box.replaceChildren(el("p", { class: "none", text: "Searching the training data…" }));
+  const text = $("leiden").value;
+  state.provenanceText = text;
   try {
-    const found = await api("/api/provenance", { text: $("leiden").value });
+    const found = await api("/api/provenance", { text });
     box.replaceChildren(el("p", { text: found.summary }));
     if (!found.documents.length) return;
     box.append(
-      el("ul", {}, found.documents.map((d) => el("li", {}, docLink(d.doc, d.url),
+      el("ul", {}, found.documents.map((d) => el("li", {}, docLink(d.label || d.doc, d.url),
         ` (${d.source}): longest run ${d.longest} letters, ${d.covered} letters shared — `,
         el("span", { class: "reading", lang: "grc", text: d.snippet })))));
   } catch (err) {
@@ -410,7 +433,8 @@ async function openEpidoc(file) {
     const doc = await api("/api/epidoc", form, true);
     $("leiden").value = doc.leiden;
     describeText();
-    setBusy(false, `Opened ${doc.id}: ${doc.gaps} gap${doc.gaps === 1 ? "" : "s"}.`);
+    clearResults();  // the previous text's restoration and provenance are not this file's
+    setBusy(false, `Opened ${doc.id}: ${doc.gaps} gap${doc.gaps === 1 ? "" : "s"}${doc.gaps ? "" : " to restore"}.`);
     if (doc.gaps) await restore();
   } catch (err) {
     clearResults();
@@ -473,7 +497,8 @@ async function start() {
   try {
     state.health = await api("/api/health");
     const p = state.health.parallels ? "parallel passages available" : "no parallel-passage index loaded";
-    $("server-status").textContent = `Model: ${state.health.model} · ${p}.`;
+    $("server-status").textContent = `Model: ${state.health.model_label || state.health.model} · ${p}.`;
+    $("server-status").title = `model folder and members: ${state.health.model}`;
   } catch (err) {
     $("server-status").textContent = "The server does not answer; reload the page to retry.";
   }
