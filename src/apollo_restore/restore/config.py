@@ -28,13 +28,8 @@ class RestoreConfig:
             for comparisons with systems that need the gap length.
         hint_slack: letters beyond the hint still searched, so a wrong hint is survived.
         hint_penalty: nats charged per letter outside the hint.
-        join_chars: suffix characters scored after the middle (at most the layout's; ``None``:
-            the layout's).
         beam_width: free rows (middles still being written) the neural beam keeps per step
             (``None``: ``pool``); it still finishes up to ``pool`` readings.
-        hint_quota: readings inside a hint (searched with slack) that the neural beam finishes
-            besides its ``pool`` best, which may miss the hint: it proposes up to ``pool +
-            hint_quota``.
     """
 
     k: int = 20
@@ -44,9 +39,7 @@ class RestoreConfig:
     exact_length: bool = False
     hint_slack: int = 2
     hint_penalty: float = 3.0
-    join_chars: int | None = None
     beam_width: int | None = None
-    hint_quota: int = 0
 
 
 #: The search settings used when a caller gives none.

@@ -9,7 +9,6 @@ print(result.gaps[0].candidates[0].text)
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -124,9 +123,8 @@ class Restorer:
 
     def _prompt_and_join(self, prefix: str, suffix: str, hint: Hint) -> tuple[list[int], list[int]]:
         """The layout's prompt and join tokens for a gap (context cut to ``context_chars``)."""
-        n, j = self.config.context_chars, self.config.join_chars
-        layout = self.layout if j is None else replace(self.layout, join_chars=min(j, self.layout.join_chars))
-        return layout.prompt(self.tok, prefix[-n:], suffix[:n], hint), layout.join(self.tok, suffix[:n])
+        n = self.config.context_chars
+        return self.layout.prompt(self.tok, prefix[-n:], suffix[:n], hint), self.layout.join(self.tok, suffix[:n])
 
     def _run(self, ids: list[int]) -> tuple[Prompt, dict[str, float]]:
         """The prompt run (once per gap: kept from the last call) and the readings scored after it."""
@@ -147,8 +145,7 @@ class Restorer:
 
         Returns:
             Up to ``k`` candidates, best first: the first of the ``config.pool`` beams (the
-            search width, whatever ``k``), probabilities normalised over all of them; with a
-            ``config.hint_quota`` and a hint, up to ``hint_quota`` more, inside the hint.
+            search width, whatever ``k``), probabilities normalised over all of them.
         """
         return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
@@ -163,14 +160,13 @@ class Restorer:
         bounds = [_bound(hint, self.config) for _, _, hint in gaps]
         prompts, joins = [p for p, _ in runs], [j for _, j in pieces]
         pool = self.config.pool  # the readings found, whatever k
-        quota = self.config.hint_quota
-        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width, quota)
+        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width)
         out = []
         for beams, (_, scored), bound in zip(found, runs, bounds):
             texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
             for text, score in texts:
                 scored.setdefault(text, score - bound.penalty_of(letter_count(text)))
-            out.append(to_candidates(merge_equivalent(texts), k + quota))
+            out.append(to_candidates(merge_equivalent(texts), k))
         return out
 
     @torch.inference_mode()

@@ -22,7 +22,6 @@ from apollo_restore.restore.context_words import DocumentWords
 from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
-from apollo_restore.restore.length_model import LostLength
 from apollo_restore.restore.types import Candidate
 
 
@@ -45,7 +44,7 @@ class LengthPrior:
 
 #: Members whose scores are not log-probabilities of the reading (priors, evidence ratios): they
 #: add to the weighted sum, but their weights do not enter the denominator of the mean.
-_NOT_LANGUAGE_MODELS = (LengthPrior, LostLength, DocumentCopy, DocumentWords)
+_NOT_LANGUAGE_MODELS = (LengthPrior, DocumentCopy, DocumentWords)
 
 
 def member_config(config: RestoreConfig, slack: int, beam_width: int | None = None) -> RestoreConfig:

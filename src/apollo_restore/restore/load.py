@@ -21,7 +21,6 @@ from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import Ensemble, LengthPrior, member_config
 from apollo_restore.restore.filler import GapFiller
 from apollo_restore.restore.infini_fill import load_infini
-from apollo_restore.restore.length_model import LostLength
 from apollo_restore.restore.ngram_fill import load_ngram
 from apollo_restore.restore.present import Presented
 
@@ -52,9 +51,7 @@ def load_filler(
     scoring readings made of its words (:class:`DocumentWords`; ``"words_vocabulary": true``
     adds completions by known words); ``"hint_slack"`` is how many letters beyond a hint the
     members search and ``"beam_width"`` the free rows the neural beam keeps per step (unless
-    ``config`` sets one); a ``"lost_length"`` entry (knots and values,
-    fitted on validation with these weights by ``benchmarks/document_length.py``) adds the
-    no-hint length prior :class:`LostLength`. Any other folder (or ``use_ngram=False``) gives the
+    ``config`` sets one). Any other folder (or ``use_ngram=False``) gives the
     plain neural :class:`Restorer`. A member weighted 0 is left out (its search would change
     no ranking). A member file that is missing is an error, never a silent fall-back to the
     neural model alone.
@@ -111,8 +108,6 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
         forms = default_forms() if spec.get("words_vocabulary") else None
         members.append((DocumentWords(vocabulary=forms and Vocabulary(forms.keys)), weights["words"]))
     members.append((LengthPrior(), weights.get("length", 0.0)))
-    if "lost_length" in spec:
-        members.append((LostLength.from_json(spec["lost_length"]), 1.0))
     members = [(filler, w) for filler, w in members if w > 0]
     label = "+".join(name for name, w in weights.items() if w > 0)
     return Ensemble(members, name=f"{path.name} ({label})", config=config, neural=neural, hint_slack=slack)
