@@ -288,6 +288,7 @@ class DocumentWords:
     """
 
     name = "document-words"
+    kind = "document"  # evidence from the gap's own document, not a language model
 
     def __init__(self, config: WordConfig = WordConfig(), vocabulary: Vocabulary | None = None):
         self.config, self.vocabulary = config, vocabulary

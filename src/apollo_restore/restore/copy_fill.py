@@ -115,6 +115,7 @@ class DocumentCopy:
     """
 
     name = "document-copy"
+    kind = "document"  # evidence from the gap's own document, not a language model
 
     def __init__(self, config: CopyConfig = CopyConfig()):
         self.config = config

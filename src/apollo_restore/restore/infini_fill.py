@@ -73,11 +73,15 @@ class InfiniFiller:
         index: the text index, for the spelling of readings.
     """
 
+    kind = "classical"  # an ensemble member whose scores are log-probabilities
+
     def __init__(self, model: InfiniGram, index: TextIndex, config: InfiniConfig = InfiniConfig()):
         self.model, self.index, self.config = model, index, config
         self.name = "infini-backward" if model.reverse else "infini"
         # the last search's finished middles: (prefix, suffix) and reading codes → score, so that
-        # an ensemble re-scoring the union of candidates does not score these again
+        # an ensemble re-scoring the union of candidates does not score these again (replaced
+        # whole, read once: a score found under the gap's own context is right whatever thread
+        # searched it)
         self._scored: tuple[tuple[str, str], dict[bytes, float]] = (("", ""), {})
 
     def _context(self, prefix: str, suffix: str) -> tuple[np.ndarray, np.ndarray]:
@@ -167,7 +171,8 @@ class InfiniFiller:
         if not readings:
             return []
         codes = [self.model.encode(r) for r in readings]
-        known = self._scored[1] if self._scored[0] == (prefix, suffix) else {}
+        context, known = self._scored  # one read: another thread may replace it (a whole tuple) meanwhile
+        known = known if context == (prefix, suffix) else {}
         scores = [known.get(c.tobytes()) for c in codes]
         todo = [i for i, s in enumerate(scores) if s is None]
         if todo:

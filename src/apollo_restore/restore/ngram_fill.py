@@ -70,6 +70,8 @@ class NgramRestorer:
     """Gap candidates from an :class:`NgramModel` (same interface as
     :meth:`apollo_restore.restore.engine.Restorer.candidates`)."""
 
+    kind = "classical"  # an ensemble member whose scores are log-probabilities
+
     def __init__(self, model: NgramModel, config: FillConfig = FillConfig(), name: str = "ngram"):
         self.model, self.config, self.name = model, config, name
         self.n_ctx = model.order - 1
@@ -258,6 +260,8 @@ class ReversedFiller:
     """A right-to-left n-gram model as a gap filler: the gap is filled from its right edge,
     the suffix read backwards as the context and the prefix as what must follow. Combined
     with the forward model, each side of the gap gets a full n-gram context."""
+
+    kind = "classical"
 
     def __init__(self, inner: NgramRestorer):
         self.inner, self.name = inner, inner.name
