@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from apollo_restore.cli.app import app
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT
+from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restore.config import DEFAULT_MODEL, RestoreConfig
 from apollo_restore.restore.ensemble import Ensemble
 from apollo_restore.restore.load import load_filler
@@ -23,6 +24,8 @@ from apollo_restore.restore.members import (
     write_member_weights,
 )
 
+from ..conftest import PASSAGE_1, PASSAGE_2
+
 GOOD = [
     {"name": "neural", "weight": 1.0},
     {"name": "ngram", "weight": 1.0, "options": {"file": "ngram.npz"}},
@@ -32,12 +35,19 @@ GOOD = [
 ]
 
 
+@pytest.fixture(scope="module")
+def ngram_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ngram") / "ngram.npz"
+    NgramModel.build([PASSAGE_1, PASSAGE_2] * 5, order=6).save(path)
+    return path
+
+
 @pytest.fixture
-def folder(memorised_model, ngram_files, tmp_path):
+def folder(memorised_model, ngram_file, tmp_path):
     """A copy of the memorised model with an n-gram file; :func:`write` sets its ensemble entry."""
     out = tmp_path / "model"
     shutil.copytree(memorised_model, out)
-    shutil.copy(ngram_files / "fwd.npz", out / "ngram.npz")
+    shutil.copy(ngram_file, out / "ngram.npz")
     return out
 
 
@@ -105,16 +115,21 @@ def test_an_unknown_member_is_e521_listing_the_known_ones(folder):
     assert all(name in message for name in known_members())
 
 
+NEURAL = {"name": "neural", "weight": 1.0}
+
+
 @pytest.mark.parametrize(
-    ("members", "field", "option"),
+    ("ensemble", "field", "option"),
     [
-        ([{"name": "infini", "weight": 1.0, "options": {"order": 5}}], "ensemble.members[0].options", "'order'"),
-        ([{"name": "length", "weight": 1.0, "options": {"slope": 2}}], "ensemble.members[0].options", "'slope'"),
-        ([{"name": "neural", "weight": 1.0, "weights": 2}], "ensemble.members[0]", "'weights'"),
+        ({"members": [{"name": "infini", "weight": 1.0, "options": {"order": 5}}]}, "members[0].options", "'order'"),
+        ({"members": [{"name": "length", "weight": 1.0, "options": {"slope": 2}}]}, "members[0].options", "'slope'"),
+        ({"members": [{**NEURAL, "weights": 2}]}, "members[0]", "'weights'"),
+        ({"members": [NEURAL], "hint_slack": 5}, "ensemble", "'hint_slack'"),  # a search setting outside "search"
+        ({"members": [NEURAL], "search": {"beam": 5}}, "ensemble.search", "'beam'"),
     ],
 )
-def test_an_option_a_member_does_not_take_is_e522(folder, members, field, option):
-    write(folder, {"members": members})
+def test_an_option_a_member_or_the_entry_does_not_take_is_e522(folder, ensemble, field, option):
+    write(folder, ensemble)
     message = load_error(folder)
     assert message.startswith("[E522]") and field in message and option in message
 

@@ -18,8 +18,7 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import to_candidates, union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
-from apollo_restore.restore.members import LANGUAGE_MODEL_KINDS, kind_of
+from apollo_restore.restore.filler import LANGUAGE_MODEL_KINDS, GapFiller, LanguageModel, candidates_many, kind_of
 from apollo_restore.restore.types import Candidate
 
 
@@ -58,7 +57,7 @@ class Ensemble:
             function that loads it when first asked (a member weighted 0 is never loaded
             for restoring, which spares importing torch).
 
-    Each member's ``kind`` (:mod:`~apollo_restore.restore.members`) says how it takes part: the
+    Each member's ``kind`` (:data:`~apollo_restore.restore.filler.MemberKind`) says how it takes part: the
     ``neural`` one is given the hint as it is; only language models (``neural``,
     ``classical``) weigh in the denominator of the mean.
     """

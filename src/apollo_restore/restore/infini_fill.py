@@ -30,6 +30,7 @@ from apollo_restore.data.textindex import SIGMA, TextIndex, stream_str
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
 from apollo_restore.restore.candidates import to_candidates
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.types import Candidate
 
 # stream codes a middle may hold: the letters, ς excepted (folded to σ)
@@ -38,12 +39,11 @@ _LETTERS = np.array([i + 1 for i, ch in enumerate(GREEK_LETTERS) if ch != "ς"],
 
 @dataclass(frozen=True)
 class InfiniConfig:
-    """Search settings.
+    """This member's own search widths (``k`` and the longest reading are the shared
+    :class:`~apollo_restore.restore.config.RestoreConfig`'s).
 
     Attributes:
         beam: live beams kept after each step.
-        k: candidates returned (default).
-        max_letters: longest middle (letters) searched when there is no hint.
         suffix_chars: suffix letters scored after the middle.
         pool: finished middles kept.
         close: beams closed (suffix scored) per step, best first; more when fewer letter counts
@@ -56,8 +56,6 @@ class InfiniConfig:
     """
 
     beam: int = 32
-    k: int = 20
-    max_letters: int = 25
     suffix_chars: int = 16
     pool: int = 60
     close: int = 12
@@ -75,8 +73,14 @@ class InfiniFiller:
 
     kind = "classical"  # an ensemble member whose scores are log-probabilities
 
-    def __init__(self, model: InfiniGram, index: TextIndex, config: InfiniConfig = InfiniConfig()):
-        self.model, self.index, self.config = model, index, config
+    def __init__(
+        self,
+        model: InfiniGram,
+        index: TextIndex,
+        config: InfiniConfig = InfiniConfig(),
+        search: RestoreConfig = DEFAULT_RESTORE_CONFIG,
+    ):
+        self.model, self.index, self.config, self.settings = model, index, config, search
         self.name = "infini-backward" if model.reverse else "infini"
         # the last search's finished middles: (prefix, suffix) and reading codes → score, so that
         # an ensemble re-scoring the union of candidates does not score these again (replaced
@@ -99,7 +103,7 @@ class InfiniFiller:
     def search(self, prefix: str, suffix: str, hint: Hint = NO_HINT) -> list[tuple[np.ndarray, float]]:
         """Finished middles ``(codes in reading order, log_score)``, best first (up to ``pool``)."""
         cfg = self.config
-        lo, hi = hint.letters(cfg.max_letters)
+        lo, hi = hint.letters(self.settings.max_letters)
         ctx, tail = self._context(prefix, suffix)
         state = self.model.start([ctx])
         hist = np.zeros((1, 0), dtype=np.uint8)
@@ -161,7 +165,7 @@ class InfiniFiller:
             Up to ``k`` candidates, best first, probabilities normalised over the search's
             whole pool (so that they do not depend on ``k``).
         """
-        k = k or self.config.k
+        k = k or self.settings.k
         return to_candidates([(self.spell(codes), s) for codes, s in self.search(prefix, suffix, hint)], k)
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
@@ -198,6 +202,7 @@ def load_infini(
     direction: Literal["forward", "backward"],
     index: TextIndex | None = None,
     config: InfiniConfig = InfiniConfig(),
+    search: RestoreConfig = DEFAULT_RESTORE_CONFIG,
     **options,
 ) -> InfiniFiller:
     """The unbounded-order filler over ``index`` (default: the packaged text index, built in the
@@ -216,4 +221,4 @@ def load_infini(
         if direction == "forward"
         else InfiniGram.backward(index, **model_options)
     )
-    return InfiniFiller(model, index, config)
+    return InfiniFiller(model, index, config, search)

@@ -18,12 +18,8 @@ from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import Ensemble
-from apollo_restore.restore.members import (
-    LANGUAGE_MODEL_KINDS,
-    build_member,
-    kind_of,
-    member_entries,
-)
+from apollo_restore.restore.filler import LANGUAGE_MODEL_KINDS, kind_of
+from apollo_restore.restore.members import build_member, member_entries
 from apollo_restore.restore.present import Presented
 
 
@@ -104,7 +100,7 @@ def search_settings(path: Path, spec: dict, config: RestoreConfig) -> RestoreCon
         ModelFolderError: ``E505`` naming the field, when a setting is not a whole number (slack
             ≥ 0, width ≥ 1) or the entry is not an object; ``E522`` for a setting it does not know.
     """
-    search = spec.get("search", {})
+    search = spec.get("search", {}) if isinstance(spec, dict) else {}  # another entry: E520 from member_entries
     file = path / META_FILE
     if not isinstance(search, dict):
         raise ModelFolderError("E505", file, field="ensemble.search", value=search, expected="a JSON object")

@@ -10,7 +10,8 @@ A folder's ``apollo_restore.json`` holds::
 
 Each name is a factory registered here with :func:`register_member`: it checks its options (an
 unknown one, or a value of the wrong type, is a numbered error naming the file and the field) and
-builds the member. Each member class declares its :data:`MemberKind` in a ``kind`` attribute,
+builds the member. Each member class declares its
+:data:`~apollo_restore.restore.filler.MemberKind` in a ``kind`` attribute,
 which is what the :class:`~apollo_restore.restore.ensemble.Ensemble` reads (never its type).
 
     from apollo_restore.restore.members import build_members, register_member, write_member_weights
@@ -25,25 +26,20 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.model.verify import check_whole
 from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.filler import GapFiller
-
-#: What a member is: the neural FIM model; a classical language model (its scores are
-#: log-probabilities of the reading, like the neural one's); evidence from the gap's own document;
-#: a prior (a score that is neither). The weights of the first two form the ensemble's denominator.
-MemberKind = Literal["neural", "classical", "document", "prior"]
-LANGUAGE_MODEL_KINDS: frozenset[str] = frozenset({"neural", "classical"})
-
-
-def kind_of(filler: object) -> str:
-    """The member kind ``filler`` declares (its ``kind`` attribute); a filler that declares none
-    is taken as a classical language model (test stand-ins, retrieval wrappers)."""
-    return getattr(filler, "kind", "classical")
+from apollo_restore.restore.context_words import DocumentWords, Vocabulary
+from apollo_restore.restore.copy_fill import DocumentCopy
+from apollo_restore.restore.engine import Restorer
+from apollo_restore.restore.ensemble import LengthPrior
+from apollo_restore.restore.filler import GapFiller, MemberKind, kind_of
+from apollo_restore.restore.infini_fill import load_infini
+from apollo_restore.restore.ngram_fill import load_ngram
 
 
 @dataclass(frozen=True)
@@ -52,7 +48,7 @@ class MemberSpec:
 
     Attributes:
         folder: the model folder.
-        search: the folder's search settings (the neural member searches with them).
+        search: the folder's search settings (every member searches with them).
         device: where a neural member runs (``"cpu"``, ``"cuda"``).
         field: the member's place in the file, for messages (``"ensemble.members[2]"``).
     """
@@ -157,47 +153,34 @@ def _file(spec: MemberSpec, field: str, value: Any) -> Path:
 
 @register_member("neural", "neural")
 def _neural(spec: MemberSpec) -> GapFiller:
-    from apollo_restore.restore.engine import Restorer
-
     return Restorer.load(spec.folder, config=spec.search, device=spec.device)
 
 
 @register_member("infini", "classical", direction=_direction, discount=_discount, max_context=_whole)
 def _infini(spec: MemberSpec, direction: str = "forward", **options: Any) -> GapFiller:
-    from apollo_restore.restore.infini_fill import load_infini
-
-    return load_infini(direction, **options)
+    return load_infini(direction, search=spec.search, **options)
 
 
 @register_member("ngram", "classical", file=_file)
 def _ngram(spec: MemberSpec, file: Path | None = None) -> GapFiller:
-    from apollo_restore.restore.ngram_fill import load_ngram
-
     if file is None:
         raise _bad(spec, f"{spec.field}.options.file", None, "the name of an n-gram file in the model folder")
-    return load_ngram(file)
+    return load_ngram(file, search=spec.search)
 
 
 @register_member("length", "prior")
 def _length(spec: MemberSpec) -> GapFiller:
-    from apollo_restore.restore.ensemble import LengthPrior
-
     return LengthPrior()
 
 
 @register_member("copy", "document")
 def _copy(spec: MemberSpec) -> GapFiller:
-    from apollo_restore.restore.copy_fill import DocumentCopy
-
-    return DocumentCopy()
+    return DocumentCopy(search=spec.search)
 
 
 @register_member("words", "document", vocabulary=_flag)
 def _words(spec: MemberSpec, vocabulary: bool = False) -> GapFiller:
-    from apollo_restore.data.orthography import default_forms
-    from apollo_restore.restore.context_words import DocumentWords, Vocabulary
-
-    return DocumentWords(vocabulary=Vocabulary(default_forms().keys) if vocabulary else None)
+    return DocumentWords(vocabulary=Vocabulary(default_forms().keys) if vocabulary else None, search=spec.search)
 
 
 # -- reading a folder's entry -------------------------------------------------------------------
@@ -230,12 +213,16 @@ def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: s
     Raises:
         ModelFolderError: ``E520`` an entry of the old format (``"weights"``, no ``"members"``);
             ``E505`` a weight that is not a finite number ≥ 0, or an option of the wrong type;
-            ``E521`` an unknown member name; ``E522`` an option the member does not take.
+            ``E521`` an unknown member name; ``E522`` an option the member (or the entry) does not take.
         FileNotFoundError: a file a member names is missing (E501).
     """
     file = folder / META_FILE
     if not isinstance(ensemble, dict) or "members" not in ensemble:
         raise ModelFolderError("E520", file)
+    extra = sorted(set(ensemble) - {"members", "search", "chosen_by"})
+    if extra:
+        known = "members, search, chosen_by"
+        raise ModelFolderError("E522", file, field="ensemble", option=extra[0], name="the ensemble entry", known=known)
     members = ensemble["members"]
     if not isinstance(members, list) or not members:
         raise ModelFolderError("E505", file, field="ensemble.members", value=members, expected="a list of members")
