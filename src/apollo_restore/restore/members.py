@@ -14,7 +14,7 @@ builds the member. Each member class declares its
 :data:`~apollo_restore.restore.filler.MemberKind` in a ``kind`` attribute,
 which is what the :class:`~apollo_restore.restore.ensemble.Ensemble` reads (never its type).
 
-    from apollo_restore.restore.members import build_members, register_member, write_member_weights
+    from apollo_restore.restore.members import build_member, member_entries, register_member, write_member_weights
 """
 
 from __future__ import annotations
