@@ -6,10 +6,9 @@
 
 A middle ``m`` scores ``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` (the backward model:
 the same with the text read right to left, the suffix as context and the prefix as what must
-follow), so middles of different lengths compete fairly; with no hint, ``letter_bonus`` nats per
-letter may offset the model's own preference for short middles. The model
-sees letters only (σ-folded); the suffix is cut at its first gap marker, and an empty one scores
-the end of the document.
+follow), so middles of different lengths compete fairly. The model sees letters only
+(σ-folded); the suffix is cut at its first gap marker, and an empty one scores the end of the
+document.
 
 Each step adds one letter to every beam, so all live beams hold the same letter count: at the
 counts the hint allows, the ``close`` best beams of the step are closed (their suffix scored, all
@@ -48,18 +47,12 @@ class InfiniConfig:
         pool: finished middles kept.
         close: beams closed (suffix scored) per step, best first; more when fewer letter counts
             are allowed, so that the closings can fill the pool.
-        letter_bonus: nats added per letter of a reading when there is no hint: the model's
-            joint probability of prefix + middle + suffix carries a length prior that falls
-            off about geometrically (each letter costs its surprisal), which favours short
-            readings. 0 for the member alone (measured on ddb validation: any bonus loses more
-            short gaps than it wins long ones); an ensemble may set it (model folder).
     """
 
     beam: int = 32
     suffix_chars: int = 16
     pool: int = 60
     close: int = 12
-    letter_bonus: float = 0.0
 
 
 class InfiniFiller:
@@ -137,14 +130,8 @@ class InfiniFiller:
         total = np.concatenate([c[2] for c in closing])
         seqs = np.broadcast_to(tail, (len(middles), len(tail)))
         total = total + self.model.score(states, seqs, np.full(len(middles), len(tail)))
-        bonus = cfg.letter_bonus if not hint.given else 0.0
-        total = total + bonus * np.array([len(m) for m in middles])
         order = np.argsort(-total, kind="stable")[: cfg.pool]
-        # cached without the bonus: score_readings adds it for its own hint
-        self._scored = (
-            (prefix, suffix),
-            {middles[i].tobytes(): float(total[i]) - bonus * len(middles[i]) for i in order},
-        )
+        self._scored = ((prefix, suffix), {middles[i].tobytes(): float(total[i]) for i in order})
         flip = -1 if self.model.reverse else 1
         return [(middles[i][::flip], float(total[i])) for i in order]
 
@@ -170,8 +157,7 @@ class InfiniFiller:
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` for each reading ``m`` (nats;
-        the backward model reads right to left), plus ``letter_bonus`` per letter when there is
-        no hint: the quantity :meth:`search` ranks by."""
+        the backward model reads right to left): the quantity :meth:`search` ranks by."""
         if not readings:
             return []
         codes = [self.model.encode(r) for r in readings]
@@ -190,8 +176,7 @@ class InfiniFiller:
             state = State(np.repeat(start.lo, len(seqs), axis=0), np.repeat(start.hi, len(seqs), axis=0))
             for i, score in zip(todo, self.model.score(state, seq, np.array([len(s) for s in seqs])).tolist()):
                 scores[i] = score
-        bonus = self.config.letter_bonus if not hint.given else 0.0
-        return [score + bonus * len(c) for score, c in zip(scores, codes)]
+        return scores
 
     def language_model(self) -> None:
         """None: a count model, no neural language model to report bits per character for."""
