@@ -36,6 +36,7 @@ import json
 import statistics
 import time
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +54,7 @@ from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.context_words import DocumentWords, Vocabulary, WordConfig, document_letters
 from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import Ensemble, LengthPrior, member_config
+from apollo_restore.restore.ensemble import Ensemble, LengthPrior
 from apollo_restore.restore.infini_fill import load_infini
 from apollo_restore.restore.load import load_filler
 
@@ -101,7 +102,7 @@ def collect(args) -> None:
     gaps = [(name, g) for name, g in gap_sets(args) if f"{name}/{g.id}" not in done]
     vocabulary = Vocabulary(default_forms().keys)
     proposers = {
-        "neural": Restorer.load(args.model, config=member_config(DEFAULT_RESTORE_CONFIG, args.slack)),
+        "neural": Restorer.load(args.model, config=replace(DEFAULT_RESTORE_CONFIG, hint_slack=args.slack)),
         "infini": load_infini("forward", discount=0.6, max_context=40),
         "infini_backward": load_infini("backward", discount=0.6, max_context=40),
         "copy": DocumentCopy(),
@@ -341,7 +342,6 @@ def timing(args) -> None:
         [*base.members, (DocumentCopy(), args.copy), (DocumentWords(), args.words)],
         config=base.config,
         neural=base.neural,
-        hint_slack=base.hint_slack,
     )
     fillers = {"shipped": shipped, "with document words": after}
     for filler in fillers.values():  # warm up

@@ -19,6 +19,7 @@ import argparse
 import itertools
 import json
 import statistics
+from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -30,7 +31,7 @@ from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.restore.candidates import union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import LengthPrior, member_config
+from apollo_restore.restore.ensemble import LengthPrior
 from apollo_restore.restore.infini_fill import load_infini
 from apollo_restore.restore.ngram_fill import load_ngram
 from apollo_restore.restore.threads import use_threads
@@ -51,7 +52,7 @@ def collect(args) -> list[dict]:
         members = {"ngram": load_ngram(args.ngram), "backward": load_ngram(args.backward), "length": LengthPrior()}
     if not args.no_neural:
         # searched as in the shipped ensemble: the hint as given, --slack letters beyond it searched
-        search = member_config(DEFAULT_RESTORE_CONFIG, args.slack)
+        search = replace(DEFAULT_RESTORE_CONFIG, hint_slack=args.slack)
         use_threads(args.threads)
         members["neural"] = Restorer.load(args.model, config=search)
     rows = []

@@ -65,7 +65,6 @@ def main() -> None:
     parser.add_argument("--max-context", type=int, default=40)
     parser.add_argument("--beam", type=int, default=InfiniConfig.beam)
     parser.add_argument("--suffix-chars", type=int, default=InfiniConfig.suffix_chars)
-    parser.add_argument("--letter-bonus", type=float, default=InfiniConfig.letter_bonus)
     parser.add_argument("--close", type=int, default=InfiniConfig.close)
     parser.add_argument("--pool", type=int, default=InfiniConfig.pool)
     parser.add_argument("--only", default="", help="comma-separated row names to run (default: all)")
@@ -77,9 +76,7 @@ def main() -> None:
     table = load_documents(args.prepared, split=args.split, sources=[args.source])
     gaps = build_synthetic(table, args.source, args.split, args.per_length, conditions=conds, seed=11)
     index = TextIndex.open(progress=print)
-    config = InfiniConfig(
-        beam=args.beam, suffix_chars=args.suffix_chars, letter_bonus=args.letter_bonus, close=args.close, pool=args.pool
-    )
+    config = InfiniConfig(beam=args.beam, suffix_chars=args.suffix_chars, close=args.close, pool=args.pool)
     discount = [float(x) for x in args.discount.split(",")]
     options = {"discount": discount[0] if len(discount) == 1 else discount, "max_context": args.max_context}
     fwd = load_infini("forward", index, config, **options)
@@ -100,7 +97,7 @@ def main() -> None:
         rows = [(name, make) for name, make in rows if name in args.only.split(",")]
     print(f"## {args.source} {args.split}: {len(gaps)} gaps ({args.per_length} per length 1–20 and condition), "
           f"D = {args.discount}, max context {args.max_context}, beam {args.beam}, suffix {args.suffix_chars}, "
-          f"close {args.close}, pool {args.pool}, letter bonus {args.letter_bonus}, "
+          f"close {args.close}, pool {args.pool}, "
           f"{os.cpu_count()} cores\n")  # fmt: skip
     print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in conds) + " | ms p50 | ms p95 | CPU ms p50 |")
     print("|---|" + "---:|" * (len(conds) + 3))

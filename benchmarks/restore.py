@@ -1,6 +1,6 @@
 """Restoration latency: the neural beam search (lean step, join scored) and the shipped ensemble.
 
-    python benchmarks/restore.py [--model DIR] [--gaps 10] [--threads 1] [--join-chars 16]
+    python benchmarks/restore.py [--model DIR] [--gaps 10] [--threads 1]
 
 For gaps of 1, 5, 10 and 20 letters cut from ddb validation documents with 250 characters of
 context each side (500 in all), k = 20, exact hints: p50/p95 latency of ``Restorer.candidates``
@@ -21,7 +21,6 @@ import torch
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
-from apollo_restore.restore.config import RestoreConfig
 from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.load import load_filler
 
@@ -37,15 +36,14 @@ def main() -> None:
     parser.add_argument("--gaps", type=int, default=10, help="gaps per length")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--k", type=int, default=20)
-    parser.add_argument("--join-chars", type=int, default=None, help="suffix characters scored after the middle")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    restorer = Restorer.load(args.model, config=RestoreConfig(join_chars=args.join_chars))
+    restorer = Restorer.load(args.model)
     shipped = load_filler(args.model)
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     print(
         f"## Restoration latency: neural `{restorer.name}` "
-        f"({restorer.layout.name}, join {args.join_chars or 'layout'}) "
+        f"({restorer.layout.name}) "
         f"and shipped `{shipped.name}`, k = {args.k}, {args.threads} thread(s), 500-character context\n"
     )
     print("| gap letters | neural p50 ms | p95 ms | CPU p50 ms | shipped p50 ms | p95 ms | CPU p50 ms |")

@@ -14,7 +14,7 @@ that gap set instead (its conditions, whatever they are), and the Top-1 of gaps 
 whose answer stands in the visible context is shown beside the others' **of the same lengths**
 (each side's mean per letter count, then over the counts that have both: issue 22's bar);
 ``--report`` prints the table of an earlier run's ``--save`` file. ``--variant
-NAME='{"join_chars": 8}'`` (repeatable) adds a worker of this tree with those ``RestoreConfig``
+NAME='{"beam_width": 20}'`` (repeatable) adds a worker of this tree with those ``RestoreConfig``
 fields changed (the search settings to choose on validation); a ``"model"`` field loads that
 model folder instead of the embedded one (a candidate model against the shipped one, same gaps,
 side by side).
@@ -216,7 +216,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="append each gap's results to this JSONL")
     parser.add_argument("--report", type=Path, help="print the table of a --save file (same gaps and trees) instead")
     parser.add_argument(
-        "--variant", action="append", default=[], metavar='NAME={"join_chars": 8}',
+        "--variant", action="append", default=[], metavar='NAME={"beam_width": 20}',
         help="also this tree with these RestoreConfig fields changed (repeatable)",
     )  # fmt: skip
     parser.add_argument("--device", help="restore --gaps gaps on this device instead (cpu, cuda)")

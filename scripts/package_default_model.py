@@ -1,19 +1,19 @@
 """Copy a trained model folder and its classical members into the package as the embedded default.
 
-    python scripts/package_default_model.py --model runs/gpu/export-join \\
-        --infini '{"discount": 0.6, "max_context": 40}' \\
-        --weights '{"neural": 1.0, "infini": 1.0, "infini_backward": 1.0, "length": 8.0}' --hint-slack 2 \\
-        --chosen-by "benchmarks/ensemble_weights.py ..."
-    python scripts/package_default_model.py --model runs/default/best \\
-        --ngram data/ngram-8-min4.npz --backward data/ngram-8-min4-bwd.npz \\
-        --weights '{"neural": 0.0, "ngram": 1.0, "backward": 1.0, "length": 4.0}' --hint-slack 2
+    python scripts/package_default_model.py --model runs/gpu/export-join --ensemble ensemble.json
+    python scripts/package_default_model.py --model runs/default/best --ensemble ensemble.json \\
+        --member-file data/ngram-8-min4.npz
 
-The unbounded-order members read the packaged text index (``models/corpus``), so ``--infini``
-copies no file. The calibration must be re-fitted afterwards (``scripts/fit_calibration.py``):
-it is tied to the model it was fitted on.
+``--ensemble`` is the folder's ``ensemble`` entry (a JSON file, or the JSON itself): its members
+by registered name with their weights and options, its search settings and a ``chosen_by``
+pointer (``docs/model-folders.md``; the shipped one is the example); it is checked as a load
+checks it (:func:`~apollo_restore.restore.members.member_entries`) before anything is replaced.
+``--member-file`` copies a file a member names (an n-gram member's ``"file"``) into the folder.
+The unbounded-order members read the packaged text index (``models/corpus``): no file to copy.
+The calibration must be re-fitted afterwards (``scripts/fit_calibration.py``): it is tied to the
+model it was fitted on.
 
-Only weights, tokenizer and JSON go in (no optimiser state). The weights of the ensemble come
-from ``benchmarks/ensemble_weights.py`` on the validation split.
+Only weights, tokenizer and JSON go in (no optimiser state).
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ import shutil
 from pathlib import Path
 
 from apollo_restore.model.folder import META_FILE
-from apollo_restore.restore.config import DEFAULT_MODEL
+from apollo_restore.restore.config import DEFAULT_MODEL, RestoreConfig
+from apollo_restore.restore.load import search_settings
+from apollo_restore.restore.members import member_entries
 
 KEEP = (
     "config.json",
@@ -36,15 +38,16 @@ KEEP = (
 )
 
 
+def _json(value: str) -> dict:
+    """The JSON ``value`` holds, or that of the file it names."""
+    return json.loads(Path(value).read_text(encoding="utf-8") if Path(value).is_file() else value)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--ngram", type=Path)
-    parser.add_argument("--backward", type=Path)
-    parser.add_argument("--weights", type=json.loads, default=None)
-    parser.add_argument("--hint-slack", type=int, default=0)
-    parser.add_argument("--infini", type=json.loads, default=None, help="options of the unbounded-order members")
-    parser.add_argument("--chosen-by", default="", help="how the weights were chosen (recorded)")
+    parser.add_argument("--ensemble", type=_json, default=None, help="the ensemble entry (JSON, or a JSON file)")
+    parser.add_argument("--member-file", type=Path, action="append", default=[], help="a member's file to copy")
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     args = parser.parse_args()
     tmp = args.out.with_name(args.out.name + ".tmp")
@@ -53,18 +56,13 @@ def main() -> None:
     for name in KEEP:
         if (args.model / name).exists():
             shutil.copy(args.model / name, tmp / name)
+    for file in args.member_file:
+        shutil.copy(file, tmp / file.name)
     meta = json.loads((tmp / META_FILE).read_text())
-    if args.ngram:
-        shutil.copy(args.ngram, tmp / "ngram.npz")
-        meta["ensemble"] = {"ngram": "ngram.npz", "weights": args.weights, "hint_slack": args.hint_slack}
-        if args.backward:
-            shutil.copy(args.backward, tmp / "ngram-backward.npz")
-            meta["ensemble"]["backward"] = "ngram-backward.npz"
-    if args.infini is not None:
-        meta["ensemble"] = {"infini": args.infini, "weights": args.weights, "hint_slack": args.hint_slack}
-    if "ensemble" in meta and args.chosen_by:
-        meta["ensemble"]["chosen_by"] = args.chosen_by
-    (tmp / META_FILE).write_text(json.dumps(meta, ensure_ascii=False, indent=1))
+    if args.ensemble is not None:
+        member_entries(tmp, args.ensemble, search_settings(tmp, args.ensemble, RestoreConfig()))  # or a numbered error
+        meta["ensemble"] = args.ensemble
+    (tmp / META_FILE).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
     shutil.rmtree(args.out, ignore_errors=True)
     tmp.rename(args.out)
     size = sum(f.stat().st_size for f in args.out.iterdir())

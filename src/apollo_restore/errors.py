@@ -127,8 +127,8 @@ class Errors:
         "restore the file, or leave the classical members out (--neural-only; use_ngram=False)"
     )
     E502 = (
-        "[E502] {folder}/apollo_restore.json has an ensemble entry with no classical member: "
-        'give "infini": {{model options}} or "ngram": "FILE.npz"'
+        "[E502] {folder}/apollo_restore.json has an ensemble with no language model weighted above 0: "
+        'give a "neural", "infini" or "ngram" member a weight'
     )
     E503 = "[E503] {path}, line {line}, column {column}: not valid JSON ({reason}); copy the model folder again"
     E504 = "[E504] {path} holds {found}, not a JSON object of settings; copy the model folder again"
@@ -169,6 +169,12 @@ class Errors:
         "[E518] {path}: tensor {name} holds {count:,} value(s) that are not finite numbers (NaN or infinity): "
         "the weights are damaged; copy the model folder again, or train it again"
     )
+    E520 = (
+        '[E520] {path}: the ensemble entry is of the old format ("weights": {{...}}); write it as '
+        '"members": [{{"name": ..., "weight": ..., "options": {{...}}}}, ...] (docs/model-folders.md)'
+    )
+    E521 = "[E521] {path}: {field} = {value!r} is no ensemble member this code knows; it knows {known}"
+    E522 = "[E522] {path}: {field} gives {option!r}, which {name} does not take; it takes {known}"
 
 
 class LeidenError(ValueError):
@@ -234,7 +240,8 @@ class RequestError(ValueError):
 
 
 class ModelFolderError(ValueError):
-    """A model folder that cannot be loaded as it is (``E503``–``E512``, ``E517``, ``E518``), naming its file.
+    """A model folder that cannot be loaded as it is (``E503``–``E512``, ``E517``, ``E518``,
+    ``E520``–``E522``), naming its file.
 
     Attributes:
         code: the message code (``"E506"``).

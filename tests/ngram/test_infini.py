@@ -131,27 +131,6 @@ def test_infini_filler_restores_and_scores_consistently(index: TextIndex, direct
     assert free[0].text == "καισαρος"
 
 
-def test_infini_letter_bonus_only_without_a_hint(index: TextIndex) -> None:
-    plain = load_infini("forward", index)
-    bonus = load_infini("forward", index, letter_bonus=1.5)  # a config field among the options
-    assert bonus.config.letter_bonus == 1.5 and bonus.model.discount == plain.model.discount
-    prefix, suffix = "του κυριου αυτοκρατορος ", " σεβαστου"
-    readings = ["καισαρος τραιανου", "καισαρος"]
-    base = plain.score_readings(prefix, suffix, NO_HINT, readings)
-    # each letter adds the bonus with no hint, nothing with a letter count or range
-    assert np.allclose(bonus.score_readings(prefix, suffix, NO_HINT, readings), [base[0] + 1.5 * 16, base[1] + 1.5 * 8])
-    assert np.allclose(bonus.score_readings(prefix, suffix, Hint.exact(8), readings), base)
-    assert np.allclose(
-        bonus.score_readings(prefix, suffix, Hint.span(5, 20), readings),
-        plain.score_readings(prefix, suffix, Hint.span(5, 20), readings),
-    )
-    # the search ranks by the same score, whatever hint filled its cache
-    cands = bonus.candidates(prefix, suffix, NO_HINT)
-    again = bonus.score_readings(prefix, suffix, NO_HINT, [c.text for c in cands[:3]])
-    assert np.allclose(again, [c.log_score for c in cands[:3]])
-    assert np.allclose(bonus.score_readings(prefix, suffix, Hint.exact(8), readings), base)
-
-
 def test_infini_reading_spelled_as_in_the_corpus(index: TextIndex) -> None:
     filler = load_infini("forward", index)
     assert filler.spell(filler.model.encode("καισαροστραιανου")) == "καισαρος τραιανου"

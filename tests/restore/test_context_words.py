@@ -92,8 +92,14 @@ def test_a_model_folder_declares_the_words_member(memorised_model, tmp_path):
     shutil.copytree(memorised_model, folder)
     NgramModel.build([PASSAGE_1], order=4).save(folder / "ngram.npz")
     meta = json.loads((folder / "apollo_restore.json").read_text())
-    weights = {"neural": 0.0, "ngram": 1.0, "words": 0.3, "length": 2.0}
-    meta["ensemble"] = {"ngram": "ngram.npz", "weights": weights, "words_vocabulary": True}
+    meta["ensemble"] = {
+        "members": [
+            {"name": "neural", "weight": 0.0},
+            {"name": "ngram", "weight": 1.0, "options": {"file": "ngram.npz"}},
+            {"name": "words", "weight": 0.3, "options": {"vocabulary": True}},
+            {"name": "length", "weight": 2.0},
+        ]
+    }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     members = load_filler(folder, present=False).members
     assert [type(f).__name__ for f, _ in members] == ["NgramRestorer", "DocumentWords", "LengthPrior"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -77,28 +76,6 @@ def test_engine_beam_width_narrows_only_the_free_rows(memorised_model, restorer)
     narrow = Restorer.load(memorised_model, config=RestoreConfig(beam_width=4))
     cands = narrow.candidates(prefix, suffix, Hint.exact(len(middle)))
     assert cands[0].text == middle and 4 < len(cands) <= narrow.config.pool
-
-
-def test_engine_hint_quota_adds_readings_inside_the_hint(memorised_model):
-    """With a ``hint_quota`` the beam also finishes readings inside the hint beyond its ``pool``
-    best (which, searched with slack, may miss it): more of them in the list, and the ``pool``
-    best no worse (the search only prunes less)."""
-    prefix, middle, suffix = MEMORISED[0]
-    letters = letter_count(middle)
-    hint = Hint.exact(letters)
-    cfg = RestoreConfig(pool=4, hint_slack=3, hint_penalty=0.0)
-    plain = Restorer.load(memorised_model, config=cfg).candidates(prefix, suffix, hint)
-    quota = Restorer.load(memorised_model, config=replace(cfg, hint_quota=4)).candidates(prefix, suffix, hint)
-
-    def inside(cands):
-        return [c.text for c in cands if letter_count(c.text) == letters]
-
-    assert len(plain) == 4 and len(inside(plain)) < 4
-    assert len(inside(quota)) >= 4 and set(inside(plain)) <= set(inside(quota)) and len(quota) <= 8
-    best = sorted(quota, key=lambda c: -c.log_score)[:4]
-    assert all(q.log_score >= p.log_score - 1e-6 for q, p in zip(best, plain))
-    no_hint = Restorer.load(memorised_model, config=replace(cfg, hint_quota=4)).candidates(prefix, suffix, NO_HINT)
-    assert no_hint == Restorer.load(memorised_model, config=cfg).candidates(prefix, suffix, NO_HINT)
 
 
 def test_engine_score_matches_beam(restorer):

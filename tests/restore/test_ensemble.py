@@ -23,6 +23,9 @@ from apollo_restore.restore.types import Candidate
 
 from ..conftest import MEMORISED, PASSAGE_1, PASSAGE_2
 
+#: the forward n-gram member of the test folders (ngram.npz in the folder)
+NGRAM = {"name": "ngram", "weight": 1.0, "options": {"file": "ngram.npz"}}
+
 
 class Fixed:
     """A filler with fixed log-scores per reading."""
@@ -113,9 +116,12 @@ def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, 
     shutil.copy(ngram_files / "bwd.npz", folder / "ngram-backward.npz")
     meta = json.loads((folder / "apollo_restore.json").read_text())
     meta["ensemble"] = {
-        "ngram": "ngram.npz",
-        "backward": "ngram-backward.npz",
-        "weights": {"neural": 0.5, "ngram": 1.0, "backward": 1.0, "length": 2.0},
+        "members": [
+            {"name": "neural", "weight": 0.5},
+            {"name": "ngram", "weight": 1.0, "options": {"file": "ngram.npz"}},
+            {"name": "ngram", "weight": 1.0, "options": {"file": "ngram-backward.npz"}},
+            {"name": "length", "weight": 2.0},
+        ]
     }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder)
@@ -133,7 +139,7 @@ def test_a_neural_member_weighted_zero_is_not_loaded(memorised_model, ngram_file
     shutil.copytree(memorised_model, folder)
     shutil.copy(ngram_files / "fwd.npz", folder / "ngram.npz")
     meta = json.loads((folder / "apollo_restore.json").read_text())
-    meta["ensemble"] = {"ngram": "ngram.npz", "weights": {"neural": 0.0, "ngram": 1.0}}
+    meta["ensemble"] = {"members": [NGRAM, {"name": "neural", "weight": 0.0}]}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder, present=False)
     assert callable(ens._neural) and [type(f).__name__ for f, _ in ens.members] == ["NgramRestorer"]
@@ -152,8 +158,8 @@ def test_load_filler_fails_loudly_when_a_member_file_is_missing(memorised_model,
         if name != missing:
             shutil.copy(ngram_files / source, folder / name)
     meta = json.loads((folder / "apollo_restore.json").read_text())
-    weights = {"neural": 1.0, "ngram": 1.0, "backward": 1.0}
-    meta["ensemble"] = {"ngram": "ngram.npz", "backward": "ngram-backward.npz", "weights": weights}
+    backward = {"name": "ngram", "weight": 1.0, "options": {"file": "ngram-backward.npz"}}
+    meta["ensemble"] = {"members": [{"name": "neural", "weight": 1.0}, NGRAM, backward]}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     with pytest.raises(FileNotFoundError) as err:
         load_filler(folder)
@@ -161,9 +167,9 @@ def test_load_filler_fails_loudly_when_a_member_file_is_missing(memorised_model,
     done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
     assert done.exit_code == 2 and done.output.startswith("error: [E501]"), done.output
     assert isinstance(load_filler(folder, use_ngram=False).inner, Restorer)  # asked for: neural only
-    meta["ensemble"] = {"weights": weights}
+    meta["ensemble"] = {"members": [{"name": "neural", "weight": 0.0}, {"name": "length", "weight": 1.0}]}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match=r"^\[E502\]"):
+    with pytest.raises(ValueError, match=r"^\[E502\]"):  # nothing weighted that proposes readings
         load_filler(folder)
 
 
@@ -179,8 +185,12 @@ def test_load_filler_builds_the_unbounded_order_ensemble(memorised_model, tmp_pa
     shutil.copytree(memorised_model, folder)
     meta = json.loads((folder / "apollo_restore.json").read_text())
     meta["ensemble"] = {
-        "infini": {"discount": 0.6},
-        "weights": {"neural": 0.0, "infini": 1.0, "infini_backward": 1.0, "length": 2.0},
+        "members": [
+            {"name": "neural", "weight": 0.0},
+            {"name": "infini", "weight": 1.0, "options": {"direction": "forward", "discount": 0.6}},
+            {"name": "infini", "weight": 1.0, "options": {"direction": "backward", "discount": 0.6}},
+            {"name": "length", "weight": 2.0},
+        ]
     }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder, present=False)
@@ -197,12 +207,12 @@ def test_ensemble_with_slack_can_leave_a_wrong_hint():
         def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
             return [c for c in super().candidates(prefix, suffix, NO_HINT, k) if hint.contains(len(c.text))]
 
-    strict = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)])
+    strict = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], config=RestoreConfig(hint_slack=0))
     assert strict.candidates("", "", Hint.exact(5))[0].text == "δεζηθ"  # only the hinted length is searched
-    slack = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], hint_slack=2)
+    slack = Ensemble([(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], config=RestoreConfig(hint_slack=2))
     assert slack.candidates("", "", Hint.exact(5))[0].text == "αβγ"  # 2 letters short (−2) but far likelier (+8)
     forced = Ensemble(
-        [(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], config=RestoreConfig(exact_length=True), hint_slack=2
+        [(LengthAware(a.scores), 1.0), (LengthPrior(), 1.0)], config=RestoreConfig(exact_length=True, hint_slack=2)
     )
     assert [c.text for c in forced.candidates("", "", Hint.exact(5))] == ["δεζηθ"]  # --exact-length: no slack
 
@@ -249,7 +259,8 @@ def test_the_neural_member_widens_the_hint_itself_and_the_others_are_given_it_wi
             return super().candidates(prefix, suffix, hint, k)
 
     neural, other = Recording({"αβγ": -1.0}, "neural"), Recording({"δεζ": -2.0}, "other")
-    Ensemble([(neural, 1.0), (other, 1.0), (LengthPrior(), 2.0)], neural=neural, hint_slack=5).candidates(
+    neural.kind = "neural"  # what it declares, not which object it is, makes it the neural member
+    Ensemble([(neural, 1.0), (other, 1.0), (LengthPrior(), 2.0)], config=RestoreConfig(hint_slack=5)).candidates(
         "", "", Hint.exact(7)
     )
     assert seen == {"neural": [Hint.exact(7)], "other": [Hint.span(2, 12)]}
@@ -257,9 +268,10 @@ def test_the_neural_member_widens_the_hint_itself_and_the_others_are_given_it_wi
 
 def test_the_shipped_neural_member_searches_the_folders_slack():
     ens = load_filler(present=False)
-    assert ens.hint_slack > 0 and ens.neural.config.hint_slack == ens.hint_slack
+    slack = ens.config.hint_slack
+    assert slack > 0 and ens.neural.config.hint_slack == slack
     found = ens.neural.candidates("ετους δευτερου και εικοστου ", " καισαρος του κυριου", Hint.exact(9))
-    assert {letter_count(c.text) for c in found} <= set(range(9 - ens.hint_slack, 9 + ens.hint_slack + 1))
+    assert {letter_count(c.text) for c in found} <= set(range(9 - slack, 9 + slack + 1))
 
 
 def _folder_with_search(memorised_model, ngram_files, tmp_path, **search):
@@ -270,7 +282,9 @@ def _folder_with_search(memorised_model, ngram_files, tmp_path, **search):
     shutil.copytree(memorised_model, folder)
     shutil.copy(ngram_files / "fwd.npz", folder / "ngram.npz")
     meta = json.loads((folder / "apollo_restore.json").read_text())
-    meta["ensemble"] = {"ngram": "ngram.npz", "weights": {"neural": 1.0, "ngram": 1.0}, **search}
+    meta["ensemble"] = {"members": [{"name": "neural", "weight": 1.0}, NGRAM]}
+    if search:
+        meta["ensemble"]["search"] = search
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     return folder
 
@@ -278,10 +292,11 @@ def _folder_with_search(memorised_model, ngram_files, tmp_path, **search):
 def test_a_model_folder_sets_the_neural_beam_width_unless_the_caller_does(memorised_model, ngram_files, tmp_path):
     folder = _folder_with_search(memorised_model, ngram_files, tmp_path, beam_width=40, hint_slack=3)
     ens = load_filler(folder, present=False)
-    assert (ens.neural.config.beam_width, ens.neural.config.hint_slack, ens.hint_slack) == (40, 3, 3)
+    assert (ens.neural.config.beam_width, ens.neural.config.hint_slack, ens.config.hint_slack) == (40, 3, 3)
     assert load_filler(folder, RestoreConfig(beam_width=7), present=False).neural.config.beam_width == 7
     bare = load_filler(_folder_with_search(memorised_model, ngram_files, tmp_path / "b"), present=False)
-    assert bare.neural.config.beam_width is None and bare.hint_slack == 0
+    default = RestoreConfig()  # no "search" entry: the one default of the search settings
+    assert bare.neural.config.beam_width is None and bare.config.hint_slack == default.hint_slack
 
 
 def test_the_shipped_default_keeps_a_wider_neural_beam_than_its_pool():
@@ -300,6 +315,6 @@ def test_a_bad_search_setting_of_a_model_folder_is_e505_naming_it(memorised_mode
     with pytest.raises(ModelFolderError) as err:
         load_filler(folder)
     message = str(err.value)
-    assert message.startswith("[E505]") and f"ensemble.{name}" in message and "apollo_restore.json" in message
+    assert message.startswith("[E505]") and f"ensemble.search.{name}" in message and "apollo_restore.json" in message
     done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
     assert done.exit_code == 2 and done.output.startswith("error: [E505]"), done.output

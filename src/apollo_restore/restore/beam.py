@@ -58,10 +58,6 @@ class LengthBound:
         outside = max(0, self.lo - letters, letters - self.hi if self.hi is not None else 0)
         return -self.penalty * outside
 
-    def inside(self, letters: int) -> bool:
-        """Whether ``letters`` lie within the hint ``[lo, hi]`` (no slack)."""
-        return letters >= self.lo and (self.hi is None or letters <= self.hi)
-
     def max_letters(self) -> int | None:
         """Most letters a middle may reach (``None``: unbounded)."""
         return None if self.hi is None else self.hi + self.slack
@@ -91,50 +87,26 @@ class _Alphabet:
 class _Search:
     """One gap's beam search, advanced one step at a time (several gaps can step together).
 
-    It keeps the ``k`` best finished middles and, with a ``quota``, also the ``quota`` best of
-    those inside the hint (no slack), so that the search goes on past readings that miss the
-    hint; a row is dropped only when it can reach neither list.
+    It keeps the ``k`` best finished middles; a row is dropped when it cannot beat the last of them.
     """
 
-    def __init__(self, alphabet: _Alphabet, join: list[int], k: int, bound: LengthBound, width: int, quota: int = 0):
+    def __init__(self, alphabet: _Alphabet, join: list[int], k: int, bound: LengthBound, width: int):
         self.alphabet, self.join, self.k, self.bound, self.width = alphabet, join, k, bound, width
-        self.quota = quota if bound.slack and (bound.lo > 1 or bound.hi is not None) else 0
         self.rows = [_Row((), 0.0, 0, True)]
         self.finished: list[Beam] = []
-        self.inside: list[Beam] = []  # the ``quota`` best finished inside the hint
         self.steps_left = bound.max_chars + len(join) + 1
 
-    def _floors(self) -> tuple[float, float]:
-        """The score a finished middle must beat to be kept: any middle, and one inside the
-        hint (the lower of the two lists' last scores; ``-inf`` while a list has room)."""
-        overall = self.finished[self.k - 1].score if len(self.finished) >= self.k else float("-inf")
-        if not self.quota:
-            return overall, overall
-        inside = self.inside[self.quota - 1].score if len(self.inside) >= self.quota else float("-inf")
-        return overall, min(overall, inside)
-
-    def _floor(self, row: _Row, floors: tuple[float, float]) -> float:
-        """The floor of ``row``: the inside one while it may still end inside the hint."""
-        if row.join_at is None:  # a free row's letters may still grow into the hint
-            may_end_inside = self.bound.hi is None or row.letters <= self.bound.hi
-        else:
-            may_end_inside = self.bound.inside(row.letters)
-        return floors[1] if may_end_inside else floors[0]
-
-    def _finish(self, beam: Beam, letters: int) -> None:
-        self.finished.append(beam)
-        if self.quota and self.bound.inside(letters):
-            self.inside.append(beam)
+    def _floor(self) -> float:
+        """The score a finished middle must beat to be kept (``-inf`` while the list has room)."""
+        return self.finished[self.k - 1].score if len(self.finished) >= self.k else float("-inf")
 
     def _trim(self) -> None:
         self.finished.sort(key=lambda b: -b.score)
         del self.finished[self.k :]
-        self.inside.sort(key=lambda b: -b.score)
-        del self.inside[self.quota :]
 
     def results(self) -> list[Beam]:
-        """The ``k`` best middles, then the inside ones beyond them, best first."""
-        kept = {b.ids: b for b in self.finished + self.inside}
+        """The ``k`` best middles, best first."""
+        kept = {b.ids: b for b in self.finished}
         return sorted(kept.values(), key=lambda b: -b.score)
 
     def advance(self, logp: torch.Tensor) -> list[tuple[_Row, int, int]]:
@@ -144,7 +116,7 @@ class _Search:
             return []
         self.steps_left -= 1
         rows, join, k, bound = self.rows, self.join, self.k, self.bound
-        floors = self._floors()
+        floor = self._floor()
         nxt: list[tuple[_Row, int, int]] = []  # (new row, parent index, token fed)
         join_logp = logp[:, join].tolist()  # (R, J): cheap to read for every row
         free = [i for i, row in enumerate(rows) if row.join_at is None]
@@ -158,22 +130,16 @@ class _Search:
                 cost = 0.0
             score = row.score + cost + join_logp[i][at]
             joined = _Row(row.seq, score, row.letters, False, at + 1)
-            if score <= self._floor(joined, floors):
+            if score <= floor:
                 continue
             if at + 1 == len(join):
-                self._finish(Beam(row.seq, score), row.letters)
+                self.finished.append(Beam(row.seq, score))
             else:
                 nxt.append((joined, i, join[at]))
         self._trim()
-        floors = self._floors()
-        joining = _best(nxt, k, floors[0])
-        growing = _expand(rows, free, logp, self.alphabet, self.width, floors[0], bound.max_letters(), bound.max_chars)
-        if self.quota:  # and the rows that may still end inside the hint, above its own floor
-            joining = _union(joining, _best([it for it in nxt if bound.inside(it[0].letters)], self.quota, floors[1]))
-            hi = bound.hi
-            below = [i for i in free if hi is None or rows[i].letters <= hi]
-            inside = _expand(rows, below, logp, self.alphabet, self.quota, floors[1], hi, bound.max_chars)
-            growing = _union(growing, inside)
+        floor = self._floor()
+        joining = _best(nxt, k, floor)
+        growing = _expand(rows, free, logp, self.alphabet, self.width, floor, bound.max_letters(), bound.max_chars)
         items = joining + growing
         self.rows = [item[0] for item in items]
         return items
@@ -182,12 +148,6 @@ class _Search:
 def _best(items: list[tuple[_Row, int, int]], n: int, floor: float) -> list[tuple[_Row, int, int]]:
     """The ``n`` best-scoring ``(row, parent, token)`` items above ``floor``."""
     return sorted((item for item in items if item[0].score > floor), key=lambda item: -item[0].score)[:n]
-
-
-def _union(a: list[tuple[_Row, int, int]], b: list[tuple[_Row, int, int]]) -> list[tuple[_Row, int, int]]:
-    """``a`` then the items of ``b`` that are not in it (the same parent fed the same token)."""
-    seen = {(parent, token, row.join_at) for row, parent, token in a}
-    return a + [item for item in b if (item[1], item[2], item[0].join_at) not in seen]
 
 
 @torch.inference_mode()
@@ -199,7 +159,6 @@ def beam_search_many(
     k: int,
     bounds: list[LengthBound],
     width: int | None = None,
-    quota: int = 0,
 ) -> list[list[Beam]]:
     """The ``k`` best middles of each gap: its prompt followed by its join.
 
@@ -214,14 +173,13 @@ def beam_search_many(
         k: candidates returned (and joining rows kept per step), per gap.
         bounds: each gap's allowed letter counts and their penalty.
         width: free rows kept per step, per gap (``None``: ``k``).
-        quota: middles inside a hint with slack that are also kept, besides the ``k`` best.
 
     Returns:
-        One list per gap of up to ``k`` beams (and ``quota`` more inside the hint), best first.
+        One list per gap of up to ``k`` beams, best first.
         A middle starts and ends on a letter, holds at least one, and never two separators in a row.
     """
     alphabet = _Alphabet(tok, prompts[0].logits.size(-1), torch.device("cpu"))
-    searches = [_Search(alphabet, join, k, bound, width or k, quota) for join, bound in zip(joins, bounds)]
+    searches = [_Search(alphabet, join, k, bound, width or k) for join, bound in zip(joins, bounds)]
     decoder = LeanDecoder(model, prompts)
     logits = torch.cat([p.logits for p in prompts])  # (G, V): row g is prompt g
     spans = [(g, g + 1) for g in range(len(prompts))]  # each search's rows among the logits

@@ -1,4 +1,6 @@
-"""Search settings of the gap fillers and where the embedded default model lives."""
+"""The one search-settings object of the gap fillers (:class:`RestoreConfig`: ``k``, ``pool``,
+the longest readings, ``hint_slack``, ``beam_width``; a model folder's ``"search"`` entry sets
+the last two) and where the embedded default model lives."""
 
 from __future__ import annotations
 
@@ -13,40 +15,39 @@ DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "default"
 
 @dataclass(frozen=True)
 class RestoreConfig:
-    """Search settings.
+    """The search settings, shared by every filler (each member's own config holds only what is
+    its own: beam sizes, smoothing).
 
     Attributes:
-        k: candidates per gap (the default of ``candidates``): it only cuts the ranked pool.
+        k: candidates per gap (the default of every filler's ``candidates``): it only cuts the
+            ranked pool.
         pool: readings each filler proposes to a gap's ranked pool, whatever ``k``: the neural
             beam width, and the count each ensemble member adds to the union. Fixed, so that the
             ranking and its probabilities never depend on ``k`` (a larger ``k`` than the pool
             holds gives the whole pool).
         context_chars: characters of prefix and of suffix given to the model, each side
             (the model was trained on windows of about 500 characters in all).
-        max_chars: longest middle searched when there is no hint (characters, spaces included).
+        max_chars: longest middle the neural model searches when there is no hint (characters,
+            spaces included).
+        max_letters: longest reading the classical and document members search or propose
+            when there is no hint (letters).
         exact_length: force candidates to the hinted letter count (only for exact hints);
             for comparisons with systems that need the gap length.
         hint_slack: letters beyond the hint still searched, so a wrong hint is survived.
         hint_penalty: nats charged per letter outside the hint.
-        join_chars: suffix characters scored after the middle (at most the layout's; ``None``:
-            the layout's).
         beam_width: free rows (middles still being written) the neural beam keeps per step
             (``None``: ``pool``); it still finishes up to ``pool`` readings.
-        hint_quota: readings inside a hint (searched with slack) that the neural beam finishes
-            besides its ``pool`` best, which may miss the hint: it proposes up to ``pool +
-            hint_quota``.
     """
 
     k: int = 20
     pool: int = 20
     context_chars: int = 250
     max_chars: int = 40
+    max_letters: int = 25
     exact_length: bool = False
     hint_slack: int = 2
     hint_penalty: float = 3.0
-    join_chars: int | None = None
     beam_width: int | None = None
-    hint_quota: int = 0
 
 
 #: The search settings used when a caller gives none.

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key, to_candidates
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.types import Candidate
 
 _WORD = re.compile(f"[{GREEK_LETTERS}]+")
@@ -58,22 +59,18 @@ class WordConfig:
 
     Attributes:
         max_words: longest run of context words in a reading's middle.
-        max_letters: longest reading with no hint (letters).
         min_stem: fewest letters of ``R`` for which a word beginning with ``y + R`` (another
             ending of the same stem) completes the right edge.
         vocabulary_limit: vocabulary completions kept (a short edge may fit many words).
         limit: readings formed at most (in the order :func:`word_readings` forms them).
         min_word: shortest word (letters) that earns :class:`DocumentWords`' score.
-        k: readings proposed by :class:`DocumentWords` (default).
     """
 
     max_words: int = 3
-    max_letters: int = 25
     min_stem: int = 2
     vocabulary_limit: int = 40
     limit: int = 1000
     min_word: int = 4
-    k: int = 20
 
 
 class _Context:
@@ -175,12 +172,18 @@ def _inside(ctx: _Context, min_stem: int) -> list[str]:
     return list(out)
 
 
-def word_readings(prefix: str, suffix: str, hint: Hint, config: WordConfig = WordConfig()) -> list[str]:
+def word_readings(
+    prefix: str,
+    suffix: str,
+    hint: Hint,
+    config: WordConfig = WordConfig(),
+    max_letters: int = DEFAULT_RESTORE_CONFIG.max_letters,
+) -> list[str]:
     """Readings of the gap made of the context's own words (see the module docstring), each
     once (σ-folded, spaces ignored), in the letter counts ``hint`` allows: fillers of a gap
     inside one word first, then readings with fewer parts, shorter middles first, at most
-    ``config.limit`` of them."""
-    lo, hi = hint.letters(config.max_letters)
+    ``config.limit`` of them; ``max_letters`` with no hint."""
+    lo, hi = hint.letters(max_letters)
     ctx = _Context(prefix, suffix, config.max_words)
     found: dict[str, str] = {}
     lefts, rights = _lefts(ctx), _rights(ctx, config.min_stem)
@@ -216,15 +219,23 @@ class Vocabulary:
     def __init__(self, keys: Sequence[str]):
         self.keys = keys
 
-    def completions(self, prefix: str, suffix: str, hint: Hint, config: WordConfig = WordConfig()) -> list[str]:
+    def completions(
+        self,
+        prefix: str,
+        suffix: str,
+        hint: Hint,
+        config: WordConfig = WordConfig(),
+        max_letters: int = DEFAULT_RESTORE_CONFIG.max_letters,
+    ) -> list[str]:
         """Fillers ``z`` of a gap inside one word (both edges cut) with ``L + z + R`` a known
         word, in the letter counts ``hint`` allows; at most ``config.vocabulary_limit``, those
-        nearest the middle of the allowed counts first (with no hint: the shortest)."""
+        nearest the middle of the allowed counts first (with no hint: the shortest, at most
+        ``max_letters``)."""
         ctx = _Context(prefix, suffix, 0)
         left, right = _key(ctx.left), _key(ctx.right)
         if not (left and right):
             return []
-        lo, hi = hint.letters(config.max_letters)
+        lo, hi = hint.letters(max_letters)
         at = bisect.bisect_left(self.keys, left)
         out = []
         while at < len(self.keys) and self.keys[at].startswith(left):
@@ -288,24 +299,30 @@ class DocumentWords:
     """
 
     name = "document-words"
+    kind = "document"  # evidence from the gap's own document, not a language model
 
-    def __init__(self, config: WordConfig = WordConfig(), vocabulary: Vocabulary | None = None):
-        self.config, self.vocabulary = config, vocabulary
+    def __init__(
+        self,
+        config: WordConfig = WordConfig(),
+        vocabulary: Vocabulary | None = None,
+        search: RestoreConfig = DEFAULT_RESTORE_CONFIG,
+    ):
+        self.config, self.vocabulary, self.settings = config, vocabulary, search
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """Letters of each reading in words the context spells elsewhere (see the class)."""
         return [float(n) for n in document_letters(prefix, suffix, readings, self.config.min_word)]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        """The first ``k`` (default ``config.k``) of the word readings, then of the vocabulary
+        """The first ``k`` (default ``settings.k``) of the word readings, then of the vocabulary
         completions, the largest share of their letters in the document's words first."""
-        k = k or self.config.k
-        readings = word_readings(prefix, suffix, hint, self.config)
+        k = k or self.settings.k
+        longest = self.settings.max_letters
+        readings = word_readings(prefix, suffix, hint, self.config, longest)
         if self.vocabulary is not None:
             seen = {match_key(r) for r in readings}
-            readings += [
-                z for z in self.vocabulary.completions(prefix, suffix, hint, self.config) if match_key(z) not in seen
-            ]
+            completions = self.vocabulary.completions(prefix, suffix, hint, self.config, longest)
+            readings += [z for z in completions if match_key(z) not in seen]
         scores = self.score_readings(prefix, suffix, hint, readings)
         # the share of letters in the document's words, not their number (a long run of the
         # context would always win); ties keep the order readings were formed in

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import match_key, to_candidates
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.types import Candidate
 
 #: Stands between prefix and suffix, and for lacuna markers: no run crosses it.
@@ -50,16 +51,12 @@ class CopyConfig:
         max_match: longest run looked up (letters).
         join: letters after the reading also predicted (they must follow a copied reading too).
         smoothing: ``α`` of ``P_doc`` (pseudo-occurrences spread over the alphabet).
-        max_letters: longest reading proposed (letters).
-        k: readings proposed (default).
     """
 
     min_match: int = 3
     max_match: int = 40
     join: int = 8
     smoothing: float = 1.0
-    max_letters: int = 25
-    k: int = 10
 
 
 class _Text:
@@ -115,9 +112,10 @@ class DocumentCopy:
     """
 
     name = "document-copy"
+    kind = "document"  # evidence from the gap's own document, not a language model
 
-    def __init__(self, config: CopyConfig = CopyConfig()):
-        self.config = config
+    def __init__(self, config: CopyConfig = CopyConfig(), search: RestoreConfig = DEFAULT_RESTORE_CONFIG):
+        self.config, self.settings = config, search
 
     # -- scores -----------------------------------------------------------------------------
 
@@ -170,7 +168,7 @@ class DocumentCopy:
         (exclusive) where it occurs elsewhere, and end where the copy meets ``other`` (the
         first letters on the far side of the gap) or, with ``word_edge``, at a word's end."""
         cfg, letters = self.config, doc.letters
-        lo, hi = hint.letters(cfg.max_letters)
+        lo, hi = hint.letters(self.settings.max_letters)
         spans = []
         for length in range(cfg.min_match, min(cfg.max_match, edge) + 1):
             run = letters[edge - length : edge]
@@ -190,12 +188,12 @@ class DocumentCopy:
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Spans of the context copied into the gap (see the module docstring), best first by
-        :meth:`score_readings`; at most ``k`` (default ``config.k``).
+        :meth:`score_readings`; at most ``k`` (default ``settings.k``).
 
         The forward copies continue the prefix's last letters; the backward copies (the same
         search on the reversed text) lead into the suffix's first letters.
         """
-        k = k or self.config.k
+        k = k or self.settings.k
         text = prefix + _BREAK + suffix
         doc = _Text(text)
         edge = len(_letters(prefix))  # the break's letter index

@@ -9,7 +9,8 @@ print(result.gaps[0].candidates[0].text)
 
 from __future__ import annotations
 
-from dataclasses import replace
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -34,6 +35,15 @@ from apollo_restore.restore.config import (
 )
 from apollo_restore.restore.filler import LanguageModel
 from apollo_restore.restore.types import Candidate
+
+
+@dataclass
+class _PromptCache:
+    """One thread's last gaps' prompts (as many as its last batch): prompt ids → (the prompt
+    run, reading → log P(middle + join) found so far)."""
+
+    runs: dict[tuple[int, ...], tuple[Prompt, dict[str, float]]] = field(default_factory=dict)
+    kept: int = 1
 
 
 def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
@@ -62,8 +72,12 @@ class Restorer:
     The last gap's prompt is kept after a search (the last batch's, after
     :meth:`candidates_many`), with the log-probabilities of the readings the search found, so
     that scoring that gap's readings next (an ensemble does) neither runs the prompt again nor
-    re-scores what the search already scored.
+    re-scores what the search already scored. It is kept per thread (:class:`threading.local`):
+    two threads restoring with one loaded model (the web server's workers) never evict or read
+    each other's prompts.
     """
+
+    kind = "neural"  # as an ensemble member: the one that searches beyond the hint itself
 
     def __init__(
         self,
@@ -77,9 +91,7 @@ class Restorer:
     ):
         self._model, self.tok, self.name, self.config, self.layout = model, tok, name, config, layout
         self._lean, self._folder = lean, folder
-        # the last gaps' prompts (as many as the last batch): prompt ids → (prompt, reading → log P(m + join))
-        self._runs: dict[tuple[int, ...], tuple[Prompt, dict[str, float]]] = {}
-        self._kept = 1
+        self._local = threading.local()  # each thread's _PromptCache
 
     @classmethod
     def load(
@@ -124,18 +136,25 @@ class Restorer:
 
     def _prompt_and_join(self, prefix: str, suffix: str, hint: Hint) -> tuple[list[int], list[int]]:
         """The layout's prompt and join tokens for a gap (context cut to ``context_chars``)."""
-        n, j = self.config.context_chars, self.config.join_chars
-        layout = self.layout if j is None else replace(self.layout, join_chars=min(j, self.layout.join_chars))
-        return layout.prompt(self.tok, prefix[-n:], suffix[:n], hint), layout.join(self.tok, suffix[:n])
+        n = self.config.context_chars
+        return self.layout.prompt(self.tok, prefix[-n:], suffix[:n], hint), self.layout.join(self.tok, suffix[:n])
+
+    def _cache(self) -> _PromptCache:
+        """This thread's kept prompts."""
+        cache = getattr(self._local, "cache", None)
+        if cache is None:
+            cache = self._local.cache = _PromptCache()
+        return cache
 
     def _run(self, ids: list[int]) -> tuple[Prompt, dict[str, float]]:
-        """The prompt run (once per gap: kept from the last call) and the readings scored after it."""
-        key = tuple(ids)
-        if key not in self._runs:
-            while len(self._runs) >= self._kept:
-                del self._runs[next(iter(self._runs))]  # the oldest
-            self._runs[key] = (self.lean.prompt(ids), {})
-        return self._runs[key]
+        """The prompt run (once per gap: kept from this thread's last call) and the readings
+        scored after it."""
+        cache, key = self._cache(), tuple(ids)
+        if key not in cache.runs:
+            while len(cache.runs) >= cache.kept:
+                del cache.runs[next(iter(cache.runs))]  # the oldest
+            cache.runs[key] = (self.lean.prompt(ids), {})
+        return cache.runs[key]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap given normalised context (the gap-set interface).
@@ -147,8 +166,7 @@ class Restorer:
 
         Returns:
             Up to ``k`` candidates, best first: the first of the ``config.pool`` beams (the
-            search width, whatever ``k``), probabilities normalised over all of them; with a
-            ``config.hint_quota`` and a hint, up to ``hint_quota`` more, inside the hint.
+            search width, whatever ``k``), probabilities normalised over all of them.
         """
         return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
@@ -157,20 +175,20 @@ class Restorer:
         (:func:`~apollo_restore.restore.beam.beam_search_many`: one batch per step on the
         model's device); each gap's candidates are those :meth:`candidates` gives it alone."""
         k = k or self.config.k
-        self._kept = max(self._kept, len(gaps))
+        cache = self._cache()
+        cache.kept = max(cache.kept, len(gaps))
         pieces = [self._prompt_and_join(prefix, suffix, hint) for prefix, suffix, hint in gaps]
         runs = [self._run(ids) for ids, _ in pieces]
         bounds = [_bound(hint, self.config) for _, _, hint in gaps]
         prompts, joins = [p for p, _ in runs], [j for _, j in pieces]
         pool = self.config.pool  # the readings found, whatever k
-        quota = self.config.hint_quota
-        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width, quota)
+        found = beam_search_many(self.lean, self.tok, prompts, joins, pool, bounds, self.config.beam_width)
         out = []
         for beams, (_, scored), bound in zip(found, runs, bounds):
             texts = [(self.tok.decode(list(b.ids)).strip(), b.score) for b in beams]
             for text, score in texts:
                 scored.setdefault(text, score - bound.penalty_of(letter_count(text)))
-            out.append(to_candidates(merge_equivalent(texts), k + quota))
+            out.append(to_candidates(merge_equivalent(texts), k))
         return out
 
     @torch.inference_mode()

@@ -12,17 +12,13 @@ validation split (``benchmarks/ensemble_weights.py``), never on test gaps.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.candidates import to_candidates, union
 from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
-from apollo_restore.restore.context_words import DocumentWords
-from apollo_restore.restore.copy_fill import DocumentCopy
 from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
-from apollo_restore.restore.length_model import LostLength
+from apollo_restore.restore.filler import LANGUAGE_MODEL_KINDS, GapFiller, LanguageModel, candidates_many, kind_of
 from apollo_restore.restore.types import Candidate
 
 
@@ -32,6 +28,7 @@ class LengthPrior:
     candidates; its weight in the ensemble sets how firmly hints are followed."""
 
     name = "length-prior"
+    kind = "prior"  # its score is no log-probability: its weight stays out of the mean's denominator
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         return []
@@ -43,34 +40,26 @@ class LengthPrior:
         return None
 
 
-#: Members whose scores are not log-probabilities of the reading (priors, evidence ratios): they
-#: add to the weighted sum, but their weights do not enter the denominator of the mean.
-_NOT_LANGUAGE_MODELS = (LengthPrior, LostLength, DocumentCopy, DocumentWords)
-
-
-def member_config(config: RestoreConfig, slack: int, beam_width: int | None = None) -> RestoreConfig:
-    """A neural member's search settings: the ensemble's ``slack`` (``Ensemble.hint_slack``)
-    as its own. The neural member is given the hint as it is and searches ``slack`` letters
-    beyond it, paying ``hint_penalty`` nats a letter outside it (:class:`LengthBound`), so that
-    its ``pool`` readings favour the hinted length as the ranking will; the other members are
-    given the hint widened by ``slack`` (:meth:`Hint.widen`). ``beam_width`` (the model
-    folder's) is the free rows its beam keeps per step unless ``config`` sets one."""
-    return replace(config, hint_slack=slack, beam_width=config.beam_width or beam_width)
-
-
 class Ensemble:
     """Weighted product of experts over gap fillers.
 
     Args:
         members: ``(filler, weight)`` pairs; weights multiply each member's log-score.
         name: shown in results.
-        config: ``k`` (candidates returned by default) and ``pool`` (readings each member
-            proposes) are read from here.
+        config: the search settings: ``k`` (candidates returned by default), ``pool`` (readings
+            each member proposes) and ``hint_slack`` (letters beyond the hint either side every
+            member searches; the :class:`LengthPrior` member then decides how firmly the hint
+            holds). The neural member searches the slack itself (its own settings, the same
+            ones when loaded from a folder), paying ``hint_penalty`` nats a letter outside the
+            hint, so that its ``pool`` readings favour the hinted length as the ranking will;
+            the other members are given the hint widened by the slack (:meth:`Hint.widen`).
         neural: the folder's neural model, for reports, whether or not it is a member; or a
             function that loads it when first asked (a member weighted 0 is never loaded
             for restoring, which spares importing torch).
-        hint_slack: members search ``slack`` letters beyond the hint either side; the
-            :class:`LengthPrior` member then decides how firmly the hint holds.
+
+    Each member's ``kind`` (:data:`~apollo_restore.restore.filler.MemberKind`) says how it takes part: the
+    ``neural`` one is given the hint as it is; only language models (``neural``,
+    ``classical``) weigh in the denominator of the mean.
     """
 
     def __init__(
@@ -79,11 +68,10 @@ class Ensemble:
         name: str = "ensemble",
         config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
         neural: Restorer | Callable[[], Restorer] | None = None,
-        hint_slack: int = 0,
     ):
         if not members:
             raise ValueError("an ensemble needs at least one member")
-        self.members, self.name, self.config, self.hint_slack = members, name, config, hint_slack
+        self.members, self.name, self.config = members, name, config
         self._neural = neural
 
     @property
@@ -99,9 +87,8 @@ class Ensemble:
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``Σ wᵢ · log pᵢ(reading) / Σ wᵢ`` for each reading (the language models' weights in
-        the denominator; members that are not language models, :data:`_NOT_LANGUAGE_MODELS`,
-        only in the sum): the weighted mean, on the scale of one model's log-probability, and
-        the ``log_score`` of :meth:`candidates`."""
+        the denominator; members of other kinds only in the sum): the weighted mean, on the
+        scale of one model's log-probability, and the ``log_score`` of :meth:`candidates`."""
         return self._combine([filler.score_readings(prefix, suffix, hint, readings) for filler, _ in self.members])
 
     def _combine(self, scores: list[list[float]]) -> list[float]:
@@ -110,7 +97,7 @@ class Ensemble:
         for (_, weight), member_scores in zip(self.members, scores):
             for i, score in enumerate(member_scores):
                 totals[i] += weight * score
-        scale = sum(w for filler, w in self.members if not isinstance(filler, _NOT_LANGUAGE_MODELS)) or 1.0
+        scale = sum(w for filler, w in self.members if kind_of(filler) in LANGUAGE_MODEL_KINDS) or 1.0
         return [t / scale for t in totals]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
@@ -126,14 +113,13 @@ class Ensemble:
         """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``: the members that can
         search them together do (:func:`~apollo_restore.restore.filler.candidates_many`)."""
         k = k or self.config.k
-        slack = replace(self.config, hint_slack=self.hint_slack)
         widened = [
-            (prefix, suffix, hint.widen(hint_slack(hint, slack))) for prefix, suffix, hint in gaps
+            (prefix, suffix, hint.widen(hint_slack(hint, self.config))) for prefix, suffix, hint in gaps
         ]  # a wrong hint is survived (not under exact_length)
         # member → gap → candidates: each member proposes its whole pool, whatever k; the neural
-        # member searches beyond the hint itself, with a penalty per letter outside it (member_config)
+        # member searches beyond the hint itself, with a penalty per letter outside it
         proposals = [
-            candidates_many(filler, gaps if filler is self._neural else widened, self.config.pool)
+            candidates_many(filler, gaps if kind_of(filler) == "neural" else widened, self.config.pool)
             for filler, _ in self.members
         ]
         names = [filler.name for filler, _ in self.members]

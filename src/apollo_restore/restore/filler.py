@@ -15,10 +15,23 @@ model behind a filler — an ensemble answers with its neural member's, a classi
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from apollo_restore.hint import Hint
 from apollo_restore.restore.types import Candidate
+
+#: What a filler is as an ensemble member (its ``kind`` attribute): the neural FIM model; a
+#: classical language model (its scores are log-probabilities of the reading, like the neural
+#: one's); evidence from the gap's own document; a prior (a score that is neither). The weights
+#: of the first two form the denominator of the ensemble's weighted mean.
+MemberKind = Literal["neural", "classical", "document", "prior"]
+LANGUAGE_MODEL_KINDS: frozenset[str] = frozenset({"neural", "classical"})
+
+
+def kind_of(filler: object) -> str:
+    """The member kind ``filler`` declares (its ``kind`` attribute); a filler that declares none
+    is taken as a classical language model (test stand-ins, retrieval wrappers)."""
+    return getattr(filler, "kind", "classical")
 
 
 class LanguageModel(NamedTuple):

@@ -6,10 +6,9 @@
 
 A middle ``m`` scores ``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` (the backward model:
 the same with the text read right to left, the suffix as context and the prefix as what must
-follow), so middles of different lengths compete fairly; with no hint, ``letter_bonus`` nats per
-letter may offset the model's own preference for short middles. The model
-sees letters only (σ-folded); the suffix is cut at its first gap marker, and an empty one scores
-the end of the document.
+follow), so middles of different lengths compete fairly. The model sees letters only
+(σ-folded); the suffix is cut at its first gap marker, and an empty one scores the end of the
+document.
 
 Each step adds one letter to every beam, so all live beams hold the same letter count: at the
 counts the hint allows, the ``close`` best beams of the step are closed (their suffix scored, all
@@ -30,6 +29,7 @@ from apollo_restore.data.textindex import SIGMA, TextIndex, stream_str
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
 from apollo_restore.restore.candidates import to_candidates
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.types import Candidate
 
 # stream codes a middle may hold: the letters, ς excepted (folded to σ)
@@ -38,30 +38,21 @@ _LETTERS = np.array([i + 1 for i, ch in enumerate(GREEK_LETTERS) if ch != "ς"],
 
 @dataclass(frozen=True)
 class InfiniConfig:
-    """Search settings.
+    """This member's own search widths (``k`` and the longest reading are the shared
+    :class:`~apollo_restore.restore.config.RestoreConfig`'s).
 
     Attributes:
         beam: live beams kept after each step.
-        k: candidates returned (default).
-        max_letters: longest middle (letters) searched when there is no hint.
         suffix_chars: suffix letters scored after the middle.
         pool: finished middles kept.
         close: beams closed (suffix scored) per step, best first; more when fewer letter counts
             are allowed, so that the closings can fill the pool.
-        letter_bonus: nats added per letter of a reading when there is no hint: the model's
-            joint probability of prefix + middle + suffix carries a length prior that falls
-            off about geometrically (each letter costs its surprisal), which favours short
-            readings. 0 for the member alone (measured on ddb validation: any bonus loses more
-            short gaps than it wins long ones); an ensemble may set it (model folder).
     """
 
     beam: int = 32
-    k: int = 20
-    max_letters: int = 25
     suffix_chars: int = 16
     pool: int = 60
     close: int = 12
-    letter_bonus: float = 0.0
 
 
 class InfiniFiller:
@@ -73,11 +64,21 @@ class InfiniFiller:
         index: the text index, for the spelling of readings.
     """
 
-    def __init__(self, model: InfiniGram, index: TextIndex, config: InfiniConfig = InfiniConfig()):
-        self.model, self.index, self.config = model, index, config
+    kind = "classical"  # an ensemble member whose scores are log-probabilities
+
+    def __init__(
+        self,
+        model: InfiniGram,
+        index: TextIndex,
+        config: InfiniConfig = InfiniConfig(),
+        search: RestoreConfig = DEFAULT_RESTORE_CONFIG,
+    ):
+        self.model, self.index, self.config, self.settings = model, index, config, search
         self.name = "infini-backward" if model.reverse else "infini"
         # the last search's finished middles: (prefix, suffix) and reading codes → score, so that
-        # an ensemble re-scoring the union of candidates does not score these again
+        # an ensemble re-scoring the union of candidates does not score these again (replaced
+        # whole, read once: a score found under the gap's own context is right whatever thread
+        # searched it)
         self._scored: tuple[tuple[str, str], dict[bytes, float]] = (("", ""), {})
 
     def _context(self, prefix: str, suffix: str) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +96,7 @@ class InfiniFiller:
     def search(self, prefix: str, suffix: str, hint: Hint = NO_HINT) -> list[tuple[np.ndarray, float]]:
         """Finished middles ``(codes in reading order, log_score)``, best first (up to ``pool``)."""
         cfg = self.config
-        lo, hi = hint.letters(cfg.max_letters)
+        lo, hi = hint.letters(self.settings.max_letters)
         ctx, tail = self._context(prefix, suffix)
         state = self.model.start([ctx])
         hist = np.zeros((1, 0), dtype=np.uint8)
@@ -129,14 +130,8 @@ class InfiniFiller:
         total = np.concatenate([c[2] for c in closing])
         seqs = np.broadcast_to(tail, (len(middles), len(tail)))
         total = total + self.model.score(states, seqs, np.full(len(middles), len(tail)))
-        bonus = cfg.letter_bonus if not hint.given else 0.0
-        total = total + bonus * np.array([len(m) for m in middles])
         order = np.argsort(-total, kind="stable")[: cfg.pool]
-        # cached without the bonus: score_readings adds it for its own hint
-        self._scored = (
-            (prefix, suffix),
-            {middles[i].tobytes(): float(total[i]) - bonus * len(middles[i]) for i in order},
-        )
+        self._scored = ((prefix, suffix), {middles[i].tobytes(): float(total[i]) for i in order})
         flip = -1 if self.model.reverse else 1
         return [(middles[i][::flip], float(total[i])) for i in order]
 
@@ -157,17 +152,17 @@ class InfiniFiller:
             Up to ``k`` candidates, best first, probabilities normalised over the search's
             whole pool (so that they do not depend on ``k``).
         """
-        k = k or self.config.k
+        k = k or self.settings.k
         return to_candidates([(self.spell(codes), s) for codes, s in self.search(prefix, suffix, hint)], k)
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``log P(m | prefix) + log P(suffix[:L] | prefix + m)`` for each reading ``m`` (nats;
-        the backward model reads right to left), plus ``letter_bonus`` per letter when there is
-        no hint: the quantity :meth:`search` ranks by."""
+        the backward model reads right to left): the quantity :meth:`search` ranks by."""
         if not readings:
             return []
         codes = [self.model.encode(r) for r in readings]
-        known = self._scored[1] if self._scored[0] == (prefix, suffix) else {}
+        context, known = self._scored  # one read: another thread may replace it (a whole tuple) meanwhile
+        known = known if context == (prefix, suffix) else {}
         scores = [known.get(c.tobytes()) for c in codes]
         todo = [i for i, s in enumerate(scores) if s is None]
         if todo:
@@ -181,8 +176,7 @@ class InfiniFiller:
             state = State(np.repeat(start.lo, len(seqs), axis=0), np.repeat(start.hi, len(seqs), axis=0))
             for i, score in zip(todo, self.model.score(state, seq, np.array([len(s) for s in seqs])).tolist()):
                 scores[i] = score
-        bonus = self.config.letter_bonus if not hint.given else 0.0
-        return [score + bonus * len(c) for score, c in zip(scores, codes)]
+        return scores
 
     def language_model(self) -> None:
         """None: a count model, no neural language model to report bits per character for."""
@@ -193,6 +187,7 @@ def load_infini(
     direction: Literal["forward", "backward"],
     index: TextIndex | None = None,
     config: InfiniConfig = InfiniConfig(),
+    search: RestoreConfig = DEFAULT_RESTORE_CONFIG,
     **options,
 ) -> InfiniFiller:
     """The unbounded-order filler over ``index`` (default: the packaged text index, built in the
@@ -211,4 +206,4 @@ def load_infini(
         if direction == "forward"
         else InfiniGram.backward(index, **model_options)
     )
-    return InfiniFiller(model, index, config)
+    return InfiniFiller(model, index, config, search)

@@ -28,6 +28,7 @@ from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import B_CODE, PAD, SYMBOLS, NgramModel, encode, is_marker, pack
 from apollo_restore.restore.candidates import merge_equivalent, to_candidates
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restore.types import Candidate
 
 _LETTERS = encode(GREEK_LETTERS)
@@ -38,12 +39,11 @@ _IS_SEP = np.r_[np.zeros(len(_LETTERS), bool), np.ones(len(_SEPS), bool)]
 
 @dataclass(frozen=True)
 class FillConfig:
-    """Search settings.
+    """This member's own search widths (``k`` and the longest reading are the shared
+    :class:`~apollo_restore.restore.config.RestoreConfig`'s).
 
     Attributes:
         beam: live beams kept after each step.
-        k: candidates returned (default).
-        max_letters: longest middle (letters) searched when there is no hint.
         suffix_chars: suffix characters scored after the middle (None: order - 1, which ranks
             exactly like the whole suffix).
         pool: finished middles kept before merging equivalent spellings; a live beam scoring
@@ -51,8 +51,6 @@ class FillConfig:
     """
 
     beam: int = 128
-    k: int = 20
-    max_letters: int = 25
     suffix_chars: int | None = None
     pool: int = 100
 
@@ -70,14 +68,24 @@ class NgramRestorer:
     """Gap candidates from an :class:`NgramModel` (same interface as
     :meth:`apollo_restore.restore.engine.Restorer.candidates`)."""
 
-    def __init__(self, model: NgramModel, config: FillConfig = FillConfig(), name: str = "ngram"):
-        self.model, self.config, self.name = model, config, name
+    kind = "classical"  # an ensemble member whose scores are log-probabilities
+
+    def __init__(
+        self,
+        model: NgramModel,
+        config: FillConfig = FillConfig(),
+        name: str = "ngram",
+        search: RestoreConfig = DEFAULT_RESTORE_CONFIG,
+    ):
+        self.model, self.config, self.name, self.settings = model, config, name, search
         self.n_ctx = model.order - 1
         self.L = config.suffix_chars if config.suffix_chars is not None else max(1, self.n_ctx)
 
     @classmethod
-    def load(cls, path: str | Path, config: FillConfig = FillConfig()) -> NgramRestorer:
-        return cls(NgramModel.load(path), config, name=Path(path).stem)
+    def load(
+        cls, path: str | Path, config: FillConfig = FillConfig(), search: RestoreConfig = DEFAULT_RESTORE_CONFIG
+    ) -> NgramRestorer:
+        return cls(NgramModel.load(path), config, name=Path(path).stem, search=search)
 
     # ------------------------------------------------------------------ context
 
@@ -143,7 +151,7 @@ class NgramRestorer:
     def search(self, prefix: str, suffix: str, hint: Hint = NO_HINT) -> list[tuple[str, float]]:
         """Finished middles ``(text, log_score)``, best first (up to ``config.pool``, unmerged)."""
         cfg = self.config
-        lo, hi = hint.letters(cfg.max_letters)
+        lo, hi = hint.letters(self.settings.max_letters)
         ctx0 = self._prefix_ctx(prefix)
         sfx = self._suffix_codes(suffix)
         prefix_sep = len(prefix) > 0 and prefix[-1] in " " + MIDDLE_DOT
@@ -212,7 +220,7 @@ class NgramRestorer:
             Up to ``k`` candidates, best first, equivalent spellings merged, probabilities
             normalised over the search's whole pool (so that they do not depend on ``k``).
         """
-        k = k or self.config.k
+        k = k or self.settings.k
         readings = merge_equivalent([(text.strip(), s) for text, s in self.search(prefix, suffix, hint)])
         return to_candidates(readings, k)
 
@@ -259,6 +267,8 @@ class ReversedFiller:
     the suffix read backwards as the context and the prefix as what must follow. Combined
     with the forward model, each side of the gap gets a full n-gram context."""
 
+    kind = "classical"
+
     def __init__(self, inner: NgramRestorer):
         self.inner, self.name = inner, inner.name
 
@@ -276,8 +286,10 @@ class ReversedFiller:
         return None
 
 
-def load_ngram(path: str | Path, config: FillConfig = FillConfig()) -> NgramRestorer | ReversedFiller:
+def load_ngram(
+    path: str | Path, config: FillConfig = FillConfig(), search: RestoreConfig = DEFAULT_RESTORE_CONFIG
+) -> NgramRestorer | ReversedFiller:
     """The gap filler of an n-gram file: forward, or wrapped in :class:`ReversedFiller` when
     it was counted right to left."""
-    filler = NgramRestorer.load(path, config)
+    filler = NgramRestorer.load(path, config, search)
     return ReversedFiller(filler) if filler.model.meta.get("direction") == "backward" else filler

@@ -1,10 +1,10 @@
 """The reliability probes of issue 24: what a new user or an attacker tries, each with what must
 happen, run against this checkout; the next audit starts from them.
 
-    python benchmarks/abuse.py                 # every probe: a Markdown table, exit 1 when one fails
-    python benchmarks/abuse.py --fast          # the quick ones (what tests/test_abuse_probes.py runs)
-    python benchmarks/abuse.py --part model    # one part: model, serve, web, predict, input, options
-    python benchmarks/abuse.py --skip burst-real-model    # all but the 2-minute real-model burst
+    python tests/doors/probes.py                 # every probe: a Markdown table, exit 1 when one fails
+    python tests/doors/probes.py --fast          # the quick ones (what tests/doors/test_probes.py runs)
+    python tests/doors/probes.py --part model    # one part: model, serve, web, predict, input, options
+    python tests/doors/probes.py --skip burst-real-model    # all but the 2-minute real-model burst
 
 Each :class:`Probe` says what is tried and what is expected, and its function returns whether
 that happened with the outcome seen (exit status and first line, HTTP status and error code).
@@ -358,7 +358,7 @@ WEB_PROBES = [
 
 def web_load() -> tuple[bool, str]:
     """The real-model burst: ``benchmarks/web_load.py`` (its exit status and verdict line)."""
-    script = Path(__file__).resolve().parent / "web_load.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "web_load.py"
     done = subprocess.run(
         [sys.executable, str(script), "--requests", "150", "--time-limit", "60"],
         capture_output=True, text=True, timeout=600,
@@ -502,7 +502,7 @@ def restore_stdin_zero(workdir: Path) -> tuple[bool, str]:
 
 def prepare_symlink_loop(workdir: Path) -> tuple[bool, str]:
     corpus = workdir / "ddb"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ddb", corpus, dirs_exist_ok=True)
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "ddb", corpus, dirs_exist_ok=True)
     (corpus / "loop").symlink_to(corpus / "loop")
     status, output, crashed = cli("prepare", "--corpus", f"ddb={corpus}", "--out", str(workdir / "prepared"))
     written = (workdir / "prepared" / "documents.parquet").exists()
@@ -511,7 +511,7 @@ def prepare_symlink_loop(workdir: Path) -> tuple[bool, str]:
 
 
 def prepare_out_is_file(workdir: Path) -> tuple[bool, str]:
-    corpus = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ddb"
+    corpus = Path(__file__).resolve().parents[1] / "fixtures" / "ddb"
     out = workdir / "a-file"
     out.write_text("x")
     return refused(cli("prepare", "--corpus", f"ddb={corpus}", "--out", str(out)))

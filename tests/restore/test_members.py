@@ -1,0 +1,182 @@
+"""Ensemble members registered by name: the model folder's member list checked at load, the
+registry's kinds, the shipped folder in the new format, and the tuner's weight writer."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from apollo_restore.cli.app import app
+from apollo_restore.errors import ModelFolderError
+from apollo_restore.hint import NO_HINT
+from apollo_restore.ngram.model import NgramModel
+from apollo_restore.restore.config import DEFAULT_MODEL, RestoreConfig
+from apollo_restore.restore.ensemble import Ensemble
+from apollo_restore.restore.load import load_filler
+from apollo_restore.restore.members import (
+    known_members,
+    member_entries,
+    register_member,
+    write_member_weights,
+)
+
+from ..conftest import PASSAGE_1, PASSAGE_2
+
+GOOD = [
+    {"name": "neural", "weight": 1.0},
+    {"name": "ngram", "weight": 1.0, "options": {"file": "ngram.npz"}},
+    {"name": "length", "weight": 2.0},
+    {"name": "copy", "weight": 0.2},
+    {"name": "words", "weight": 0.1, "options": {"vocabulary": False}},
+]
+
+
+@pytest.fixture(scope="module")
+def ngram_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ngram") / "ngram.npz"
+    NgramModel.build([PASSAGE_1, PASSAGE_2] * 5, order=6).save(path)
+    return path
+
+
+@pytest.fixture
+def folder(memorised_model, ngram_file, tmp_path):
+    """A copy of the memorised model with an n-gram file; :func:`write` sets its ensemble entry."""
+    out = tmp_path / "model"
+    shutil.copytree(memorised_model, out)
+    shutil.copy(ngram_file, out / "ngram.npz")
+    return out
+
+
+def write(folder, ensemble) -> None:
+    meta = json.loads((folder / "apollo_restore.json").read_text())
+    meta["ensemble"] = ensemble
+    (folder / "apollo_restore.json").write_text(json.dumps(meta))  # NaN and Infinity as JSON writes them
+
+
+def load_error(folder) -> str:
+    with pytest.raises(ModelFolderError) as err:
+        load_filler(folder)
+    return str(err.value)
+
+
+def test_the_registry_knows_the_shipped_members_and_refuses_a_second_registration():
+    assert {"neural", "infini", "ngram", "length", "copy", "words"} <= set(known_members())
+    with pytest.raises(ValueError, match="registered already"):
+        register_member("infini", "classical")(lambda spec: None)
+
+
+def test_a_folder_builds_its_listed_members_each_of_its_declared_kind(folder):
+    write(folder, {"members": GOOD, "search": {"hint_slack": 1}})
+    ens = load_filler(folder, present=False)
+    assert [f.kind for f, _ in ens.members] == ["neural", "classical", "prior", "document", "document"]
+    assert [w for _, w in ens.members] == [1.0, 1.0, 2.0, 0.2, 0.1]
+    assert ens.config.hint_slack == 1 and ens.neural is ens.members[0][0]
+
+
+def test_only_the_language_models_weights_form_the_denominator_of_the_mean():
+    class Constant:
+        def __init__(self, kind: str, score: float):
+            self.kind, self.name, self.score = kind, kind, score
+
+        def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
+            return []
+
+        def score_readings(self, prefix, suffix, hint, readings):
+            return [self.score] * len(readings)
+
+        def language_model(self):
+            return None
+
+    members = [("neural", -2.0, 1.0), ("classical", -4.0, 1.0), ("prior", -1.0, 8.0), ("document", 3.0, 2.0)]
+    ens = Ensemble([(Constant(kind, score), weight) for kind, score, weight in members])
+    assert ens.score_readings("", "", NO_HINT, ["α"]) == pytest.approx([(-2.0 - 4.0 - 8.0 + 6.0) / 2.0])
+
+
+@pytest.mark.parametrize("weight", [math.nan, math.inf, -0.5, "1.0", True, None])
+def test_a_weight_that_is_not_a_finite_number_of_at_least_0_is_e505_naming_the_field(folder, weight):
+    members = [dict(m) for m in GOOD]
+    members[2]["weight"] = weight
+    write(folder, {"members": members})
+    message = load_error(folder)
+    assert message.startswith("[E505]") and "ensemble.members[2].weight" in message
+    assert str(folder / "apollo_restore.json") in message
+    done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
+    assert done.exit_code == 2 and done.output.startswith("error: [E505]"), done.output
+
+
+def test_an_unknown_member_is_e521_listing_the_known_ones(folder):
+    write(folder, {"members": [*GOOD, {"name": "oracle", "weight": 1.0}]})
+    message = load_error(folder)
+    assert message.startswith("[E521]") and "ensemble.members[5].name" in message and "'oracle'" in message
+    assert all(name in message for name in known_members())
+
+
+NEURAL = {"name": "neural", "weight": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("ensemble", "field", "option"),
+    [
+        ({"members": [{"name": "infini", "weight": 1.0, "options": {"order": 5}}]}, "members[0].options", "'order'"),
+        ({"members": [{"name": "length", "weight": 1.0, "options": {"slope": 2}}]}, "members[0].options", "'slope'"),
+        ({"members": [{**NEURAL, "weights": 2}]}, "members[0]", "'weights'"),
+        ({"members": [NEURAL], "hint_slack": 5}, "ensemble", "'hint_slack'"),  # a search setting outside "search"
+        ({"members": [NEURAL], "search": {"beam": 5}}, "ensemble.search", "'beam'"),
+    ],
+)
+def test_an_option_a_member_or_the_entry_does_not_take_is_e522(folder, ensemble, field, option):
+    write(folder, ensemble)
+    message = load_error(folder)
+    assert message.startswith("[E522]") and field in message and option in message
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"direction": "sideways"}, "options.direction"),
+        ({"discount": "0.6"}, "options.discount"),
+        ({"max_context": 0}, "options.max_context"),
+    ],
+)
+def test_an_option_of_the_wrong_type_is_e505_naming_it(folder, options, field):
+    write(folder, {"members": [{"name": "infini", "weight": 1.0, "options": options}]})
+    message = load_error(folder)
+    assert message.startswith("[E505]") and f"ensemble.members[0].{field}" in message
+
+
+def test_an_old_format_entry_is_e520_saying_how_to_write_it(folder):
+    write(folder, {"ngram": "ngram.npz", "weights": {"neural": 1.0, "ngram": 1.0}})
+    message = load_error(folder)
+    assert message.startswith("[E520]") and '"members"' in message
+    done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
+    assert done.exit_code == 2 and done.output.startswith("error: [E520]"), done.output
+
+
+def test_the_shipped_folder_lists_its_members_by_name_with_a_pointer_to_how_they_were_chosen():
+    meta = json.loads((DEFAULT_MODEL / "apollo_restore.json").read_text())
+    entries = member_entries(DEFAULT_MODEL, meta["ensemble"], RestoreConfig())
+    weights = {e.label: e.weight for e in entries}
+    assert weights == {"neural": 1.0, "infini": 1.0, "infini_backward": 0.5, "copy": 0.2, "words": 0.1, "length": 8.0}
+    assert meta["ensemble"]["search"] == {"hint_slack": 5, "beam_width": 40}
+    pointer = meta["ensemble"]["chosen_by"]
+    assert len(pointer) < 200 and (DEFAULT_MODEL.parents[3] / pointer.split()[0]).is_file()
+
+
+def test_write_member_weights_sets_them_by_label_and_keeps_the_rest(folder):
+    write(folder, {"members": GOOD, "search": {"hint_slack": 1}, "chosen_by": "x"})
+    write_member_weights(folder, {"length": 4.0, "copy": 0.0})
+    ensemble = json.loads((folder / "apollo_restore.json").read_text())["ensemble"]
+    assert [m["weight"] for m in ensemble["members"]] == [1.0, 1.0, 4.0, 0.0, 0.1]
+    assert ensemble["search"] == {"hint_slack": 1} and ensemble["chosen_by"] == "x"
+    assert ensemble["members"][1]["options"] == {"file": "ngram.npz"}
+    before = (folder / "apollo_restore.json").read_bytes()
+    with pytest.raises(ValueError, match="no ensemble member 'infini'"):
+        write_member_weights(folder, {"infini": 1.0})
+    with pytest.raises(ModelFolderError, match=r"^\[E505\]"):
+        write_member_weights(folder, {"length": math.nan})
+    assert (folder / "apollo_restore.json").read_bytes() == before  # a refused write changes nothing
+    assert not list(folder.glob("*.tmp"))
