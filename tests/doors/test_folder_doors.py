@@ -140,7 +140,7 @@ def test_unrelated_files_and_the_training_record_keep_the_calibration(folder, ca
         (lambda f: _damage(f, 0.5), "weights"),
         (lambda f: (f / CONFIG_FILE).write_text((f / CONFIG_FILE).read_text() + " "), "config"),
         (lambda f: (f / "tokenizer.json").write_text((f / "tokenizer.json").read_text() + " "), "tokenizer"),
-        (lambda f: _edit_meta(f, lambda m: m["ensemble"]["weights"].update(copy=0.3)), "settings"),
+        (lambda f: _edit_meta(f, lambda m: m["ensemble"]["members"][0].update(weight=0.9)), "settings"),
         (lambda f: _edit_meta(f, lambda m: m.update(fim_format="apollo_restore fim.spm.v1")), "settings"),
     ],
 )
