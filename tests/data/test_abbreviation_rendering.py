@@ -5,7 +5,6 @@ BENCHMARKS.md "Abbreviations in the context"); this pins the one chosen, on ever
 
 from __future__ import annotations
 
-
 from apollo_restore.data.document import Document, Text, render
 from apollo_restore.data.readers.ddb import parse_original
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
