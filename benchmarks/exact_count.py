@@ -2,7 +2,9 @@
 
     python benchmarks/exact_count.py pools --prepared data/prepared --per-length 6 \\
         --out /tmp/exact-count-pools.jsonl     # the shipped default, once per condition (resumable)
-    python benchmarks/exact_count.py choose --pools /tmp/exact-count-pools.jsonl
+    python benchmarks/exact_count.py example --out /tmp/exact-count-example.jsonl   # issue 36's example
+    python benchmarks/exact_count.py choose --pools /tmp/exact-count-pools.jsonl \\
+        --example /tmp/exact-count-example.jsonl
 
 ``pools`` takes ddb **validation** gaps (lengths 1–20, ``--per-length`` spans each, seed 36) and
 restores each ONCE under two conditions: the right count (``[.n]``) and a wrong one (``n`` ± 1–3
@@ -17,7 +19,8 @@ smaller factor, or :func:`~apollo_restore.restore.present.hold_count` with a flo
 that misses the count goes below every right-length reading the filler rates at least the floor)
 — then applies the shipped calibration, and prints Markdown: uniform-weighted Top-1 / Top-20 per
 condition, the gaps whose first reading misses the count, and the mean shown probability of the
-first reading against how often it is right.
+first reading against how often it is right; with ``--example``, the first reading of each saved
+example (``example`` saves the pool of issue 36's text, :data:`EXAMPLE`, the same way).
 """
 
 from __future__ import annotations
@@ -38,23 +41,39 @@ from apollo_restore.hint import Hint
 from apollo_restore.restore.calibration import load_for
 from apollo_restore.restore.candidates import WHOLE_POOL
 from apollo_restore.restore.config import DEFAULT_MODEL
+from apollo_restore.restore.context import GapContexts
 from apollo_restore.restore.load import load_filler
 from apollo_restore.restore.present import Demotions, Presented, demote, doubts, hold_count
+from apollo_restore.restore.request import RestoreRequest
 from apollo_restore.restore.types import Candidate
 
 SHOWN = 20  # readings a list shows by default
+#: issue 36's reproduction: the edition reads οἰκέτου (7 letters)
+EXAMPLE = (
+    "Φλαυίῳ Ἀπίωνι τῷ πανευφήμῳ καὶ ὑπερφυεστάτῳ ἀπὸ ὑπάτων γεουχοῦντι καὶ ἐνταῦθα τῇ λαμπρᾷ "
+    "Ὀξυρυγχ(ιτῶν) πόλει διὰ Μηνᾶ [.7] ἐπερωτῶντος καὶ"
+)
 SEED = 36
 NONE = Demotions(1.0, 1.0, 1.0, None)
-#: the treatments compared: (label, hint-miss factor, floor of hold_count or None)
+#: the treatments compared: (label, hint-miss factor, floor of hold_count or None, floor on the share of
+#: the right-length readings (True; "known": and only readings without unknown words rated) or of the pool)
 TREATMENTS = [
-    ("factor 0.01 (shipped before)", 0.01, None),
-    ("factor 0.001", 0.001, None),
-    ("factor 0.0001", 0.0001, None),
-    ("hold, floor 0.01", 0.01, 0.01),
-    ("hold, floor 0.003", 0.01, 0.003),
-    ("hold, floor 0.001", 0.01, 0.001),
-    ("hold, floor 0.0003", 0.01, 0.0003),
-    ("hold, floor 0 (every right length)", 0.01, 0.0),
+    ("factor 0.01 (shipped before)", 0.01, None, True),
+    ("factor 0.001", 0.001, None, True),
+    ("factor 0.0001", 0.0001, None, True),
+    ("hold, pool share ≥ 0.01", 0.01, 0.01, False),
+    ("hold, pool share ≥ 0.001", 0.01, 0.001, False),
+    ("hold, pool share ≥ 0.0001", 0.01, 0.0001, False),
+    ("hold, share of right lengths ≥ 0.95", 0.01, 0.95, True),
+    ("hold, share of right lengths ≥ 0.9", 0.01, 0.9, True),
+    ("hold, share of right lengths ≥ 0.8", 0.01, 0.8, True),
+    ("hold, share of right lengths ≥ 0.6", 0.01, 0.6, True),
+    ("hold, share of right lengths ≥ 0.4", 0.01, 0.4, True),
+    ("hold, every right length", 0.01, 0.0, True),
+    ("hold, known words, share of right lengths ≥ 0.9", 0.01, 0.9, "known"),
+    ("hold, known words, share of right lengths ≥ 0.5", 0.01, 0.5, "known"),
+    ("hold, known words, share of right lengths ≥ 0.2", 0.01, 0.2, "known"),
+    ("hold, known words, any right length", 0.01, 0.0, "known"),
 ]
 
 
@@ -92,6 +111,18 @@ def pools(args: argparse.Namespace) -> None:
                 print(f"{i + 1}/{len(todo)} in {time.perf_counter() - started:.0f} s", flush=True)
 
 
+def example(args: argparse.Namespace) -> None:
+    """Save the whole pool of :data:`EXAMPLE`'s gap (as ``pools`` saves a gap's) to ``args.out``."""
+    torch.set_num_threads(1)
+    request = RestoreRequest(EXAMPLE).validate()
+    prefix, suffix = GapContexts(request.document.segments).context(0, [])
+    filler = Presented(load_filler(present=False), default_forms(), None, NONE)
+    cands = filler.candidates(prefix, suffix, request.hints[0], WHOLE_POOL)
+    row = {"id": "issue36", "prefix": prefix, "suffix": suffix, "target": "οικετου", "condition": "right"}
+    row |= {"hint": request.hints[0].to_json(), "pool": [[c.text, c.prob, c.log_score] for c in cands]}
+    args.out.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def annotated(path: Path) -> list[dict]:
     """The saved gaps, each pool annotated (display, unknown words, notes) with its :func:`doubts`."""
     presenter = Presented(None, default_forms(), None, NONE)
@@ -105,12 +136,13 @@ def annotated(path: Path) -> list[dict]:
     return gaps
 
 
-def shown(gap: dict, miss: float, floor: float | None, calibration) -> list[Candidate]:
+def shown(gap: dict, miss: float, floor: float | None, of_count: bool | str, calibration) -> list[Candidate]:
     """A gap's list as :meth:`Presented.present` would show it under one treatment."""
     demotions = Demotions(hint_miss=miss, count_floor=floor)
     factors = [demotions.factor(f) for f in gap["flags"]]
     if floor is not None:
-        factors = hold_count(gap["cands"], factors, [f[2] for f in gap["flags"]], floor)
+        missed = [f[2] for f in gap["flags"]]
+        factors = hold_count(gap["cands"], factors, missed, floor, bool(of_count), of_count == "known")
     return calibration.apply(demote(gap["cands"], factors), gap["hint"])[:SHOWN]
 
 
@@ -120,17 +152,19 @@ def choose(args: argparse.Namespace) -> None:
     calibration = load_for(DEFAULT_MODEL)
     counts = {c: sum(g["condition"] == c for g in gaps) for c in ("right", "wrong")}
     print(f"{args.pools}: {counts['right']} gaps with the right count, {counts['wrong']} with a wrong one\n")
+    examples = annotated(args.example) if args.example else []
     print(
         "| treatment | right W.Top-1 | right W.Top-20 | wrong W.Top-1 | wrong W.Top-20 "
         "| first misses the count (right / wrong) | first shown / right (right count) |"
+        + "".join(f" {e['id']} first |" for e in examples)
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for label, miss, floor in TREATMENTS:
+    print("|---|---:|---:|---:|---:|---:|---:|" + "---|" * len(examples))
+    for label, miss, floor, of_count in TREATMENTS:
         scores: dict[str, list] = {"right": [], "wrong": []}
         firsts = {"right": 0, "wrong": 0}
         top1 = []
         for g in gaps:
-            out = shown(g, miss, floor, calibration)
+            out = shown(g, miss, floor, of_count, calibration)
             scores[g["condition"]].append(score_gap(g["target"], [c.text for c in out], SHOWN))
             if out:
                 firsts[g["condition"]] += doubts(out[0], g["prefix"], g["suffix"], g["hint"])[2]
@@ -140,7 +174,8 @@ def choose(args: argparse.Namespace) -> None:
         mean_p, mean_right = (sum(x[i] for x in top1) / max(1, len(top1)) for i in (0, 1))
         print(
             f"| {label} | {m['right'].top1:.3f} | {m['right'].top20:.3f} | {m['wrong'].top1:.3f} "
-            f"| {m['wrong'].top20:.3f} | {firsts['right']} / {firsts['wrong']} | {mean_p:.3f} / {mean_right:.3f} |",
+            f"| {m['wrong'].top20:.3f} | {firsts['right']} / {firsts['wrong']} | {mean_p:.3f} / {mean_right:.3f} |"
+            + "".join(f" {shown(e, miss, floor, of_count, calibration)[0].display} |" for e in examples),
             flush=True,
         )
 
@@ -154,8 +189,11 @@ def main() -> None:
     run.add_argument("--out", type=Path, required=True)
     pick = sub.add_parser("choose", help="re-rank the saved pools under each treatment")
     pick.add_argument("--pools", type=Path, required=True)
+    pick.add_argument("--example", type=Path, help="a file `example` wrote: its first reading per treatment")
+    one = sub.add_parser("example", help="save the whole pool of issue 36's example")
+    one.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    (pools if args.command == "pools" else choose)(args)
+    {"pools": pools, "choose": choose, "example": example}[args.command](args)
 
 
 if __name__ == "__main__":

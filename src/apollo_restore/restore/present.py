@@ -43,8 +43,9 @@ HINT_MISS_FACTOR = 0.01
 #: "An exact count holds the top")
 COUNT_FLOOR: float | None = 0.001
 #: where the most probable reading that misses the count lands when held: this share of the least
-#: probable right-length reading above the floor
-HOLD_MARGIN = 0.5
+#: probable rated right-length reading; far enough below that the calibration's penalty for an
+#: unknown word (1.14 at slope 0.35 with an exact hint: a factor of about 0.04) cannot lift it back
+HOLD_MARGIN = 0.01
 _LAST_WORD = re.compile(f"[{GREEK_LETTERS}]+$")
 
 
@@ -82,14 +83,30 @@ class Demotions:
         return math.prod(f for f, on in zip((self.truncated, self.repeat, self.hint_miss), flags) if on)
 
 
-def hold_count(candidates: list[Candidate], factors: list[float], missed: list[bool], floor: float) -> list[float]:
+def hold_count(
+    candidates: list[Candidate],
+    factors: list[float],
+    missed: list[bool],
+    floor: float,
+    of_count: bool = True,
+    known: bool = False,
+) -> list[float]:
     """``factors`` with those of the readings that miss an exact count (``missed``) lowered
-    together, so that the most probable of them (after its factor) lands at :data:`HOLD_MARGIN`
-    times the least probable right-length reading whose pool share ``prob`` is at least ``floor``
-    (their order among themselves kept). Unchanged when no right-length reading reaches the floor
-    or the misses already lie below: a count may be wrong, and then the model's reading still leads.
+    together (their order among themselves kept), so that the most probable of them (after its
+    factor) lands at :data:`HOLD_MARGIN` times the least probable *rated* right-length reading.
+
+    A right-length reading is rated when its probability ``prob`` is at least ``floor``: its share
+    of the right-length readings' probability (``of_count``: how likely the model finds it if the
+    count is right), or else its share of the whole pool. Unchanged when no right-length reading is
+    rated or the misses already lie below: a count may be wrong, and the model's reading then leads.
+    With ``known``, only readings that leave no unknown word are rated.
     """
-    held = [c.prob * f for c, f, miss in zip(candidates, factors, missed) if not miss and c.prob >= floor]
+    right = sum(c.prob for c, miss in zip(candidates, missed) if not miss) if of_count else 1.0
+    held = [
+        c.prob * f
+        for c, f, miss in zip(candidates, factors, missed)
+        if not miss and right > 0 and c.prob / right >= floor and not (known and c.unknown_words)
+    ]
     misses = [c.prob * f for c, f, miss in zip(candidates, factors, missed) if miss]
     if not held or not misses or max(misses) <= 0 or max(misses) < HOLD_MARGIN * min(held):
         return factors
