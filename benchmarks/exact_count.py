@@ -70,6 +70,7 @@ TREATMENTS = [
     ("hold, share of right lengths ≥ 0.6", 0.01, 0.6, True),
     ("hold, share of right lengths ≥ 0.4", 0.01, 0.4, True),
     ("hold, every right length", 0.01, 0.0, True),
+    ("hold, known words, share of right lengths ≥ 0.95", 0.01, 0.95, "known"),
     ("hold, known words, share of right lengths ≥ 0.9", 0.01, 0.9, "known"),
     ("hold, known words, share of right lengths ≥ 0.5", 0.01, 0.5, "known"),
     ("hold, known words, share of right lengths ≥ 0.2", 0.01, 0.2, "known"),

@@ -9,7 +9,9 @@ reading may be doubtful: :mod:`apollo_restore.restore.notes`), multiplies the pr
 doubtful readings by the factors of :class:`Demotions` — *truncated* readings (the gap's last word
 is not a word the editions spell although the text after the gap starts a new word: ``τραπ``
 before a space), readings that repeat the context next to the gap, readings that miss an exact
-hint — renormalises and re-ranks, then (with a calibration) calibrates the probabilities.
+hint, lowered further when a right-length reading the model rates is in the list
+(:func:`hold_count`: an exact count holds the top) — renormalises and re-ranks, then (with a
+calibration) calibrates the probabilities.
 """
 
 from __future__ import annotations
@@ -37,11 +39,11 @@ TRUNCATED_FACTOR = 0.1
 #: ``benchmarks/list_notes.py`` (BENCHMARKS.md, "Notes and demotions")
 REPEAT_FACTOR = 0.3
 HINT_MISS_FACTOR = 0.01
-#: with an exact hint, readings that miss the count go below every right-length reading the filler
-#: rates at least this share of its pool (:func:`hold_count`; ``None``: the factor alone), chosen on
-#: ddb validation gaps with right and wrong counts by ``benchmarks/exact_count.py`` (BENCHMARKS.md,
-#: "An exact count holds the top")
-COUNT_FLOOR: float | None = 0.001
+#: with an exact hint, readings that miss the count go below every right-length reading that leaves
+#: no unknown word and holds at least this share of the right-length readings' probability
+#: (:func:`hold_count`; ``None``: the hint-miss factor alone), chosen on ddb validation gaps with
+#: right and wrong counts by ``benchmarks/exact_count.py`` (BENCHMARKS.md, "An exact count holds the top")
+COUNT_FLOOR: float | None = 0.9
 #: where the most probable reading that misses the count lands when held: this share of the least
 #: probable rated right-length reading; far enough below that the calibration's penalty for an
 #: unknown word (1.14 at slope 0.35 with an exact hint: a factor of about 0.04) cannot lift it back
@@ -89,7 +91,7 @@ def hold_count(
     missed: list[bool],
     floor: float,
     of_count: bool = True,
-    known: bool = False,
+    known: bool = True,
 ) -> list[float]:
     """``factors`` with those of the readings that miss an exact count (``missed``) lowered
     together (their order among themselves kept), so that the most probable of them (after its
@@ -99,7 +101,7 @@ def hold_count(
     of the right-length readings' probability (``of_count``: how likely the model finds it if the
     count is right), or else its share of the whole pool. Unchanged when no right-length reading is
     rated or the misses already lie below: a count may be wrong, and the model's reading then leads.
-    With ``known``, only readings that leave no unknown word are rated.
+    With ``known`` (the default), only readings that leave no unknown word are rated.
     """
     right = sum(c.prob for c, miss in zip(candidates, missed) if not miss) if of_count else 1.0
     held = [
