@@ -2,6 +2,7 @@
 
     python benchmarks/abbreviations.py --prepared data/prepared \\
         --corpus ../shared/corpora/ddb-trismegistos-2016.tar.xz --gaps 32
+    python benchmarks/abbreviations.py ... --gaps 32 --skip 32 --out /tmp/abbr.jsonl   # the next 32
 
 Training text drops an editor's expansion (DESIGN §2: only the written letters, ``οξυρυγχ``), and
 so does the Leiden input parser. Is that the better rendering of a user's context, or would the
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import re
 import time
 from pathlib import Path
@@ -71,8 +73,9 @@ def gap_of(words: list[str]) -> int | None:
     return None
 
 
-def gaps(prepared: Path, corpus: Path, wanted: int) -> list[dict]:
-    """Up to ``wanted`` gaps of ddb validation documents, each with both renderings' contexts."""
+def gaps(prepared: Path, corpus: Path, wanted: int, skip: int = 0) -> list[dict]:
+    """Up to ``wanted`` gaps of ddb validation documents (after the first ``skip``), each with both
+    renderings' contexts."""
     table = load_documents(prepared, "validation", ["ddb"])
     ids = set(table.column("id").to_pylist())
     found = {}
@@ -90,7 +93,7 @@ def gaps(prepared: Path, corpus: Path, wanted: int) -> list[dict]:
             gap[key] = (rendered(words[:i], expand)[-CONTEXT:] + " ", " " + rendered(words[i + 1 :], expand)[:CONTEXT])
         found[doc_id] = gap
     order = sorted(found, key=lambda d: hashlib.sha256(d.encode()).hexdigest())
-    return [found[d] for d in order[:wanted]]
+    return [found[d] for d in order[skip : skip + wanted]]
 
 
 def main() -> None:
@@ -98,20 +101,27 @@ def main() -> None:
     parser.add_argument("--prepared", type=Path, required=True)
     parser.add_argument("--corpus", type=Path, required=True, help="the DDB-TM archive")
     parser.add_argument("--gaps", type=int, default=32)
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first SKIP gaps (a second sample)")
+    parser.add_argument("--out", type=Path, help="append each gap's outcomes here (JSON lines)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     started = time.perf_counter()
-    chosen = gaps(args.prepared, args.corpus, args.gaps)
+    chosen = gaps(args.prepared, args.corpus, args.gaps, args.skip)
     print(f"{len(chosen)} gaps near an abbreviation ({time.perf_counter() - started:.0f} s to read)", flush=True)
     filler = load_filler()
     hits: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
     for gap in chosen:
         truth = agnostic(gap["target"])
+        outcome = {"doc": gap["doc"], "target": gap["target"]}
         for rendering in ("dropped", "expanded"):
             prefix, suffix = gap[rendering]
             for condition, hint in (("exact", Hint.exact(letter_count(gap["target"]))), ("none", NO_HINT)):
                 keys = [agnostic(c.text) for c in filler.candidates(prefix, suffix, hint, 20)]
                 hits.setdefault((rendering, condition), []).append((keys[:1] == [truth], truth in keys))
+                outcome[f"{rendering} {condition}"] = [keys[:1] == [truth], truth in keys]
+        if args.out:
+            with args.out.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(outcome, ensure_ascii=False) + "\n")
     print(f"\n{len(chosen)} gaps, {time.perf_counter() - started:.0f} s in all\n")
     print("| context rendering | exact Top-1 | exact Top-20 | none Top-1 | none Top-20 |\n|---|---:|---:|---:|---:|")
     for rendering in ("dropped", "expanded"):
