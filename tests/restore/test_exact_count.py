@@ -36,8 +36,9 @@ class _Pool:
         return None
 
 
-def _first(pool, hint: Hint, demotions: Demotions = Demotions()) -> Candidate:
-    return Presented(_Pool(pool), FORMS, demotions=demotions).candidates(PREFIX, SUFFIX, hint, 20)[0]
+def _first(pool, hint: Hint, demotions: Demotions | None = None) -> Candidate:
+    presented = Presented(_Pool(pool), FORMS, demotions=demotions or Demotions())
+    return presented.candidates(PREFIX, SUFFIX, hint, 20)[0]
 
 
 def test_a_right_length_reading_leads_the_issue_example():
