@@ -52,7 +52,7 @@ from apollo_restore.restore.present import TRUNCATED_FACTOR, Demotions, Presente
 from apollo_restore.restore.types import Candidate
 
 SHOWN = 20  # readings a list shows by default
-NONE = Demotions(1.0, 1.0, 1.0)
+NONE = Demotions(1.0, 1.0, 1.0, None)
 
 
 def pools(args: argparse.Namespace) -> None:
@@ -98,7 +98,7 @@ def repeat_table(gaps: list[dict]) -> None:
     print("|---:|---:|---:|")
     shown = {}
     for g in gaps:
-        factors = [Demotions(TRUNCATED_FACTOR, 1.0, 1.0).factor(f) for f in g["flags"]]
+        factors = [Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None).factor(f) for f in g["flags"]]
         shown[g["id"]] = calibration.apply(demote(g["cands"], factors), g["hint"])[:SHOWN]
     for least in (2, 3, 4, 5, 6):
         wrong = sum(repeats(g["target"], g["prefix"], g["suffix"], least) is not None for g in gaps)
@@ -145,7 +145,7 @@ def calibration_table(gaps: list[dict]) -> None:
     calibration = load_for(DEFAULT_MODEL)
     print("| demotions | condition | top-1 shown | top-1 right | top-20 shown (sum) | top-20 right |")
     print("|---|---|---:|---:|---:|---:|")
-    for name, demotions in (("truncated only", Demotions(TRUNCATED_FACTOR, 1.0, 1.0)), ("shipped", Demotions())):
+    for name, demotions in (("truncated only", Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None)), ("shipped", Demotions())):
         for kind in ("exact", "none"):
             rows = []
             for g in (g for g in gaps if g["hint"].kind == kind):
@@ -168,7 +168,7 @@ def wins(gaps: list[dict]) -> None:
     won = lost = 0
     for g in gaps:
         right = []
-        for demotions in (Demotions(TRUNCATED_FACTOR, 1.0, 1.0), Demotions()):
+        for demotions in (Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None), Demotions()):
             shown = calibration.apply(demote(g["cands"], [demotions.factor(f) for f in g["flags"]]), g["hint"])
             right.append(bool(shown) and agnostic(shown[0].text) == agnostic(g["target"]))
         won, lost = won + (right[1] and not right[0]), lost + (right[0] and not right[1])
@@ -192,7 +192,7 @@ def wrong_hints(gaps: list[dict], factors: list[float]) -> None:
     print(f"{len(gaps)} gaps with a wrong exact hint:\n")
     print("| hint-miss factor | W.Top-1 | W.Top-20 |\n|---:|---:|---:|")
     for miss in factors:
-        demotions = Demotions(hint_miss=miss)
+        demotions = Demotions(hint_miss=miss, count_floor=None)
         scores = []
         for g in gaps:
             shown = demote(g["cands"], [demotions.factor(f) for f in g["flags"]])
@@ -227,7 +227,7 @@ def choose(args: argparse.Namespace) -> None:
     factors = [float(f) for f in args.factors.split(",")]
     for repeat in factors:
         for miss in factors:
-            m = measure(gaps, Demotions(TRUNCATED_FACTOR, repeat, miss))
+            m = measure(gaps, Demotions(TRUNCATED_FACTOR, repeat, miss, None))
             print(
                 f"| {repeat:g} | {miss:g} | {m['exact top1']:.3f} | {m['exact top20']:.3f} | {m['none top1']:.3f} "
                 f"| {m['none top20']:.3f} | {m['hint']:.1%} | {m['repeat']:.1%} | {m['word']:.1%} | {m['any']:.1%} "

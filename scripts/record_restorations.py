@@ -9,7 +9,7 @@ text index; to keep the check fast and independent of the user's cache, the inde
 the first :data:`INDEX_DOCUMENTS` documents of the packaged training text (about a second).
 
 Each Leiden text below holds one short gap: exact hints (``[.n]``), a circa hint (``[ca.n]``),
-a range (``[.n-m]``) and no hint (``[...]``). For each, the top :data:`TOP` readings (normalised
+a range (``[.n-m]``) and no hint (``[- - -]``). For each, the top :data:`TOP` readings (normalised
 text, edition form) and their probabilities rounded to 4 decimals are recorded in
 ``tests/fixtures/restorations/default_model.json``; ``tests/restore/test_regression.py`` compares.
 """
@@ -39,7 +39,7 @@ TEXTS = [
     "χαίρειν. γινώσκειν σε θέλω ὅτι [.4] ἔλαβον παρὰ σοῦ",
     "ἔρρωσθαί σε εὔχομαι [ca.6] πολλοῖς χρόνοις",
     "τῶν ὑπαρχόντων αὐτῷ περὶ κώμην [.5-7] τοῦ Ἀρσινοίτου νομοῦ",
-    "ἀπέχω παρὰ σοῦ τὸν φόρον [...] μηνὸς Φαῶφι",
+    "ἀπέχω παρὰ σοῦ τὸν φόρον [- - -] μηνὸς Φαῶφι",
     "καὶ ὁ [.2] τῆς κώμης κωμογραμματεύς",
 ]
 

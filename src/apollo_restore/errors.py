@@ -100,12 +100,20 @@ class Errors:
         "in a restored text, not letters of the papyrus; write the gap as it was ([.7], [- - -]) to restore it "
         "again, or the reading in [ ] as your own supplement"
     )
+    E313 = (
+        "[E313] {name} looks like XML but cannot be read as an EpiDoc edition: {reason}; "
+        'give a well-formed EpiDoc TEI file with a Greek <div type="edition">, or the text in Leiden'
+    )
     # warnings on a restoration
     W301 = (
         "[W301] {foreign} of the text's {total} letters are not Greek ({scripts}): they are left out of "
         "the context the model sees, so its readings deserve less trust"
     )
     W302 = "[W302] only {greek} Greek letters around the gaps: with so little context every reading is a guess"
+    W303 = (
+        "[W303] the text was read as Beta Code and converted to Greek letters ({preview}): "
+        "check the letters, or give the text in Greek"
+    )
     # the text index
     E401 = "[E401] refusing to index splits {splits}: only the train split may enter the text index"
     E402 = (

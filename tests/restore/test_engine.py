@@ -130,7 +130,7 @@ def test_engine_pin_reruns_following_gaps(restorer):
         ("[.5-8]", Hint.span(5, 8)),
         ("[- - -]", NO_HINT),
         ("[---]", NO_HINT),
-        ("[...]", NO_HINT),
+        ("[...]", Hint.exact(3)),
         ("[…]", NO_HINT),
         ("???", Hint.exact(3)),
     ],

@@ -42,7 +42,7 @@ def _shown(demotions: Demotions) -> list[Candidate]:
 
 
 def test_each_doubtful_reading_says_why_and_the_answer_says_nothing():
-    notes = {c.text: c.notes for c in _shown(Demotions(1.0, 1.0, 1.0))}
+    notes = {c.text: c.notes for c in _shown(Demotions(1.0, 1.0, 1.0, None))}
     assert notes == {
         "χ και δια": ["repeats the text after the gap", "leaves a non-word: χ"],
         "χαιρειν σε": ["9 letters, hint 7"],
@@ -52,18 +52,23 @@ def test_each_doubtful_reading_says_why_and_the_answer_says_nothing():
 
 
 def test_repeats_and_missed_hints_are_demoted_below_the_answer():
-    assert [c.text for c in _shown(Demotions(1.0, 1.0, 1.0))] == ["χ και δια", "χαιρειν σε", "χαιριν α", "χαιρειν"]
+    assert [c.text for c in _shown(Demotions(1.0, 1.0, 1.0, None))] == [
+        "χ και δια",
+        "χαιρειν σε",
+        "χαιριν α",
+        "χαιρειν",
+    ]
     # repeat ×0.1, missed hint ×0.1, truncated (ends in the non-word α before a space) ×0.1
-    shown = _shown(Demotions(0.1, 0.1, 0.1))
+    shown = _shown(Demotions(0.1, 0.1, 0.1, None))
     assert [c.text for c in shown] == ["χαιρειν", "χ και δια", "χαιρειν σε", "χαιριν α"]
     assert abs(sum(c.prob for c in shown) - 1.0) < 1e-9
     # each factor acts alone
-    assert [c.text for c in _shown(Demotions(1.0, 0.1, 1.0))][-2:] == ["χαιρειν", "χ και δια"]
-    assert [c.text for c in _shown(Demotions(1.0, 1.0, 0.1))][:2] == ["χ και δια", "χαιριν α"]
+    assert [c.text for c in _shown(Demotions(1.0, 0.1, 1.0, None))][-2:] == ["χαιρειν", "χ και δια"]
+    assert [c.text for c in _shown(Demotions(1.0, 1.0, 0.1, None))][:2] == ["χ και δια", "χαιριν α"]
 
 
 def test_notes_without_edition_forms_still_say_repeats_and_hints():
-    shown = Presented(_Junk(), None, demotions=Demotions(1.0, 1.0, 1.0)).candidates(PREFIX, SUFFIX, Hint.exact(7))
+    shown = Presented(_Junk(), None, demotions=Demotions(1.0, 1.0, 1.0, None)).candidates(PREFIX, SUFFIX, Hint.exact(7))
     assert {c.text: c.notes for c in shown}["χ και δια"] == ["repeats the text after the gap"]
 
 
@@ -124,7 +129,7 @@ def test_notes_for_lists_several_non_words_together():
 def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
     from apollo_restore.restore import load
 
-    presented = Presented(_Junk(), FORMS, demotions=Demotions(0.1, 0.1, 0.1))
+    presented = Presented(_Junk(), FORMS, demotions=Demotions(0.1, 0.1, 0.1, None))
     monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: presented)
     monkeypatch.setenv("COLUMNS", "200")
     text = "τῷ ἀδελφῷ πλεῖστα [.7] καὶ διὰ παντὸς ὑγιαίνειν"

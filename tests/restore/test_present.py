@@ -25,7 +25,7 @@ class _Fixed:
 
 
 def _annotated(prefix: str, suffix: str):
-    presented = Presented(_Fixed(), FORMS, demotions=Demotions(1.0, 1.0, 1.0))
+    presented = Presented(_Fixed(), FORMS, demotions=Demotions(1.0, 1.0, 1.0, None))
     return presented.candidates(prefix, suffix, NO_HINT, 3)
 
 

@@ -100,7 +100,7 @@ def test_k_only_cuts_the_merged_pool(restorer: Restorer, index: ParallelIndex) -
 
 
 def test_with_parallels_keeps_the_presentation_over_the_merged_pool(restorer: Restorer, index: ParallelIndex) -> None:
-    shown = with_parallels(Presented(restorer, demotions=Demotions(1.0, 1.0, 1.0)), index, count_weight=1000.0)
+    shown = with_parallels(Presented(restorer, demotions=Demotions(1.0, 1.0, 1.0, None)), index, count_weight=1000.0)
     assert isinstance(shown, Presented) and isinstance(shown.inner, RetrievalAugmented)
     cands = shown.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert cands[0].text == "τραιανου" and cands[0].origin == ["parallel"]

@@ -76,6 +76,25 @@ def test_api_restore_returns_ranked_candidates_per_gap(client):
     assert "…" in body["gaps"][0]["suffix"]  # later gaps unknown while the first is restored
 
 
+def test_api_restore_reads_epidoc_and_betacode_as_leiden(client):
+    """Every door takes what the page's Open takes (issue 36): the answer's text is the Leiden
+    the input was read as, and the gap spans point into it."""
+    xml = (
+        '<TEI xmlns="http://www.tei-c.org/ns/1.0"><text><body><div type="edition" xml:lang="grc"><ab>'
+        'Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι <gap reason="lost" quantity="4" unit="character"/> '
+        "χαίρειν</ab></div></body></text></TEI>"
+    )
+    body = client.post("/api/restore", json={"text": xml, "k": 2}).json()
+    assert body["text"] == "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν"
+    start, end = body["gaps"][0]["span"]
+    assert body["text"][start:end] == "[.4]" and body["gaps"][0]["hint"] == 4
+    body = client.post("/api/restore", json={"text": "e)/tous [.8] *)antwni/nou kai/saros tou= kuri/ou", "k": 2}).json()
+    assert body["text"] == "ἔτους [.8] Ἀντωνίνου καίσαρος τοῦ κυρίου" and body["gaps"][0]["hint"] == 8
+    assert any(w.startswith("[W303]") for w in body["warnings"])
+    err = _error(client.post("/api/restore", json={"text": xml.replace("</TEI>", "")}), 422)
+    assert err["code"] == "E313"
+
+
 @pytest.mark.parametrize("hint, expected", [(7, 7), ([3, 6], [3, 6]), (None, None)], ids=["exact", "range", "none"])
 def test_api_restore_hint_overrides_the_text(client, hint, expected):
     body = client.post("/api/restore", json={"text": BGU, "k": 2, "hints": {"2": hint}}).json()

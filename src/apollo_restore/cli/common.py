@@ -19,7 +19,7 @@ import typer
 from typer.models import OptionInfo
 
 from apollo_restore.errors import FileError
-from apollo_restore.inputs import STDIN, read_text
+from apollo_restore.inputs import STDIN, read_text, source_name
 
 #: Most torch threads a command may ask: one per core, as the core's check
 #: (:func:`apollo_restore.restore.threads.choose_threads`, ``E311``) and ``serve`` allow (more
@@ -72,6 +72,14 @@ def read_text_argument(text: str | None) -> str:
     if _FILE_NAME.match(text):
         fail(FileError("E202", text, reason="no such file (to give a text, write it with its gaps marked, e.g. [.5])"))
     return text
+
+
+def text_name(text: str | None, source: str) -> str:
+    """How messages name what :func:`read_text_argument` read from ``text``: the file's path,
+    standard input, or ``the text`` when it was given itself."""
+    if text is None or text == STDIN:
+        return source_name(STDIN)
+    return text if source is not text else "the text"
 
 
 def _read(path: str) -> str:

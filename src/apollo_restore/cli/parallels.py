@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import MAX_LIMIT, fail, read_text_argument
+from apollo_restore.cli.common import MAX_LIMIT, fail, read_text_argument, text_name
 
 
 def parallels_command(
@@ -57,7 +57,8 @@ def parallels_command(
         _print_phrase(result)
         return
     try:
-        request = RestoreRequest(source, dict(parse_hint(h) for h in hint or []), None, 1).validate()
+        hints = dict(parse_hint(h) for h in hint or [])
+        request = RestoreRequest(source, hints, None, 1, name=text_name(text, source)).validate()
     except (LeidenError, RequestError) as err:
         fail(err)
     gaps = text_parallels(idx, request, max_between=max_between, limit=limit)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import MAX_THREADS, fail, read_text_argument, threads_option
+from apollo_restore.cli.common import MAX_THREADS, fail, read_text_argument, text_name, threads_option
 from apollo_restore.cli.progress import gap_progress
 from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
 
@@ -58,7 +58,9 @@ WORKERS_OPTION = typer.Option(
 
 
 def restore_command(
-    text: str = typer.Argument(None, help="Leiden text, a path to a text file, or '-' (or nothing) for stdin."),
+    text: str = typer.Argument(
+        None, help="Leiden text (or EpiDoc XML, Beta Code), a path to a text file, or '-' (or nothing) for stdin."
+    ),
     k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     hint: list[str] = typer.Option(
@@ -82,7 +84,8 @@ def restore_command(
 
     source = read_text_argument(text)
     try:
-        request = RestoreRequest(source, dict(parse_hint(h) for h in hint or []), None, k).validate()
+        hints = dict(parse_hint(h) for h in hint or [])
+        request = RestoreRequest(source, hints, None, k, name=text_name(text, source)).validate()
         use_threads(threads)
     except (LeidenError, RequestError) as err:
         fail(err)

@@ -9,7 +9,9 @@ reading may be doubtful: :mod:`apollo_restore.restore.notes`), multiplies the pr
 doubtful readings by the factors of :class:`Demotions` — *truncated* readings (the gap's last word
 is not a word the editions spell although the text after the gap starts a new word: ``τραπ``
 before a space), readings that repeat the context next to the gap, readings that miss an exact
-hint — renormalises and re-ranks, then (with a calibration) calibrates the probabilities.
+hint, lowered further when a right-length reading the model rates is in the list
+(:func:`hold_count`: an exact count holds the top) — renormalises and re-ranks, then (with a
+calibration) calibrates the probabilities.
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ TRUNCATED_FACTOR = 0.1
 #: ``benchmarks/list_notes.py`` (BENCHMARKS.md, "Notes and demotions")
 REPEAT_FACTOR = 0.3
 HINT_MISS_FACTOR = 0.01
+#: with an exact hint, readings that miss the count go below every right-length reading that leaves
+#: no unknown word and holds at least this share of the right-length readings' probability
+#: (:func:`hold_count`; ``None``: the hint-miss factor alone), chosen on ddb validation gaps with
+#: right and wrong counts by ``benchmarks/exact_count.py`` (BENCHMARKS.md, "An exact count holds the top")
+COUNT_FLOOR: float | None = 0.9
+#: where the most probable reading that misses the count lands when held: this share of the least
+#: probable rated right-length reading; far enough below that the calibration's penalty for an
+#: unknown word (1.14 at slope 0.35 with an exact hint: a factor of about 0.04) cannot lift it back
+HOLD_MARGIN = 0.01
 _LAST_WORD = re.compile(f"[{GREEK_LETTERS}]+$")
 
 
@@ -61,15 +72,48 @@ def doubts(candidate: Candidate, prefix: str, suffix: str, hint: Hint) -> tuple[
 
 @dataclass(frozen=True)
 class Demotions:
-    """Probability factors (before calibration) of the three :func:`doubts`; 1 leaves a kind alone."""
+    """Probability factors (before calibration) of the three :func:`doubts`; 1 leaves a kind alone.
+    ``count_floor``: with an exact hint, the floor of :func:`hold_count` (``None``: factors alone)."""
 
     truncated: float = TRUNCATED_FACTOR
     repeat: float = REPEAT_FACTOR
     hint_miss: float = HINT_MISS_FACTOR
+    count_floor: float | None = COUNT_FLOOR
 
     def factor(self, flags: tuple[bool, bool, bool]) -> float:
         """The product of the factors of the doubts ``flags`` (as :func:`doubts` gives them)."""
         return math.prod(f for f, on in zip((self.truncated, self.repeat, self.hint_miss), flags) if on)
+
+
+def hold_count(
+    candidates: list[Candidate],
+    factors: list[float],
+    missed: list[bool],
+    floor: float,
+    of_count: bool = True,
+    known: bool = True,
+) -> list[float]:
+    """``factors`` with those of the readings that miss an exact count (``missed``) lowered
+    together (their order among themselves kept), so that the most probable of them (after its
+    factor) lands at :data:`HOLD_MARGIN` times the least probable *rated* right-length reading.
+
+    A right-length reading is rated when its probability ``prob`` is at least ``floor``: its share
+    of the right-length readings' probability (``of_count``: how likely the model finds it if the
+    count is right), or else its share of the whole pool. Unchanged when no right-length reading is
+    rated or the misses already lie below: a count may be wrong, and the model's reading then leads.
+    With ``known`` (the default), only readings that leave no unknown word are rated.
+    """
+    right = sum(c.prob for c, miss in zip(candidates, missed) if not miss) if of_count else 1.0
+    held = [
+        c.prob * f
+        for c, f, miss in zip(candidates, factors, missed)
+        if not miss and right > 0 and c.prob / right >= floor and not (known and c.unknown_words)
+    ]
+    misses = [c.prob * f for c, f, miss in zip(candidates, factors, missed) if miss]
+    if not held or not misses or max(misses) <= 0 or max(misses) < HOLD_MARGIN * min(held):
+        return factors
+    scale = HOLD_MARGIN * min(held) / max(misses)
+    return [f * scale if miss else f for f, miss in zip(factors, missed)]
 
 
 def demote(candidates: list[Candidate], factors: list[float]) -> list[Candidate]:
@@ -141,7 +185,11 @@ class Presented:
     def present(self, pool: list[Candidate], prefix: str, suffix: str, hint: Hint) -> list[Candidate]:
         """A gap's whole ranked pool as shown: annotated, doubtful readings demoted, calibrated."""
         cands = self.annotate(pool, prefix, suffix, hint)
-        cands = demote(cands, [self.demotions.factor(doubts(c, prefix, suffix, hint)) for c in cands])
+        flags = [doubts(c, prefix, suffix, hint) for c in cands]
+        factors = [self.demotions.factor(f) for f in flags]
+        if hint.is_exact and self.demotions.count_floor is not None:
+            factors = hold_count(cands, factors, [f[2] for f in flags], self.demotions.count_floor)
+        cands = demote(cands, factors)
         return cands if self.calibration is None else self.calibration.apply(cands, hint)
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:

@@ -9,6 +9,10 @@ Everything a caller gives is checked here, once, before any model work; every fa
 for malformed brackets) with a numbered, scholar-readable message. Limits are configurable
 (:class:`RequestLimits`); :data:`WEB_LIMITS` are the stricter ones of the HTTP server.
 
+The text may also be an EpiDoc XML document or TLG Beta Code: it is read as Leiden first
+(:func:`~apollo_restore.data.readers.typed.as_leiden`; Beta Code with a warning, ``W303``), and
+the request's ``text`` is then that Leiden text (gap spans refer to it).
+
 Text that is not Greek enough (too few Greek letters, mostly another script, transliteration)
 is refused (``E308``); some foreign letters give a warning (``W301``) carried in the result.
 """
@@ -27,6 +31,7 @@ from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.normalise import GREEK_LETTERS, fold
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
+from apollo_restore.data.readers.typed import as_leiden
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 
@@ -84,13 +89,15 @@ class RestoreRequest:
     """A text to restore and what the caller asks of it.
 
     Attributes:
-        text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???``...).
+        text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???``...), an EpiDoc
+            XML document or Beta Code (after :meth:`validate`: the Leiden text it was read as).
         hints: per-gap hint overrides, gap number (counted from 1) → a :class:`Hint`, ``None``,
             letters, ``[lo, hi]`` or a string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
         pins: per-gap readings fixed by the caller, by gap number from 1 (those gaps are not searched).
         k: candidates per gap.
         should_stop: asked before each gap; when it answers true the restoration stops with
             :class:`~apollo_restore.errors.RestoreStopped` (a time limit, a client gone).
+        name: how messages name the text (a file's name; ``"the text"``).
 
     After :meth:`validate`: ``document`` and ``markers`` hold the parsed text, ``hints``
     one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``;
@@ -105,20 +112,28 @@ class RestoreRequest:
     document: Document | None = field(default=None, repr=False)
     markers: list[GapMarker] = field(default_factory=list, repr=False)
     warnings: list[str] = field(default_factory=list)
+    name: str = "the text"
 
     def validate(self, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> RestoreRequest:
         """The checked request, hints resolved for every gap.
 
         Raises:
-            RequestError: ``E300``–``E310`` (see :class:`~apollo_restore.errors.Errors`).
+            RequestError: ``E300``–``E313`` (see :class:`~apollo_restore.errors.Errors`).
             LeidenError: malformed Leiden brackets or lengths.
         """
         check_text(self.text, limits)
         if not self.text.strip():
             raise RequestError("E300")
         k = check_k(self.k, limits)
-        doc, markers = parse_leiden_with_gaps(self.text)
-        return self.with_document(doc, markers, k, limits)
+        text, kind = as_leiden(self.text, self.name)
+        if text is not self.text:
+            check_text(text, limits)
+        doc, markers = parse_leiden_with_gaps(text)
+        request = replace(self, text=text).with_document(doc, markers, k, limits)
+        if kind == "betacode":
+            preview = text if len(text) <= 60 else text[:59] + "…"
+            request.warnings.insert(0, Errors.W303.format(preview=" ".join(preview.split())))
+        return request
 
     def with_document(self, doc: Document, markers: list[GapMarker], k: int, limits: RequestLimits) -> RestoreRequest:
         """Validate against an already parsed document (``markers`` may be empty for a
@@ -135,7 +150,7 @@ class RestoreRequest:
             hints[i] = check_hint(hint, i + 1, limits, markers[i].start if i < len(markers) else None)
         pins = {i: check_reading(value, i + 1, limits) for i, value in _by_gap(self.pins, len(lacunae), "E307")}
         warnings = greek_warnings(doc, limits)
-        return RestoreRequest(self.text, hints, pins, k, self.should_stop, doc, markers, warnings)
+        return RestoreRequest(self.text, hints, pins, k, self.should_stop, doc, markers, warnings, self.name)
 
 
 def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tuple[int, Any]]:

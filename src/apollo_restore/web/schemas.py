@@ -26,7 +26,10 @@ class RestoreRequest(BaseModel):
         extra="forbid", json_schema_extra={"examples": [{"text": EXAMPLE, "hints": {"2": [10, 14]}, "k": 10}]}
     )
 
-    text: str = Field(description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters.")
+    text: str = Field(
+        description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters; "
+        "or an EpiDoc XML document, or Beta Code (read as Leiden, with warning W303)."
+    )
     hints: dict[int, HintIn] = Field(
         default_factory=dict,
         description="Length hints overriding the text's, by gap number (counted from 1): "
@@ -93,7 +96,7 @@ class GapOut(BaseModel):
 
 
 class RestorationOut(BaseModel):
-    text: str = Field(description="The input text.")
+    text: str = Field(description="The input text as read: Leiden (EpiDoc XML and Beta Code converted to it).")
     gaps: list[GapOut]
     model: str = Field(description="Name of the model that proposed the readings.")
     ms: float = Field(description="Milliseconds spent in all.")

@@ -4,10 +4,10 @@ Conventions understood (everything else is kept as text and left to the normalis
 
 ============================  =================================================
 ``[αβγ]``                     :class:`Supplied` (the editor's restoration)
-``[.5]``, ``[.....]``         :class:`Lacuna` of 5 letters (dots count letters)
+``[.5]``, ``[.....]``         :class:`Lacuna` of 5 letters (one dot a letter: ``[...]`` is 3)
 ``[ca.5]``, ``[c.5]``         approximate length (``Lacuna(5, approximate=True)``)
 ``[.5-8]``                    a range (``Lacuna(5, length_max=8)``)
-``[- - -]`` ``[---]`` ``[...]`` ``[…]``  lost text of unknown extent (``Lacuna(None)``)
+``[- - -]`` ``[---]`` ``[…]``  lost text of unknown extent (``Lacuna(None)``)
 ``[αβ .3]``, ``[αβ- - -]``    supplements and lacunae mixed inside one bracket
 ``???``                       one lost letter per ``?`` (Ithaca style)
 ``[.?]``, ``[ca.?]``          papyri.info Leiden+: lost letters, number unknown (``Lacuna(None)``)
@@ -27,8 +27,8 @@ Invisible characters are read as absent (:class:`~apollo_restore.data.visible.Vi
 characters (``Cf``: ZWJ, soft hyphen, RLO...) anywhere and combining marks on no letter, so
 ``[.\u200d8]`` is one 8-letter gap; offsets, lines and columns still refer to the text as given.
 
-A run of exactly three dots, ``[...]``, follows the common typing habit and means an
-unknown extent; any other run of dots counts letters, except one dot right after a letter
+A run of dots counts letters, as editions write it (``[..]`` two, ``[...]`` three: unknown
+extent is ``[- - -]``, ``[---]`` or ``[…]``), except one dot right after a letter
 (``[ἔδοξεν.]``), which is a full stop. Malformed input (unbalanced or nested
 brackets of one type, ``[.0]``, ``[.8-5]``, ``[]``, a stray ``]``) raises
 :class:`~apollo_restore.errors.LeidenError` with the line and column of the problem.
@@ -450,8 +450,7 @@ class _Parser:
             if count == 1 and prev_letter:
                 return False  # '[ἔδοξεν.]': a full stop after a word, not a lost letter
             self.check_run(m)
-            lacuna = Lacuna(None) if count == 3 else Lacuna(count)
-            self.emit_lacuna(lacuna, m.start(), m.end())
+            self.emit_lacuna(Lacuna(count), m.start(), m.end())
             self.i = m.end()
             return True
         return False

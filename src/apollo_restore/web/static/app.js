@@ -128,6 +128,9 @@ async function restore() {
   try {
     const body = { text, hints: state.hints, pins: state.pins, k: Number($("k").value) };
     const result = await api("/api/restore", body);
+    if (result.text !== text) {  // EpiDoc or Beta Code pasted: the gaps' spans are in the Leiden it was read as
+      state.text = result.text; $("leiden").value = result.text;
+    }
     state.result = result;
     for (const gap of result.gaps) if (gap.pinned === null) state.cache[gap.number] = gap.candidates;
     render();
