@@ -3,17 +3,17 @@
     python scripts/package_default_model.py --model runs/gpu/export-join \\
         --infini '{"discount": 0.6, "max_context": 40}' \\
         --weights '{"neural": 1.0, "infini": 1.0, "infini_backward": 1.0, "length": 8.0}' --hint-slack 2 \\
-        --chosen-by "benchmarks/ensemble_weights.py ..."
+        --chosen-by "apollo-restore tune ..."
     python scripts/package_default_model.py --model runs/default/best \\
         --ngram data/ngram-8-min4.npz --backward data/ngram-8-min4-bwd.npz \\
         --weights '{"neural": 0.0, "ngram": 1.0, "backward": 1.0, "length": 4.0}' --hint-slack 2
 
 The unbounded-order members read the packaged text index (``models/corpus``), so ``--infini``
-copies no file. The calibration must be re-fitted afterwards (``scripts/fit_calibration.py``):
-it is tied to the model it was fitted on.
+copies no file. The weights, demotions and calibration must be fitted afterwards on the
+validation split (``apollo-restore tune --model src/apollo_restore/models/default --force``): the
+calibration is tied to the model it was fitted on.
 
-Only weights, tokenizer and JSON go in (no optimiser state). The weights of the ensemble come
-from ``benchmarks/ensemble_weights.py`` on the validation split.
+Only weights, tokenizer and JSON go in (no optimiser state).
 """
 
 from __future__ import annotations

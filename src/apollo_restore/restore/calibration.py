@@ -23,7 +23,7 @@ boundary). The shown probabilities then sum to the chance that the list holds th
 reading. ``b`` is not bounded: a sure filler on a short gap can be shown near 100 %.
 
 The parameters live in ``calibration.json`` in the model folder, written by
-``scripts/fit_calibration.py`` (rerun it whenever the model changes); a folder without one
+``apollo-restore tune --what calibration`` (rerun it whenever the model changes); a folder without one
 gives the filler's probabilities unchanged.
 """
 
@@ -74,14 +74,16 @@ def fingerprint(folder: str | Path) -> str:
 
 def load_for(folder: str | Path) -> Calibration | None:
     """The calibration of a model folder, or ``None`` when it has none or it was fitted on a
-    different model (then a warning says to rerun ``scripts/fit_calibration.py``)."""
+    different model (then a warning says to rerun ``apollo-restore tune --what calibration``)."""
     path = Path(folder) / CALIBRATION_FILE
     if not path.exists():
         return None
     cal = Calibration.load(path)
     if cal.info.get("model_fingerprint") not in (None, fingerprint(folder)):
         log.warning(
-            "%s was fitted on another model: probabilities left uncalibrated; rerun scripts/fit_calibration.py", path
+            "%s was fitted on another model: probabilities left uncalibrated; "
+            "rerun apollo-restore tune --what calibration",
+            path,
         )
         return None
     return cal
