@@ -6,6 +6,7 @@ apollo-restore tune --model my-model --prepared data/prepared --what calibration
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -45,8 +46,8 @@ def tune_command(
     """Fit a model folder's ensemble weights, demotions and calibration on VALIDATION gaps of a
     prepared corpus (synthetic gaps of 1–20 letters under exact, range and no hints) and write
     them into the folder: apollo_restore.json and calibration.json, each replaced whole. A folder
-    that already holds what is fitted is refused unless --force is given. Prints what changed and
-    the validation figures before and after."""
+    that already holds what is fitted is refused unless --force is given. Shows progress on a
+    terminal; prints what changed and the validation figures before and after."""
     steps = _steps(what)
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.errors import ModelFolderError
@@ -54,7 +55,18 @@ def tune_command(
     from apollo_restore.tune.run import tune
 
     try:
-        result = tune(model, prepared, steps, dict.fromkeys(source, per_length), seed, limit, slack, force, plots)
+        result = tune(
+            model,
+            prepared,
+            steps,
+            dict.fromkeys(source, per_length),
+            seed,
+            limit,
+            slack,
+            force,
+            plots,
+            sys.stderr.isatty(),
+        )
     except (TuneError, ModelFolderError, FileNotFoundError, ValueError) as err:
         fail(err)
     typer.echo("\n".join(result.lines()))

@@ -9,7 +9,8 @@ reading may be doubtful: :mod:`apollo_restore.restore.notes`), multiplies the pr
 doubtful readings by the factors of :class:`Demotions` (the model folder's, or the defaults) —
 *truncated* readings (the gap's last word is not a word the editions spell although the text after
 the gap starts a new word: ``τραπ`` before a space), readings that repeat the context next to the
-gap, readings that miss an exact hint — renormalises and re-ranks, then (with a calibration) calibrates the probabilities.
+gap, readings that miss an exact hint — renormalises and re-ranks, then (with a calibration)
+calibrates the probabilities.
 """
 
 from __future__ import annotations

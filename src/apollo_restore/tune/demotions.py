@@ -15,6 +15,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from tqdm.auto import tqdm
+
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.restore.candidates import WHOLE_POOL
@@ -29,9 +31,11 @@ GRID = (1.0, 0.5, 0.3, 0.1, 0.03, 0.01, 0.001)
 Flagged = list[tuple[Candidate, tuple[bool, bool, bool]]]
 
 
-def whole_pools(filler: GapFiller, gaps: Sequence[GapExample]) -> list[list[Candidate]]:
-    """Each gap's whole ranked pool from the bare filler (no presentation)."""
-    return [filler.candidates(g.prefix, g.suffix, g.hint, WHOLE_POOL) for g in gaps]
+def whole_pools(filler: GapFiller, gaps: Sequence[GapExample], progress: bool = False) -> list[list[Candidate]]:
+    """Each gap's whole ranked pool from the bare filler (no presentation); with ``progress``, a
+    progress bar on stderr."""
+    bar = tqdm(gaps, desc="pools", unit="gap", disable=not progress)
+    return [filler.candidates(g.prefix, g.suffix, g.hint, WHOLE_POOL) for g in bar]
 
 
 def annotated(pools: Sequence[list[Candidate]], gaps: Sequence[GapExample], forms: EditionForms) -> list[Flagged]:

@@ -100,6 +100,7 @@ def tune(
     slacks: Sequence[int] = (),
     force: bool = False,
     plots: Path | None = None,
+    progress: bool = False,
 ) -> TuneResult:
     """Fit ``steps`` of the model ``folder`` on the validation split of ``prepared`` and write them.
 
@@ -114,6 +115,7 @@ def tune(
         slacks: hint slacks to choose among with the weights, besides the folder's own.
         force: replace what the folder holds of ``steps``.
         plots: a folder for the calibration's reliability diagrams.
+        progress: progress bars on stderr while gaps are restored.
 
     Raises:
         TuneError: ``E701`` (the folder holds what a step writes, no ``force``), ``E702`` (weights
@@ -136,7 +138,7 @@ def tune(
         best, before = None, None
         for slack in sorted({old_slack, *slacks}):  # the folder's own slack measures "before"
             members = named_members(folder, config, slack)
-            rows = member_scores(members, gaps, slack, config.pool)
+            rows = member_scores(members, gaps, slack, config.pool, progress)
             own = {n: w for n, w in start.items() if n in members}
             fitted, value = fit_weights(rows, gaps, own)
             if slack == old_slack:
@@ -153,7 +155,7 @@ def tune(
         filler = Ensemble(used, name=folder.name, config=config, neural=members["neural"], hint_slack=slack)
     if "demotions" in steps or "calibration" in steps:
         filler = filler or load_filler(folder, present=False)
-        flagged = annotated(whole_pools(filler, gaps), gaps, default_forms())
+        flagged = annotated(whole_pools(filler, gaps, progress), gaps, default_forms())
         demotions = Demotions.of_folder(meta, folder / META_FILE)
         if "demotions" in steps:
             fitted_d, value = fit_demotions(flagged, gaps, demotions)

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tqdm.auto import tqdm
+
 from apollo_restore.data.formats import GapExample
 from apollo_restore.restore.candidates import union
 from apollo_restore.restore.config import hint_slack as slack_of
@@ -46,11 +48,14 @@ class Scored:
         return [self.readings[i] for i in order]
 
 
-def member_scores(members: dict[str, GapFiller], gaps: Sequence[GapExample], slack: int, pool: int) -> list[Scored]:
+def member_scores(
+    members: dict[str, GapFiller], gaps: Sequence[GapExample], slack: int, pool: int, progress: bool = False
+) -> list[Scored]:
     """Each gap's union of the members' ``pool`` proposals, scored by every member (see the module
-    docstring; ``members["neural"]`` searches the slack itself, :func:`member_config`)."""
+    docstring; ``members["neural"]`` searches the slack itself, :func:`member_config`); with
+    ``progress``, a progress bar on stderr."""
     out = []
-    for gap in gaps:
+    for gap in tqdm(gaps, desc=f"members (slack {slack})", unit="gap", disable=not progress):
         widened = gap.hint.widen(slack_of(gap.hint, member_config(members["neural"].config, slack)))
         proposals = (
             (
