@@ -134,4 +134,4 @@ def fit_calibration(records: list[dict], plots: Path | None = None) -> Calibrati
 
 
 def _ece(m: dict) -> dict[str, float]:
-    return {"top1": m["top1"]["ece"], "top20": m["top20"]["ece"]}
+    return {"top1": round(float(m["top1"]["ece"]), 4), "top20": round(float(m["top20"]["ece"]), 4)}
