@@ -1,4 +1,7 @@
-"""Choose the demotion of readings that repeat the context or miss an exact hint, on validation.
+"""Measure the demotion of readings that repeat the context or miss an exact hint, on validation.
+
+(``apollo-restore tune --what demotions`` fits the factors into a model folder; this script
+measures a grid of them, the notes' repeat length and the ECE under the shipped calibration.)
 
     python benchmarks/list_notes.py pools --prepared /work/data/prepared-f1k --per-length 5 \\
         --out /tmp/list-notes-pools.jsonl          # the shipped default, once (resumable)

@@ -10,8 +10,9 @@ pointer (``docs/model-folders.md``; the shipped one is the example); it is check
 checks it (:func:`~apollo_restore.restore.members.member_entries`) before anything is replaced.
 ``--member-file`` copies a file a member names (an n-gram member's ``"file"``) into the folder.
 The unbounded-order members read the packaged text index (``models/corpus``): no file to copy.
-The calibration must be re-fitted afterwards (``scripts/fit_calibration.py``): it is tied to the
-model it was fitted on.
+The weights, demotions and calibration must be fitted afterwards on the validation split
+(``apollo-restore tune --model src/apollo_restore/models/default --force``): the calibration is
+tied to the model it was fitted on.
 
 Only weights, tokenizer and JSON go in (no optimiser state).
 """

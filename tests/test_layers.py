@@ -40,6 +40,7 @@ LAYERS = {
     "evaluate": 6,  # metrics, gap sets, reports over any filler
     "retrieve": 6,  # parallel passages and provenance over the text index; retrieval-augmented filling
     "web": 7,  # HTTP API and page over restore and retrieve
+    "tune": 7,  # fits a model folder's weights, demotions and calibration on validation (over restore, evaluate)
     "cli": 8,  # commands over everything, `serve` included
     "__main__": 8,  # `python -m apollo_restore` → cli
     "__init__": 8,  # the Python API: restore(), provenance(), load_restorer()

@@ -15,6 +15,7 @@ Codes:
     E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`).
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
           members (:func:`apollo_restore.restore.load.load_filler`), the device they are loaded on.
+    E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
 """
 
 from __future__ import annotations
@@ -183,6 +184,19 @@ class Errors:
     )
     E521 = "[E521] {path}: {field} = {value!r} is no ensemble member this code knows; it knows {known}"
     E522 = "[E522] {path}: {field} gives {option!r}, which {name} does not take; it takes {known}"
+    # fitting a model folder (apollo-restore tune)
+    E701 = (
+        "[E701] {folder} already holds {found}: give --force to replace them with the values fitted now, "
+        "or tune a copy of the folder to keep them"
+    )
+    E702 = (
+        "[E702] {folder}/apollo_restore.json has no ensemble entry: there are no member weights to fit "
+        "(leave weights out of --what)"
+    )
+    E703 = (
+        "[E703] no validation gap in {prepared} for source(s) {sources}: prepare a corpus with validation "
+        "documents of those sources, or give other --source values"
+    )
 
 
 class LeidenError(ValueError):

@@ -44,7 +44,7 @@ SKIPPED = {
     ("bash", "scripts/setup.sh"): "installs the package and its test tools into .venv (pip install, minutes)",
     ("bash", "scripts/check.sh"): "CI: ruff and the whole test suite, every folder alone",
     ("bash", "scripts/gpu_train.sh"): "packs training data, or trains on a GPU (minutes to hours)",
-    ("python", "scripts/fit_calibration.py"): "restores hundreds of validation gaps of data/prepared (an hour)",
+    ("apollo-restore", "tune"): "restores hundreds of validation gaps of data/prepared (an hour)",
     ("apollo-restore", "prepare"): "reads the full corpora in ../shared/corpora (minutes)",
     ("apollo-restore", "train"): "trains a model (hours on CPU)",
     ("apollo-restore", "index"): "needs data/prepared, which `prepare` writes from the full corpora",

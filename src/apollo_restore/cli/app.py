@@ -8,6 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from apollo_restore.cli import evaluate, index, ngram, parallels, prepare, provenance, restore, scale, serve, train
+from apollo_restore.cli import tune as tune_cli
 from apollo_restore.errors import Errors
 
 #: click's usage error, as the installed typer raises it (newer typers carry their own click)
@@ -48,7 +49,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Restore lacunae in Ancient Greek texts.",
 )
-for module in (prepare, train, restore, index, parallels, provenance, serve, evaluate, ngram, scale):
+for module in (prepare, train, restore, index, parallels, provenance, serve, evaluate, ngram, scale, tune_cli):
     module.register(app)
 
 

@@ -54,7 +54,7 @@ SCORED_FILES = (CONFIG_FILE, TOKENIZER_FILE)
 WEIGHTS_PATTERN = "model*.safetensors"
 #: The fields of ``apollo_restore.json`` the scores depend on: how text is normalised and laid
 #: out, and the ensemble (its members, weights and search settings); not the training record.
-SCORED_META = ("normaliser", "fim_format", "ensemble", "members")
+SCORED_META = ("normaliser", "fim_format", "ensemble", "members", "presentation")
 _READ = 1 << 20  # bytes hashed at a time
 _known: dict[tuple, dict[str, str]] = {}  # (path, size, mtime, inode) of every part → its digests
 

@@ -23,7 +23,7 @@ boundary). The shown probabilities then sum to the chance that the list holds th
 reading. ``b`` is not bounded: a sure filler on a short gap can be shown near 100 %.
 
 The parameters live in ``calibration.json`` in the model folder, written by
-``scripts/fit_calibration.py`` (rerun it whenever the model changes); a folder without one
+``apollo-restore tune --what calibration`` (rerun it whenever the model changes); a folder without one
 gives the filler's probabilities unchanged.
 """
 
@@ -63,7 +63,7 @@ def load_for(folder: str | Path) -> Calibration | None:
     """The calibration of a model folder, or ``None`` when it has none or it was fitted on a
     different model: other weights, config, tokenizer or scoring settings
     (:func:`~apollo_restore.model.folder.fingerprint`; other files do not count). Then a warning
-    names what changed and says to rerun ``scripts/fit_calibration.py``.
+    names what changed and says to rerun ``apollo-restore tune --what calibration``.
 
     Raises:
         ModelFolderError: a ``calibration.json`` that is not one (``E503``–``E505``, ``E517``).
@@ -76,7 +76,7 @@ def load_for(folder: str | Path) -> Calibration | None:
     if recorded not in (None, fingerprint(folder)):
         log.warning(
             "%s was fitted on a model folder whose %s differ from %s's now: probabilities left uncalibrated; "
-            "rerun scripts/fit_calibration.py",
+            "rerun apollo-restore tune --what calibration",
             path, _changed(cal.info.get("model_fingerprint_parts"), fingerprint_parts(folder)), folder,
         )  # fmt: skip
         return None

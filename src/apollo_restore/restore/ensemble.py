@@ -2,7 +2,7 @@
 
 Each member proposes candidates; the union (merged by :func:`match_key`) is re-scored by every
 member, and readings are ranked by ``Σ wᵢ · log pᵢ(reading)``. The weights are chosen on the
-validation split (``benchmarks/ensemble_weights.py``), never on test gaps.
+validation split (``apollo-restore tune``), never on test gaps.
 
     from apollo_restore.restore.ensemble import Ensemble
     ens = Ensemble([(neural, 1.0), (ngram, 0.6)])

@@ -20,7 +20,7 @@ from apollo_restore.restore.engine import Restorer
 from apollo_restore.restore.ensemble import Ensemble
 from apollo_restore.restore.filler import LANGUAGE_MODEL_KINDS, kind_of
 from apollo_restore.restore.members import build_member, member_entries
-from apollo_restore.restore.present import Presented
+from apollo_restore.restore.present import Demotions, Presented
 
 
 def load_filler(
@@ -34,8 +34,9 @@ def load_filler(
     ``device`` (``"cpu"``, ``"cuda"``).
 
     With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
-    edition form (the package's form table) and, when the folder has a ``calibration.json``
-    fitted on this very model, calibrated probabilities; ``present=False`` gives the bare
+    edition form (the package's form table), doubtful readings are demoted by the folder's
+    ``presentation.demotions`` factors (:meth:`Demotions.of_folder`) and, when the folder has a
+    ``calibration.json`` fitted on this very model, probabilities are calibrated; ``present=False`` gives the bare
     filler (for fitting).
 
     Bare, a folder whose ``apollo_restore.json`` has an ``ensemble`` entry gives an :class:`Ensemble`
@@ -61,7 +62,8 @@ def load_filler(
     filler = _load_bare(path, config, use_ngram, device)
     if not present:
         return filler
-    return Presented(filler, default_forms(), load_for(path))
+    demotions = Demotions.of_folder(read_meta(path), path / META_FILE)
+    return Presented(filler, default_forms(), load_for(path), demotions)
 
 
 def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) -> Restorer | Ensemble:

@@ -6,12 +6,12 @@
 Scoring is untouched: the wrapped filler ranks ``norm.v1`` readings; this layer adds
 :attr:`Candidate.display`, :attr:`Candidate.unknown_words` and :attr:`Candidate.notes` (why a
 reading may be doubtful: :mod:`apollo_restore.restore.notes`), multiplies the probability of
-doubtful readings by the factors of :class:`Demotions` — *truncated* readings (the gap's last word
-is not a word the editions spell although the text after the gap starts a new word: ``τραπ``
-before a space), readings that repeat the context next to the gap, readings that miss an exact
-hint, lowered further when a right-length reading the model rates is in the list
-(:func:`hold_count`: an exact count holds the top) — renormalises and re-ranks, then (with a
-calibration) calibrates the probabilities.
+doubtful readings by the factors of :class:`Demotions` (the model folder's, or the defaults) —
+*truncated* readings (the gap's last word is not a word the editions spell although the text after
+the gap starts a new word: ``τραπ`` before a space), readings that repeat the context next to the
+gap, readings that miss an exact hint, lowered further when a right-length reading the model rates
+is in the list (:func:`hold_count`: an exact count holds the top) — renormalises and re-ranks, then
+(with a calibration) calibrates the probabilities.
 """
 
 from __future__ import annotations
@@ -19,10 +19,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
 
 from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.orthography import EditionForms
+from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.calibration import Calibration
 from apollo_restore.restore.candidates import WHOLE_POOL
@@ -31,12 +34,11 @@ from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_m
 from apollo_restore.restore.notes import hint_note, notes_for, repeats
 from apollo_restore.restore.types import Candidate
 
-#: probability factor of a truncated reading (before calibration), chosen for Top-1 on ddb
-#: validation gaps by ``benchmarks/truncation.py`` (BENCHMARKS.md, "Truncated readings")
+#: probability factors (before calibration) of a truncated reading, of one that repeats the context
+#: (:func:`~apollo_restore.restore.notes.repeats`) and of one whose letters miss an exact hint, used
+#: when a model folder's ``apollo_restore.json`` has no ``presentation.demotions`` entry; a folder's
+#: entry is fitted on validation gaps by ``apollo-restore tune --what demotions`` (docs/training.md)
 TRUNCATED_FACTOR = 0.1
-#: probability factors of a reading that repeats the context (:func:`~apollo_restore.restore.notes.repeats`)
-#: and of one whose letters miss an exact hint, chosen for W.Top-1 on ddb validation gaps by
-#: ``benchmarks/list_notes.py`` (BENCHMARKS.md, "Notes and demotions")
 REPEAT_FACTOR = 0.3
 HINT_MISS_FACTOR = 0.01
 #: with an exact hint, readings that miss the count go below every right-length reading that leaves
@@ -48,6 +50,8 @@ COUNT_FLOOR: float | None = 0.9
 #: probable rated right-length reading; far enough below that the calibration's penalty for an
 #: unknown word (1.14 at slope 0.35 with an exact hint: a factor of about 0.04) cannot lift it back
 HOLD_MARGIN = 0.01
+#: ``apollo_restore.json``'s entry of presentation settings (``{"demotions": {...}}``)
+PRESENTATION = "presentation"
 _LAST_WORD = re.compile(f"[{GREEK_LETTERS}]+$")
 
 
@@ -83,6 +87,36 @@ class Demotions:
     def factor(self, flags: tuple[bool, bool, bool]) -> float:
         """The product of the factors of the doubts ``flags`` (as :func:`doubts` gives them)."""
         return math.prod(f for f, on in zip((self.truncated, self.repeat, self.hint_miss), flags) if on)
+
+    def to_json(self) -> dict[str, float]:
+        return asdict(self)
+
+    @classmethod
+    def of_folder(cls, meta: dict[str, Any], path: Path) -> Demotions:
+        """The demotions of a model folder's metadata ``meta`` (read from ``path``, its
+        ``apollo_restore.json``): ``presentation.demotions``, each factor missing there the
+        default (:data:`TRUNCATED_FACTOR`, :data:`REPEAT_FACTOR`, :data:`HINT_MISS_FACTOR`).
+
+        Raises:
+            ModelFolderError: ``E505`` naming the field, when the entry is not an object of the three
+                factors or a factor is not a number in (0, 1].
+        """
+        entry = meta.get(PRESENTATION, {})
+        if not isinstance(entry, dict):
+            raise ModelFolderError("E505", path, field=PRESENTATION, value=entry, expected=_ENTRY)
+        factors = entry.get("demotions", {})
+        if not isinstance(factors, dict) or not set(factors) <= _FACTORS:
+            raise ModelFolderError("E505", path, field=f"{PRESENTATION}.demotions", value=factors, expected=_ENTRY)
+        for name, value in factors.items():
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1
+            if not ok:  # NaN fails the comparison too
+                field = f"{PRESENTATION}.demotions.{name}"
+                raise ModelFolderError("E505", path, field=field, value=value, expected="a number in (0, 1]")
+        return cls(**{name: float(value) for name, value in factors.items()})
+
+
+_FACTORS = {f.name for f in fields(Demotions)}
+_ENTRY = 'an object {"demotions": {...}} of some of truncated, repeat, hint_miss, each a number in (0, 1]'
 
 
 def hold_count(

@@ -1,0 +1,72 @@
+"""Fit the demotion factors of doubtful readings (:class:`~apollo_restore.restore.present.Demotions`)
+on validation gaps.
+
+    pools = whole_pools(filler, gaps)                 # the bare filler's whole ranked pool per gap
+    flagged = annotated(pools, gaps)                  # each reading's doubts, once
+    demotions, value = fit_demotions(flagged, gaps, start=Demotions())
+
+Demoting multiplies a doubtful reading's probability by its factors and re-ranks (before any
+calibration), so every set of factors is measured offline on the same pools: a grid over
+:data:`GRID` for each of the three kinds, the folder's factors first (kept on ties).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from tqdm.auto import tqdm
+
+from apollo_restore.data.formats import GapExample
+from apollo_restore.data.orthography import EditionForms
+from apollo_restore.restore.candidates import WHOLE_POOL
+from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.present import Demotions, Presented, demote, doubts
+from apollo_restore.restore.types import Candidate
+from apollo_restore.tune.measure import objective
+
+#: Factors tried for each kind of doubt (1: not demoted).
+GRID = (1.0, 0.5, 0.3, 0.1, 0.03, 0.01, 0.001)
+
+Flagged = list[tuple[Candidate, tuple[bool, bool, bool]]]
+
+
+def whole_pools(filler: GapFiller, gaps: Sequence[GapExample], progress: bool = False) -> list[list[Candidate]]:
+    """Each gap's whole ranked pool from the bare filler (no presentation); with ``progress``, a
+    progress bar on stderr."""
+    bar = tqdm(gaps, desc="pools", unit="gap", disable=not progress)
+    return [filler.candidates(g.prefix, g.suffix, g.hint, WHOLE_POOL) for g in bar]
+
+
+def annotated(pools: Sequence[list[Candidate]], gaps: Sequence[GapExample], forms: EditionForms) -> list[Flagged]:
+    """Each pool's readings annotated (edition forms, unknown words, notes) with their
+    :func:`~apollo_restore.restore.present.doubts`."""
+    presenter = Presented(None, forms, None)
+    out = []
+    for pool, g in zip(pools, gaps):
+        cands = presenter.annotate(pool, g.prefix, g.suffix, g.hint)
+        out.append([(c, doubts(c, g.prefix, g.suffix, g.hint)) for c in cands])
+    return out
+
+
+def demoted(flagged: Sequence[Flagged], demotions: Demotions) -> list[list[Candidate]]:
+    """Each pool as :class:`~apollo_restore.restore.present.Presented` ranks it before calibration."""
+    return [demote([c for c, _ in pool], [demotions.factor(f) for _, f in pool]) for pool in flagged]
+
+
+def value(flagged: Sequence[Flagged], gaps: Sequence[GapExample], demotions: Demotions) -> tuple[float, float]:
+    """The objective (:func:`~apollo_restore.tune.measure.objective`) of the pools demoted by ``demotions``."""
+    return objective(gaps, [[c.text for c in pool[:20]] for pool in demoted(flagged, demotions)])
+
+
+def fit_demotions(
+    flagged: Sequence[Flagged], gaps: Sequence[GapExample], start: Demotions
+) -> tuple[Demotions, tuple[float, float]]:
+    """The factors (from :data:`GRID`, or ``start``'s) that rank the pools best, and their objective."""
+    best, best_value = start, value(flagged, gaps, start)
+    for factors in itertools.product(GRID, repeat=3):
+        trial = Demotions(*factors)
+        found = value(flagged, gaps, trial)
+        if found > best_value:
+            best, best_value = trial, found
+    return best, best_value

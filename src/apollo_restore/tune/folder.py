@@ -1,0 +1,115 @@
+"""What ``apollo-restore tune`` reads from and writes into a model folder.
+
+    weights = read_weights(folder)                       # {"neural": 1.0, "infini": 1.0, ...}
+    meta = with_weights(read_meta(folder), {"neural": 0.5, ...})
+    write_meta(folder, meta)                             # apollo_restore.json, atomically
+
+The ensemble entry's format is known here only (:func:`read_weights`, :func:`with_weights`,
+:func:`named_members`): the rest of the package sees ``{member name: weight}`` and a filler per name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from apollo_restore.data.outputs import write_atomic
+from apollo_restore.errors import Errors
+from apollo_restore.model.folder import META_FILE, read_meta
+from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration
+from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restore.load import search_settings
+from apollo_restore.restore.members import build_member, member_entries
+from apollo_restore.restore.present import PRESENTATION, Demotions
+
+#: What ``tune`` fits, in the order it fits them (each step uses the ones before it).
+STEPS = ("weights", "demotions", "calibration")
+
+
+class TuneError(ValueError):
+    """A model folder or corpus that ``tune`` cannot fit as asked (``E7xx``)."""
+
+    def __init__(self, code: str, **fields: object) -> None:
+        super().__init__(getattr(Errors, code).format(**fields))
+        self.code = code
+
+
+def read_weights(folder: Path) -> dict[str, float]:
+    """The folder's ensemble member weights by label (``{"neural": 1.0, "infini_backward": 0.5,
+    …}``; ``{}``: no ensemble entry, the neural model alone).
+
+    Raises:
+        ModelFolderError: a broken ensemble entry (:func:`~apollo_restore.restore.members.member_entries`).
+    """
+    spec = read_meta(folder).get("ensemble")
+    if not spec:
+        return {}
+    return {e.label: e.weight for e in member_entries(folder, spec, RestoreConfig())}
+
+
+def hint_slack(folder: Path) -> int:
+    """Letters beyond a hint the folder's ensemble searches (its ``search.hint_slack``, else the
+    default of :class:`~apollo_restore.restore.config.RestoreConfig`)."""
+    spec = read_meta(folder).get("ensemble") or {}
+    return search_settings(folder, spec, RestoreConfig()).hint_slack
+
+
+def with_weights(meta: dict[str, Any], weights: dict[str, float], slack: int, chosen_by: str) -> dict[str, Any]:
+    """``meta`` with its ensemble members' weights (by label), ``search.hint_slack`` and
+    ``chosen_by`` replaced; every other field kept."""
+    ensemble = dict(meta["ensemble"])
+    members = []
+    for raw in ensemble["members"]:
+        backward = (raw.get("options") or {}).get("direction") == "backward"
+        label = f"{raw['name']}_backward" if backward else raw["name"]
+        members.append(dict(raw, weight=float(weights[label])) if label in weights else dict(raw))
+    search = dict(ensemble.get("search", {}), hint_slack=slack)
+    return dict(meta, ensemble=dict(ensemble, members=members, search=search, chosen_by=chosen_by))
+
+
+def with_demotions(meta: dict[str, Any], demotions: Demotions) -> dict[str, Any]:
+    """``meta`` with ``presentation.demotions`` replaced (read back by :meth:`Demotions.of_folder`)."""
+    return dict(meta, **{PRESENTATION: dict(meta.get(PRESENTATION, {}), demotions=demotions.to_json())})
+
+
+def named_members(folder: Path, config: RestoreConfig, slack: int, device: str = "cpu") -> dict[str, GapFiller]:
+    """Every member the folder's ensemble entry lists, weighted 0 or not, by its label, built by
+    its registered factory as :func:`~apollo_restore.restore.load.load_filler` builds them, all
+    searching ``slack`` letters beyond a hint (the neural one itself, the others given the hint widened).
+
+    Raises:
+        TuneError: ``E702`` when the folder has no ensemble entry.
+        ModelFolderError: a broken ensemble entry.
+    """
+    spec = read_meta(folder).get("ensemble")
+    if not spec:
+        raise TuneError("E702", folder=folder)
+    search = replace(search_settings(folder, spec, config), hint_slack=slack)
+    return {e.label: build_member(folder, e, search, device) for e in member_entries(folder, spec, search, device)}
+
+
+def held(folder: Path, steps: list[str]) -> list[str]:
+    """What the folder already holds of what ``steps`` would write (its fitted or shipped values)."""
+    meta = read_meta(folder)
+    found = {
+        "weights": "ensemble" in meta and "ensemble weights",
+        "demotions": "demotions" in meta.get(PRESENTATION, {}) and "presentation.demotions",
+        "calibration": (folder / CALIBRATION_FILE).exists() and CALIBRATION_FILE,
+    }
+    return [found[step] for step in steps if found[step]]
+
+
+def write_meta(folder: Path, meta: dict[str, Any]) -> None:
+    """Write ``apollo_restore.json`` whole (a temporary file renamed over it)."""
+    text = json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
+    write_atomic(folder / META_FILE, text.encode())
+
+
+def write_calibration(folder: Path, calibration: Calibration) -> None:
+    """Write ``calibration.json`` whole (a temporary file renamed over it)."""
+    tmp = folder / f".{CALIBRATION_FILE}.tune"
+    calibration.save(tmp)
+    tmp.replace(folder / CALIBRATION_FILE)

@@ -1,0 +1,177 @@
+"""``apollo-restore tune``'s one function: fit a model folder's settings on validation gaps and
+write them into it.
+
+    result = tune(Path("my-model"), Path("data/prepared"), ["weights", "demotions", "calibration"], force=True)
+    print("\\n".join(result.lines()))
+
+Steps run in the order of :data:`~apollo_restore.tune.folder.STEPS`, each on what the ones before
+it chose: the ensemble weights (and hint slack) rank the pools whose doubtful readings the
+demotions re-rank, and the calibration is fitted on the pools as they are shown. One restoration
+pass serves the weights (every member's proposals and scores), one more serves both the demotions
+and the calibration (the folder's filler, with the new weights). ``apollo_restore.json`` is
+written first, then ``calibration.json`` with the fingerprint of the folder as written: each file
+whole (renamed over the old one). A folder already holding what a step writes is refused
+(``E701``) unless ``force`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from apollo_restore.data.orthography import default_forms
+from apollo_restore.model.folder import META_FILE, read_meta
+from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration, fingerprint, fingerprint_parts
+from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
+from apollo_restore.restore.ensemble import Ensemble
+from apollo_restore.restore.load import load_filler
+from apollo_restore.restore.present import Demotions
+from apollo_restore.tune.calibration import fit_calibration, record
+from apollo_restore.tune.demotions import annotated, demoted, fit_demotions, whole_pools
+from apollo_restore.tune.demotions import value as demotions_value
+from apollo_restore.tune.folder import (
+    STEPS,
+    TuneError,
+    held,
+    hint_slack,
+    named_members,
+    read_weights,
+    with_demotions,
+    with_weights,
+    write_calibration,
+    write_meta,
+)
+from apollo_restore.tune.gaps import CONDITIONS, validation_gaps
+from apollo_restore.tune.measure import objective
+from apollo_restore.tune.weights import fit_weights, member_scores
+
+FITTED_BY = "apollo-restore tune"
+
+
+@dataclass
+class TuneResult:
+    """What a run fitted and measured (objectives: mean uniform Top-1, Top-20 over hint conditions).
+
+    Attributes:
+        folder: the model folder written.
+        gaps: validation gaps fitted on.
+        weights: ``(before, after)`` member weights, or ``None`` when not fitted.
+        slack: ``(before, after)`` hint slack, or ``None``.
+        demotions: ``(before, after)`` factors, or ``None``.
+        objective: step → ``(before, after)`` objective on the gaps.
+        calibration: the fitted calibration, or ``None``.
+    """
+
+    folder: Path
+    gaps: int
+    weights: tuple[dict[str, float], dict[str, float]] | None = None
+    slack: tuple[int, int] | None = None
+    demotions: tuple[Demotions, Demotions] | None = None
+    objective: dict[str, tuple[tuple[float, float], tuple[float, float]]] = field(default_factory=dict)
+    calibration: Calibration | None = None
+
+    def lines(self) -> list[str]:
+        """A plain-text report, one line each."""
+        out = [f"{self.folder}: fitted on {self.gaps} validation gaps"]
+        for step, (before, after) in self.objective.items():
+            top1, top20 = f"{before[0]:.3f} -> {after[0]:.3f}", f"{before[1]:.3f} -> {after[1]:.3f}"
+            out.append(f"{step}: mean uniform Top-1 {top1}, Top-20 {top20}")
+        if self.weights:
+            out.append(f"weights {self.weights[0]} -> {self.weights[1]}, hint slack {self.slack[0]} -> {self.slack[1]}")
+        if self.demotions:
+            out.append(f"demotions {self.demotions[0].to_json()} -> {self.demotions[1].to_json()}")
+        if self.calibration:
+            info = self.calibration.info
+            after = info.get("ece_after_cross_fitted", "not measured (a document half lacks a hint condition)")
+            out.append(f"calibration: ECE before {info['ece_before']}, after (cross-fitted) {after}")
+        elif self.weights or self.demotions:
+            out.append(f"{CALIBRATION_FILE} no longer matches the folder: run tune --what calibration")
+        return out
+
+
+def tune(
+    folder: Path,
+    prepared: Path,
+    steps: Sequence[str] = STEPS,
+    per_length: dict[str, int] | None = None,
+    seed: int = 0,
+    limit: int | None = None,
+    slacks: Sequence[int] = (),
+    force: bool = False,
+    plots: Path | None = None,
+    progress: bool = False,
+) -> TuneResult:
+    """Fit ``steps`` of the model ``folder`` on the validation split of ``prepared`` and write them.
+
+    Args:
+        folder: the model folder to fit and write (copy it first to keep the old values).
+        prepared: a prepared corpus (``documents.parquet``); only its validation split is read.
+        steps: some of :data:`~apollo_restore.tune.folder.STEPS`.
+        per_length: spans per letter count 1–20 of each source (default ``{"ddb": 5}``), each
+            under the hint conditions exact, range and none.
+        seed: fixes the spans, their hints and their shuffled order.
+        limit: fit on the first ``limit`` gaps of the shuffled set only.
+        slacks: hint slacks to choose among with the weights, besides the folder's own.
+        force: replace what the folder holds of ``steps``.
+        plots: a folder for the calibration's reliability diagrams.
+        progress: progress bars on stderr while gaps are restored.
+
+    Raises:
+        TuneError: ``E701`` (the folder holds what a step writes, no ``force``), ``E702`` (weights
+            asked of a folder without an ensemble), ``E703`` (no validation gap).
+        FileNotFoundError, ModelFolderError, ValueError: the folder or the corpus cannot be read.
+    """
+    steps = [s for s in STEPS if s in steps]
+    found = held(folder, steps)
+    if found and not force:
+        raise TuneError("E701", folder=folder, found=", ".join(found))
+    if "weights" in steps and not read_weights(folder):
+        raise TuneError("E702", folder=folder)
+    per_length = per_length or {"ddb": 5}
+    gaps = validation_gaps(prepared, per_length, CONDITIONS, seed, limit)
+    result = TuneResult(folder, len(gaps))
+    meta, config = read_meta(folder), DEFAULT_RESTORE_CONFIG
+    filler = None
+    if "weights" in steps:
+        start, old_slack = read_weights(folder), hint_slack(folder)
+        best, before = None, None
+        for slack in sorted({old_slack, *slacks}):  # the folder's own slack measures "before"
+            members = named_members(folder, config, slack)
+            rows = member_scores(members, gaps, slack, config.pool, progress)
+            own = {n: w for n, w in start.items() if n in members}
+            fitted, value = fit_weights(rows, gaps, own)
+            if slack == old_slack:
+                before = objective(gaps, [r.ranked(own) for r in rows])
+            if best is None or value > best[0]:
+                best = (value, slack, fitted, members)
+        value, slack, fitted, members = best
+        weights = start | fitted
+        result.objective["weights"] = (before, value)
+        result.weights, result.slack = (start, weights), (old_slack, slack)
+        chosen = f"{FITTED_BY} on validation gaps of {prepared} ({len(gaps)}, seed {seed}); see docs/training.md"
+        meta = with_weights(meta, weights, slack, chosen)
+        used = [(members[n], w) for n, w in weights.items() if n in members and w > 0]
+        filler = Ensemble(used, name=folder.name, config=replace(config, hint_slack=slack), neural=members["neural"])
+    if "demotions" in steps or "calibration" in steps:
+        filler = filler or load_filler(folder, present=False)
+        flagged = annotated(whole_pools(filler, gaps, progress), gaps, default_forms())
+        demotions = Demotions.of_folder(meta, folder / META_FILE)
+        if "demotions" in steps:
+            fitted_d, value = fit_demotions(flagged, gaps, demotions)
+            result.objective["demotions"] = (demotions_value(flagged, gaps, demotions), value)
+            result.demotions = (demotions, fitted_d)
+            demotions, meta = fitted_d, with_demotions(meta, fitted_d)
+        if "calibration" in steps:
+            records = [record(g, pool) for g, pool in zip(gaps, demoted(flagged, demotions))]
+            result.calibration = fit_calibration(records, plots)
+            sources = ",".join(f"{s}={n}" for s, n in per_length.items())
+            fitted_on = {"fitted_by": FITTED_BY, "split": "validation", "sources": sources, "seed": seed}
+            result.calibration.info = fitted_on | result.calibration.info
+    if "weights" in steps or "demotions" in steps:
+        write_meta(folder, meta)
+    if result.calibration is not None:
+        result.calibration.info["model_fingerprint"] = fingerprint(folder)
+        result.calibration.info["model_fingerprint_parts"] = fingerprint_parts(folder)
+        write_calibration(folder, result.calibration)
+    return result

@@ -1,0 +1,48 @@
+"""A model folder's demotions (``presentation.demotions`` in ``apollo_restore.json``), as the
+product reads them: defaults when absent, every factor checked."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from apollo_restore.errors import ModelFolderError
+from apollo_restore.model.folder import META_FILE, read_meta
+from apollo_restore.restore.calibration import load_for
+from apollo_restore.restore.config import DEFAULT_MODEL
+from apollo_restore.restore.present import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR, Demotions
+
+PATH = Path("model") / META_FILE
+
+
+def test_a_folder_without_the_entry_keeps_the_default_factors():
+    assert Demotions.of_folder({}, PATH) == Demotions(TRUNCATED_FACTOR, REPEAT_FACTOR, HINT_MISS_FACTOR)
+    partial = Demotions.of_folder({"presentation": {"demotions": {"repeat": 0.5}}}, PATH)
+    assert partial == Demotions(TRUNCATED_FACTOR, 0.5, HINT_MISS_FACTOR)
+
+
+def test_the_shipped_folder_holds_todays_factors_and_its_calibration_still_applies():
+    meta = read_meta(DEFAULT_MODEL)
+    assert meta["presentation"]["demotions"] == Demotions().to_json()
+    assert Demotions.of_folder(meta, DEFAULT_MODEL / META_FILE) == Demotions()
+    assert load_for(DEFAULT_MODEL) is not None  # the fingerprint was re-recorded with the entry
+
+
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ([0.1], "presentation"),
+        ({"demotions": {"truncate": 0.1}}, "presentation.demotions"),
+        ({"demotions": {"repeat": 0}}, "presentation.demotions.repeat"),
+        ({"demotions": {"repeat": 1.5}}, "presentation.demotions.repeat"),
+        ({"demotions": {"hint_miss": math.nan}}, "presentation.demotions.hint_miss"),
+        ({"demotions": {"truncated": "0.1"}}, "presentation.demotions.truncated"),
+        ({"demotions": {"truncated": True}}, "presentation.demotions.truncated"),
+    ],
+)
+def test_a_bad_factor_is_e505_naming_the_field(entry, field):
+    with pytest.raises(ModelFolderError) as err:
+        Demotions.of_folder({"presentation": entry}, PATH)
+    assert str(err.value).startswith("[E505]") and f"{field} =" in str(err.value) and str(PATH) in str(err.value)
