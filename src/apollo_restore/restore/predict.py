@@ -37,7 +37,7 @@ from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError
 from apollo_restore.restore.filler import GapFiller, candidates_many
-from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k
+from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
 from apollo_restore.restore.threads import use_threads
 
 
@@ -192,7 +192,8 @@ class PredictJob:
                 refuses (file and line in the message).
         """
         check_k(k, limits)
-        gaps = read_gapset(gapset, check=lambda gap: check_gap(gap, limits))
+        # each gap checked as it is read (file and line in a refusal), then its contexts cut
+        gaps = [cut_context(gap) for gap in read_gapset(gapset, check=lambda gap: check_gap(gap, limits))]
         output = LineJob.open(out, {"gap set": gapset}, force, restart, {"k": str(k), **(settings or {})})
         done = {p.id for p in read_predictions(output.partial)} if output.resumed else set()
         stray = sorted(done - {gap.id for gap in gaps})

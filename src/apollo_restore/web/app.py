@@ -94,11 +94,12 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _mount_docs(app)
 
-    @app.get("/", include_in_schema=False)
+    # HEAD too: uptime monitors and `curl -I` ask it (FastAPI answers GET alone otherwise: 405)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
-    @app.get("/api/health", response_model=s.HealthOut, tags=["service"])
+    @app.api_route("/api/health", methods=["GET", "HEAD"], response_model=s.HealthOut, tags=["service"])
     async def health() -> dict:
         """Model name, whether parallels are available, the limits of this server and its load."""
         return {
