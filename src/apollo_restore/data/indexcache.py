@@ -6,10 +6,10 @@
         clean_leftovers(folder)                                # what a killed build left
 
 Every file of an index folder is recorded in its ``meta.json`` with its size and its xxh3-64
-checksum (``xxhash``: about 20 GB/s from memory, so the check costs little next to reading the
-files at all); a file of another size or content is *damage*, never a silent result. Checking the
-packaged text's index (six files, 510 MB) takes 0.06–0.25 s per open on the development machine
-(2 cores; the first after a build or a cold page cache is the slow one), once per process.
+checksum (``xxhash``, over the memory-mapped file); a file of another size or content is
+*damage*, never a silent result. Checking the packaged text's index (six files, 549 MB) costs
+0.06 s of CPU with the files in the page cache (0.5–0.65 s of wall time on 2 cores loaded by
+other work; more from a cold disk), once per process (BENCHMARKS.md, "The text index").
 
 Cache folder failures (a file where the folder should be, a read-only or full disk) are
 ``E409`` naming the path; a relative ``$APOLLO_RESTORE_CACHE`` is ``E410``; a builder that waits
