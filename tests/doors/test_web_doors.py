@@ -3,6 +3,8 @@ monitors and ``curl -I`` ask them), with no body."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -35,3 +37,10 @@ def test_head_answers_like_get_without_a_body(client: TestClient, path: str, kin
 def test_head_elsewhere_is_still_refused(client: TestClient) -> None:
     assert client.head("/api/restore").status_code == 405  # POST only
     assert client.head("/nowhere").status_code == 404
+
+
+def test_head_routes_stay_out_of_the_openapi_schema(client: TestClient) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # FastAPI warns of duplicate operation ids
+        paths = client.get("/openapi.json").json()["paths"]
+    assert list(paths["/api/health"]) == ["get"] and "/" not in paths
