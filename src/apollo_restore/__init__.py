@@ -8,6 +8,7 @@ for cand in result.gaps[0].candidates[:3]:
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from functools import lru_cache
@@ -32,13 +33,19 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> GapFi
             2, as the CLI chooses: :func:`apollo_restore.restore.threads.use_threads`).
 
     Raises:
-        RequestError: ``threads`` is not a whole number from 1 to the CPU count (``E311``).
+        RequestError: ``model`` is neither a path nor ``None`` (``E310``), ``threads`` is not a
+            whole number from 1 to the CPU count (``E311``).
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
+    from apollo_restore.errors import RequestError
     from apollo_restore.restore.threads import use_threads
 
+    if model is not None and not isinstance(model, str | os.PathLike):
+        raise RequestError(
+            "E310", name="model", expected="a model folder's path (a str or a Path) or None", value=model
+        )
     use_threads(threads)
-    return _load(model)
+    return _load(os.fspath(model) if model is not None else None)
 
 
 @lru_cache(maxsize=4)
@@ -63,8 +70,9 @@ def restore(
         threads: torch threads (default: the cores idle now, at most 2, as the CLI chooses).
 
     Raises:
-        RequestError: a request out of limits, not Greek enough, or with no gap (``E3xx``), or
-            a bad ``threads`` (``E311``), before any model is loaded.
+        RequestError: a request out of limits, not Greek enough, or with no gap (``E3xx``), a
+            ``model`` that is not a path (``E310``) or a bad ``threads`` (``E311``), before any
+            model is loaded.
         LeidenError: malformed Leiden text (``E0xx``).
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch

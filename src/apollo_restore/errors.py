@@ -12,7 +12,9 @@ Codes:
     E3xx  restoration requests (:mod:`apollo_restore.restore.request`): the CLI, the Python API,
           ``predict`` and the web layer all validate through it.
     W3xx  warnings attached to a restoration (the reading is given, but is to be trusted less).
-    E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`).
+    E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`), its cache
+          folder (:mod:`apollo_restore.data.indexcache`).
+    W4xx  warnings about the text index (a damaged cache is built again).
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
           members (:func:`apollo_restore.restore.load.load_filler`), the device they are loaded on.
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
@@ -128,6 +130,23 @@ class Errors:
         "[E407] unbounded-order model discount {discount!r}: "
         "give D in (0, 1], or (D1, D2, D3) within (0, 1], [0, 2], [0, 3]"
     )
+    E408 = (
+        "[E408] the text index in {folder} is damaged: {path} {reason}; nothing was read from it: "
+        "build it again (apollo-restore index) or copy it again"
+    )
+    E409 = (
+        "[E409] cannot use the cache folder {path} for the text index: {reason}; free some space, or set "
+        "APOLLO_RESTORE_CACHE to a writable folder (an absolute path)"
+    )
+    E410 = (
+        "[E410] APOLLO_RESTORE_CACHE={path!r} is a relative path: the text index (about 550 MB) would be built "
+        "again in every working folder; give an absolute path"
+    )
+    E411 = (
+        "[E411] another process has been building the text index {path} for {waited:.0f} s (it holds {lock}): "
+        "wait for it to finish, or delete {lock} if no apollo-restore is running"
+    )
+    W401 = "[W401] the text index in the cache is damaged ({path} {reason}): building it again"
     # the command line
     E601 = "[E601] {message}"
     # model folders
@@ -273,6 +292,21 @@ class ModelFolderError(ValueError):
     def __init__(self, code: str, path: object, **fields: object) -> None:
         super().__init__(getattr(Errors, code).format(path=path, **fields))
         self.code, self.path = code, path
+
+
+class TextIndexError(ValueError):
+    """A text index or its cache folder that cannot be used as it is (``E408``–``E411``), naming
+    the file or folder.
+
+    Attributes:
+        code: the message code (``"E408"``).
+        path: the file or folder concerned.
+    """
+
+    def __init__(self, code: str, path: object, **fields: object) -> None:
+        super().__init__(getattr(Errors, code).format(path=path, **fields))
+        self.code, self.path = code, path
+        self.fields = fields
 
 
 class RestoreStopped(RuntimeError):

@@ -22,6 +22,8 @@ from apollo_restore.restore import load
 from apollo_restore.restore.predict import PredictJob, Workers, gapset_digest
 from apollo_restore.restore.types import Candidate
 
+from ..ranking import assert_same_ranking
+
 PREFIX = "ετους δευτερου και εικοστου "
 SUFFIX = " καισαρος του κυριου τυβι"
 
@@ -287,8 +289,10 @@ def test_cli_workers_give_the_readings_of_one_process(tmp_path):
         out = tmp_path / f"preds-{workers}.jsonl"
         result = predict("--gaps", gaps, "--out", out, "--neural-only", "--k", 5, "--workers", workers)
         assert result.exit_code == 0, result.output
-        runs[workers] = [{**json.loads(line), "ms": None} for line in out.read_text().splitlines()]
-    assert runs[2] == runs[1] and len(runs[1]) == 3
+        runs[workers] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in runs[2]] == [r["id"] for r in runs[1]] and len(runs[1]) == 3
+    for shared, alone in zip(runs[2], runs[1]):  # one torch thread per worker: near ties may swap (tests/ranking.py)
+        assert_same_ranking(*[[(c["text"], c["prob"]) for c in r["candidates"]] for r in (shared, alone)])
 
 
 def test_cli_workers_beyond_the_cores_are_a_numbered_usage_error(gapset, tmp_path, no_model):

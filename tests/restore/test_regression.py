@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ..ranking import assert_same_ranking
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "record_restorations.py"
 _spec = importlib.util.spec_from_file_location("record_restorations", SCRIPT)
 recorder = importlib.util.module_from_spec(_spec)
@@ -40,5 +42,10 @@ def test_same_restorations_as_recorded(filler, i):
     expected = EXPECTED["restorations"][i]
     found = recorder.restoration(filler, expected["text"])
     assert found["hint"] == expected["hint"]
-    assert [c[:2] for c in found["candidates"]] == [c[:2] for c in expected["candidates"]]
-    assert [c[2] for c in found["candidates"]] == pytest.approx([c[2] for c in expected["candidates"]], abs=1.5e-4)
+    # recorded on another machine: probabilities within 2e-4 (4 decimals, and other CPUs' kernels),
+    # readings in the same order up to near ties (tests/ranking.py), each in the same edition form
+    assert_same_ranking(
+        [(c[0], c[2]) for c in found["candidates"]], [(c[0], c[2]) for c in expected["candidates"]], 2e-4
+    )
+    forms = {c[0]: c[1] for c in expected["candidates"]}
+    assert all(c[1] == forms[c[0]] for c in found["candidates"] if c[0] in forms)

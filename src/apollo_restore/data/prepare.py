@@ -135,13 +135,25 @@ def _parse_chunk(parse: Parser, source: str, items: list[tuple[str, bytes]]) -> 
     return out
 
 
-def _chunks(files: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tuple[str, bytes]]]:
+#: A chunk of files sent to a worker closes at this many files or this many bytes, whichever
+#: comes first: with files of at most 16 MiB (the readers' ``MAX_FILE_BYTES``), a chunk holds
+#: at most 32 MiB, whatever an archive expands to.
+CHUNK_FILES, CHUNK_BYTES = 256, 16 * 1024 * 1024
+
+
+def _chunks(
+    files: Iterator[tuple[str, bytes]], size: int = CHUNK_FILES, max_bytes: int = CHUNK_BYTES
+) -> Iterator[list[tuple[str, bytes]]]:
+    """Group ``files`` into chunks of at most ``size`` files, closed as soon as they hold
+    ``max_bytes`` bytes (so one chunk holds less than ``max_bytes`` plus one file)."""
     chunk: list[tuple[str, bytes]] = []
+    held = 0
     for item in files:
         chunk.append(item)
-        if len(chunk) == size:
+        held += len(item[1])
+        if len(chunk) == size or held >= max_bytes:
             yield chunk
-            chunk = []
+            chunk, held = [], 0
     if chunk:
         yield chunk
 
@@ -149,12 +161,15 @@ def _chunks(files: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tupl
 def parse_corpus_rows(spec: CorpusSpec, workers: int, skips: SkipLog) -> Iterator[ParsedFile]:
     """A :data:`ParsedFile` for every file of a corpus, parsed in ``workers`` processes.
 
-    The archive is streamed in this process; chunks of files go to the workers with at most
-    ``2 × workers`` chunks in flight, so memory stays bounded; results come back in file order.
+    The archive is streamed in this process; chunks of files (at most :data:`CHUNK_FILES`
+    files and :data:`CHUNK_BYTES` bytes plus one file of at most 16 MiB) go to
+    the workers with at most ``2 × workers`` chunks in flight, so memory stays bounded
+    (≈ 32 MiB × (2 × workers + 1) of file contents) whatever the archive expands to; results
+    come back in file order.
     Broken archives, oversized members and escaping links go to ``skips`` as they are met.
     """
     parse, suffixes = reader_for(spec)
-    chunks = _chunks(iter_files(spec.path, suffixes, skips), 256)
+    chunks = _chunks(iter_files(spec.path, suffixes, skips))
     if workers <= 1:
         for chunk in chunks:
             yield from _parse_chunk(parse, spec.source, chunk)

@@ -40,7 +40,7 @@ from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError
 from apollo_restore.restore.filler import GapFiller, candidates_many
-from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k
+from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
 from apollo_restore.restore.threads import use_threads
 
 
@@ -207,8 +207,11 @@ class PredictJob:
                 refuses (file and line in the message).
         """
         check_k(k, limits)
-        gaps = read_gapset(gapset, check=lambda gap: check_gap(gap, limits), need_target=False)
-        recorded = {"gap set": gapset_digest(gaps), "k": str(k), **(settings or {})}
+        # each gap checked as it is read (file and line in a refusal); the record hashes the gaps as
+        # written, then their contexts are cut
+        read = read_gapset(gapset, check=lambda gap: check_gap(gap, limits), need_target=False)
+        recorded = {"gap set": gapset_digest(read), "k": str(k), **(settings or {})}
+        gaps = [cut_context(gap) for gap in read]
         output = LineJob.open(out, {"gap set": gapset}, force, restart, recorded)
         done = {p.id for p in read_predictions(output.partial)} if output.resumed else set()
         stray = sorted(done - {gap.id for gap in gaps})

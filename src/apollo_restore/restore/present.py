@@ -30,6 +30,7 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restore.calibration import Calibration
 from apollo_restore.restore.candidates import WHOLE_POOL
 from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restore.context import DEFAULT_WINDOW
 from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
 from apollo_restore.restore.notes import hint_note, notes_for, repeats
 from apollo_restore.restore.types import Candidate
@@ -234,7 +235,11 @@ class Presented:
 
     def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
         """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``, the wrapped filler
-        searching them together where it can (:func:`~apollo_restore.restore.filler.candidates_many`)."""
+        searching them together where it can (:func:`~apollo_restore.restore.filler.candidates_many`).
+        Each context is first cut to :data:`~apollo_restore.restore.context.DEFAULT_WINDOW`
+        characters next to the gap, as :func:`~apollo_restore.restore.driver.restore_text` cuts
+        it: a longer one costs more and changes nothing the model reads."""
         k = k or self.inner.config.k
+        gaps = [(prefix[-DEFAULT_WINDOW:], suffix[:DEFAULT_WINDOW], hint) for prefix, suffix, hint in gaps]
         pools = candidates_many(self.inner, gaps, WHOLE_POOL)
         return [self.present(pool, prefix, suffix, hint)[:k] for (prefix, suffix, hint), pool in zip(gaps, pools)]

@@ -34,6 +34,7 @@ from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_
 from apollo_restore.data.readers.typed import as_leiden
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restore.context import DEFAULT_WINDOW
 
 _BRACKETS = frozenset("[]{}()<>⟦⟧⟨⟩〈〉\\/|?")
 _GREEK = frozenset(GREEK_LETTERS)
@@ -294,21 +295,37 @@ def _script(ch: str) -> str:
 
 
 def check_gap(gap: GapExample, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> GapExample:
-    """``gap`` (of a gap set) when it is checked as a text is: readable contexts within
-    ``max_text_chars``, its hint within the limits, and no more than ``max_foreign_share`` of its
-    context letters in other scripts. A short context is allowed (``min_greek_letters`` is not
-    asked): the gap of a short document is a fair test item, and real gap sets hold some.
+    """``gap`` (of a gap set) checked as a text is, its contexts cut to what is used
+    (:func:`cut_context`): readable contexts within ``max_text_chars``, its hint within the
+    limits, and no more than ``max_foreign_share`` of the kept context letters in other scripts.
+    A short context is allowed (``min_greek_letters`` is not asked): the gap of a short document
+    is a fair test item, and real gap sets hold some.
+
+    Returns:
+        the gap with at most :data:`~apollo_restore.restore.context.DEFAULT_WINDOW` characters
+        each side: what a filler is given, as :func:`~apollo_restore.restore.driver.restore_text`
+        gives it.
 
     Raises:
         RequestError: ``E309`` (naming the gap's id and side), ``E302``, ``E304`` or ``E308``.
     """
-    for side in ("prefix", "suffix"):
-        check_characters(getattr(gap, side), f" of the {side} of gap {gap.id!r}")
     if len(gap.prefix) + len(gap.suffix) > limits.max_text_chars:
         raise RequestError("E302", n=len(gap.prefix) + len(gap.suffix), limit=limits.max_text_chars)
+    for side in ("prefix", "suffix"):
+        check_characters(getattr(gap, side), f" of the {side} of gap {gap.id!r}")  # one regex search: cheap
     check_hint(gap.hint, gap.id, limits)
+    gap = cut_context(gap)
     letter_warnings((gap.prefix, gap.suffix), _short_context_allowed(limits))
     return gap
+
+
+def cut_context(gap: GapExample, window: int = DEFAULT_WINDOW) -> GapExample:
+    """``gap`` with its prefix and suffix cut to the ``window`` characters next to the gap (the
+    model reads about 250; parallels, notes and display use the rest), first, so that no later
+    work costs more for a longer context (a 990,000-character prefix costs what a short one does)."""
+    if len(gap.prefix) <= window and len(gap.suffix) <= window:
+        return gap
+    return replace(gap, prefix=gap.prefix[-window:], suffix=gap.suffix[:window])
 
 
 @functools.cache

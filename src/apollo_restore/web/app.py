@@ -95,7 +95,8 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _mount_docs(app)
 
-    @app.get("/", include_in_schema=False)
+    # HEAD too: uptime monitors and `curl -I` ask it (FastAPI answers GET alone otherwise: 405)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
@@ -117,6 +118,10 @@ def create_app(
             "waiting": gate.waiting,
             "seconds_per_unit": gate.cost.seconds_per_unit,
         }
+
+    # HEAD as a route of its own, out of the schema: one route for both gives OpenAPI two
+    # operations of one id
+    app.add_api_route("/api/health", health, methods=["HEAD"], include_in_schema=False)
 
     @app.post("/api/restore", response_model=s.RestorationOut, responses=_ERRORS, tags=["restore"])
     async def restore(req: s.RestoreRequest, http: Request) -> dict:
