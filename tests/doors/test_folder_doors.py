@@ -149,7 +149,7 @@ def test_what_the_scores_depend_on_drops_the_calibration_with_a_true_warning(fol
     with caplog.at_level(logging.WARNING):
         assert load_for(folder) is None
     message = caplog.records[-1].getMessage()
-    assert f"whose {part} differ" in message and "fit_calibration.py" in message
+    assert f"whose {part} differ" in message and "apollo-restore tune" in message
 
 
 def _edit_meta(folder: Path, edit) -> None:

@@ -67,8 +67,8 @@ def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder,
     assert weights.keys() == WEIGHTS.keys() and weights["neural"] == WEIGHTS["neural"] and slack == 2
     assert meta["ensemble"]["chosen_by"].startswith("apollo-restore tune")
     demotions = meta["presentation"]["demotions"]
-    assert demotions.keys() == {"truncated", "repeat", "hint_miss"}
-    assert all(0 < v <= 1 for v in demotions.values())
+    assert demotions.keys() == {"truncated", "repeat", "hint_miss", "count_floor"}
+    assert all(v is None or 0 < v <= 1 for v in demotions.values())
 
     calibration = load_for(ensemble_folder)  # fitted on the folder as written: not ignored
     assert calibration is not None and calibration.info["fitted_by"] == "apollo-restore tune"

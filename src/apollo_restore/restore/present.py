@@ -96,11 +96,12 @@ class Demotions:
     def of_folder(cls, meta: dict[str, Any], path: Path) -> Demotions:
         """The demotions of a model folder's metadata ``meta`` (read from ``path``, its
         ``apollo_restore.json``): ``presentation.demotions``, each factor missing there the
-        default (:data:`TRUNCATED_FACTOR`, :data:`REPEAT_FACTOR`, :data:`HINT_MISS_FACTOR`).
+        default (:data:`TRUNCATED_FACTOR`, :data:`REPEAT_FACTOR`, :data:`HINT_MISS_FACTOR`,
+        :data:`COUNT_FLOOR`; ``count_floor`` may be ``null``: no hold).
 
         Raises:
             ModelFolderError: ``E505`` naming the field, when the entry is not an object of the three
-                factors or a factor is not a number in (0, 1].
+                factors or a factor is not a number in (0, 1] (``count_floor``: or ``null``).
         """
         entry = meta.get(PRESENTATION, {})
         if not isinstance(entry, dict):
@@ -109,11 +110,13 @@ class Demotions:
         if not isinstance(factors, dict) or not set(factors) <= _FACTORS:
             raise ModelFolderError("E505", path, field=f"{PRESENTATION}.demotions", value=factors, expected=_ENTRY)
         for name, value in factors.items():
+            if name == "count_floor" and value is None:  # no hold: the hint-miss factor alone
+                continue
             ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1
             if not ok:  # NaN fails the comparison too
                 field = f"{PRESENTATION}.demotions.{name}"
                 raise ModelFolderError("E505", path, field=field, value=value, expected="a number in (0, 1]")
-        return cls(**{name: float(value) for name, value in factors.items()})
+        return cls(**{name: None if value is None else float(value) for name, value in factors.items()})
 
 
 _FACTORS = {f.name for f in fields(Demotions)}
