@@ -257,10 +257,7 @@ def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: s
                     "E522", file, field=f"{field}.options", option=key, name=f"the {name!r} member", known=known
                 )
             checked[key] = factory.options[key](spec, f"{field}.options.{key}", value)
-        entry = MemberEntry(name, float(weight), checked, field)
-        if any(e.label == entry.label for e in out):  # weights are written back by label: one member a label
-            raise ModelFolderError("E505", file, field=field, value=entry.label, expected="a member not listed before")
-        out.append(entry)
+        out.append(MemberEntry(name, float(weight), checked, field))
     return out
 
 

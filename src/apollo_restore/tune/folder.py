@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo_restore.data.outputs import write_atomic
-from apollo_restore.errors import Errors
+from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restore.config import RestoreConfig
@@ -42,12 +42,19 @@ def read_weights(folder: Path) -> dict[str, float]:
     …}``; ``{}``: no ensemble entry, the neural model alone).
 
     Raises:
-        ModelFolderError: a broken ensemble entry (:func:`~apollo_restore.restore.members.member_entries`).
+        ModelFolderError: a broken ensemble entry (:func:`~apollo_restore.restore.members.member_entries`),
+            or two members of one label (``E505``: their weights could not be told apart).
     """
     spec = read_meta(folder).get("ensemble")
     if not spec:
         return {}
-    return {e.label: e.weight for e in member_entries(folder, spec, RestoreConfig())}
+    entries = member_entries(folder, spec, RestoreConfig())
+    labels = [e.label for e in entries]
+    for entry in entries:
+        if labels.count(entry.label) > 1:  # weights are fitted and written back by label
+            expected = "one member per label (tune fits weights by label)"
+            raise ModelFolderError("E505", folder / META_FILE, field=entry.field, value=entry.label, expected=expected)
+    return dict(zip(labels, (e.weight for e in entries)))
 
 
 def hint_slack(folder: Path) -> int:
