@@ -35,7 +35,7 @@ from apollo_restore.data.readers.ddb import parse_original
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.metrics import agnostic
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.load import load_filler
 
 CONTEXT = 250  # characters of context either side, as gap sets have
 NEAR = 2  # words between the gap and an abbreviation, at most

@@ -54,8 +54,8 @@ BY_K = f"""
 import json, statistics, sys, time
 import torch
 torch.set_num_threads(1)
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.load import load_filler
 filler = load_filler()
 restore_text(filler, {TEXT!r}, k=20)  # warm: the text index and the first prompt
 out = {{}}

@@ -28,8 +28,8 @@ import time, sys
 t = time.process_time()
 import apollo_restore.cli.app
 t1 = time.process_time()
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.load import load_filler
 t2 = time.process_time()
 filler = load_filler()
 t3 = time.process_time()
@@ -72,7 +72,7 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|")
     for name, env in envs.items():
         stages = subprocess.run([sys.executable, "-c", STAGES, TEXT], env=env, capture_output=True, text=True)
-        # a tree from before restore/load.py has no stages to report
+        # a tree from before restoration/load.py has no stages to report
         cli, load_code, load, restore, torch, hf = stages.stdout.split() if stages.returncode == 0 else ["–"] * 6
         print(
             f"| {name} | {statistics.median(w for w, _ in times[name]):.2f} | {min(w for w, _ in times[name]):.2f} "

@@ -15,11 +15,11 @@ from pathlib import Path
 from apollo_restore.data.formats import read_gapset
 from apollo_restore.evaluate.gapsets import condition_of, is_excluded
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.ngram_fill import load_ngram
-from apollo_restore.restore.predict import predict
-from apollo_restore.restore.threads import use_threads
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.members.ngram import load_ngram
+from apollo_restore.restoration.predict import predict
+from apollo_restore.restoration.threads import use_threads
 
 
 def main() -> None:
@@ -44,7 +44,7 @@ def main() -> None:
     fillers = [] if args.no_default else [("shipped default", load_filler())]
     fillers += [(f"{p.stem}", load_ngram(p)) for p in args.ngram]
     if args.neural is not None:
-        fillers.append((f"neural model alone ({args.neural or 'shipped'})", Restorer.load(args.neural or None)))
+        fillers.append((f"neural model alone ({args.neural or 'shipped'})", NeuralMember.load(args.neural or None)))
     print(f"## {len(gaps)} gaps of {args.gaps} ({', '.join(wanted)})\n")
     print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in wanted) + " | ms/gap |")
     print("|---|" + "---:|" * (len(wanted) + 1))

@@ -13,7 +13,7 @@ Two gap sets, each asked with an exact hint and with none:
 
 For each gap the shipped members (neural, infini, infini_backward; hint widened by ``--slack``)
 and the proposal sources that read the document — :class:`DocumentCopy` (spans of the context),
-:class:`DocumentWords` (its words, ``restore/context_words.py``) and the vocabulary completions
+:class:`DocumentWords` (its words, ``restoration/members/document_words.py``) and the vocabulary completions
 (:class:`Vocabulary` over the edition-forms keys) — each propose 20 readings; the union is
 scored by every scoring member and appended to ``--out`` (a rerun resumes). Offline, pools are
 restricted to the readings some chosen sources proposed (a member's score of a reading does not
@@ -49,14 +49,14 @@ from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import agnostic, answer_in_context, score_gap, uniform
-from apollo_restore.restore.candidates import union
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
-from apollo_restore.restore.context_words import DocumentWords, Vocabulary, WordConfig, document_letters
-from apollo_restore.restore.copy_fill import DocumentCopy
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import Ensemble, LengthPrior
-from apollo_restore.restore.infini_fill import load_infini
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.candidates import union
+from apollo_restore.restoration.members.document_copy import DocumentCopy
+from apollo_restore.restoration.members.document_words import DocumentWords, Vocabulary, WordConfig, document_letters
+from apollo_restore.restoration.members.ensemble import Ensemble, LengthPrior
+from apollo_restore.restoration.members.infini import load_infini
+from apollo_restore.restoration.members.neural import NeuralMember
 
 SHIPPED = {"neural": 1.0, "infini": 1.0, "infini_backward": 0.5, "length": 8.0}
 BASE = ("neural", "infini", "infini_backward")
@@ -102,7 +102,7 @@ def collect(args) -> None:
     gaps = [(name, g) for name, g in gap_sets(args) if f"{name}/{g.id}" not in done]
     vocabulary = Vocabulary(default_forms().keys)
     proposers = {
-        "neural": Restorer.load(args.model, config=replace(DEFAULT_RESTORE_CONFIG, hint_slack=args.slack)),
+        "neural": NeuralMember.load(args.model, config=replace(DEFAULT_RESTORE_CONFIG, hint_slack=args.slack)),
         "infini": load_infini("forward", discount=0.6, max_context=40),
         "infini_backward": load_infini("backward", discount=0.6, max_context=40),
         "copy": DocumentCopy(),

@@ -9,13 +9,13 @@
 ``pools`` takes ddb **validation** gaps (lengths 1–20, ``--per-length`` spans each, seed 36) and
 restores each ONCE under two conditions: the right count (``[.n]``) and a wrong one (``n`` ± 1–3
 letters, the side drawn at random, never below 1). It runs the shipped default
-(:func:`~apollo_restore.restore.load.load_filler`) with no demotion and no calibration, and appends
+(:func:`~apollo_restore.restoration.load.load_filler`) with no demotion and no calibration, and appends
 each gap's whole ranked pool (readings, filler probabilities normalised over the pool, log-scores),
 one gap a line; a rerun restores only the gaps the file lacks.
 
-``choose`` re-ranks the saved pools offline as :class:`~apollo_restore.restore.present.Presented`
+``choose`` re-ranks the saved pools offline as :class:`~apollo_restore.restoration.presentation.present.Presented`
 would under each treatment of a missed count — the hint-miss factor alone (0.01 was shipped), a
-smaller factor, or :func:`~apollo_restore.restore.present.hold_count` with a floor (every reading
+smaller factor, or :func:`~apollo_restore.restoration.presentation.present.hold_count` with a floor (every reading
 that misses the count goes below every right-length reading the filler rates at least the floor)
 — then applies the shipped calibration, and prints Markdown: uniform-weighted Top-1 / Top-20 per
 condition, the gaps whose first reading misses the count, and the mean shown probability of the
@@ -38,14 +38,14 @@ from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
 from apollo_restore.evaluate.metrics import agnostic, score_gap, uniform
 from apollo_restore.hint import Hint
-from apollo_restore.restore.calibration import load_for
-from apollo_restore.restore.candidates import WHOLE_POOL
-from apollo_restore.restore.config import DEFAULT_MODEL
-from apollo_restore.restore.context import GapContexts
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.present import Demotions, Presented, demote, doubts, hold_count
-from apollo_restore.restore.request import RestoreRequest
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.context import GapContexts
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.candidates import WHOLE_POOL
+from apollo_restore.restoration.presentation.calibration import load_for
+from apollo_restore.restoration.presentation.present import Demotions, Presented, demote, doubts, hold_count
+from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.types import Candidate
 
 SHOWN = 20  # readings a list shows by default
 #: issue 36's reproduction: the edition reads οἰκέτου (7 letters)

@@ -8,7 +8,7 @@ Gaps: synthetic gaps of the chosen split and ``--source`` (default ddb; ``build_
 ``--per-length`` per letter count 1–20), exact hint and no hint. The index is the default one, or
 the folder ``$APOLLO_RESTORE_INDEX`` names (e.g. one with First1K: ``benchmarks/first1k_index.py``).
 Rows: each filler alone on its own beam, the forward + backward members as an
-:class:`~apollo_restore.restore.ensemble.Ensemble` (weights 1, 1), and the
+:class:`~apollo_restore.restoration.members.ensemble.Ensemble` (weights 1, 1), and the
 shipped default (``load_filler()``: what ``apollo-restore restore`` runs, all its members).
 W.Top-1 / W.Top-20 are uniform-weighted over lengths 1–20 (``evaluate.metrics.uniform``); ms are
 per gap, p50 and p95, wall-clock, and the p50 of the process's CPU time per gap (less sensitive
@@ -28,10 +28,10 @@ from apollo_restore.data.prepare import load_documents
 from apollo_restore.data.textindex import PACKED_TEXT, TextIndex, build_text_index, read_packed
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.restore.ensemble import Ensemble
-from apollo_restore.restore.infini_fill import InfiniConfig, load_infini
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.ngram_fill import load_ngram
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.restoration.members.infini import InfiniConfig, load_infini
+from apollo_restore.restoration.members.ngram import load_ngram
 
 
 def build_row() -> None:

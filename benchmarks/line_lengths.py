@@ -6,7 +6,7 @@
 The DDB token XML keeps each word's row, so its documents have their lines. For each validation
 document, up to ``--per-doc`` intact lines of ≥ 6 letters are cut: the last (or, at random, the
 first) ``m`` letters, ``m`` uniform in 1..min(20, letters − 1), become a lacuna of unknown extent,
-and :func:`~apollo_restore.restore.line_lengths.line_estimates` estimates ``m`` from the
+and :func:`~apollo_restore.restoration.line_lengths.line_estimates` estimates ``m`` from the
 document's other lines. Printed per band of ``m``: the share of cuts with an estimate, the share
 whose range holds ``m``, and the mean signed and absolute error of the range's middle (letters).
 With ``--restore N``, the default model (bare: no calibration) restores ``N`` cuts per band of
@@ -31,9 +31,9 @@ from apollo_restore.data.table import load_documents
 from apollo_restore.errors import CorpusError
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.context import context_of
-from apollo_restore.restore.line_lengths import LineEstimate, line_estimates, lines_of
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.context import context_of
+from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates, lines_of
+from apollo_restore.restoration.load import load_filler
 
 BANDS = ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
 

@@ -10,7 +10,7 @@ measures a grid of them, the notes' repeat length and the ECE under the shipped 
     python benchmarks/list_notes.py pools ... --per-length 3 --conditions wrong100 --out /tmp/wrong.jsonl
     python benchmarks/list_notes.py choose --pools /tmp/wrong.jsonl   # every exact hint wrong
 
-``pools`` runs the shipped default (:func:`~apollo_restore.restore.load.load_filler`) ONCE over
+``pools`` runs the shipped default (:func:`~apollo_restore.restoration.load.load_filler`) ONCE over
 ddb **validation** gaps (lengths 1–20, ``--per-length`` spans each, hint conditions exact and
 none, seed 21) and appends each gap's whole ranked pool, as the presentation layer receives it
 from the ensemble (readings, filler probabilities normalised over the pool, log-scores), to a
@@ -20,10 +20,11 @@ With ``--conditions wrong100`` every gap gets a wrong exact hint
 (:func:`~apollo_restore.evaluate.gapsets.hints_for`): ``choose`` then prints W.Top-1/W.Top-20 per
 hint-miss factor on those gaps, whether demoting a missed hint costs the gaps whose hint is wrong.
 
-``choose`` re-ranks the saved pools offline exactly as :class:`~apollo_restore.restore.present.Presented`
-would for each pair of factors (repeat, hint miss): annotate, demote truncated readings by
-:data:`~apollo_restore.restore.present.TRUNCATED_FACTOR` and flagged ones by the factors, then
-apply the shipped calibration. It prints Markdown: per factor pair the uniform-weighted Top-1 and
+``choose`` re-ranks the saved pools offline exactly as
+:class:`~apollo_restore.restoration.presentation.present.Presented` would for each pair of
+factors (repeat, hint miss): annotate, demote truncated readings by
+:data:`~apollo_restore.restoration.presentation.present.TRUNCATED_FACTOR` and flagged ones by the
+factors, then apply the shipped calibration. It prints Markdown: per factor pair the uniform-weighted Top-1 and
 Top-20 per condition, the share of shown (top-20) readings carrying each note (a missed hint:
 of the exact-hint gaps' readings), the gaps whose first reading repeats the context or misses an
 exact hint, and (a table before the grid) the mean shown probability of the first reading and of
@@ -46,13 +47,13 @@ from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, parse_gap_id
 from apollo_restore.evaluate.metrics import agnostic, reliability, score_gap, uniform
 from apollo_restore.hint import Hint
-from apollo_restore.restore.calibration import load_for
-from apollo_restore.restore.candidates import WHOLE_POOL
-from apollo_restore.restore.config import DEFAULT_MODEL
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.notes import notes_for, repeats
-from apollo_restore.restore.present import TRUNCATED_FACTOR, Demotions, Presented, demote, doubts
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.candidates import WHOLE_POOL
+from apollo_restore.restoration.presentation.calibration import load_for
+from apollo_restore.restoration.presentation.notes import notes_for, repeats
+from apollo_restore.restoration.presentation.present import TRUNCATED_FACTOR, Demotions, Presented, demote, doubts
+from apollo_restore.restoration.types import Candidate
 
 SHOWN = 20  # readings a list shows by default
 NONE = Demotions(1.0, 1.0, 1.0, None)
@@ -81,7 +82,7 @@ def pools(args: argparse.Namespace) -> None:
 
 def annotated(path: Path) -> list[dict]:
     """The saved gaps, each with its pool annotated (display, unknown words, notes) and the
-    :func:`~apollo_restore.restore.present.doubts` of each reading."""
+    :func:`~apollo_restore.restoration.presentation.present.doubts` of each reading."""
     presenter = Presented(None, default_forms(), None, NONE)
     gaps = []
     for row in map(json.loads, path.open(encoding="utf-8")):

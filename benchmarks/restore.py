@@ -3,7 +3,7 @@
     python benchmarks/restore.py [--model DIR] [--gaps 10] [--threads 1]
 
 For gaps of 1, 5, 10 and 20 letters cut from ddb validation documents with 250 characters of
-context each side (500 in all), k = 20, exact hints: p50/p95 latency of ``Restorer.candidates``
+context each side (500 in all), k = 20, exact hints: p50/p95 latency of ``NeuralMember.candidates``
 (the neural model alone) and of the shipped filler (``load_filler``), in wall and in CPU
 milliseconds (process time: on a shared machine, less sensitive to the other jobs than wall
 time; with one thread the two agree on an idle machine). Prints Markdown. Compare rows of one
@@ -21,8 +21,8 @@ import torch
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.neural import NeuralMember
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=20)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    restorer = Restorer.load(args.model)
+    restorer = NeuralMember.load(args.model)
     shipped = load_filler(args.model)
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     print(

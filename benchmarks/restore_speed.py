@@ -43,10 +43,10 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of, load_gaps
 from apollo_restore.evaluate.metrics import GapScore, answer_in_context, score_gap, uniform
-from apollo_restore.restore.candidates import match_key
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.predict import predict
-from apollo_restore.restore.threads import use_threads
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.candidates import match_key
+from apollo_restore.restoration.predict import predict
+from apollo_restore.restoration.threads import use_threads
 
 HERE = Path(__file__).resolve().parent.parent / "src"
 
@@ -55,8 +55,8 @@ WORKER = """
 import json, sys, time, torch
 from dataclasses import replace
 from apollo_restore.hint import Hint
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
+from apollo_restore.restoration.load import load_filler
 torch.set_num_threads(int(sys.argv[1]))
 overrides = json.loads(sys.argv[2])
 folder = overrides.pop("model", None)

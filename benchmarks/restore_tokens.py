@@ -27,8 +27,8 @@ import torch
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
 from apollo_restore.model import lean
-from apollo_restore.restore import beam
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members import beam
 
 PROMPT, JOINING, FREE, RESCORE = "prompt", "beam joining row-steps", "beam free row-steps", "re-scoring (padded)"
 

@@ -10,7 +10,7 @@ Engines (both answer the same gap query: the last L letters of the prefix follow
 letters by the first L letters of the suffix, spaces and ``·`` ignored, L backing off
 16 → 12 → 8 → 6):
 
-* **suffix array** (``apollo_restore.retrieve.index``, the package's engine): NumPy prefix
+* **suffix array** (``apollo_restore.retrieve.parallels``, the package's engine): NumPy prefix
   doubling to depth 48 over the letters-only stream; binary search for each anchor, pairs by
   ``searchsorted``.
 * **SQLite FTS5 trigram** (stdlib, defined here only): the letters-only stream in overlapping
@@ -41,8 +41,8 @@ import numpy as np
 from apollo_restore.data.formats import GapExample, read_gapset, write_gapset
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, build_true_lacunae
-from apollo_restore.restore.candidates import match_key
-from apollo_restore.retrieve.index import ANCHORS, MAX_BETWEEN, MIN_SIDE, MIN_TOTAL, ParallelIndex
+from apollo_restore.restoration.members.candidates import match_key
+from apollo_restore.retrieve.parallels import ANCHORS, MAX_BETWEEN, MIN_SIDE, MIN_TOTAL, ParallelIndex
 
 _STREAM = str.maketrans({" ": None, "·": None, "ς": "σ"})
 CHUNK, OVERLAP = 1000, 100  # OVERLAP ≥ 2 × 16 + MAX_BETWEEN, so every match lies whole in one chunk
@@ -224,8 +224,8 @@ def compare_engines(args: argparse.Namespace) -> None:
 
 def rag_eval(args: argparse.Namespace) -> None:
     """Top-1 / Top-20 of the same gap set with retrieval off and on."""
-    from apollo_restore.restore.load import load_filler
-    from apollo_restore.restore.predict import predict
+    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration.predict import predict
     from apollo_restore.retrieve.augment import RetrievalAugmented
 
     gaps = read_gapset(args.rag_eval)[: args.limit]

@@ -31,13 +31,15 @@ from apollo_restore.evaluate.gapsets import load_gaps
 from apollo_restore.evaluate.metrics import score_gap
 from apollo_restore.hint import NO_HINT
 from apollo_restore.model.lean import LeanDecoder
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.neural import NeuralMember
 
 BANDS = ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
 
 
-def sampled_lengths(restorer: Restorer, prefix: str, suffix: str, samples: int, join_chars: int) -> list[int | None]:
+def sampled_lengths(
+    restorer: NeuralMember, prefix: str, suffix: str, samples: int, join_chars: int
+) -> list[int | None]:
     """Letters of ``samples`` middles drawn from the model for a no-hint gap (``None``: the
     draw did not rejoin the suffix within ``max_chars`` characters)."""
     cfg, tok = restorer.config, restorer.tok
@@ -93,7 +95,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     gaps = [g for g in load_gaps(args.gap_file) if not g.hint.given]
-    restorer = Restorer.load()
+    restorer = NeuralMember.load()
     shipped = load_filler() if args.compare else None
     rows = []
     for gap in tqdm(gaps, desc="gaps"):

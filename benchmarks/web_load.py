@@ -46,9 +46,9 @@ HEAVY = " ".join(f"ἔτους δευτέρου Αὐτοκράτορος Καί
 def load_restorer(model: Path | None, threads: int | None):
     import torch
 
-    from apollo_restore.restore.config import DEFAULT_MODEL
-    from apollo_restore.restore.engine import Restorer
-    from apollo_restore.restore.load import load_filler
+    from apollo_restore.restoration.config import DEFAULT_MODEL
+    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration.members.neural import NeuralMember
 
     if threads:
         torch.set_num_threads(threads)
@@ -59,7 +59,7 @@ def load_restorer(model: Path | None, threads: int | None):
     from apollo_restore.model.builders import build_model
 
     tok = CharTokenizer()
-    return Restorer(build_model("tiny", tok, seed=0).eval(), tok, name="tiny (random)")
+    return NeuralMember(build_model("tiny", tok, seed=0).eval(), tok, name="tiny (random)")
 
 
 #: A 503 given within this share of the time limit was refused at once (admission), not at the limit.

@@ -24,8 +24,8 @@ from apollo_restore.data.prepare import CorpusSpec, reader_for
 from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.splits import split_of
 from apollo_restore.evaluate.metrics import agnostic
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.load import load_filler
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 

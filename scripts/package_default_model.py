@@ -7,7 +7,7 @@
 ``--ensemble`` is the folder's ``ensemble`` entry (a JSON file, or the JSON itself): its members
 by registered name with their weights and options, its search settings and a ``chosen_by``
 pointer (``docs/model-folders.md``; the shipped one is the example); it is checked as a load
-checks it (:func:`~apollo_restore.restore.members.member_entries`) before anything is replaced.
+checks it (:func:`~apollo_restore.restoration.members.registry.member_entries`) before anything is replaced.
 ``--member-file`` copies a file a member names (an n-gram member's ``"file"``) into the folder.
 The unbounded-order members read the packaged text index (``models/corpus``): no file to copy.
 The weights, demotions and calibration must be fitted afterwards on the validation split
@@ -25,9 +25,9 @@ import shutil
 from pathlib import Path
 
 from apollo_restore.model.folder import META_FILE
-from apollo_restore.restore.config import DEFAULT_MODEL, RestoreConfig
-from apollo_restore.restore.load import search_settings
-from apollo_restore.restore.members import member_entries
+from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
+from apollo_restore.restoration.load import search_settings
+from apollo_restore.restoration.members.registry import member_entries
 
 KEEP = (
     "config.json",

@@ -25,8 +25,8 @@ import tempfile
 from pathlib import Path
 
 from apollo_restore.data.textindex import PACKED_TEXT, build_text_index
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.load import load_filler
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "restorations" / "default_model.json"
 INDEX_DOCUMENTS = 2000

@@ -17,7 +17,7 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.load import load_filler
 from apollo_restore.web.app import create_app
 
 ARGS = [

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from apollo_restore.cli.app import app
 from apollo_restore.cli.common import MAX_THREADS
-from apollo_restore.restore import load
+from apollo_restore.restoration import load
 
 TEXT = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος τοῦ κυρίου [.5] Τῦβι ἔλαβον παρὰ σοῦ"
 HUGE = str(10**30)

@@ -34,9 +34,9 @@ LAYERS = {
     "fim": 2,  # FIM examples, layouts, tokenisers
     "model": 3,  # networks and checkpoints
     "train": 4,  # the training loop
-    "restore": 5,  # gap fillers, beam search, ensembles, requests
-    "ngram": 3,  # classical language models (n-gram counts, the unbounded-order model); their fillers are in restore
-    "scale": 5,  # large-model recipes: HF fine-tuning and FSDP (on train), a vLLM filler (on restore)
+    "restoration": 5,  # requests and the driver, the members and their ensemble, presentation, the predict job
+    "ngram": 3,  # classical language models (n-gram counts, the unbounded-order model); fillers in restoration
+    "scale": 5,  # large-model recipes: HF fine-tuning and FSDP (on train), a vLLM filler (on restoration)
     "evaluate": 6,  # metrics, gap sets, reports over any filler
     "retrieve": 6,  # parallel passages and provenance over the text index; retrieval-augmented filling
     "web": 7,  # HTTP API and page over restore and retrieve
@@ -188,7 +188,7 @@ CHECKED = """\
 from typing import TYPE_CHECKING
 
 from apollo_restore.fim.examples import Hint
-from ...restore import engine
+from ...restoration import driver
 
 if TYPE_CHECKING:
     from apollo_restore.web.app import create_app
@@ -212,7 +212,7 @@ def test_layers_checker_finds_upward_and_local_imports():
     by_target = {(imp.target, imp.local, imp.explained) for imp in found}
     assert by_target == {
         ("apollo_restore.fim.examples", False, False),
-        ("apollo_restore.restore", False, False),
+        ("apollo_restore.restoration", False, False),
         ("apollo_restore.web.app", False, False),
         ("apollo_restore.errors", True, True),
         ("apollo_restore.data", True, True),

@@ -9,19 +9,17 @@ for cand in result.gaps[0].candidates[:3]:
 from __future__ import annotations
 
 import os
-import sys
-import types
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
-__all__ = ["restore", "provenance", "load_restorer", "Hint", "Restorer", "Restoration"]
+__all__ = ["restore", "provenance", "load_restorer", "Hint", "NeuralMember", "Restoration"]
 
 if TYPE_CHECKING:
     from apollo_restore.hint import Hint
-    from apollo_restore.restore.engine import Restorer
-    from apollo_restore.restore.filler import GapFiller
-    from apollo_restore.restore.types import Restoration
+    from apollo_restore.restoration.filler import GapFiller
+    from apollo_restore.restoration.members.neural import NeuralMember
+    from apollo_restore.restoration.types import Restoration
 
 
 def load_restorer(model: str | None = None, threads: int | None = None) -> GapFiller:
@@ -30,7 +28,7 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> GapFi
 
     Args:
         threads: torch threads from now on (process-wide; default: the cores idle now, at most
-            2, as the CLI chooses: :func:`apollo_restore.restore.threads.use_threads`).
+            2, as the CLI chooses: :func:`apollo_restore.restoration.threads.use_threads`).
 
     Raises:
         RequestError: ``model`` is neither a path nor ``None`` (``E310``), ``threads`` is not a
@@ -38,7 +36,7 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> GapFi
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.errors import RequestError
-    from apollo_restore.restore.threads import use_threads
+    from apollo_restore.restoration.threads import use_threads
 
     if model is not None and not isinstance(model, str | os.PathLike):
         raise RequestError(
@@ -52,7 +50,7 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> GapFi
 def _load(model: str | None) -> GapFiller:
     """:func:`load_restorer`'s folder, loaded once."""
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
-    from apollo_restore.restore.load import load_filler
+    from apollo_restore.restoration.load import load_filler
 
     return load_filler(model)
 
@@ -60,7 +58,7 @@ def _load(model: str | None) -> GapFiller:
 def restore(
     text: str, k: int = 20, hints=None, pins=None, model: str | None = None, threads: int | None = None
 ) -> Restoration:
-    """Restore every lacuna of a Leiden text; see :func:`apollo_restore.restore.driver.restore_text`.
+    """Restore every lacuna of a Leiden text; see :func:`apollo_restore.restoration.driver.restore_text`.
 
     Args:
         hints: per-gap hints (gap number, counted from 1 → a :class:`Hint`, ``7``, ``[5, 8]``,
@@ -76,8 +74,8 @@ def restore(
         LeidenError: malformed Leiden text (``E0xx``).
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
-    from apollo_restore.restore.driver import restore_text
-    from apollo_restore.restore.request import RestoreRequest
+    from apollo_restore.restoration.driver import restore_text
+    from apollo_restore.restoration.request import RestoreRequest
 
     request = RestoreRequest(text, hints, pins, k).validate()
     return restore_text(load_restorer(model, threads), request)
@@ -92,26 +90,12 @@ def provenance(text: str, min_run: int = 40, limit: int = 20):
     return find(text, min_run=min_run, limit=limit)
 
 
-class _Package(types.ModuleType):
-    """This package's module type: importing the ``restore`` subpackage binds it as the
-    attribute ``restore`` of its parent, which would hide the function above; the function stays.
-    Reach the subpackage's modules with ``from apollo_restore.restore.engine import ...``."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name == "restore" and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
-
 def __getattr__(name: str):
-    if name == "Restorer":
+    if name == "NeuralMember":
         # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
-        from apollo_restore.restore.engine import Restorer
+        from apollo_restore.restoration.members.neural import NeuralMember
 
-        return Restorer
+        return NeuralMember
     if name == "Hint":
         # imported here, not at the top: kept lazy like the other names of the Python API
         from apollo_restore.hint import Hint
@@ -119,7 +103,7 @@ def __getattr__(name: str):
         return Hint
     if name == "Restoration":
         # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
-        from apollo_restore.restore.types import Restoration
+        from apollo_restore.restoration.types import Restoration
 
         return Restoration
     raise AttributeError(name)

@@ -9,14 +9,14 @@ Codes:
     E2xx  input and output files: bounded, UTF-8-checked reads (:mod:`apollo_restore.inputs`),
           interchange formats (:mod:`apollo_restore.data.formats`), files written as durable jobs
           (:mod:`apollo_restore.data.outputs`).
-    E3xx  restoration requests (:mod:`apollo_restore.restore.request`): the CLI, the Python API,
+    E3xx  restoration requests (:mod:`apollo_restore.restoration.request`): the CLI, the Python API,
           ``predict`` and the web layer all validate through it.
     W3xx  warnings attached to a restoration (the reading is given, but is to be trusted less).
     E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`), its cache
           folder (:mod:`apollo_restore.data.indexcache`).
     W4xx  warnings about the text index (a damaged cache is built again).
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
-          members (:func:`apollo_restore.restore.load.load_filler`), the device they are loaded on.
+          members (:func:`apollo_restore.restoration.load.load_filler`), the device they are loaded on.
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
 """
 

@@ -9,8 +9,8 @@ from apollo_restore.data.document import Document, Text, render
 from apollo_restore.data.readers.ddb import parse_original
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.leiden import parse_leiden
-from apollo_restore.restore.context import GapContexts
-from apollo_restore.restore.request import RestoreRequest
+from apollo_restore.restoration.context import GapContexts
+from apollo_restore.restoration.request import RestoreRequest
 
 WORDS = ["τῇ", "λαμπρᾷ", "Ὀξυρυγχ(ιτῶν)", "πόλει", "διὰ", "Μηνᾶ"]
 RENDERED = "τηι λαμπραι οξυρυγχ πολει δια μηνα"

@@ -9,7 +9,7 @@ from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.data.readers.typed import as_leiden, looks_like_betacode
 from apollo_restore.errors import RequestError
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.request import RestoreRequest
+from apollo_restore.restoration.request import RestoreRequest
 
 EDITION = """<?xml version="1.0" encoding="UTF-8"?>
 <TEI xmlns="http://www.tei-c.org/ns/1.0">

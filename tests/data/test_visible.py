@@ -15,9 +15,9 @@ from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
 from apollo_restore.data.visible import Visible
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import Hint
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.request import RestoreRequest
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.types import Candidate
 
 #: The whole class: every format character and every combining mark Unicode (this Python's) knows.
 INVISIBLE = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Cf", "Mn", "Mc", "Me")]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apollo_restore.restore.request import RestoreRequest
+from apollo_restore.restoration.request import RestoreRequest
 from apollo_restore.retrieve.gaps import text_parallels
-from apollo_restore.retrieve.index import ParallelIndex
+from apollo_restore.retrieve.parallels import ParallelIndex
 from apollo_restore.retrieve.provenance import provenance
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "o.claud.3.420.txt"

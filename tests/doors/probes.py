@@ -120,7 +120,7 @@ def refused(outcome: tuple[int, str, bool], code: str = "") -> tuple[bool, str]:
 
 
 def _model_copy(workdir: Path) -> Path:
-    from apollo_restore.restore.config import DEFAULT_MODEL
+    from apollo_restore.restoration.config import DEFAULT_MODEL
 
     folder = workdir / "model"
     shutil.rmtree(folder, ignore_errors=True)
@@ -226,7 +226,7 @@ class _Filler:
         self.seconds = seconds
 
     def candidates(self, prefix, suffix, hint, k=None):
-        from apollo_restore.restore.types import Candidate
+        from apollo_restore.restoration.types import Candidate
 
         time.sleep(self.seconds)
         return [Candidate("αβγ", 1.0, 0.0)]

@@ -12,13 +12,13 @@ import apollo_restore
 from apollo_restore.data.formats import GapExample
 from apollo_restore.errors import RequestError
 from apollo_restore.hint import Hint
-from apollo_restore.restore.candidates import to_candidates
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.context import DEFAULT_WINDOW
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.predict import PredictJob, predict
-from apollo_restore.restore.present import Presented
-from apollo_restore.restore.request import check_gap
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.context import DEFAULT_WINDOW
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.predict import PredictJob, predict
+from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.request import check_gap
 
 LONG = "και του κυριου αυτοκρατορος " * 35_000  # 980,000 characters
 SHORT = "ετους δευτερου "

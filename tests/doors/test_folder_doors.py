@@ -24,9 +24,9 @@ from apollo_restore.model.checkpoint import load_model
 from apollo_restore.model.folder import fingerprint, fingerprint_parts, read_meta
 from apollo_restore.model.lean import LeanModel
 from apollo_restore.model.verify import CONFIG_FILE, WEIGHTS_FILE, check_finite
-from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration, load_for
-from apollo_restore.restore.config import DEFAULT_MODEL
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration, load_for
 
 DAMAGED = "model.layers.3.mlp.down_proj.weight"
 

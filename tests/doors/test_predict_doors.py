@@ -17,9 +17,9 @@ from apollo_restore.cli.app import app
 from apollo_restore.data import outputs
 from apollo_restore.data.formats import read_gapset
 from apollo_restore.errors import FileError, FormatError
-from apollo_restore.restore import load
-from apollo_restore.restore.predict import PredictJob, gapset_digest
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration import load
+from apollo_restore.restoration.predict import PredictJob, gapset_digest
+from apollo_restore.restoration.types import Candidate
 
 PREFIX = "ετους δευτερου και εικοστου "
 SUFFIX = " καισαρος του κυριου τυβι"

@@ -8,8 +8,8 @@ import warnings
 import pytest
 from fastapi.testclient import TestClient
 
-from apollo_restore.restore.candidates import to_candidates
-from apollo_restore.restore.config import RestoreConfig
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.web.app import create_app
 
 

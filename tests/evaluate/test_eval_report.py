@@ -14,15 +14,17 @@ from apollo_restore.evaluate.pipeline import evaluate_to_folder
 from apollo_restore.evaluate.report import render_markdown
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import Ensemble, LengthPrior
-from apollo_restore.restore.present import Presented
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.members.ensemble import Ensemble, LengthPrior
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.presentation.present import Presented
 
 
 def test_report_folder_for_tiny_random_model(toy_table, tmp_path):
     tok = CharTokenizer()
-    restorer = Restorer(build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6))
+    restorer = NeuralMember(
+        build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6)
+    )
     gaps = build_synthetic(
         toy_table,
         "ddb",
@@ -70,7 +72,7 @@ def test_report_folder_for_tiny_random_model(toy_table, tmp_path):
 
 def test_report_bpc_of_an_ensemble_is_its_neural_model(toy_table, tmp_path):
     tok = CharTokenizer()
-    neural = Restorer(build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6))
+    neural = NeuralMember(build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6))
     ensemble = Ensemble([(neural, 1.0), (LengthPrior(), 1.0)], name="tiny+prior", neural=neural)
     gaps = build_synthetic(
         toy_table, "ddb", "test", 1, ["exact"], range(1, 2), seed=0, context_chars=40, uncertain_excluded=[]

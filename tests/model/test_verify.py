@@ -19,9 +19,9 @@ from apollo_restore.cli.app import app
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.model.verify import CONFIG_FILE, WEIGHTS_FILE, check_weights, read_folder_json, read_json
-from apollo_restore.restore.config import DEFAULT_MODEL
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.neural import NeuralMember
 
 
 @pytest.fixture
@@ -140,9 +140,9 @@ def test_an_untied_head_must_be_stored_and_a_tied_one_may_be(folder):
     _edit_config(folder, tie_word_embeddings=False)
     assert "lm_head.weight" in str(_refused(folder, "E508", WEIGHTS_FILE))
     _rewrite_weights(folder, lambda t: t.update({"lm_head.weight": t["model.embed_tokens.weight"].clone()}))
-    assert isinstance(Restorer.load(folder), Restorer)
+    assert isinstance(NeuralMember.load(folder), NeuralMember)
     _edit_config(folder, tie_word_embeddings=True)
-    assert isinstance(Restorer.load(folder), Restorer)
+    assert isinstance(NeuralMember.load(folder), NeuralMember)
 
 
 def test_a_tokenizer_larger_than_the_model_is_refused(folder):

@@ -8,8 +8,8 @@ import pytest
 from apollo_restore.data.textindex import TextIndex, build_text_index
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import InfiniGram, K
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.infini_fill import InfiniFiller, load_infini
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.members.infini import InfiniFiller, load_infini
 
 TEXTS = [
     "ετους δευτερου αυτοκρατορος καισαρος τραιανου σεβαστου μηνος θωθ",

@@ -11,9 +11,9 @@ from apollo_restore.data.readers.archive import iter_files
 from apollo_restore.data.readers.ddb import parse_file
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import SYMBOLS, NgramModel, encode
-from apollo_restore.restore.candidates import match_key
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.ngram_fill import FillConfig, NgramRestorer, ReversedFiller
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.members.candidates import match_key
+from apollo_restore.restoration.members.ngram import FillConfig, NgramRestorer, ReversedFiller
 
 SENTENCES = [
     "ετους δευτερου αυτοκρατορος καισαρος μαρκου αυρηλιου αντωνινου σεβαστου μεσορη",

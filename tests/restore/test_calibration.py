@@ -10,9 +10,16 @@ import pytest
 
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.calibration import Calibration, Scaling, fingerprint, fit, gap_letters, load_for
-from apollo_restore.restore.config import DEFAULT_MODEL
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.presentation.calibration import (
+    Calibration,
+    Scaling,
+    fingerprint,
+    fit,
+    gap_letters,
+    load_for,
+)
+from apollo_restore.restoration.types import Candidate
 
 
 def test_fit_learns_that_an_overconfident_filler_is_often_wrong():

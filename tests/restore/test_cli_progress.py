@@ -13,9 +13,9 @@ from apollo_restore.cli import progress as cli_progress
 from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
 from apollo_restore.cli.progress import gap_progress
-from apollo_restore.restore.candidates import to_candidates
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.driver import restore_text
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.members.candidates import to_candidates
 
 TEXT = "ἔτους [.8] Ἀντωνίνου Καίσαρος [.3] κυρίου Τῦβι [.2] ἔλαβον παρὰ σοῦ"
 

@@ -24,7 +24,7 @@ def no_model(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the model was loaded")
 
-    from apollo_restore.restore import load
+    from apollo_restore.restoration import load
 
     monkeypatch.setattr(load, "load_filler", refuse)
 
@@ -81,7 +81,7 @@ def test_cli_predict_refuses_absurd_hints(tmp_path):
     gaps.write_text(json.dumps(row) + "\n")
     from apollo_restore.data.formats import read_gapset
     from apollo_restore.errors import RequestError
-    from apollo_restore.restore.predict import predict
+    from apollo_restore.restoration.predict import predict
 
     with pytest.raises(RequestError, match="E304"):
         list(predict(object(), read_gapset(gaps), k=5, progress=False))
@@ -95,8 +95,8 @@ def test_loading_the_embedded_model_does_not_import_transformers():
     code = (
         "import sys\n"
         "from apollo_restore.hint import Hint\n"
-        "from apollo_restore.restore.engine import Restorer\n"
-        "r = Restorer.load()\n"
+        "from apollo_restore.restoration.members.neural import NeuralMember\n"
+        "r = NeuralMember.load()\n"
         "r.candidates('ετους ', ' αντωνινου καισαρος', Hint.exact(3), 2)\n"
         "print(int('transformers' in sys.modules))\n"
     )

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.context_words import (
+from apollo_restore.restoration.members.document_words import (
     DocumentWords,
     Vocabulary,
     WordConfig,
     document_letters,
     word_readings,
 )
-from apollo_restore.restore.ensemble import Ensemble
+from apollo_restore.restoration.members.ensemble import Ensemble
 
 from .test_ensemble import Fixed
 
@@ -84,7 +84,7 @@ def test_a_model_folder_declares_the_words_member(memorised_model, tmp_path):
     import shutil
 
     from apollo_restore.ngram.model import NgramModel
-    from apollo_restore.restore.load import load_filler
+    from apollo_restore.restoration.load import load_filler
 
     from ..conftest import PASSAGE_1
 

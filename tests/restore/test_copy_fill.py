@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.copy_fill import DocumentCopy
-from apollo_restore.restore.ensemble import Ensemble
+from apollo_restore.restoration.members.document_copy import DocumentCopy
+from apollo_restore.restoration.members.ensemble import Ensemble
 
 from .test_ensemble import Fixed
 

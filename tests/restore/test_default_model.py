@@ -9,10 +9,10 @@ import pytest
 
 from apollo_restore.data.textindex import build_text_index
 from apollo_restore.model.folder import META_FILE
-from apollo_restore.restore.config import DEFAULT_MODEL
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.ensemble import Ensemble
-from apollo_restore.restore.load import load_filler
+from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.ensemble import Ensemble
 
 
 def test_default_model_is_shipped_small_and_versioned():

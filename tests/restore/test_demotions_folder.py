@@ -10,9 +10,9 @@ import pytest
 
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
-from apollo_restore.restore.calibration import load_for
-from apollo_restore.restore.config import DEFAULT_MODEL
-from apollo_restore.restore.present import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR, Demotions
+from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.presentation.calibration import load_for
+from apollo_restore.restoration.presentation.present import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR, Demotions
 
 PATH = Path("model") / META_FILE
 

@@ -12,20 +12,20 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import match_key, merge_equivalent
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.context import context_of
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.engine import Restorer, length_batches
-from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.context import context_of
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.members.candidates import match_key, merge_equivalent
+from apollo_restore.restoration.members.neural import NeuralMember, length_batches
 
 from ..conftest import MEMORISED
 from ..ranking import assert_same_ranking
 
 
 @pytest.fixture(scope="module")
-def restorer(memorised_model) -> Restorer:
-    return Restorer.load(memorised_model)
+def restorer(memorised_model) -> NeuralMember:
+    return NeuralMember.load(memorised_model)
 
 
 @pytest.mark.parametrize("hint_kind", ["none", "exact", "range"])
@@ -62,7 +62,7 @@ def test_engine_k_only_cuts_the_ranked_pool(restorer):
 
 
 def test_engine_exact_length_mode(memorised_model):
-    exact = Restorer.load(memorised_model, config=RestoreConfig(exact_length=True))
+    exact = NeuralMember.load(memorised_model, config=RestoreConfig(exact_length=True))
     prefix, _, suffix = MEMORISED[0]
     for cand in exact.candidates(prefix, suffix, Hint.exact(6)):
         assert letter_count(cand.text) == 6
@@ -72,9 +72,9 @@ def test_engine_beam_width_narrows_only_the_free_rows(memorised_model, restorer)
     """``beam_width`` keeps fewer middles growing per step; the pool's own width is the
     default, and a narrow beam still finds the memorised passage and up to ``pool`` readings."""
     prefix, middle, suffix = MEMORISED[0]
-    same = Restorer.load(memorised_model, config=RestoreConfig(beam_width=restorer.config.pool))
+    same = NeuralMember.load(memorised_model, config=RestoreConfig(beam_width=restorer.config.pool))
     assert same.candidates(prefix, suffix, NO_HINT) == restorer.candidates(prefix, suffix, NO_HINT)
-    narrow = Restorer.load(memorised_model, config=RestoreConfig(beam_width=4))
+    narrow = NeuralMember.load(memorised_model, config=RestoreConfig(beam_width=4))
     cands = narrow.candidates(prefix, suffix, Hint.exact(len(middle)))
     assert cands[0].text == middle and 4 < len(cands) <= narrow.config.pool
 
@@ -173,9 +173,9 @@ def test_gaps_searched_together_get_what_each_gets_alone(memorised_model):
     # prompts of different lengths and hints; the batched code is the one a GPU runs (--device cuda)
     gaps = [(p, s, hint) for p, _, s in MEMORISED for hint in (NO_HINT, Hint.exact(9))]
     gaps.append(("ετους ", " του κυριου", Hint.span(3, 6)))
-    together = Restorer.load(memorised_model).candidates_many(gaps, k=8)
+    together = NeuralMember.load(memorised_model).candidates_many(gaps, k=8)
     for gap, batched in zip(gaps, together):
-        alone = Restorer.load(memorised_model).candidates(*gap, k=8)
+        alone = NeuralMember.load(memorised_model).candidates(*gap, k=8)
         assert [c.text for c in batched] == [c.text for c in alone]
         assert [c.log_score for c in batched] == pytest.approx([c.log_score for c in alone], abs=1e-4)
 
@@ -183,7 +183,7 @@ def test_gaps_searched_together_get_what_each_gets_alone(memorised_model):
 def test_a_gpu_asked_for_without_one_is_a_clear_error(memorised_model, monkeypatch):
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     with pytest.raises(ValueError, match="E513"):
-        Restorer.load(memorised_model, device="cuda")
+        NeuralMember.load(memorised_model, device="cuda")
 
 
 def test_length_batches_cover_every_body_once_and_split_only_where_padding_costs_more():

@@ -9,9 +9,9 @@ import threading
 import pytest
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import Ensemble, LengthPrior
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.members.ensemble import Ensemble, LengthPrior
+from apollo_restore.restoration.members.neural import NeuralMember
 
 from ..conftest import MEMORISED
 
@@ -37,7 +37,7 @@ def same(a: list[list[tuple[str, float]]], b: list[list[tuple[str, float]]]) -> 
 
 
 def test_two_threads_on_one_loaded_model_restore_as_one_thread_does(memorised_model):
-    neural = Restorer.load(memorised_model, config=RestoreConfig(pool=8))
+    neural = NeuralMember.load(memorised_model, config=RestoreConfig(pool=8))
     ensemble = Ensemble([(neural, 1.0), (LengthPrior(), 2.0)], config=neural.config, neural=neural)
     forward = gaps()
     backward = forward[::-1]  # the threads ask for different gaps at the same moments

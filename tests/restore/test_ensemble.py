@@ -11,15 +11,15 @@ from apollo_restore.cli.app import app
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import NgramModel
-from apollo_restore.restore.candidates import to_candidates, union
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import Ensemble, LengthPrior
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.ngram_fill import ReversedFiller, load_ngram
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.candidates import to_candidates, union
+from apollo_restore.restoration.members.ensemble import Ensemble, LengthPrior
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.members.ngram import ReversedFiller, load_ngram
+from apollo_restore.restoration.types import Candidate
 
 from ..conftest import MEMORISED, PASSAGE_1, PASSAGE_2
 from ..ranking import assert_same_ranking
@@ -127,7 +127,7 @@ def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, 
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     ens = load_filler(folder)
     assert isinstance(ens.inner, Ensemble) and len(ens.inner.members) == 4
-    assert isinstance(load_filler(folder, use_ngram=False).inner, Restorer)
+    assert isinstance(load_filler(folder, use_ngram=False).inner, NeuralMember)
     assert isinstance(load_filler(folder, present=False), Ensemble)
     result = restore_text(ens, "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
     assert result.gaps[0].candidates[0].text == "πεπρακεναι"
@@ -145,7 +145,7 @@ def test_a_neural_member_weighted_zero_is_not_loaded(memorised_model, ngram_file
     ens = load_filler(folder, present=False)
     assert callable(ens._neural) and [type(f).__name__ for f, _ in ens.members] == ["NgramRestorer"]
     model, tok = ens.language_model()  # loaded when a report asks for it: bits per character
-    assert isinstance(ens.neural, Restorer) and model is ens.neural.model and tok is ens.neural.tok
+    assert isinstance(ens.neural, NeuralMember) and model is ens.neural.model and tok is ens.neural.tok
     assert ens.members[0][0].language_model() is None
 
 
@@ -167,7 +167,7 @@ def test_load_filler_fails_loudly_when_a_member_file_is_missing(memorised_model,
     assert str(err.value).startswith("[E501]") and str(folder / missing) in str(err.value)
     done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
     assert done.exit_code == 2 and done.output.startswith("error: [E501]"), done.output
-    assert isinstance(load_filler(folder, use_ngram=False).inner, Restorer)  # asked for: neural only
+    assert isinstance(load_filler(folder, use_ngram=False).inner, NeuralMember)  # asked for: neural only
     meta["ensemble"] = {"members": [{"name": "neural", "weight": 0.0}, {"name": "length", "weight": 1.0}]}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match=r"^\[E502\]"):  # nothing weighted that proposes readings
@@ -178,7 +178,7 @@ def test_load_filler_builds_the_unbounded_order_ensemble(memorised_model, tmp_pa
     import shutil
 
     from apollo_restore.data.textindex import build_text_index
-    from apollo_restore.restore.infini_fill import InfiniFiller
+    from apollo_restore.restoration.members.infini import InfiniFiller
 
     build_text_index(["a", "b"], ["ddb", "ddb"], [PASSAGE_1, PASSAGE_2], tmp_path / "ix")
     monkeypatch.setenv("APOLLO_RESTORE_INDEX", str(tmp_path / "ix"))
@@ -230,9 +230,9 @@ def test_ensemble_ranks_the_whole_union_with_every_reading_scored(memorised_mode
     # candidates rank the whole union of the members' proposals, every reading scored in full
     prefix, middle, suffix = MEMORISED[1]
     others = Fixed({"αντωνινου": -9.0, "αντωνιου": -1.0, "καισαρος": -0.5, "ωρου": -2.0, "ετους": -0.1, "αβ": -0.2})
-    proposed = [Restorer.load(memorised_model), others]
+    proposed = [NeuralMember.load(memorised_model), others]
     pool = list(dict.fromkeys(c.text for f in proposed for c in f.candidates(prefix, suffix, Hint.exact(9))))
-    full = Ensemble([(Restorer.load(memorised_model), 1.0), (others, 1.5), (LengthPrior(), 2.0)])
+    full = Ensemble([(NeuralMember.load(memorised_model), 1.0), (others, 1.5), (LengthPrior(), 2.0)])
     scores = full.score_readings(prefix, suffix, Hint.exact(9), pool)
     cands = full.candidates(prefix, suffix, Hint.exact(9), k=4)
     ranked = sorted(zip(pool, scores), key=lambda item: -item[1])[:4]

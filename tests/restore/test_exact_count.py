@@ -8,9 +8,9 @@ from __future__ import annotations
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import to_candidates
-from apollo_restore.restore.present import COUNT_FLOOR, HOLD_MARGIN, Demotions, Presented, hold_count
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.presentation.present import COUNT_FLOOR, HOLD_MARGIN, Demotions, Presented, hold_count
+from apollo_restore.restoration.types import Candidate
 
 FORMS = EditionForms.from_forms(["οἰκέτου", "τοῦ", "τὸ", "ἐπερωτῶντος", "Μηνᾶ", "διὰ"])
 PREFIX, SUFFIX = "πολει δια μηνα ", " επερωτωντοσ και"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.line_lengths import LineEstimate, line_estimates
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
 
 from .test_ensemble import Fixed
 

@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
-from apollo_restore.restore.calibration import Calibration
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.types import FILL_THRESHOLD, MACHINE_CLOSE, MACHINE_OPEN, Candidate
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.presentation.calibration import Calibration
+from apollo_restore.restoration.types import FILL_THRESHOLD, MACHINE_CLOSE, MACHINE_OPEN, Candidate
 
 TEXT = "ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν [- - -] πυρρὰν κεχαραγμένην"
 

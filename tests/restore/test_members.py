@@ -14,10 +14,10 @@ from apollo_restore.cli.app import app
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT
 from apollo_restore.ngram.model import NgramModel
-from apollo_restore.restore.config import DEFAULT_MODEL, RestoreConfig
-from apollo_restore.restore.ensemble import Ensemble
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.members import (
+from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.restoration.members.registry import (
     known_members,
     member_entries,
     register_member,

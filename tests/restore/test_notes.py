@@ -12,10 +12,10 @@ from apollo_restore.cli.app import app
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import to_candidates
-from apollo_restore.restore.notes import REPEAT_LETTERS, hint_note, notes_for, repeats
-from apollo_restore.restore.present import Demotions, Presented, demote
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.presentation.notes import REPEAT_LETTERS, hint_note, notes_for, repeats
+from apollo_restore.restoration.presentation.present import Demotions, Presented, demote
+from apollo_restore.restoration.types import Candidate
 
 FORMS = EditionForms.from_forms(["πλεῖστα", "χαίρειν", "καὶ", "διὰ", "παντὸς", "ὑγιαίνειν", "σε"])
 PREFIX, SUFFIX = "τωι αδελφωι πλειστα ", " και δια παντοσ υγιαινειν"
@@ -127,7 +127,7 @@ def test_notes_for_lists_several_non_words_together():
 
 
 def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
-    from apollo_restore.restore import load
+    from apollo_restore.restoration import load
 
     presented = Presented(_Junk(), FORMS, demotions=Demotions(0.1, 0.1, 0.1, None))
     monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: presented)

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from apollo_restore.cli.app import app
 from apollo_restore.data.formats import read_gapset
 from apollo_restore.errors import FileError, FormatError
-from apollo_restore.restore import load
-from apollo_restore.restore.predict import PredictJob, Workers, gapset_digest
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration import load
+from apollo_restore.restoration.predict import PredictJob, Workers, gapset_digest
+from apollo_restore.restoration.types import Candidate
 
 from ..ranking import assert_same_ranking
 
@@ -66,8 +66,8 @@ def ids(path: Path) -> list[str]:
 KILLED_RUN = """
 import os, signal, sys
 from pathlib import Path
-from apollo_restore.restore.predict import PredictJob
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.predict import PredictJob
+from apollo_restore.restoration.types import Candidate
 
 class Dying:
     name = "dying"
@@ -305,7 +305,7 @@ import sys
 from functools import partial
 from pathlib import Path
 from apollo_restore.data.formats import read_gapset
-from apollo_restore.restore.predict import PredictJob, Workers, gapset_digest
+from apollo_restore.restoration.predict import PredictJob, Workers, gapset_digest
 from tests.restore.test_predict_job import Echo
 
 workers = Workers(partial(Echo, 0.3), 2)

@@ -7,9 +7,9 @@ import pytest
 
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT
-from apollo_restore.restore.candidates import to_candidates
-from apollo_restore.restore.present import Demotions, Presented, demote, doubts, is_truncated
-from apollo_restore.restore.types import percent
+from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.presentation.present import Demotions, Presented, demote, doubts, is_truncated
+from apollo_restore.restoration.types import percent
 
 FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "χαίρειν", "τῷ"])
 

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.errors import LeidenError, RequestError
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.context import GapContexts, context_of
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.request import RequestLimits, RestoreRequest, parse_hint_value
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.context import GapContexts, context_of
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.request import RequestLimits, RestoreRequest, parse_hint_value
+from apollo_restore.restoration.types import Candidate
 
 GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος τοῦ κυρίου [.5] Τῦβι ἔλαβον παρὰ σοῦ"
 
@@ -179,13 +179,11 @@ def test_restore_text_validates_and_never_reads_silently():
     assert result.restored_text.count("αβγ") == 2 and result.warnings
 
 
-def test_public_restore_stays_a_function_after_importing_the_subpackage():
-    import sys
-
-    import apollo_restore.restore.driver
+def test_public_restore_is_a_function_beside_the_restoration_subpackage():
+    import apollo_restore.restoration.driver
 
     assert callable(apollo_restore.restore) and apollo_restore.restore.__name__ == "restore"
-    assert sys.modules["apollo_restore.restore"].driver.restore_text is restore_text
+    assert apollo_restore.restoration.driver.restore_text is restore_text
 
 
 # -- contexts -------------------------------------------------------------------------------------

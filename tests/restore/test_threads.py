@@ -9,7 +9,7 @@ import torch
 
 import apollo_restore
 from apollo_restore.errors import RequestError
-from apollo_restore.restore import threads
+from apollo_restore.restoration import threads
 
 
 @pytest.mark.parametrize(

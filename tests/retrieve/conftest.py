@@ -8,7 +8,7 @@ import pytest
 
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
-from apollo_restore.retrieve.index import ParallelIndex, build_index
+from apollo_restore.retrieve.parallels import ParallelIndex, build_index
 
 TRAIN = {
     "ddb:a": "ετους δευτερου αυτοκρατορος καισαρος τραιανου σεβαστου μηνος θωθ",

@@ -8,28 +8,28 @@ import torch
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import Hint
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.candidates import match_key
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.present import Demotions, Presented
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.members.candidates import match_key
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.presentation.present import Demotions, Presented
+from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented, with_parallels
-from apollo_restore.retrieve.index import ParallelIndex
+from apollo_restore.retrieve.parallels import ParallelIndex
 
 PREFIX, SUFFIX = "ετους τεταρτου αυτοκρατορος καισαρος ", " σεβαστου"
 
 
 @pytest.fixture(scope="module")
-def restorer() -> Restorer:
+def restorer() -> NeuralMember:
     torch.manual_seed(0)
     tok = CharTokenizer()
-    return Restorer(build_model("tiny", tok).eval(), tok, name="tiny", config=RestoreConfig(k=5, max_chars=12))
+    return NeuralMember(build_model("tiny", tok).eval(), tok, name="tiny", config=RestoreConfig(k=5, max_chars=12))
 
 
 @pytest.fixture(scope="module")
-def beams(restorer: Restorer) -> list[Candidate]:
+def beams(restorer: NeuralMember) -> list[Candidate]:
     return restorer.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
 
 
@@ -40,7 +40,9 @@ class _NoIndex:
         raise AssertionError("a disabled RetrievalAugmented consulted the index")
 
 
-def test_augment_off_gives_model_candidates(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
+def test_augment_off_gives_model_candidates(
+    restorer: NeuralMember, index: ParallelIndex, beams: list[Candidate]
+) -> None:
     off = RetrievalAugmented(restorer, _NoIndex(), enabled=False)
     cands = off.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert [(c.text, c.log_score, c.origin, c.citations) for c in cands] == [
@@ -51,7 +53,7 @@ def test_augment_off_gives_model_candidates(restorer: Restorer, index: ParallelI
     assert on[0].text == "τραιανου" and on != cands  # the same gap with parallels does change the answer
 
 
-def test_augment_merges_and_cites(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
+def test_augment_merges_and_cites(restorer: NeuralMember, index: ParallelIndex, beams: list[Candidate]) -> None:
     rag = RetrievalAugmented(restorer, index)
     cands = rag.merge(PREFIX, SUFFIX, Hint.exact(8), beams, rag.parallels(PREFIX, SUFFIX, Hint.exact(8)).groups, 20)
     by_key = {match_key(c.text): c for c in cands}
@@ -66,7 +68,7 @@ def test_augment_merges_and_cites(restorer: Restorer, index: ParallelIndex, beam
     assert len(cands) == len(beams) + 2
 
 
-def test_augment_parallel_already_in_beam(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
+def test_augment_parallel_already_in_beam(restorer: NeuralMember, index: ParallelIndex, beams: list[Candidate]) -> None:
     rag = RetrievalAugmented(restorer, index)
     groups = rag.parallels(PREFIX, SUFFIX, Hint.exact(8)).groups
     groups[0].between = beams[0].text  # pretend the top beam was found in parallels
@@ -76,7 +78,9 @@ def test_augment_parallel_already_in_beam(restorer: Restorer, index: ParallelInd
     assert top.citations == groups[0].docs and len(merged) == len(beams) + 1
 
 
-def test_augment_count_prior_and_truncation(restorer: Restorer, index: ParallelIndex, beams: list[Candidate]) -> None:
+def test_augment_count_prior_and_truncation(
+    restorer: NeuralMember, index: ParallelIndex, beams: list[Candidate]
+) -> None:
     strong = RetrievalAugmented(restorer, index, count_weight=1000.0).candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert strong[0].text == "τραιανου" and strong[0].prob > 0.99  # 3 parallels beat 1
     assert strong[1].text == "αδριανου" and len(strong) == 5  # k kept
@@ -84,7 +88,7 @@ def test_augment_count_prior_and_truncation(restorer: Restorer, index: ParallelI
     assert strong[0].log_score == pytest.approx(score, abs=1e-4)  # the prior is not in log_score
 
 
-def test_augment_restore_leiden(restorer: Restorer, index: ParallelIndex) -> None:
+def test_augment_restore_leiden(restorer: NeuralMember, index: ParallelIndex) -> None:
     rag = RetrievalAugmented(restorer, index, count_weight=1000.0)
     assert isinstance(rag, GapFiller) and rag.language_model() == restorer.language_model()
     result = restore_text(rag, "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ", k=3)
@@ -92,14 +96,16 @@ def test_augment_restore_leiden(restorer: Restorer, index: ParallelIndex) -> Non
     assert gap.candidates[0].text == "τραιανου" and gap.candidates[0].citations and result.model == "tiny+parallels"
 
 
-def test_k_only_cuts_the_merged_pool(restorer: Restorer, index: ParallelIndex) -> None:
+def test_k_only_cuts_the_merged_pool(restorer: NeuralMember, index: ParallelIndex) -> None:
     rag = RetrievalAugmented(restorer, index)
     few, many = (rag.candidates(PREFIX, SUFFIX, Hint.exact(8), k) for k in (3, 50))
     assert len(few) == 3 and len(many) > 3 and sum(c.prob for c in many) == pytest.approx(1.0)
     assert [(c.text, c.prob) for c in few] == [(c.text, c.prob) for c in many[:3]]
 
 
-def test_with_parallels_keeps_the_presentation_over_the_merged_pool(restorer: Restorer, index: ParallelIndex) -> None:
+def test_with_parallels_keeps_the_presentation_over_the_merged_pool(
+    restorer: NeuralMember, index: ParallelIndex
+) -> None:
     shown = with_parallels(Presented(restorer, demotions=Demotions(1.0, 1.0, 1.0, None)), index, count_weight=1000.0)
     assert isinstance(shown, Presented) and isinstance(shown.inner, RetrievalAugmented)
     cands = shown.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)

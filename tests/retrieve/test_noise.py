@@ -10,9 +10,9 @@ import pytest
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
-from apollo_restore.retrieve.index import ParallelIndex, build_index
 from apollo_restore.retrieve.links import edition_label
 from apollo_restore.retrieve.noise import is_noise
+from apollo_restore.retrieve.parallels import ParallelIndex, build_index
 from apollo_restore.retrieve.provenance import provenance
 
 ACCOUNT = "λογος σιτου εν θησαυρωι ζ φκ· θ υπ α πυρου αρταβαι"

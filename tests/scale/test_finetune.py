@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from apollo_restore.hint import Hint
-from apollo_restore.restore.engine import Restorer
+from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.scale.finetune import FinetuneConfig, finetune
 from apollo_restore.scale.shards import export_shards
 
@@ -33,10 +33,10 @@ def test_finetune_lora_loss_falls_and_model_loads(tiny_model_folder, shards, tmp
     record = finetune(cfg, progress=False)
     losses = record["losses"]
     assert len(losses) == 40 and np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.1
-    total = sum(p.numel() for p in Restorer.load(tmp_path / "model").model.parameters())
+    total = sum(p.numel() for p in NeuralMember.load(tmp_path / "model").model.parameters())
     assert 0 < record["trainable"] < total / 2  # only adapters trained
     assert (tmp_path / "adapter" / "adapter_model.safetensors").exists()
-    restorer = Restorer.load(tmp_path / "model")
+    restorer = NeuralMember.load(tmp_path / "model")
     pool = restorer.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", Hint.exact(3), k=200)  # the whole pool
     assert pool and abs(sum(c.prob for c in pool) - 1) < 1e-6
     assert restorer.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", Hint.exact(3), k=5) == pool[:5]  # k cuts

@@ -14,7 +14,7 @@ import torch
 import yaml
 
 from apollo_restore.hint import Hint
-from apollo_restore.restore.engine import Restorer
+from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.scale.fsdp import consolidate, latest_checkpoint
 from apollo_restore.scale.shards import export_shards
 from apollo_restore.scale.train_fsdp import FsdpConfig
@@ -73,7 +73,7 @@ def test_fsdp_torchrun_trains_resumes_consolidates_and_restores(prepared, tiny_m
         p.name for p in model_dir.iterdir()
     }
 
-    restorer = Restorer.load(model_dir)
+    restorer = NeuralMember.load(model_dir)
     cands = restorer.candidates("κομων μουσαιου του ", "κλειτου χαιρειν", Hint.exact(3), k=5)
     assert cands and all(isinstance(c.text, str) for c in cands)
 

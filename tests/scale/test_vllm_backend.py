@@ -11,10 +11,10 @@ from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.types import Candidate, GapResult, Restoration
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.types import Candidate, GapResult, Restoration
 from apollo_restore.scale import vllm_backend
 from apollo_restore.scale.vllm_backend import VllmRestorer, VllmUnavailable, beams_to_readings
 
@@ -72,7 +72,7 @@ def test_vllm_backend_imports_without_vllm_and_says_what_to_install(monkeypatch)
 
 def test_vllm_backend_is_a_gap_filler_not_a_restorer_subclass():
     r = _restorer()
-    assert isinstance(r, GapFiller) and not isinstance(r, Restorer)
+    assert isinstance(r, GapFiller) and not isinstance(r, NeuralMember)
     assert r.language_model() is None  # the model runs inside vLLM: no bits per character from here
 
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from apollo_restore.data.table import write_documents
 from apollo_restore.hint import Hint
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.engine import Restorer
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.train.loop import TrainConfig, train
 
 from ..conftest import document_row
@@ -49,7 +49,7 @@ def test_tiny_model_fills_held_out_formulaic_gaps(tmp_path):
         log_every=50,
     )
     train(cfg, progress=False)
-    restorer = Restorer.load(tmp_path / "run" / "checkpoint", config=RestoreConfig(k=5))
+    restorer = NeuralMember.load(tmp_path / "run" / "checkpoint", config=RestoreConfig(k=5))
     held_out = rng.choice(NAMES, 2, replace=False)
     text = (
         f"{held_out[0]} {held_out[1]} χαιρειν ομολογω απεσχηκεναι παρα σου τας δραχμας "

@@ -17,7 +17,7 @@ import torch
 from apollo_restore.fim.examples import FimExample
 from apollo_restore.hint import NO_HINT
 from apollo_restore.model.checkpoint import load_model
-from apollo_restore.restore.engine import Restorer
+from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.train.loop import BEST_DIR, CHECKPOINT_DIR, TrainConfig, train
 from apollo_restore.train.metrics import METRICS_FILE
 from apollo_restore.train.schedule import lr_at
@@ -49,12 +49,12 @@ def test_train_overfit_save_reload_predicts_the_same(tmp_path):
     examples = [FimExample(p, m, s, NO_HINT) for p, m, s in MEMORISED]
     model, tok, losses = memorise(examples)
     assert losses[-1] < 0.25 < losses[0]
-    restorer = Restorer(model, tok)
+    restorer = NeuralMember(model, tok)
     before = [restorer.candidates(p, s, NO_HINT)[:5] for p, _, s in MEMORISED]
     from apollo_restore.model.checkpoint import save_model
 
     save_model(model, tok, tmp_path / "m", {})
-    reloaded = Restorer.load(tmp_path / "m")
+    reloaded = NeuralMember.load(tmp_path / "m")
     after = [reloaded.candidates(p, s, NO_HINT)[:5] for p, _, s in MEMORISED]
     for (_, middle, _), b, a in zip(MEMORISED, before, after):
         assert b[0].text == middle

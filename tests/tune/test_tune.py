@@ -14,11 +14,11 @@ from apollo_restore.data.formats import GapExample
 from apollo_restore.hint import Hint
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.ngram.model import NgramModel
-from apollo_restore.restore.calibration import load_for
-from apollo_restore.restore.ensemble import Ensemble
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.present import Demotions
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.restoration.presentation.calibration import load_for
+from apollo_restore.restoration.presentation.present import Demotions
+from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.demotions import fit_demotions
 from apollo_restore.tune.weights import Scored, fit_weights
 

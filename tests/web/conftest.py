@@ -6,15 +6,17 @@ import pytest
 
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.engine import Restorer
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.members.neural import NeuralMember
 
 
 @pytest.fixture(scope="session")
-def tiny_restorer() -> Restorer:
+def tiny_restorer() -> NeuralMember:
     """``tiny`` with random weights; short searches so each gap takes a fraction of a second."""
     tok = CharTokenizer()
-    return Restorer(build_model("tiny", tok, seed=0).eval(), tok, name="tiny", config=RestoreConfig(k=5, max_chars=12))
+    return NeuralMember(
+        build_model("tiny", tok, seed=0).eval(), tok, name="tiny", config=RestoreConfig(k=5, max_chars=12)
+    )
 
 
 class StubFiller:
@@ -25,7 +27,7 @@ class StubFiller:
     config = RestoreConfig(k=3)
 
     def candidates(self, prefix, suffix, hint=None, k=None):
-        from apollo_restore.restore.candidates import to_candidates
+        from apollo_restore.restoration.members.candidates import to_candidates
 
         return to_candidates([("κυριωι", -1.0), ("θεου", -1.5), ("κυρ", -1.2)])[: k or 3]
 
@@ -34,8 +36,8 @@ class StubFiller:
 def presented_stub():
     """The stub wrapped as ``load_filler`` wraps a model: edition forms and a calibration."""
     from apollo_restore.data.orthography import EditionForms
-    from apollo_restore.restore.calibration import Calibration, Scaling
-    from apollo_restore.restore.present import Presented
+    from apollo_restore.restoration.presentation.calibration import Calibration, Scaling
+    from apollo_restore.restoration.presentation.present import Presented
 
     forms = EditionForms.from_forms(["κυρίῳ", "θεοῦ", "τῷ", "χαίρειν"])
     calibration = Calibration({c: Scaling(1.0, 0.0) for c in ("exact", "range", "none")}, unknown_word_penalty=2.0)

@@ -15,8 +15,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from apollo_restore.restore.request import RestoreRequest
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.types import Candidate
 from apollo_restore.web.app import create_app
 from apollo_restore.web.limits import LETTERS_PER_UNIT, CostModel, Limits, measure_cost, work_units
 from apollo_restore.web.schemas import EXAMPLE

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from lxml import etree
 
 from apollo_restore.hint import Hint
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
 from apollo_restore.web.app import create_app
 from apollo_restore.web.errors import scrub
@@ -466,7 +466,7 @@ def test_api_openapi_documents_models(client):
 
 
 def test_web_parallels_adapter_reads_a_real_index(tiny_prepared, tmp_path, tiny_restorer):
-    from apollo_restore.retrieve.index import build_index
+    from apollo_restore.retrieve.parallels import build_index
     from apollo_restore.web.parallels import IndexParallels
 
     build_index(tiny_prepared, tmp_path / "index")
@@ -491,7 +491,7 @@ def test_cli_json_and_the_web_api_give_the_same_parallels(tiny_prepared, tmp_pat
     from typer.testing import CliRunner
 
     from apollo_restore.cli.app import app
-    from apollo_restore.retrieve.index import build_index
+    from apollo_restore.retrieve.parallels import build_index
     from apollo_restore.web.parallels import IndexParallels
 
     build_index(tiny_prepared, tmp_path / "index")

@@ -221,7 +221,7 @@ def test_browser_parallels_are_those_of_the_cli(presented_stub, browser, tiny_pr
     from typer.testing import CliRunner
 
     from apollo_restore.cli.app import app
-    from apollo_restore.retrieve.index import build_index
+    from apollo_restore.retrieve.parallels import build_index
     from apollo_restore.web.parallels import IndexParallels
 
     build_index(tiny_prepared, tmp_path / "index")
@@ -278,12 +278,12 @@ class _LongReadings:
     name = "long"
 
     def __init__(self) -> None:
-        from apollo_restore.restore.config import RestoreConfig
+        from apollo_restore.restoration.config import RestoreConfig
 
         self.config = RestoreConfig(k=2)
 
     def candidates(self, prefix, suffix, hint=None, k=None):
-        from apollo_restore.restore.candidates import to_candidates
+        from apollo_restore.restoration.members.candidates import to_candidates
 
         phrase = "κιβαριατηι στρατιωτηι αλεξανδρωι διοφαντου χαιρειν"  # long words, wide in a serif
         return to_candidates([(phrase, -1.0), ("χαιρειν", -2.0)])[: k or 2]

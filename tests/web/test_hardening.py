@@ -13,7 +13,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.types import Candidate
 from apollo_restore.web.app import create_app
 from apollo_restore.web.limits import Limits
 from apollo_restore.web.server import background_server

@@ -18,8 +18,8 @@ import subprocess
 import pytest
 from fastapi.testclient import TestClient
 
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.types import Candidate
 from apollo_restore.web.app import STATIC, create_app
 
 HARNESS = __file__.replace("test_page_assets.py", "page_harness.js")
@@ -72,7 +72,7 @@ def test_health_names_the_model_in_plain_words(client):
 
 
 def test_a_disagreeing_line_estimate_says_so():
-    from apollo_restore.restore.driver import restore_text
+    from apollo_restore.restoration.driver import restore_text
 
     gap = restore_text(Fixed(), LINES, k=2).gaps[0]
     estimate = gap.length_estimate

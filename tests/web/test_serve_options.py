@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from apollo_restore.cli import serve
 from apollo_restore.cli.app import app
-from apollo_restore.restore import load
+from apollo_restore.restoration import load
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,7 @@ from apollo_restore.errors import FileError
 from apollo_restore.inputs import STDIN, read_text, source_name
 
 #: Most torch threads a command may ask: one per core, as the core's check
-#: (:func:`apollo_restore.restore.threads.choose_threads`, ``E311``) and ``serve`` allow (more
+#: (:func:`apollo_restore.restoration.threads.choose_threads`, ``E311``) and ``serve`` allow (more
 #: only slow torch down; thousands take minutes to start and a hundred thousand crash it).
 MAX_THREADS = os.cpu_count() or 1
 #: Most results a listing command prints (documents, readings).

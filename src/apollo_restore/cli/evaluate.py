@@ -175,7 +175,7 @@ def evaluate_command(
     from apollo_restore.evaluate.gapsets import load_gaps
     from apollo_restore.evaluate.peers import load_peer, parse_peer_arg, read_ithaca_input_ids
     from apollo_restore.evaluate.pipeline import evaluate_to_folder
-    from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, check_k
+    from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_k
 
     if gaps is None and prepared is None:
         raise typer.BadParameter("give --gaps FILE or --prepared DIR with --source", param_hint="--gaps")
@@ -206,14 +206,14 @@ def evaluate_command(
     except (FileError, FormatError) as err:
         fail(err)
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.config import RestoreConfig, batch_size
+    from apollo_restore.restoration.config import RestoreConfig, batch_size
 
     filler, name, pool = None, "predictions", None
     if not predictions:
         # the model's imports (torch) only when a model restores: scoring a predictions file needs none
-        from apollo_restore.restore.load import load_filler
-        from apollo_restore.restore.predict import Workers
-        from apollo_restore.restore.threads import use_threads
+        from apollo_restore.restoration.load import load_filler
+        from apollo_restore.restoration.predict import Workers
+        from apollo_restore.restoration.threads import use_threads
 
         options = {
             "config": RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length),

@@ -1,4 +1,5 @@
-"""``apollo-restore index``: the parallel-passage index over the training split."""
+"""``apollo-restore index``: a text index (:class:`~apollo_restore.data.textindex.TextIndex`) over the
+training split of a prepared corpus, for parallel passages beyond the packaged text."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def index_command(
 ) -> None:
     """Index the train split of a prepared corpus for parallel passages (never validation or test)."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.retrieve.index import build_index
+    from apollo_restore.retrieve.parallels import build_index
 
     report = build_index(prepared, out, sources=source or None)
     sources = ", ".join(f"{k} {v:,}" for k, v in report.sources.items())

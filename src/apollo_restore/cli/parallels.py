@@ -37,9 +37,9 @@ def parallels_command(
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.cli.restore import parse_hint
     from apollo_restore.errors import LeidenError, RequestError
-    from apollo_restore.restore.request import RestoreRequest
+    from apollo_restore.restoration.request import RestoreRequest
     from apollo_restore.retrieve.gaps import text_parallels
-    from apollo_restore.retrieve.index import ParallelIndex
+    from apollo_restore.retrieve.parallels import ParallelIndex
 
     source = read_text_argument(text)
     try:

@@ -23,7 +23,7 @@ def _stderr() -> TextIO:
 
 @contextmanager
 def gap_progress(enabled: bool = True, stream: TextIO | None = None) -> Iterator[Callable[[int, int], None] | None]:
-    """Yields ``progress(done, total)`` (:func:`~apollo_restore.restore.driver.restore_text`'s
+    """Yields ``progress(done, total)`` (:func:`~apollo_restore.restoration.driver.restore_text`'s
     callback) drawing ``restoring gap 3 of 40`` with a bar on ``stream`` (standard error), or
     ``None`` when not ``enabled`` or ``stream`` is not a terminal."""
     stream = stream or _stderr()

@@ -24,7 +24,7 @@ def provenance_command(
     """Was this text in the training data? Lists the training documents sharing runs of at least
     --min-run letters with it (spaces, accents and brackets ignored), with links to their editions."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.retrieve.index import ParallelIndex
+    from apollo_restore.retrieve.parallels import ParallelIndex
     from apollo_restore.retrieve.provenance import provenance
 
     source = read_text_argument(text)

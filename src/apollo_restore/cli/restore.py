@@ -78,9 +78,9 @@ def restore_command(
     (empty, no gap, not Greek, malformed, beyond the limits).
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.driver import restore_text
-    from apollo_restore.restore.request import RestoreRequest
-    from apollo_restore.restore.threads import use_threads
+    from apollo_restore.restoration.driver import restore_text
+    from apollo_restore.restoration.request import RestoreRequest
+    from apollo_restore.restoration.threads import use_threads
 
     source = read_text_argument(text)
     try:
@@ -125,8 +125,8 @@ def _print(result, show: int) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from apollo_restore.restore.labels import model_label  # here, not at the top: `--help` stays fast
-    from apollo_restore.restore.types import MACHINE_CLOSE, MACHINE_OPEN, percent  # (the same)
+    from apollo_restore.restoration.presentation.labels import model_label  # here, not at the top: `--help` stays fast
+    from apollo_restore.restoration.types import MACHINE_CLOSE, MACHINE_OPEN, percent  # (the same)
 
     console = Console()
     console.print(f"[bold]Restored text[/bold] ({escape(model_label(result.model))}, {result.ms:.0f} ms):")
@@ -193,9 +193,9 @@ def predict_command(
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.model.folder import fingerprint
-    from apollo_restore.restore.config import DEFAULT_MODEL, RestoreConfig, batch_size
-    from apollo_restore.restore.predict import PredictJob, Workers
-    from apollo_restore.restore.threads import use_threads
+    from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig, batch_size
+    from apollo_restore.restoration.predict import PredictJob, Workers
+    from apollo_restore.restoration.threads import use_threads
 
     try:
         settings = {
@@ -235,14 +235,14 @@ def _restorer(model: Path | None, parallels: bool, **options):
     passages' readings when ``parallels``; module-level, so that ``--workers`` processes build
     their own from it."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.load import load_filler
+    from apollo_restore.restoration.load import load_filler
 
     restorer = load_filler(model, **options)
     if not parallels:
         return restorer
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.retrieve.augment import with_parallels
-    from apollo_restore.retrieve.index import ParallelIndex
+    from apollo_restore.retrieve.parallels import ParallelIndex
 
     return with_parallels(restorer, ParallelIndex.shared(progress=lambda msg: typer.echo(msg, err=True)))
 

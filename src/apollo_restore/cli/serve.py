@@ -62,8 +62,8 @@ def serve_command(
     check_address(host, port)  # before the imports below: a bad value fails in a moment
     check_allowed_hosts(allowed_host or [])
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restore.load import load_filler
-    from apollo_restore.restore.threads import use_threads
+    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration.threads import use_threads
     from apollo_restore.web.app import LOCAL_HOSTS, create_app
     from apollo_restore.web.limits import Limits, measure_cost
     from apollo_restore.web.server import serve

@@ -40,7 +40,7 @@ from apollo_restore.data.readers.tesserae import parse_tess
 from apollo_restore.data.splits import SPLITS, SPLITTER, split_of
 from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
 
-# re-exported while train/loop.py and retrieve/index.py still import it from here; new code: data.table
+# re-exported while train/loop.py and retrieve/parallels.py still import it from here; new code: data.table
 from apollo_restore.data.table import load_documents as load_documents
 from apollo_restore.data.textindex import TextIndex, build_text_index
 from apollo_restore.errors import CorpusError

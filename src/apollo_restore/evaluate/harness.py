@@ -1,10 +1,10 @@
 """Run any gap filler over a gap set and score it; bits per character on held-out text.
 
     from apollo_restore.evaluate.harness import evaluate
-    predictions, metrics = evaluate(Restorer.load(), gaps, k=20)
+    predictions, metrics = evaluate(NeuralMember.load(), gaps, k=20)
 
 The filler is anything with ``candidates(prefix, suffix, hint, k)``
-(:class:`~apollo_restore.restore.predict.GapFiller`): the neural restorer, the n-gram model,
+(:class:`~apollo_restore.restoration.predict.GapFiller`): the neural restorer, the n-gram model,
 an ensemble. Predictions are joined to gaps by id; a gap without a prediction scores as wrong.
 Metrics are grouped by kind (synthetic / true), context variant (uncertain-included /
 -excluded), hint condition and source (:func:`group_metrics`).
@@ -35,8 +35,8 @@ from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
 from apollo_restore.evaluate.gapsets import condition_of, is_excluded, parse_gap_id
 from apollo_restore.evaluate.metrics import GapScore, reliability, score_gap, summarise, uniform
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.predict import Workers, predict
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.predict import Workers, predict
 
 BPC_MODES = ("prefix", "middle")
 PERIODS = ("BC", "1st–3rd c. AD", "4th c. AD+", "unknown")

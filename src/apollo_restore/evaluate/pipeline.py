@@ -20,8 +20,8 @@ from apollo_restore.data.formats import GapExample, Prediction, write_gapset, wr
 from apollo_restore.evaluate.harness import bpc_by_period, evaluate
 from apollo_restore.evaluate.peers import side_by_side
 from apollo_restore.evaluate.report import write_report
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.predict import Workers
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.predict import Workers
 
 GAPS_FILE, PREDICTIONS_FILE = "gaps.jsonl", "predictions.jsonl"
 
@@ -37,16 +37,16 @@ def evaluate_to_folder(
 
     Args:
         out: report folder (created).
-        filler: any :class:`~apollo_restore.restore.filler.GapFiller`; ``None`` with ``predictions``.
+        filler: any :class:`~apollo_restore.restoration.filler.GapFiller`; ``None`` with ``predictions``.
         predictions: score these instead of running the filler.
         peers: other systems' predictions (ids already joined to ``gaps``) for the side-by-side.
         bpc_table: held-out documents for bits per character of the filler's
-            :meth:`~apollo_restore.restore.filler.GapFiller.language_model` (an ensemble's is its
+            :meth:`~apollo_restore.restoration.filler.GapFiller.language_model` (an ensemble's is its
             neural member's; a filler with none gets ``bpc_skipped`` in the report's header);
             ``None`` skips it.
         name: our system's name in the side-by-side.
         meta: extra facts for the report header.
-        batch: gaps the filler searches together (:func:`~apollo_restore.restore.predict.predict`).
+        batch: gaps the filler searches together (:func:`~apollo_restore.restoration.predict.predict`).
         workers: processes that restore the gaps instead of ``filler`` (which still gives the
             bits per character).
 

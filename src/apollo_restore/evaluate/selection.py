@@ -15,8 +15,8 @@ from apollo_restore.evaluate.harness import run
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.fim.layout import FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.restore.config import RestoreConfig, batch_size
-from apollo_restore.restore.engine import Restorer
+from apollo_restore.restoration.config import RestoreConfig, batch_size
+from apollo_restore.restoration.members.neural import NeuralMember
 
 
 def restoration_validator(
@@ -33,7 +33,7 @@ def restoration_validator(
     tok = CharTokenizer()
 
     def validate(model: torch.nn.Module, layout: FimLayout) -> dict[str, float]:
-        restorer = Restorer(model, tok, config=RestoreConfig(k=k), layout=layout)
+        restorer = NeuralMember(model, tok, config=RestoreConfig(k=k), layout=layout)
         # searched together on a GPU (one gap's rows leave it idle: a pass of 200 gaps one at a
         # time took ~100 s of a 7-minute H100 call for the `large` model)
         together = batch_size(batch, next(model.parameters()).device.type)

@@ -1,16 +1,16 @@
 """Retrieval-augmented restoration: readings found in parallel passages join the beam.
 
     from apollo_restore.hint import Hint
-    from apollo_restore.restore.engine import Restorer
+    from apollo_restore.restoration.members.neural import NeuralMember
     from apollo_restore.retrieve.augment import RetrievalAugmented
-    from apollo_restore.retrieve.index import ParallelIndex
+    from apollo_restore.retrieve.parallels import ParallelIndex
 
-    rag = RetrievalAugmented(Restorer.load(), ParallelIndex.open("data/index"))
+    rag = RetrievalAugmented(NeuralMember.load(), ParallelIndex.open("data/index"))
     for c in rag.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8)):
         print(c.text, c.prob, c.origin, c.citations)
 
 The model still decides: each reading found between the gap's contexts in the training
-corpus is scored by the model (:meth:`Restorer.score_readings`, the same log-probability
+corpus is scored by the model (:meth:`NeuralMember.score_readings`, the same log-probability
 beam search ranks by) and merged with the beams by :func:`match_key`. An optional prior
 ``count_weight · log(1 + count)`` favours frequent parallels (default 0: pure model score).
 Like every filler, it ranks a pool that does not depend on ``k`` (the model's whole pool and the
@@ -27,11 +27,11 @@ import math
 from dataclasses import dataclass, field
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import WHOLE_POOL, match_key, to_candidates
-from apollo_restore.restore.filler import GapFiller, LanguageModel
-from apollo_restore.restore.present import Presented
-from apollo_restore.restore.types import Candidate
-from apollo_restore.retrieve.index import MAX_BETWEEN, ParallelIndex
+from apollo_restore.restoration.filler import GapFiller, LanguageModel
+from apollo_restore.restoration.members.candidates import WHOLE_POOL, match_key, to_candidates
+from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.types import Candidate
+from apollo_restore.retrieve.parallels import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
 
 
@@ -49,7 +49,7 @@ class RetrievalAugmented:
 
     Args:
         restorer: the model: any :class:`GapFiller` with search settings ``config`` (the
-            neural :class:`~apollo_restore.restore.engine.Restorer`, the default ensemble).
+            neural :class:`~apollo_restore.restoration.members.neural.NeuralMember`, the default ensemble).
         index: the parallel-passage index (training split only).
         enabled: ``False`` returns exactly the restorer's candidates.
         max_parallels: most distinct readings taken from the parallels (most frequent first).
@@ -157,7 +157,7 @@ class RetrievalAugmented:
 
 def with_parallels(filler: GapFiller, index: ParallelIndex, **options) -> GapFiller:
     """``filler`` with the readings of parallel passages joining its pool: inside its
-    presentation when it has one (a :class:`~apollo_restore.restore.present.Presented`, as
+    presentation when it has one (a :class:`~apollo_restore.restoration.presentation.present.Presented`, as
     ``load_filler`` returns), so that display forms, flags and calibration cover the parallels'
     readings too; ``options`` go to :class:`RetrievalAugmented`."""
     if isinstance(filler, Presented):

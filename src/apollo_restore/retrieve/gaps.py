@@ -6,7 +6,7 @@
 
 The CLI (``apollo-restore parallels``, its ``--json``), the web API (``POST /api/parallels``)
 and so the page and the quickstart all call :func:`text_parallels` on a validated
-:class:`~apollo_restore.restore.request.RestoreRequest`: the same contexts (earlier gaps filled
+:class:`~apollo_restore.restoration.request.RestoreRequest`: the same contexts (earlier gaps filled
 by the request's pins, later ones as gap markers, so that no anchor reaches across them), the
 same hints (the text's, or the request's overrides), the same edition forms and links.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from apollo_restore.restore.context import context_of
-from apollo_restore.restore.request import RestoreRequest
-from apollo_restore.retrieve.index import MAX_BETWEEN, ParallelIndex
+from apollo_restore.restoration.context import context_of
+from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.retrieve.parallels import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import GapParallels
 
 

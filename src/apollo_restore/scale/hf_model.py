@@ -2,7 +2,7 @@
 Face causal LM: their common options, and loading a model folder with the tokenizer of the
 shards. The step, the loss and the model-folder writer are those of every recipe
 (:mod:`apollo_restore.train.step`, :mod:`apollo_restore.train.writer`); the folders they write
-load in ``transformers``, vLLM and :class:`~apollo_restore.restore.engine.Restorer` (character
+load in ``transformers``, vLLM and :class:`~apollo_restore.restoration.members.neural.NeuralMember` (character
 tokenizer).
 """
 

@@ -17,7 +17,7 @@ checkpoints every ``checkpoint_every`` steps and at the end; a re-launched run r
 ``out/checkpoints/latest`` (model, optimiser, step, data position). At the end rank 0
 consolidates the last checkpoint into ``out/model`` (``config.json``, ``model.safetensors``,
 tokenizer), which ``transformers``, vLLM and — for character-tokenizer models —
-:class:`~apollo_restore.restore.engine.Restorer` load.
+:class:`~apollo_restore.restoration.members.neural.NeuralMember` load.
 
 The single-process recipe is :mod:`apollo_restore.scale.finetune` (LoRA lives there).
 

@@ -6,7 +6,7 @@
     result = restore_text(r, "ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")  # a Restoration
     batch = r.candidates_batch([(prefix, suffix, Hint.exact(7)), ...])      # one vLLM call
 
-:class:`VllmRestorer` is a :class:`~apollo_restore.restore.filler.GapFiller` whose per-gap search
+:class:`VllmRestorer` is a :class:`~apollo_restore.restoration.filler.GapFiller` whose per-gap search
 runs ``vllm.LLM.beam_search`` (``BeamSearchParams(beam_width=k, max_tokens=…,
 length_penalty=0)``, so beams rank by summed log-probability, ``[EOS]`` included, like the
 default engine). Prompts are token ids in the FIM layout built by
@@ -37,14 +37,14 @@ from typing import Any
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, letter_count
 from apollo_restore.fim.hf_format import HfFim, load_tokenizer
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import merge_equivalent, to_candidates
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, search_chars
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, search_chars
+from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
+from apollo_restore.restoration.types import Candidate
 
 MIDDLE_ALPHABET = frozenset(GREEK_LETTERS + " " + MIDDLE_DOT)
 INSTALL_HINT = (
     "the vLLM backend needs the optional extra and a CUDA GPU: pip install 'apollo-restore[vllm]' on a machine "
-    "with an NVIDIA GPU (vLLM does not run this model on CPU); use apollo_restore.Restorer on CPU"
+    "with an NVIDIA GPU (vLLM does not run this model on CPU); use apollo_restore.NeuralMember on CPU"
 )
 
 
@@ -159,13 +159,16 @@ class VllmRestorer:
         ]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        """Ranked readings for one gap (same contract as :meth:`Restorer.candidates`)."""
+        """Ranked readings for one gap (same contract as :meth:`NeuralMember.candidates`)."""
         return self.candidates_batch([(prefix, suffix, hint)], k)[0]
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """Not available: vLLM's beam search gives no scores for readings it did not propose
-        (an ensemble or retrieval needs the default engine, :class:`~apollo_restore.restore.engine.Restorer`)."""
-        raise NotImplementedError("score_readings needs the default engine (apollo_restore.restore.engine.Restorer)")
+        (an ensemble or retrieval needs the default engine,
+        :class:`~apollo_restore.restoration.members.neural.NeuralMember`)."""
+        raise NotImplementedError(
+            "score_readings needs the default engine (apollo_restore.restoration.members.neural.NeuralMember)"
+        )
 
     def language_model(self) -> None:
         """None: the model runs inside vLLM, not as a torch module bits per character can read."""

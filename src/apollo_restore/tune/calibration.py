@@ -1,4 +1,4 @@
-"""Fit a model folder's calibration (:mod:`apollo_restore.restore.calibration`) on validation gaps.
+"""Fit a model folder's calibration (:mod:`apollo_restore.restoration.presentation.calibration`) on validation gaps.
 
     records = [record(gap, pool) for gap, pool in zip(gaps, shown_pools)]   # pools as calibration gets them
     calibration = fit_calibration(records)                                  # info: measured before/after
@@ -6,7 +6,7 @@
 A record holds one gap's whole ranked pool as the calibration receives it (annotated, doubtful
 readings demoted, probabilities normalised over the pool) and where the edition's reading is in
 it. The parameters are fitted by maximum likelihood on all records
-(:func:`~apollo_restore.restore.calibration.fit`); its effect is measured by two-fold
+(:func:`~apollo_restore.restoration.presentation.calibration.fit`); its effect is measured by two-fold
 cross-fitting over documents (fit on one half, measure on the other) when both halves hold every
 hint condition, and recorded in the calibration's ``info``.
 """
@@ -23,8 +23,8 @@ from apollo_restore.evaluate.gapsets import condition_of
 from apollo_restore.evaluate.metrics import agnostic, reliability
 from apollo_restore.evaluate.report import plot_reliability
 from apollo_restore.hint import Hint
-from apollo_restore.restore.calibration import Calibration, calibrated, fit, gap_letters
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.presentation.calibration import Calibration, calibrated, fit, gap_letters
+from apollo_restore.restoration.types import Candidate
 
 SHOWN = 20  # readings a list shows by default (k): the "top-20" reliability is over them
 SURE = 0.8  # a top reading shown above this is "sure"

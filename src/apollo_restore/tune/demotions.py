@@ -1,4 +1,4 @@
-"""Fit the demotion factors of doubtful readings (:class:`~apollo_restore.restore.present.Demotions`)
+"""Fit the demotion factors of doubtful readings (:class:`~apollo_restore.restoration.presentation.present.Demotions`)
 on validation gaps.
 
     pools = whole_pools(filler, gaps)                 # the bare filler's whole ranked pool per gap
@@ -19,10 +19,10 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.orthography import EditionForms
-from apollo_restore.restore.candidates import WHOLE_POOL
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.present import Demotions, Presented, demote, doubts
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.members.candidates import WHOLE_POOL
+from apollo_restore.restoration.presentation.present import Demotions, Presented, demote, doubts
+from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.measure import objective
 
 #: Factors tried for each kind of doubt (1: not demoted).
@@ -40,7 +40,7 @@ def whole_pools(filler: GapFiller, gaps: Sequence[GapExample], progress: bool = 
 
 def annotated(pools: Sequence[list[Candidate]], gaps: Sequence[GapExample], forms: EditionForms) -> list[Flagged]:
     """Each pool's readings annotated (edition forms, unknown words, notes) with their
-    :func:`~apollo_restore.restore.present.doubts`."""
+    :func:`~apollo_restore.restoration.presentation.present.doubts`."""
     presenter = Presented(None, forms, None)
     out = []
     for pool, g in zip(pools, gaps):
@@ -50,7 +50,7 @@ def annotated(pools: Sequence[list[Candidate]], gaps: Sequence[GapExample], form
 
 
 def demoted(flagged: Sequence[Flagged], demotions: Demotions) -> list[list[Candidate]]:
-    """Each pool as :class:`~apollo_restore.restore.present.Presented` ranks it before calibration."""
+    """Each pool as :class:`~apollo_restore.restoration.presentation.present.Presented` ranks it before calibration."""
     return [demote([c for c, _ in pool], [demotions.factor(f) for _, f in pool]) for pool in flagged]
 
 

@@ -18,12 +18,12 @@ from typing import Any
 from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
-from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.load import search_settings
-from apollo_restore.restore.members import build_member, member_entries
-from apollo_restore.restore.present import PRESENTATION, Demotions
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.load import search_settings
+from apollo_restore.restoration.members.registry import build_member, member_entries
+from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration
+from apollo_restore.restoration.presentation.present import PRESENTATION, Demotions
 
 #: What ``tune`` fits, in the order it fits them (each step uses the ones before it).
 STEPS = ("weights", "demotions", "calibration")
@@ -42,8 +42,9 @@ def read_weights(folder: Path) -> dict[str, float]:
     …}``; ``{}``: no ensemble entry, the neural model alone).
 
     Raises:
-        ModelFolderError: a broken ensemble entry (:func:`~apollo_restore.restore.members.member_entries`),
-            or two members of one label (``E505``: their weights could not be told apart).
+        ModelFolderError: a broken ensemble entry
+            (:func:`~apollo_restore.restoration.members.registry.member_entries`), or two members of one
+            label (``E505``: their weights could not be told apart).
     """
     spec = read_meta(folder).get("ensemble")
     if not spec:
@@ -59,7 +60,7 @@ def read_weights(folder: Path) -> dict[str, float]:
 
 def hint_slack(folder: Path) -> int:
     """Letters beyond a hint the folder's ensemble searches (its ``search.hint_slack``, else the
-    default of :class:`~apollo_restore.restore.config.RestoreConfig`)."""
+    default of :class:`~apollo_restore.restoration.config.RestoreConfig`)."""
     spec = read_meta(folder).get("ensemble") or {}
     return search_settings(folder, spec, RestoreConfig()).hint_slack
 
@@ -84,7 +85,7 @@ def with_demotions(meta: dict[str, Any], demotions: Demotions) -> dict[str, Any]
 
 def named_members(folder: Path, config: RestoreConfig, slack: int, device: str = "cpu") -> dict[str, GapFiller]:
     """Every member the folder's ensemble entry lists, weighted 0 or not, by its label, built by
-    its registered factory as :func:`~apollo_restore.restore.load.load_filler` builds them, all
+    its registered factory as :func:`~apollo_restore.restoration.load.load_filler` builds them, all
     searching ``slack`` letters beyond a hint (the neural one itself, the others given the hint widened).
 
     Raises:

@@ -22,11 +22,16 @@ from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.model.folder import META_FILE, read_meta
-from apollo_restore.restore.calibration import CALIBRATION_FILE, Calibration, fingerprint, fingerprint_parts
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG
-from apollo_restore.restore.ensemble import Ensemble
-from apollo_restore.restore.load import load_filler
-from apollo_restore.restore.present import Demotions
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.restoration.presentation.calibration import (
+    CALIBRATION_FILE,
+    Calibration,
+    fingerprint,
+    fingerprint_parts,
+)
+from apollo_restore.restoration.presentation.present import Demotions
 from apollo_restore.tune.calibration import fit_calibration, record
 from apollo_restore.tune.demotions import annotated, demoted, fit_demotions, whole_pools
 from apollo_restore.tune.demotions import value as demotions_value

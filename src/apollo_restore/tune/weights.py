@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample
-from apollo_restore.restore.candidates import union
-from apollo_restore.restore.config import hint_slack as slack_of
-from apollo_restore.restore.filler import GapFiller
+from apollo_restore.restoration.config import hint_slack as slack_of
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.members.candidates import union
 from apollo_restore.tune.measure import objective
 
 #: Weights tried for each member.

@@ -32,10 +32,10 @@ from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.errors import RestoreStopped
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.labels import model_label
-from apollo_restore.restore.request import RestoreRequest, check_k, check_reading, check_text
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.presentation.labels import model_label
+from apollo_restore.restoration.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
 from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden
@@ -68,7 +68,7 @@ def create_app(
     """The FastAPI app serving ``restorer`` (and ``parallels`` when an index is loaded).
 
     Args:
-        restorer: a loaded gap filler (:func:`~apollo_restore.restore.load.load_filler`); it runs
+        restorer: a loaded gap filler (:func:`~apollo_restore.restoration.load.load_filler`); it runs
             in worker threads.
         parallels: an object with ``parallels(request, gap, k) -> dict`` and
             ``provenance(text, min_run) -> dict`` (:class:`~apollo_restore.web.parallels.IndexParallels`), or ``None``

@@ -42,8 +42,8 @@ from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text, to_leiden
 from apollo_restore.data.readers.leiden import parse_leiden
-from apollo_restore.restore.line_lengths import LineEstimate, line_estimates
-from apollo_restore.restore.types import percent
+from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
+from apollo_restore.restoration.types import percent
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
@@ -76,7 +76,7 @@ class MachineReading:
 
 
 def _p(prob: float | None) -> str:
-    """A probability as the page shows it (:func:`~apollo_restore.restore.types.percent`)."""
+    """A probability as the page shows it (:func:`~apollo_restore.restoration.types.percent`)."""
     return percent(prob) if prob is not None else "probability unknown"
 
 

@@ -1,7 +1,7 @@
 """What one request may ask of the server, how long it may take, and how many run at once.
 
 :class:`Limits` holds the numbers (its :attr:`~Limits.request` the core
-:class:`~apollo_restore.restore.request.RequestLimits` every restoration is validated against);
+:class:`~apollo_restore.restoration.request.RequestLimits` every restoration is validated against);
 :class:`BodyLimit` refuses an oversized body with 413 before anything parses it, and a body
 not received within ``read_timeout_s`` with 408; :class:`Gate` lets ``max_concurrent``
 restorations run and queues up to ``max_queued`` more, answering 503 with ``Retry-After`` when
@@ -22,9 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from apollo_restore.restore.driver import restore_text
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.request import WEB_LIMITS, RequestLimits, RestoreRequest
+from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.request import WEB_LIMITS, RequestLimits, RestoreRequest
 from apollo_restore.web.errors import ApiError, WebErrors, error_body
 from apollo_restore.web.schemas import EXAMPLE
 

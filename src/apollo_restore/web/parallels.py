@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.restore.request import RestoreRequest
+from apollo_restore.restoration.request import RestoreRequest
 from apollo_restore.retrieve.gaps import text_parallels
-from apollo_restore.retrieve.index import ParallelIndex
+from apollo_restore.retrieve.parallels import ParallelIndex
 from apollo_restore.retrieve.provenance import provenance
 
 

@@ -1,6 +1,6 @@
 """Request and response models of the HTTP API (they document ``/docs`` and ``/openapi.json``).
 
-Responses mirror :meth:`apollo_restore.restore.types.Restoration.to_dict`: one schema for the
+Responses mirror :meth:`apollo_restore.restoration.types.Restoration.to_dict`: one schema for the
 Python API, the CLI's ``--json`` and the web page.
 """
 

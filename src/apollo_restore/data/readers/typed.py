@@ -5,7 +5,7 @@
     as_leiden("e)/tous [.8] *)antwni/nou")    # ('ἔτους [.8] Ἀντωνίνου', 'betacode')
     as_leiden(open("edition.xml").read())     # ('… [.9] …', 'epidoc'): its Greek edition
 
-One door for every caller: :class:`~apollo_restore.restore.request.RestoreRequest` reads its text
+One door for every caller: :class:`~apollo_restore.restoration.request.RestoreRequest` reads its text
 through :func:`as_leiden`, so the CLI, the Python API, ``predict`` and the web take what the web
 page's *Open* takes.
 

@@ -13,11 +13,11 @@ from typing import Any
 
 from apollo_restore.data.document import Document
 from apollo_restore.errors import RestoreStopped
-from apollo_restore.restore.context import GapContexts
-from apollo_restore.restore.filler import GapFiller
-from apollo_restore.restore.line_lengths import line_estimates
-from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
-from apollo_restore.restore.types import GapResult, Restoration
+from apollo_restore.restoration.context import GapContexts
+from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.line_lengths import line_estimates
+from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
+from apollo_restore.restoration.types import GapResult, Restoration
 
 
 def restore_text(

@@ -11,10 +11,11 @@ A folder's ``apollo_restore.json`` holds::
 Each name is a factory registered here with :func:`register_member`: it checks its options (an
 unknown one, or a value of the wrong type, is a numbered error naming the file and the field) and
 builds the member. Each member class declares its
-:data:`~apollo_restore.restore.filler.MemberKind` in a ``kind`` attribute,
-which is what the :class:`~apollo_restore.restore.ensemble.Ensemble` reads (never its type).
+:data:`~apollo_restore.restoration.filler.MemberKind` in a ``kind`` attribute,
+which is what the :class:`~apollo_restore.restoration.members.ensemble.Ensemble` reads (never its type).
 
-    from apollo_restore.restore.members import build_member, member_entries, register_member, write_member_weights
+    from apollo_restore.restoration.members.registry import build_member, member_entries
+    from apollo_restore.restoration.members.registry import register_member, write_member_weights
 """
 
 from __future__ import annotations
@@ -32,14 +33,14 @@ from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.model.verify import check_whole
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.context_words import DocumentWords, Vocabulary
-from apollo_restore.restore.copy_fill import DocumentCopy
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import LengthPrior
-from apollo_restore.restore.filler import GapFiller, MemberKind, kind_of
-from apollo_restore.restore.infini_fill import load_infini
-from apollo_restore.restore.ngram_fill import load_ngram
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.filler import GapFiller, MemberKind, kind_of
+from apollo_restore.restoration.members.document_copy import DocumentCopy
+from apollo_restore.restoration.members.document_words import DocumentWords, Vocabulary
+from apollo_restore.restoration.members.ensemble import LengthPrior
+from apollo_restore.restoration.members.infini import load_infini
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.members.ngram import load_ngram
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def _file(spec: MemberSpec, field: str, value: Any) -> Path:
 
 @register_member("neural", "neural")
 def _neural(spec: MemberSpec) -> GapFiller:
-    return Restorer.load(spec.folder, config=spec.search, device=spec.device)
+    return NeuralMember.load(spec.folder, config=spec.search, device=spec.device)
 
 
 @register_member("infini", "classical", direction=_direction, discount=_discount, max_context=_whole)

@@ -4,7 +4,7 @@ Each member proposes candidates; the union (merged by :func:`match_key`) is re-s
 member, and readings are ranked by ``Σ wᵢ · log pᵢ(reading)``. The weights are chosen on the
 validation split (``apollo-restore tune``), never on test gaps.
 
-    from apollo_restore.restore.ensemble import Ensemble
+    from apollo_restore.restoration.members.ensemble import Ensemble
     ens = Ensemble([(neural, 1.0), (ngram, 0.6)])
     ens.candidates(prefix, suffix, Hint.exact(7))
 """
@@ -15,11 +15,11 @@ from collections.abc import Callable
 
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import to_candidates, union
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.filler import LANGUAGE_MODEL_KINDS, GapFiller, LanguageModel, candidates_many, kind_of
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
+from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS, GapFiller, LanguageModel, candidates_many, kind_of
+from apollo_restore.restoration.members.candidates import to_candidates, union
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.types import Candidate
 
 
 class LengthPrior:
@@ -57,7 +57,7 @@ class Ensemble:
             function that loads it when first asked (a member weighted 0 is never loaded
             for restoring, which spares importing torch).
 
-    Each member's ``kind`` (:data:`~apollo_restore.restore.filler.MemberKind`) says how it takes part: the
+    Each member's ``kind`` (:data:`~apollo_restore.restoration.filler.MemberKind`) says how it takes part: the
     ``neural`` one is given the hint as it is; only language models (``neural``,
     ``classical``) weigh in the denominator of the mean.
     """
@@ -67,7 +67,7 @@ class Ensemble:
         members: list[tuple[GapFiller, float]],
         name: str = "ensemble",
         config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
-        neural: Restorer | Callable[[], Restorer] | None = None,
+        neural: NeuralMember | Callable[[], NeuralMember] | None = None,
     ):
         if not members:
             raise ValueError("an ensemble needs at least one member")
@@ -75,7 +75,7 @@ class Ensemble:
         self._neural = neural
 
     @property
-    def neural(self) -> Restorer | None:
+    def neural(self) -> NeuralMember | None:
         """The neural filler of the model folder, whether or not it is a member; loaded on first use."""
         if callable(self._neural):
             self._neural = self._neural()
@@ -111,7 +111,7 @@ class Ensemble:
 
     def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
         """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``: the members that can
-        search them together do (:func:`~apollo_restore.restore.filler.candidates_many`)."""
+        search them together do (:func:`~apollo_restore.restoration.filler.candidates_many`)."""
         k = k or self.config.k
         widened = [
             (prefix, suffix, hint.widen(hint_slack(hint, self.config))) for prefix, suffix, hint in gaps

@@ -5,7 +5,7 @@ writes ``κυριου`` and ``απολλωνιου`` elsewhere, ``υ απολ`` 
 such readings from the visible context only (``prefix`` and ``suffix``; the gap never reads its
 own span):
 
-    from apollo_restore.restore.context_words import word_readings
+    from apollo_restore.restoration.members.document_words import word_readings
     word_readings("μετα κυριο", "λω του σωταδου· … κυριου απολλωνιου", Hint.exact(5))
     # ['υ κυρι', 'υ απολ']: κυριου's ending replaced by "λω", and απολλω(νιου)
 
@@ -40,9 +40,9 @@ from dataclasses import dataclass
 
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import match_key, to_candidates
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restoration.members.candidates import match_key, to_candidates
+from apollo_restore.restoration.types import Candidate
 
 _WORD = re.compile(f"[{GREEK_LETTERS}]+")
 _MARKERS = (GAP_CHAR, UNKNOWN_GAP)
@@ -284,7 +284,7 @@ def document_letters(
 
 class DocumentWords:
     """Readings made of the document's own words, and a score for making them (a
-    :class:`~apollo_restore.restore.filler.GapFiller`).
+    :class:`~apollo_restore.restoration.filler.GapFiller`).
 
     *Proposals*: :func:`word_readings` (and, with a ``vocabulary``, its completions of a gap
     inside one word), best first by the score, at most ``k``.

@@ -1,4 +1,4 @@
-"""The one gap-filler protocol every restorer implements: the neural :class:`~.engine.Restorer`,
+"""The one gap-filler protocol every restorer implements: the neural :class:`~.engine.NeuralMember`,
 the n-gram and unbounded-order fillers, the :class:`~.ensemble.Ensemble` and its length prior,
 retrieval-augmented search, the presentation layer and the vLLM backend.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from apollo_restore.hint import Hint
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.types import Candidate
 
 #: What a filler is as an ensemble member (its ``kind`` attribute): the neural FIM model; a
 #: classical language model (its scores are log-probabilities of the reading, like the neural

@@ -5,7 +5,7 @@
 
 :meth:`PredictJob.open` checks everything before a model is loaded: ``k``, the gap set (read
 through the input layer; every gap through the request check
-:func:`~apollo_restore.restore.request.check_gap`; ids unique) and the output (not an input, its
+:func:`~apollo_restore.restoration.request.check_gap`; ids unique) and the output (not an input, its
 folder there and writable, not already there unless ``force``). Gaps are searched ``batch`` at a
 time (:func:`predict`); their predictions are appended to ``OUT.partial`` one flushed line per gap
 as each batch is done (:class:`~apollo_restore.data.outputs.LineJob`); a run that
@@ -39,9 +39,9 @@ from tqdm.auto import tqdm
 from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read_gapset, read_predictions
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError
-from apollo_restore.restore.filler import GapFiller, candidates_many
-from apollo_restore.restore.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
-from apollo_restore.restore.threads import use_threads
+from apollo_restore.restoration.filler import GapFiller, candidates_many
+from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
+from apollo_restore.restoration.threads import use_threads
 
 
 def predict(
@@ -56,7 +56,7 @@ def predict(
     """Predictions for each gap, in order, with the milliseconds each took.
 
     ``batch`` gaps are restored at a time, searched together where the filler can
-    (:func:`~apollo_restore.restore.filler.candidates_many`; on a GPU, many gaps fill one batch);
+    (:func:`~apollo_restore.restoration.filler.candidates_many`; on a GPU, many gaps fill one batch);
     each gets the candidates it would get alone, and the batch's time shared evenly. With
     ``workers`` (then ``filler`` is not used) the batches are shared among processes.
 

@@ -1,6 +1,6 @@
 """Fill one gap with an n-gram model: beam search over the middle, scored fill-in-the-middle style.
 
-    from apollo_restore.restore.ngram_fill import NgramRestorer
+    from apollo_restore.restoration.members.ngram import NgramRestorer
     r = NgramRestorer.load("ddb-8.npz")
     r.candidates("ετους ", " αντωνινου καισαρος", Hint.exact(5))   # list[Candidate], best first
 
@@ -27,9 +27,9 @@ import numpy as np
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import B_CODE, PAD, SYMBOLS, NgramModel, encode, is_marker, pack
-from apollo_restore.restore.candidates import merge_equivalent, to_candidates
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
+from apollo_restore.restoration.types import Candidate
 
 _LETTERS = encode(GREEK_LETTERS)
 _SEPS = encode(" " + MIDDLE_DOT)
@@ -40,7 +40,7 @@ _IS_SEP = np.r_[np.zeros(len(_LETTERS), bool), np.ones(len(_SEPS), bool)]
 @dataclass(frozen=True)
 class FillConfig:
     """This member's own search widths (``k`` and the longest reading are the shared
-    :class:`~apollo_restore.restore.config.RestoreConfig`'s).
+    :class:`~apollo_restore.restoration.config.RestoreConfig`'s).
 
     Attributes:
         beam: live beams kept after each step.
@@ -66,7 +66,7 @@ def _cut_at_markers(ctx: np.ndarray) -> np.ndarray:
 
 class NgramRestorer:
     """Gap candidates from an :class:`NgramModel` (same interface as
-    :meth:`apollo_restore.restore.engine.Restorer.candidates`)."""
+    :meth:`apollo_restore.restoration.members.neural.NeuralMember.candidates`)."""
 
     kind = "classical"  # an ensemble member whose scores are log-probabilities
 

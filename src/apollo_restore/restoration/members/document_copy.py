@@ -4,7 +4,7 @@ Documents repeat themselves — a name lost in a gap often stands in full a line
 (``ομολ[ογει παυσιρ]ιων απολλωνιου του παυσιριωνος``). This member knows only the text around
 the gap (its ``prefix`` and ``suffix``; the gap itself never appears in its own context):
 
-    from apollo_restore.restore.copy_fill import DocumentCopy
+    from apollo_restore.restoration.members.document_copy import DocumentCopy
     copy = DocumentCopy()
     copy.candidates("διον", "ρασ και διονυσοδωρα", NO_HINT)      # 'υσοδω' among them
     copy.score_readings("διον", "ρασ και διονυσοδωρα", NO_HINT, ["υσοδω", "υσιο"])
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.candidates import match_key, to_candidates
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restoration.members.candidates import match_key, to_candidates
+from apollo_restore.restoration.types import Candidate
 
 #: Stands between prefix and suffix, and for lacuna markers: no run crosses it.
 _BREAK = "|"
@@ -105,7 +105,7 @@ def _letters(text: str) -> str:
 
 class DocumentCopy:
     """Readings and scores from the gap's own document (a
-    :class:`~apollo_restore.restore.filler.GapFiller`; see the module docstring).
+    :class:`~apollo_restore.restoration.filler.GapFiller`; see the module docstring).
 
     Args:
         config: run lengths, smoothing and proposal limits.

@@ -1,6 +1,6 @@
 """How many torch threads a restoration runs on: the one choice the CLI and the Python API share.
 
-    from apollo_restore.restore.threads import use_threads
+    from apollo_restore.restoration.threads import use_threads
     use_threads()    # the cores idle now, at most 2 (what `apollo-restore restore` does)
     use_threads(1)   # one thread
 

@@ -1,8 +1,8 @@
 """The restoration engine: load a model once, restore many texts (DESIGN §6; paper App. F).
 
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.driver import restore_text
-r = Restorer.load()                       # the embedded default model
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.driver import restore_text
+r = NeuralMember.load()                       # the embedded default model
 result = restore_text(r, "ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")
 print(result.gaps[0].candidates[0].text)
 """
@@ -24,17 +24,17 @@ from apollo_restore.model.checkpoint import load_model  # imports transformers o
 from apollo_restore.model.folder import layout_of, read_meta
 from apollo_restore.model.lean import LeanModel, Prompt
 from apollo_restore.model.verify import check_vocabulary
-from apollo_restore.restore.beam import LengthBound, beam_search_many
-from apollo_restore.restore.candidates import merge_equivalent, to_candidates
-from apollo_restore.restore.config import (
+from apollo_restore.restoration.config import (
     DEFAULT_MODEL,
     DEFAULT_RESTORE_CONFIG,
     RestoreConfig,
     hint_slack,
     search_chars,
 )
-from apollo_restore.restore.filler import LanguageModel
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.filler import LanguageModel
+from apollo_restore.restoration.members.beam import LengthBound, beam_search_many
+from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
+from apollo_restore.restoration.types import Candidate
 
 
 @dataclass
@@ -57,7 +57,7 @@ def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
     )
 
 
-class Restorer:
+class NeuralMember:
     """The neural gap filler: a loaded model and its tokenizer, searched by KV-cached beam search.
 
     Args:
@@ -99,7 +99,7 @@ class Restorer:
         folder: str | Path | None = None,
         config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
         device: str = "cpu",
-    ) -> Restorer:
+    ) -> NeuralMember:
         """Load a model folder (default: the embedded model shipped in the package) for
         restoring on ``device`` (``"cpu"``, ``"cuda"``): its weights are read straight from
         safetensors (no ``transformers``).
@@ -172,7 +172,7 @@ class Restorer:
 
     def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
         """:meth:`candidates` for several gaps ``(prefix, suffix, hint)``, searched together
-        (:func:`~apollo_restore.restore.beam.beam_search_many`: one batch per step on the
+        (:func:`~apollo_restore.restoration.members.beam.beam_search_many`: one batch per step on the
         model's device); each gap's candidates are those :meth:`candidates` gives it alone."""
         k = k or self.config.k
         cache = self._cache()

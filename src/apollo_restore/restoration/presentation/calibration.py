@@ -44,7 +44,7 @@ from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import Hint
 from apollo_restore.model.folder import fingerprint, fingerprint_parts
 from apollo_restore.model.verify import read_json
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.types import Candidate
 
 log = logging.getLogger(__name__)
 CALIBRATION_FILE = "calibration.json"

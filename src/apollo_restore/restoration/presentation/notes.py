@@ -13,9 +13,9 @@ Three doubts, each a fact of the reading and its gap (no score is read):
   after the gap, or its first letters the last of the text before, over at least
   :data:`REPEAT_LETTERS` letters (:func:`repeats`): ``repeats the text after the gap``;
 - **a non-word**: it makes with the context a word no training edition spells (its
-  :attr:`~apollo_restore.restore.types.Candidate.unknown_words`): ``leaves a non-word: γεωρ``.
+  :attr:`~apollo_restore.restoration.types.Candidate.unknown_words`): ``leaves a non-word: γεωρ``.
 
-:mod:`apollo_restore.restore.present` demotes readings with the first two (factors chosen on
+:mod:`apollo_restore.restoration.presentation.present` demotes readings with the first two (factors chosen on
 validation) and fills in the notes.
 """
 
@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from apollo_restore.data.normalise import GAP_CHAR, IOTA_SUBSCRIPT, NOT_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.hint import Hint
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.types import Candidate
 
 #: fewest letters a reading must copy from the context next to it to be a repeat (chosen on
 #: ddb validation gaps by ``benchmarks/list_notes.py``: BENCHMARKS.md, "Notes and demotions")

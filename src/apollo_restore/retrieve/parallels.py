@@ -2,7 +2,7 @@
 
     apollo-restore parallels "ετους [.5] αντωνινου καισαρος του κυριου"
 
-    from apollo_restore.retrieve.index import ParallelIndex
+    from apollo_restore.retrieve.parallels import ParallelIndex
     index = ParallelIndex.open()          # the default index, built from the packaged text on first use
     index.gap_parallels("… αυτοκρατορος καισαρος ", " σεβαστου …", hint=Hint.span(8, 12)).groups
     index.phrase_parallels("χαιρειν ομολογω")

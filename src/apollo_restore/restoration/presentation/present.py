@@ -5,7 +5,7 @@
 
 Scoring is untouched: the wrapped filler ranks ``norm.v1`` readings; this layer adds
 :attr:`Candidate.display`, :attr:`Candidate.unknown_words` and :attr:`Candidate.notes` (why a
-reading may be doubtful: :mod:`apollo_restore.restore.notes`), multiplies the probability of
+reading may be doubtful: :mod:`apollo_restore.restoration.presentation.notes`), multiplies the probability of
 doubtful readings by the factors of :class:`Demotions` (the model folder's, or the defaults) —
 *truncated* readings (the gap's last word is not a word the editions spell although the text after
 the gap starts a new word: ``τραπ`` before a space), readings that repeat the context next to the
@@ -27,16 +27,16 @@ from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.calibration import Calibration
-from apollo_restore.restore.candidates import WHOLE_POOL
-from apollo_restore.restore.config import RestoreConfig
-from apollo_restore.restore.context import DEFAULT_WINDOW
-from apollo_restore.restore.filler import GapFiller, LanguageModel, candidates_many
-from apollo_restore.restore.notes import hint_note, notes_for, repeats
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.context import DEFAULT_WINDOW
+from apollo_restore.restoration.filler import GapFiller, LanguageModel, candidates_many
+from apollo_restore.restoration.members.candidates import WHOLE_POOL
+from apollo_restore.restoration.presentation.calibration import Calibration
+from apollo_restore.restoration.presentation.notes import hint_note, notes_for, repeats
+from apollo_restore.restoration.types import Candidate
 
 #: probability factors (before calibration) of a truncated reading, of one that repeats the context
-#: (:func:`~apollo_restore.restore.notes.repeats`) and of one whose letters miss an exact hint, used
+#: (:func:`~apollo_restore.restoration.presentation.notes.repeats`) and of one whose letters miss an exact hint, used
 #: when a model folder's ``apollo_restore.json`` has no ``presentation.demotions`` entry; a folder's
 #: entry is fitted on validation gaps by ``apollo-restore tune --what demotions`` (docs/training.md)
 TRUNCATED_FACTOR = 0.1
@@ -69,8 +69,8 @@ def is_truncated(candidate: Candidate, prefix: str, suffix: str) -> bool:
 
 def doubts(candidate: Candidate, prefix: str, suffix: str, hint: Hint) -> tuple[bool, bool, bool]:
     """Whether an annotated reading is truncated (:func:`is_truncated`), repeats the context
-    (:func:`~apollo_restore.restore.notes.repeats`), and misses an exact hint
-    (:func:`~apollo_restore.restore.notes.hint_note`)."""
+    (:func:`~apollo_restore.restoration.presentation.notes.repeats`), and misses an exact hint
+    (:func:`~apollo_restore.restoration.presentation.notes.hint_note`)."""
     missed = hint.is_exact and hint_note(candidate.text, hint, candidate.display) is not None
     return is_truncated(candidate, prefix, suffix), repeats(candidate.text, prefix, suffix) is not None, missed
 
@@ -208,7 +208,7 @@ class Presented:
 
     def annotate(self, candidates: list[Candidate], prefix: str, suffix: str, hint: Hint = NO_HINT) -> list[Candidate]:
         """Candidates with ``display``, ``unknown_words`` (with edition forms) and ``notes``
-        (:func:`~apollo_restore.restore.notes.notes_for`) filled in (order unchanged)."""
+        (:func:`~apollo_restore.restoration.presentation.notes.notes_for`) filled in (order unchanged)."""
         if self.forms is not None:
             candidates = [
                 replace(
@@ -238,9 +238,9 @@ class Presented:
 
     def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
         """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``, the wrapped filler
-        searching them together where it can (:func:`~apollo_restore.restore.filler.candidates_many`).
-        Each context is first cut to :data:`~apollo_restore.restore.context.DEFAULT_WINDOW`
-        characters next to the gap, as :func:`~apollo_restore.restore.driver.restore_text` cuts
+        searching them together where it can (:func:`~apollo_restore.restoration.filler.candidates_many`).
+        Each context is first cut to :data:`~apollo_restore.restoration.context.DEFAULT_WINDOW`
+        characters next to the gap, as :func:`~apollo_restore.restoration.driver.restore_text` cuts
         it: a longer one costs more and changes nothing the model reads."""
         k = k or self.inner.config.k
         gaps = [(prefix[-DEFAULT_WINDOW:], suffix[:DEFAULT_WINDOW], hint) for prefix, suffix, hint in gaps]

@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterable
 
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.types import Candidate
 
 _NON_LETTERS = re.compile(r"[\s·.,;:'\"\-…]+")
 

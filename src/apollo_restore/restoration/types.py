@@ -8,7 +8,7 @@ from typing import Any
 
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import Hint
-from apollo_restore.restore.line_lengths import LineEstimate
+from apollo_restore.restoration.line_lengths import LineEstimate
 
 #: Least calibrated probability of a gap's first reading for it to be written into the restored
 #: text (:attr:`Restoration.restored_leiden`); below it the gap stays open. Chosen from the shipped
@@ -40,8 +40,8 @@ class Candidate:
             spells (e.g. a truncated word where the gap ends at a word boundary).
         notes: why the reading may be doubtful, in plain words (``"9 letters, hint 7"``,
             ``"repeats the text after the gap"``, ``"leaves a non-word: γεωρ"``; such readings
-            are demoted: :mod:`apollo_restore.restore.notes`); empty when nothing is.
-        calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restore.calibration`).
+            are demoted: :mod:`apollo_restore.restoration.presentation.notes`); empty when nothing is.
+        calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restoration.presentation.calibration`).
     """
 
     text: str
@@ -74,14 +74,14 @@ class GapResult:
             ``--hint``, ``hints=`` and ``pins=`` count them).
         hint: the length hint used (letters).
         prefix, suffix: the normalised context next to the gap, at most
-            :data:`~apollo_restore.restore.context.DEFAULT_WINDOW` characters each side
+            :data:`~apollo_restore.restoration.context.DEFAULT_WINDOW` characters each side
             (later gaps as ``…``); the model reads the part nearest the gap.
         candidates: best first.
         pinned: the reading the caller fixed for this gap, if any (then no search was run).
         span: ``(start, end)`` character offsets of the gap in the input text, when known.
         length_estimate: for a gap of unknown length in a text with lines, the letters it
             probably lost, from the letters per line of the intact lines (shown, not searched
-            with: :mod:`apollo_restore.restore.line_lengths`); ``None`` otherwise.
+            with: :mod:`apollo_restore.restoration.line_lengths`); ``None`` otherwise.
     """
 
     number: int

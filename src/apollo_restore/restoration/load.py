@@ -1,7 +1,7 @@
 """Load the filler a model folder describes: the neural model alone, or its ensemble with the
 classical members, wrapped for presentation (edition forms, calibration).
 
-    from apollo_restore.restore.load import load_filler
+    from apollo_restore.restoration.load import load_filler
     filler = load_filler()          # the embedded default model, as the CLI loads it
 """
 
@@ -14,13 +14,13 @@ from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.model.verify import check_whole
-from apollo_restore.restore.calibration import load_for
-from apollo_restore.restore.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restore.engine import Restorer
-from apollo_restore.restore.ensemble import Ensemble
-from apollo_restore.restore.filler import LANGUAGE_MODEL_KINDS, kind_of
-from apollo_restore.restore.members import build_member, member_entries
-from apollo_restore.restore.present import Demotions, Presented
+from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS, kind_of
+from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.members.registry import build_member, member_entries
+from apollo_restore.restoration.presentation.calibration import load_for
+from apollo_restore.restoration.presentation.present import Demotions, Presented
 
 
 def load_filler(
@@ -29,7 +29,7 @@ def load_filler(
     use_ngram: bool = True,
     present: bool = True,
     device: str = "cpu",
-) -> Presented | Restorer | Ensemble:
+) -> Presented | NeuralMember | Ensemble:
     """The restorer a model folder describes (default: the embedded model), its neural model on
     ``device`` (``"cpu"``, ``"cuda"``).
 
@@ -41,11 +41,11 @@ def load_filler(
 
     Bare, a folder whose ``apollo_restore.json`` has an ``ensemble`` entry gives an :class:`Ensemble`
     of the members it lists by name (``"members": [{"name", "weight", "options"}]``, registered in
-    :mod:`apollo_restore.restore.members`: ``neural``, ``infini``, ``ngram``, ``length``,
+    :mod:`apollo_restore.restoration.members.registry`: ``neural``, ``infini``, ``ngram``, ``length``,
     ``copy``, ``words``), searched with its ``"search"`` settings (``hint_slack``, the letters
     beyond a hint every member searches; ``beam_width``, the free rows the neural beam keeps per
     step, unless ``config`` sets one). Any other folder (or ``use_ngram=False``) gives the plain
-    neural :class:`Restorer`. A member weighted 0 is left out (its search would change no
+    neural :class:`NeuralMember`. A member weighted 0 is left out (its search would change no
     ranking). A member file that is missing is an error, never a silent fall-back to the neural
     model alone. Format: ``docs/model-folders.md``.
 
@@ -66,7 +66,7 @@ def load_filler(
     return Presented(filler, default_forms(), load_for(path), demotions)
 
 
-def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) -> Restorer | Ensemble:
+def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) -> NeuralMember | Ensemble:
     """The folder's filler without presentation (see :func:`load_filler`).
 
     Raises:
@@ -78,7 +78,7 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
     """
     spec = read_meta(path).get("ensemble")
     if not (use_ngram and spec):
-        return Restorer.load(path, config=config, device=device)
+        return NeuralMember.load(path, config=config, device=device)
     search = search_settings(path, spec, config)  # checked before anything loads: a broken folder fails at once
     entries = [e for e in member_entries(path, spec, search, device) if e.weight > 0]
     if not any(e.kind in LANGUAGE_MODEL_KINDS for e in entries):
@@ -87,8 +87,8 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
     neural = next((filler for filler, _ in members if kind_of(filler) == "neural"), None)
     if neural is None:  # for reports (bits per character), loaded when first asked
 
-        def neural() -> Restorer:
-            return Restorer.load(path, config=search, device=device)
+        def neural() -> NeuralMember:
+            return NeuralMember.load(path, config=search, device=device)
 
     label = "+".join(e.label for e in entries)
     return Ensemble(members, name=f"{path.name} ({label})", config=search, neural=neural)

@@ -11,9 +11,9 @@ import pytest
 from apollo_restore.data.table import load_documents
 from apollo_restore.data.textindex import suffix_array
 from apollo_restore.hint import Hint
-from apollo_restore.restore.request import RestoreRequest
+from apollo_restore.restoration.request import RestoreRequest
 from apollo_restore.retrieve.gaps import text_parallels
-from apollo_restore.retrieve.index import ParallelIndex, build_index
+from apollo_restore.retrieve.parallels import ParallelIndex, build_index
 from tests.retrieve.conftest import HELD_OUT, TRAIN
 
 

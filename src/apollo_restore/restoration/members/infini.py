@@ -1,6 +1,6 @@
 """Fill one gap with the unbounded-order model: beam search over the middle's letters.
 
-    from apollo_restore.restore.infini_fill import load_infini
+    from apollo_restore.restoration.members.infini import load_infini
     fwd, bwd = load_infini("forward"), load_infini("backward")   # the packaged text index
     fwd.candidates("ετους ", " αντωνινου καισαρος", Hint.exact(5))       # list[Candidate], best first
 
@@ -28,9 +28,9 @@ from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.textindex import SIGMA, TextIndex, stream_str
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
-from apollo_restore.restore.candidates import to_candidates
-from apollo_restore.restore.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restore.types import Candidate
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.types import Candidate
 
 # stream codes a middle may hold: the letters, ς excepted (folded to σ)
 _LETTERS = np.array([i + 1 for i, ch in enumerate(GREEK_LETTERS) if ch != "ς"], dtype=np.uint8)
@@ -39,7 +39,7 @@ _LETTERS = np.array([i + 1 for i, ch in enumerate(GREEK_LETTERS) if ch != "ς"],
 @dataclass(frozen=True)
 class InfiniConfig:
     """This member's own search widths (``k`` and the longest reading are the shared
-    :class:`~apollo_restore.restore.config.RestoreConfig`'s).
+    :class:`~apollo_restore.restoration.config.RestoreConfig`'s).
 
     Attributes:
         beam: live beams kept after each step.
@@ -57,7 +57,7 @@ class InfiniConfig:
 
 class InfiniFiller:
     """Gap candidates and reading scores from an :class:`InfiniGram` (a
-    :class:`~apollo_restore.restore.filler.GapFiller`).
+    :class:`~apollo_restore.restoration.filler.GapFiller`).
 
     Args:
         model: forward or backward (``model.reverse``) model.

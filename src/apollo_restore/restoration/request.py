@@ -1,6 +1,6 @@
 """One validated restoration request, shared by the CLI, the Python API, ``predict`` and the web.
 
-    from apollo_restore.restore.request import RestoreRequest, RequestLimits
+    from apollo_restore.restoration.request import RestoreRequest, RequestLimits
     req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={1: "ca.5"}, k=10).validate()   # gap 1: the first
     req.hints    # {0: Hint(lo=4, hi=6)}: one resolved hint per gap, by 0-based position
 
@@ -34,7 +34,7 @@ from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_
 from apollo_restore.data.readers.typed import as_leiden
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restore.context import DEFAULT_WINDOW
+from apollo_restore.restoration.context import DEFAULT_WINDOW
 
 _BRACKETS = frozenset("[]{}()<>⟦⟧⟨⟩〈〉\\/|?")
 _GREEK = frozenset(GREEK_LETTERS)
@@ -302,8 +302,8 @@ def check_gap(gap: GapExample, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -
     is a fair test item, and real gap sets hold some.
 
     Returns:
-        the gap with at most :data:`~apollo_restore.restore.context.DEFAULT_WINDOW` characters
-        each side: what a filler is given, as :func:`~apollo_restore.restore.driver.restore_text`
+        the gap with at most :data:`~apollo_restore.restoration.context.DEFAULT_WINDOW` characters
+        each side: what a filler is given, as :func:`~apollo_restore.restoration.driver.restore_text`
         gives it.
 
     Raises:
