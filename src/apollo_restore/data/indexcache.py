@@ -9,7 +9,7 @@ Every file of an index folder is recorded in its ``meta.json`` with its size and
 checksum (``xxhash``, over the memory-mapped file); a file of another size or content is
 *damage*, never a silent result. Checking the packaged text's index (six files, 549 MB) costs
 0.06 s of CPU with the files in the page cache (0.5–0.65 s of wall time on 2 cores loaded by
-other work; more from a cold disk), once per process (BENCHMARKS.md, "The text index").
+other work; more from a cold disk), once per process (BENCHMARKS.md, "The text index and parallels").
 
 Cache folder failures (a file where the folder should be, a read-only or full disk) are
 ``E409`` naming the path; a relative ``$APOLLO_RESTORE_CACHE`` is ``E410``; a builder that waits

@@ -82,7 +82,7 @@ class InfiniGram:
         discount: ``D`` of the absolute discounting, in (0, 1); or ``(D₁, D₂, D₃)``, the
             discounts of continuations seen once, twice and more often (``0 < D₁ ≤ 1``,
             ``0 ≤ D₂ ≤ 2``, ``0 ≤ D₃ ≤ 3``). Default ``(0.6, 1.0, 1.3)``: chosen on ddb validation
-            (BENCHMARKS.md, "Unbounded-order model").
+            (BENCHMARKS.md, "Unbounded-order members and n-grams").
         reverse: whether ``text`` runs right to left (then :meth:`encode` reverses too).
     """
 

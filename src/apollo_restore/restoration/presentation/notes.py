@@ -29,7 +29,7 @@ from apollo_restore.hint import Hint
 from apollo_restore.restoration.types import Candidate
 
 #: fewest letters a reading must copy from the context next to it to be a repeat (chosen on
-#: ddb validation gaps by ``benchmarks/list_notes.py``: BENCHMARKS.md, "Notes and demotions")
+#: ddb validation gaps by ``benchmarks/list_notes.py``: BENCHMARKS.md, "Demotions of doubtful readings")
 REPEAT_LETTERS = 3
 AFTER, BEFORE = "after", "before"
 
