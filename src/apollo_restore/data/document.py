@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, fix_final_sigma, fold
@@ -23,10 +23,17 @@ MAX_LACUNA_LETTERS = 1000
 
 @dataclass(frozen=True)
 class Text:
-    """Letters on the artifact, as read by the editor. ``uncertain`` = underdotted."""
+    """Letters on the artifact, as read by the editor. ``uncertain`` = underdotted.
+
+    ``expansion``: letters an editor's expansion adds to an abbreviation (``στρ(ατηγῷ)``: ``ατηγῷ``),
+    never written on the artifact. A user's Leiden text keeps them, so the model reads the word
+    whole (chosen on validation: BENCHMARKS.md, "Abbreviations in the context"); line lengths do
+    not count them. The training readers drop them.
+    """
 
     text: str
     uncertain: bool = False
+    expansion: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,8 +106,13 @@ def lacuna_length(value: str | None) -> tuple[int | None, str]:
     return int(number), ""
 
 
+def same_kind(a: Text, b: Text) -> bool:
+    """Two letter runs that may join: equally certain, both expansions or neither."""
+    return a.uncertain == b.uncertain and a.expansion == b.expansion
+
+
 def merge_texts(segments: list[Segment]) -> list[Segment]:
-    """Join adjacent :class:`Text` segments of equal certainty, and adjacent supplements.
+    """Join adjacent :class:`Text` segments of one kind (certainty, expansion), and adjacent supplements.
 
     Each run is joined once, so the time is linear in the total text length.
     """
@@ -112,12 +124,12 @@ def merge_texts(segments: list[Segment]) -> list[Segment]:
             out.append(run[0])
         elif run:
             joined = "".join(seg.text for seg in run)  # type: ignore[union-attr]
-            out.append(Text(joined, run[0].uncertain) if isinstance(run[0], Text) else Supplied(joined))
+            out.append(replace(run[0], text=joined))
         run.clear()
 
     for seg in segments:
         prev = run[-1] if run else None
-        same_text = isinstance(seg, Text) and isinstance(prev, Text) and prev.uncertain == seg.uncertain
+        same_text = isinstance(seg, Text) and isinstance(prev, Text) and same_kind(prev, seg)
         if not (same_text or (isinstance(seg, Supplied) and isinstance(prev, Supplied))):
             flush()
         if isinstance(seg, (Text, Supplied)):
@@ -230,7 +242,8 @@ def to_leiden(segments: list[Segment]) -> str:
     for seg in segments:
         if isinstance(seg, Text):
             text = leiden_escape(seg.text)
-            out.append("".join(c + "\u0323" if c.isalpha() else c for c in text) if seg.uncertain else text)
+            text = "".join(c + "\u0323" if c.isalpha() else c for c in text) if seg.uncertain else text
+            out.append(f"({text})" if seg.expansion and text.strip() else text)
         elif isinstance(seg, Supplied):
             supplied = leiden_escape(seg.text)
             out.append(f"[{supplied}]" if supplied.strip() else supplied)

@@ -13,6 +13,7 @@ rendering of the whole text (:func:`context_of` with ``window=None``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from apollo_restore.data.document import Document, Lacuna, Segment, Supplied, Text, render
 
@@ -63,7 +64,7 @@ def _cut(seg: Segment, chars: int, keep_end: bool) -> Segment:
         return seg
     chars = max(1, chars)
     text = seg.text[-chars:] if keep_end else seg.text[:chars]
-    return Text(text, seg.uncertain) if isinstance(seg, Text) else Supplied(text)
+    return replace(seg, text=text)
 
 
 class GapContexts:

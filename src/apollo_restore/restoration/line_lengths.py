@@ -65,8 +65,10 @@ def lines_of(segments: list[Segment]) -> list[list[Segment]]:
 
 
 def _letters(seg: Segment) -> int:
-    """Letters a text or supplement shows (normalised, as hints count them)."""
-    return letter_count(normalise(seg.text)) if isinstance(seg, (Text, Supplied)) else 0
+    """Letters a text or supplement shows (normalised, as hints count them); an expansion's
+    letters were never on the line."""
+    written = isinstance(seg, Supplied) or (isinstance(seg, Text) and not seg.expansion)
+    return letter_count(normalise(seg.text)) if written else 0
 
 
 def line_estimates(segments: list[Segment], min_lines: int = MIN_LINES) -> list[LineEstimate | None]:

@@ -209,7 +209,9 @@ class _Writer:
         line = gap = 1
         for seg in segments:
             if isinstance(seg, Text):
-                if seg.uncertain:
+                if seg.expansion:
+                    self.element("ex", seg.text)
+                elif seg.uncertain:
                     self.element("unclear", seg.text)
                 else:
                     self.text(seg.text)

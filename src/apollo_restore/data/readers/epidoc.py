@@ -18,7 +18,8 @@ Element mapping (each rule is one branch of :func:`_walk`; tails are always kept
   (``break="no"`` → in-word);
 * ``choice`` → ``orig`` or ``sic`` (never ``reg``/``corr``; a lone ``corr`` keeps its text,
   the only reading given); ``app`` → ``lem``; ``subst`` →
-  its ``add``; ``expan``/``abbr``/``am`` → written letters only, ``ex`` dropped;
+  its ``add``; ``expan``/``abbr``/``am`` → written letters only, ``ex`` dropped
+  (kept, marked, for a user's text: ``expansions``);
 * ``del``, ``g``, ``note``, ``handShift``, ``milestone``, ``figure``, ``certainty``, ``desc``,
   ``space``, ... → dropped; ``add``, ``surplus``, ``num``, ``hi``, ``w``, names and any other
   element → their text.
@@ -64,8 +65,9 @@ _SUPPLIED_REASONS = frozenset({"lost", ""})
 _LINE_UNITS = frozenset({"line", "lines"})
 
 
-def parse_epidoc_file(content: bytes, name: str, source: str) -> Document:
-    """One EpiDoc file as a :class:`Document`.
+def parse_epidoc_file(content: bytes, name: str, source: str, expansions: bool = False) -> Document:
+    """One EpiDoc file as a :class:`Document`; with ``expansions``, an abbreviation's ``<ex>``
+    letters are kept as :class:`Text` marked ``expansion`` (a user's text; training drops them).
 
     Raises:
         CorpusError: not well-formed, no Greek edition, or an edition without text.
@@ -84,7 +86,7 @@ def parse_epidoc_file(content: bytes, name: str, source: str) -> Document:
     for edition in editions:
         if segments:
             segments.append(LineBreak(False))
-        _walk_children(edition, segments, "text")
+        _walk_children(edition, segments, "text", expansions)
     segments = tidy_segments(segments)
     if not any(isinstance(s, (Text, Supplied)) and s.text.strip() for s in segments):
         raise CorpusError(name, "Greek edition has no text")
@@ -234,19 +236,24 @@ def _emit(out: list[Segment], text: str | None, mode: str) -> None:
         out.append(Text(text, uncertain=mode == "uncertain"))
 
 
-def _walk_children(el: etree._Element, out: list[Segment], mode: str) -> None:
+def _walk_children(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False) -> None:
     """Emit ``el``'s text, then each child followed by the child's tail."""
     _emit(out, el.text, mode)
     for child in el:
-        _walk(child, out, mode)
+        _walk(child, out, mode, keep_ex)
         _emit(out, child.tail, mode)
 
 
-def _walk(el: etree._Element, out: list[Segment], mode: str) -> None:
+def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False) -> None:
     """Emit segments for one element (its tail is the caller's business)."""
     if not isinstance(el.tag, str):  # comment or processing instruction
         return
     tag = el.tag[len(TEI) :] if el.tag.startswith(TEI) else el.tag
+    if tag == "ex" and keep_ex:  # an abbreviation's expansion, kept for a user's text (see Text.expansion)
+        letters = "".join(el.itertext())
+        if any(ch.isalpha() for ch in letters):
+            out.append(Text(letters, expansion=True))
+        return
     if tag in _SKIPPED_TAGS:
         return
     if tag == "div" and el.get("type") == "textpart" and el.get(XML_LANG) and not is_greek(el.get(XML_LANG)):
@@ -257,13 +264,13 @@ def _walk(el: etree._Element, out: list[Segment], mode: str) -> None:
             # editor's supplement, so it is read back as the lacuna it fills
             out.append(Lacuna(sum(ch.isalpha() for ch in "".join(el.itertext())) or None))
         elif (el.get("reason") or "") in _SUPPLIED_REASONS:
-            _walk_children(el, out, "supplied")
+            _walk_children(el, out, "supplied", keep_ex)
         return
     if tag == "gap":
         out.extend(gap_segments(el))
         return
     if tag == "unclear":
-        _walk_children(el, out, "supplied" if mode == "supplied" else "uncertain")
+        _walk_children(el, out, "supplied" if mode == "supplied" else "uncertain", keep_ex)
         return
     if tag in ("lb", "cb"):
         out.append(LineBreak(in_word=el.get("break") == "no"))
@@ -271,20 +278,20 @@ def _walk(el: etree._Element, out: list[Segment], mode: str) -> None:
     if tag == "choice":
         picked = _pick(el, ("orig", "sic"), ("reg", "corr"))
         if picked is not None:
-            _walk_children(picked, out, mode)
+            _walk_children(picked, out, mode, keep_ex)
         return
     if tag == "app":
         picked = _pick(el, ("lem",), ("rdg", "note", "witDetail"))
         if picked is not None:
-            _walk_children(picked, out, mode)
+            _walk_children(picked, out, mode, keep_ex)
         return
     if tag in ("div", "ab", "p", "lg", "l"):
         if out and not isinstance(out[-1], LineBreak):
             out.append(LineBreak(False))
-        _walk_children(el, out, mode)
+        _walk_children(el, out, mode, keep_ex)
         return
     # add, surplus, num, hi, expan, abbr, am, w, names, seg, foreign, orig, sic ...: their text
-    _walk_children(el, out, mode)
+    _walk_children(el, out, mode, keep_ex)
 
 
 def _pick(el: etree._Element, wanted: tuple[str, ...], unwanted: tuple[str, ...]) -> etree._Element | None:

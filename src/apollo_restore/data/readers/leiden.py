@@ -14,7 +14,8 @@ Conventions understood (everything else is kept as text and left to the normalis
 ``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (a lacuna to fill)
 ``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None)``)
 ``α̣`` (U+0323 underdot)       ``Text(uncertain=True)``
-``στρ(ατηγῷ)``, ``((denarius))``   expansions and symbols: dropped (only ``στρ`` is written)
+``στρ(ατηγῷ)``                 expansion: ``Text(expansion=True)`` (read ``στρατηγῷ``; lines count ``στρ``)
+``((denarius))``               symbol: dropped
 ``⟦αβ⟧``                      deletion: dropped
 ``{αβ}``, ``\\αβ/``            surplus, addition above the line: kept as text
 ``<αβ>``, ``⟨αβ⟩``            editorial addition (not written): dropped
@@ -44,7 +45,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts
+from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts, same_kind
 from apollo_restore.data.visible import Visible
 from apollo_restore.errors import Errors, LeidenError
 from apollo_restore.hint import NO_HINT, Hint
@@ -222,6 +223,8 @@ class _Parser:
                 self.close_square()
             elif ch == "(" and text.startswith("((", self.i):
                 self.skip_dropped("((", "))")
+            elif ch == "(":
+                self.expansion()
             elif ch in _DROPPED:
                 self.skip_dropped(ch, _DROPPED[ch])
             elif ch in ")⟧>⟩〉":
@@ -399,6 +402,16 @@ class _Parser:
         self.square = None
         self.i += 1
 
+    def expansion(self) -> None:
+        """An abbreviation's expansion ``(ατηγῷ)``: its letters kept as :class:`Text` marked
+        ``expansion`` (the model reads the word whole; line lengths do not count them)."""
+        start = self.i
+        self.skip_dropped("(", ")")
+        inner = self.text[start + 1 : self.i - 1]
+        letters = "".join(ch for ch in inner if ch not in _NEWLINES and ch not in "?-")  # (?): a doubt, no letters
+        if any(ch.isalpha() for ch in letters):
+            self.segments.append(Text(letters, expansion=True))
+
     def skip_dropped(self, opener: str, closer: str) -> None:
         """Skip an expansion, symbol, deletion or editorial addition, keeping its line breaks."""
         text = self.text
@@ -491,13 +504,13 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
                 if core and s[-1:] == " ":
                     split.append(Text(" "))
             elif s:
-                split.append(Text(s, seg.uncertain))
+                split.append(replace(seg, text=s))
         elif isinstance(seg, LineBreak) and split and split[-1] == seg == LineBreak(False):
             continue
         else:
             split.append(seg)
     merged = [
-        Text(_WHITESPACE.sub(" ", seg.text), seg.uncertain) if isinstance(seg, Text) else seg
+        replace(seg, text=_WHITESPACE.sub(" ", seg.text)) if isinstance(seg, Text) else seg
         for seg in merge_texts(split)
     ]
     out: list[Segment] = []
@@ -512,10 +525,10 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
                 s = s.rstrip(" ")
             if not s:
                 continue
-            if isinstance(seg, Text) and isinstance(prev, Text) and prev.uncertain == seg.uncertain:
-                out[-1] = Text(prev.text + s, seg.uncertain)  # neighbours again after a drop
+            if isinstance(seg, Text) and isinstance(prev, Text) and same_kind(prev, seg):
+                out[-1] = replace(seg, text=prev.text + s)  # neighbours again after a drop
             else:
-                out.append(Text(s, seg.uncertain) if isinstance(seg, Text) else Supplied(s))
+                out.append(replace(seg, text=s))
         elif isinstance(seg, LineBreak) and out and out[-1] == seg == LineBreak(False):
             continue
         else:

@@ -83,7 +83,7 @@ def epidoc_to_leiden(text: str, name: str = "the text") -> str:
         RequestError: ``E313``: not well-formed XML, no (Greek) edition, or an edition without text.
     """
     try:
-        doc = parse_epidoc_file(text.encode("utf-8"), name, "user")
+        doc = parse_epidoc_file(text.encode("utf-8"), name, "user", expansions=True)
     except CorpusError as err:
         raise RequestError("E313", name=name, reason=err.reason) from None
     return to_leiden(doc.segments)
