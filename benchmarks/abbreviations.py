@@ -4,16 +4,18 @@
         --corpus ../shared/corpora/ddb-trismegistos-2016.tar.xz --gaps 32
     python benchmarks/abbreviations.py ... --gaps 32 --skip 32 --out /tmp/abbr.jsonl   # the next 32
 
-Training text drops an editor's expansion (DESIGN §2: only the written letters, ``οξυρυγχ``), and
-so does the Leiden input parser. Is that the better rendering of a user's context, or would the
-expanded word (``οξυρυγχιτων``) help the model (the packaged text also holds editions that write
-the word in full)? The script reads the ddb **validation** documents (the prepared table's ids)
-from the DDB-TM archive, and takes up to ``--gaps`` gaps, one per document (documents in a fixed
-hashed order): a plain word of 1–20 letters within two words of an abbreviated word (a token with
-``( )``). Each gap is restored by the shipped default (calibrated list of 20) with its context
-rendered twice — expansions dropped (as training and input do) and expanded (the parentheses
-removed, their letters kept) — under an exact count and no count, and the script prints Top-1 /
-Top-20 per rendering and condition (exact-match letters, spaces ignored).
+Training text drops an editor's expansion (DESIGN §2: only the written letters, ``οξυρυγχ``). Is
+that the better rendering of a user's context, or does the expanded word (``οξυρυγχιτων``) help
+the model (the packaged text also holds editions that write the word in full)? (It does: a user's
+text now keeps expansions, BENCHMARKS.md "Abbreviations in the context".)
+
+The script reads the ddb **validation** documents (the prepared table's ids) from the DDB-TM
+archive, and takes up to ``--gaps`` gaps, one per document (documents in a fixed hashed order): a
+plain word of 1–20 letters within two words of an abbreviated word (a token with ``( )``). Each gap
+is restored by the shipped default (calibrated list of 20) with its context rendered twice —
+expansions dropped (as training does) and expanded (the parentheses removed, their letters
+kept) — under an exact count and no count, and the script prints Top-1 / Top-20 per rendering and
+condition (exact-match letters, spaces ignored).
 """
 
 from __future__ import annotations
