@@ -11,7 +11,7 @@ the first :data:`INDEX_DOCUMENTS` documents of the packaged training text (about
 Each Leiden text below holds one short gap: exact hints (``[.n]``), a circa hint (``[ca.n]``),
 a range (``[.n-m]``) and no hint (``[- - -]``). For each, the top :data:`TOP` readings (normalised
 text, edition form) and their probabilities rounded to 4 decimals are recorded in
-``tests/fixtures/restorations/default_model.json``; ``tests/restore/test_regression.py`` compares.
+``tests/fixtures/restorations/default_model.json``; ``tests/restoration/test_regression.py`` compares.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Truncated readings: flagged by the word they end with, demoted by a factor (notes and the other
-demotions: tests/restore/test_notes.py)."""
+demotions: tests/restoration/test_notes.py)."""
 
 from __future__ import annotations
 
