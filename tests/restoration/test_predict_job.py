@@ -306,7 +306,7 @@ from functools import partial
 from pathlib import Path
 from apollo_restore.data.formats import read_gapset
 from apollo_restore.restoration.predict import PredictJob, Workers, gapset_digest
-from tests.restore.test_predict_job import Echo
+from tests.restoration.test_predict_job import Echo
 
 workers = Workers(partial(Echo, 0.3), 2)
 PredictJob.open(Path(sys.argv[1]), Path(sys.argv[2]), k=5).run(None, progress=False, workers=workers)
