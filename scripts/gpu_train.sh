@@ -36,25 +36,106 @@ PY=${PY:-python3}
 CONFIG=${CONFIG:-configs/gpu_medium_middle.yaml}
 RUN=${RUN:-runs/gpu}
 PACK=${PACK:-gpu-pack}
-# the folder to continue from: the shipped model when it has the config's size, else none (scratch)
-INIT=${INIT-auto}
-if [ "$INIT" = auto ]; then
-  INIT=$($PY -c "import json,sys,yaml; m='src/apollo_restore/models/default'
-print(m if json.load(open(m+'/apollo_restore.json')).get('size') == yaml.safe_load(open(sys.argv[1]))['size'] else '')" "$CONFIG")
-fi
 OUT=${OUT:-runs/gpu-out}
 DATA=${DATA:-data/gpu/prepared}  # the unpacked training text (on the GPU's disk)
-verb=${1:?usage: gpu_train.sh pack|train SECONDS|session SECONDS|export|receive FOLDER}
+UPLOAD=${UPLOAD:-gpu-init}       # the weights to continue, packed in parts to travel (git-ignored)
+STAGED=${STAGED:-$(dirname "$DATA")/init}  # ... unpacked on the GPU's disk (fp32 model folder)
+FORM=${FORM:-int8}               # the upload's form (int8 per row + scales, or bf16); back: bf16
+# the folder to continue from: weights staged from an upload, else an upload carried whole, else
+# the shipped model when it has the config's size, else none (scratch); a pack folder
+# (transport.json) given as INIT is unpacked to $STAGED first
+INIT=${INIT-auto}
+if [ "$INIT" = auto ]; then
+  if [ -f "$STAGED/model.safetensors" ]; then INIT=$STAGED
+  elif [ -f "$UPLOAD/transport.json" ]; then INIT=$UPLOAD
+  else INIT=$($PY -c "import json,os,sys,yaml; m='src/apollo_restore/models/default'
+print(m if os.path.isdir(m) and json.load(open(m+'/apollo_restore.json')).get('size') == yaml.safe_load(open(sys.argv[1]))['size'] else '')" "$CONFIG")
+  fi
+fi
+verb=${1:?usage: gpu_train.sh pack|slim on|off|upload FOLDER|stage|train SECONDS|session SECONDS|export|receive FOLDER}
 shift
 
 case "$verb" in
 pack)
   $PY scripts/gpu_data.py pack --prepared "${PREPARED:-data/prepared}" --out "$PACK" ${INIT:+--model "$INIT"} "$@"
   ;;
+slim)
+  # here: the call's tree without the shipped model (20 MB) when the run continues another
+  # folder, by checking out a commit that drops it (git keeps the files: `slim off` brings them back)
+  case "${1:-on}" in
+  on)
+    keep=src/apollo_restore/models/default
+    git diff --quiet HEAD -- "$keep" || { echo "uncommitted changes under $keep: commit them first" >&2; exit 1; }
+    back=$(git symbolic-ref -q --short HEAD || git rev-parse HEAD)
+    index=$(mktemp); trap 'rm -f "$index"' EXIT
+    GIT_INDEX_FILE=$index git read-tree HEAD
+    GIT_INDEX_FILE=$index git rm -r -q --cached "$keep"
+    commit=$(git commit-tree "$(GIT_INDEX_FILE=$index git write-tree)" -p HEAD -m "gpu-slim: $back without $keep")
+    git branch -f gpu-slim "$commit"
+    git switch -q gpu-slim
+    echo "$back" >"$(git rev-parse --git-dir)/gpu-slim-from"
+    echo "on gpu-slim ($keep left out; back with: bash scripts/gpu_train.sh slim off); tracked tree: $(git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1) bytes"
+    ;;
+  off)
+    from=$(git rev-parse --git-dir)/gpu-slim-from
+    [ -f "$from" ] || { echo "not on gpu-slim (no $from)" >&2; exit 1; }
+    git switch -q "$(cat "$from")" 2>/dev/null || git switch -q --detach "$(cat "$from")"
+    rm -f "$from"
+    echo "back on $(git symbolic-ref -q --short HEAD || git rev-parse HEAD)"
+    ;;
+  *) echo "slim on|off" >&2; exit 2 ;;
+  esac
+  ;;
+upload)
+  # here: FOLDER's weights → $UPLOAD (manifest + ≤ 15 MiB parts, FORM), and the carries that take
+  # them to the device beside the tree: one call when they fit, else several (issue them back to
+  # back: the machine keeps what earlier calls left only while it is warm)
+  folder=${1:?upload needs the model folder to continue}
+  $PY scripts/transport.py pack "$folder" "$UPLOAD" --form "$FORM"
+  # the slim tree: the tracked files but the shipped model (what `slim on` leaves)
+  tree=$(git ls-files -z -- . ':!src/apollo_restore/models/default' | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+  $PY - "$UPLOAD" "$tree" <<'PY'
+import json, sys
+from pathlib import Path
+up, tree = Path(sys.argv[1]), int(sys.argv[2])
+room = 64 * 2**20 - tree - 2**20  # a MiB spare for untracked files
+calls, load = [[f"{up}/transport.json"]], (up / "transport.json").stat().st_size
+for part in json.loads((up / "transport.json").read_text())["parts"]:
+    if part["bytes"] > room:
+        sys.exit(f"{up}/{part['name']} ({part['bytes']:,} bytes) does not fit beside the {tree:,}-byte tree in one call")
+    if load + part["bytes"] > room:
+        calls, load = calls + [[]], 0
+    calls[-1].append(f"{up}/{part['name']}")
+    load += part["bytes"]
+print(f"slim tree {tree / 2**20:.1f} MiB (`slim on` first); room beside it {room / 2**20:.1f} MiB a call; {len(calls)} upload call(s), each `bash scripts/gpu_train.sh stage`:")
+for i, carry in enumerate(calls, 1):
+    print(f"  call {i}: carry {json.dumps(carry)}")
+print('then the session call: carry ["gpu-pack"] (INIT=auto takes the staged weights)')
+PY
+  ;;
+stage)
+  # on the GPU: once every part of the upload is there, unpack it to $STAGED (fp32); before, say
+  # which are still to come
+  $PY - "$UPLOAD" <<'PY' || exit 0
+import json, sys
+from pathlib import Path
+up = Path(sys.argv[1])
+names = ["transport.json"] + [p["name"] for p in json.loads((up / "transport.json").read_text())["parts"]] if (up / "transport.json").is_file() else ["transport.json"]
+missing = [n for n in names if not (up / n).is_file()]
+if missing:
+    print(f"{up}: waiting for {', '.join(missing)}")
+    sys.exit(1)
+PY
+  $PY scripts/transport.py unpack "$UPLOAD" "$STAGED"
+  echo "staged $UPLOAD → $STAGED"
+  ;;
 train)
   seconds=${1:?train needs SECONDS}; shift
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used --format=csv
   [ -f "$DATA/documents.parquet" ] || $PY scripts/gpu_data.py unpack --pack "$PACK" --out "$DATA"
+  if [ -n "$INIT" ] && [ -f "$INIT/transport.json" ]; then  # weights carried as parts
+    $PY scripts/transport.py unpack "$INIT" "$STAGED" && INIT=$STAGED
+  fi
   # the schedule runs on all calls together (TOTAL_SECONDS); this call stops after SECONDS
   timeout $((seconds + ${MARGIN:-120})) $PY -m apollo_restore train --quiet --config "$CONFIG" out="$RUN" \
     prepared="$DATA" val_gaps="$PACK/val_gaps.jsonl" init_from="$INIT" \
@@ -79,16 +160,23 @@ model, tok, meta = load_model(Path(sys.argv[1]))
 save_model(model.to(torch.bfloat16), tok, Path(sys.argv[2]), meta)
 PY
   cp "$RUN/metrics.jsonl" "$RUN/export/metrics.jsonl"
-  tar -C "$RUN" -cf - export | split -b 15M - "$OUT/export.tar.part-"
-  ls -la "$OUT"
+  # bf16 weights (exact: the folder was just saved in bf16) in ≤ 15 MiB parts + SHA-256 manifest
+  $PY scripts/transport.py pack "$RUN/export" "$OUT/export" --form bf16
   ;;
 receive)
   from=${1:?receive needs the folder the parts came back to}
-  rm -rf "$RUN/export" && mkdir -p "$RUN"
-  cat "$from"/export.tar.part-* | tar -C "$RUN" -xf -
+  mkdir -p "$RUN"
+  if [ -f "$from/export/transport.json" ]; then  # parts checked against their SHA-256 manifest
+    $PY scripts/transport.py unpack "$from/export" "$RUN/export" --dtype bfloat16
+  else  # parts of a tar, from before the transport packs
+    rm -rf "$RUN/export" && cat "$from"/export.tar.part-* | tar -C "$RUN" -xf -
+  fi
   # neural alone, the same gaps for both folders: the pack's ddb validation gaps, then (where a
   # prepared corpus is here, PREPARED) literary and inscription validation gaps, 2 a length and hint
   prepared=${PREPARED:-data/prepared}
+  if [ -n "$INIT" ] && [ -f "$INIT/transport.json" ]; then  # the run continued an upload: compare with it
+    $PY scripts/transport.py unpack "$INIT" "$RUN/init" --dtype bfloat16 && INIT=$RUN/init
+  fi
   for model in ${INIT:+"$INIT"} "$RUN/export"; do
     report=$RUN/validate-$(basename "$model")
     fast=(--model "$model" --neural-only --workers 2 --bpc-windows 0)
@@ -111,6 +199,6 @@ PY
   done
   ;;
 *)
-  echo "unknown step $verb: pack | train SECONDS | session SECONDS | export | receive FOLDER" >&2; exit 2
+  echo "unknown step $verb: pack | slim on|off | upload FOLDER | stage | train SECONDS | session SECONDS | export | receive FOLDER" >&2; exit 2
   ;;
 esac

@@ -1,7 +1,7 @@
 """The GPU recipe (scripts/gpu_train.sh) end to end on CPU with a tiny config: pack, train in two
 calls that resume from the checkpoint, export in parts, receive and validate (ddb, literary and
-inscription validation gaps), then a second
-session that continues from the weights brought back and records the first in its history."""
+inscription validation gaps), then a second session that continues from the weights brought back
+(uploaded in int8 parts and staged) and records the first in its history."""
 
 from __future__ import annotations
 
@@ -93,8 +93,9 @@ def test_pack_train_export_receive_and_continue(recipe):
     second = json.loads((tmp / "run/checkpoint/apollo_restore.json").read_text())["training"]
     assert second["step"] > first["step"] and second["seconds"] > first["seconds"]  # resumed, not restarted
     _run(env, "export")
-    parts = sorted((tmp / "out").glob("export.tar.part-*"))
+    parts = sorted((tmp / "out/export").glob("weights.part-*"))
     assert parts and all(p.stat().st_size <= 15 * 2**20 for p in parts)
+    assert json.loads((tmp / "out/export/transport.json").read_text())["form"] == "bf16"
     report = _run(env, "receive", str(tmp / "out"))
     assert (
         (tmp / "run/export/model.safetensors").exists()
@@ -105,11 +106,19 @@ def test_pack_train_export_receive_and_continue(recipe):
     meta = json.loads((tmp / "run/export/apollo_restore.json").read_text())
     assert meta["data"]["literary"]["documents"] >= 1 and meta["size"] == "tiny"
 
-    # a second session continues from the weights brought back: its history holds the first
+    # a second session continues from the weights brought back, uploaded as int8 parts and staged
+    # on the device (INIT=auto finds them): its history holds the first
     kept = tmp / "session1"
     (tmp / "run/export").rename(kept)
-    again = {**env, "INIT": str(kept), "RUN": str(tmp / "run2"), "OUT": str(tmp / "out2")}
+    again = {**env, "INIT": "auto", "UPLOAD": str(tmp / "upload"), "RUN": str(tmp / "run2"), "OUT": str(tmp / "out2")}
+    plan = _run(again, "upload", str(kept))
+    assert "call 1: carry" in plan and (tmp / "upload/transport.json").exists()
+    part = tmp / "upload/weights.part-000"
+    part.rename(part.with_suffix(".away"))  # not yet carried
+    assert "waiting for weights.part-000" in _run(again, "stage")
+    part.with_suffix(".away").rename(part)
+    assert "staged" in _run(again, "stage") and (tmp / "init/model.safetensors").exists()
     _run(again, "session", "1")  # train and export in one call
-    assert sorted((tmp / "out2").glob("export.tar.part-*"))
+    assert sorted((tmp / "out2/export").glob("weights.part-*"))
     history = json.loads((tmp / "run2/checkpoint/apollo_restore.json").read_text())["training"]["history"]
     assert history[-1]["step"] == meta["training"]["step"] and history[-1]["data"] == meta["data"]
