@@ -6,7 +6,8 @@
     by :mod:`apollo_restore.model.transport` in fp32 (a plain safetensors file), bf16 and int8
     (per-row scales), with the number of ≤ 15 MiB parts each needs.
 (b) Loss: bits per character (:func:`~apollo_restore.evaluate.harness.window_bits`, mode
-    ``prefix``: the every-position loss the shipped model trains with) of the shipped model on
+    ``prefix``: the every-position loss the shipped model trains with; ``--mode middle``: the
+    windows read as FIM middles) of the shipped model on
     held-out validation windows of every source, with its weights as shipped (read into fp32) and
     after an int8 round trip (and a bf16 one, exact for bf16 weights), the same windows for
     each. Windows are drawn seeded, ``--windows`` per source (500 characters, cut at spaces);
@@ -70,7 +71,7 @@ def sample_windows(prepared: Path, per_source: int, seed: int) -> list[tuple[str
     return out
 
 
-def loss(folder: Path, windows: list[tuple[str, str]]) -> dict:
+def loss(folder: Path, windows: list[tuple[str, str]], mode: str = "prefix") -> dict:
     """bpc per source and overall for the weights as shipped and after int8 and bf16 round trips."""
     model, tok, _ = load_model(folder)
     variants = {"as shipped (fp32)": model}
@@ -86,7 +87,7 @@ def loss(folder: Path, windows: list[tuple[str, str]]) -> dict:
     for name, m in variants.items():
         start, per = time.perf_counter(), []
         for i, (_, w) in enumerate(windows):
-            b, c = window_bits(m, tok, [w])
+            b, c = window_bits(m, tok, [w], mode)
             per.append(b)
             chars[i] = c
         bits[name] = np.array(per)
@@ -116,6 +117,7 @@ def main() -> None:
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
     parser.add_argument("--windows", type=int, default=24, help="validation windows per source")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--mode", choices=("prefix", "middle"), default="prefix", help="bpc mode (window_bits)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, help="write the numbers as JSON here too")
     args = parser.parse_args()
@@ -131,10 +133,12 @@ def main() -> None:
     if (args.prepared / "documents.parquet").is_file():
         start = time.perf_counter()
         windows = sample_windows(args.prepared, args.windows, args.seed)
-        report["loss"] = loss(args.model, windows)
+        report["loss"] = loss(args.model, windows, args.mode)
         report["loss"]["seconds"] = round(time.perf_counter() - start)
         lo = report["loss"]
-        print(f"\nbits per character, {lo['windows']} validation windows, {lo['characters']:,} characters:")
+        print(
+            f"\nbits per character ({args.mode}), {lo['windows']} validation windows, {lo['characters']:,} characters:"
+        )
         for name, entry in lo["bpc"].items():
             cells = ", ".join(
                 f"{k} {v:.4f}" for k, v in entry.items() if k not in ("delta_mean", "delta_se", "windows_worse")

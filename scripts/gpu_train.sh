@@ -9,12 +9,18 @@
 #       TOTAL_SECONDS=420 bash scripts/gpu_train.sh session 420         # train, then export to $OUT
 #   a longer session: `train 450` calls back to back (issue each at once: the machine goes back
 #   after 30 s idle and takes runs/gpu/checkpoint with it), TOTAL_SECONDS their sum, then
-#   `export` (≤ 15 MiB parts of the bf16 folder → $OUT)
-#   here (~20 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
-# Only the shipped size can continue in a later session (INIT must travel with the tree, ≤ 64 MiB
-# in all with the 49 MiB tracked tree): a `large` folder (57 MB bf16) cannot, so a `large` run
-# lives within one session (its runs and their numbers: docs/notes/2026-11-training-runs.md; the
-# recipe: docs/gpu-training.md).
+#   `export` (a transport pack of the bf16 folder: ≤ 15 MiB parts + SHA-256 manifest → $OUT/export)
+#   here (~20 min):         bash scripts/gpu_train.sh receive FILES_AT  # check parts, reassemble, validate on CPU
+# Continuing a folder that is not in the tree (a `large`, any folder brought back), same session:
+#   here (~10 s):   bash scripts/gpu_train.sh upload runs/gpu/export    # → gpu-init/ (FORM=int8|bf16), prints the carries
+#   here (~5 s):    bash scripts/gpu_train.sh slim on                    # a commit without models/default: tree 49.5 → 29.8 MiB
+#   device (~1 min each, the first with the machine's start): carry the parts as printed (large:
+#                   one call in int8, 27.2 MiB; two in bf16, 54.1 MiB), `bash scripts/gpu_train.sh stage`
+#   device (~9 min): carry ["gpu-pack"], TOTAL_SECONDS=420 bash scripts/gpu_train.sh session 420
+#   here:           bash scripts/gpu_train.sh slim off; bash scripts/gpu_train.sh receive FILES_AT
+# An int8 restart loses nothing measurable (bits per character of the shipped model −0.0002 ±
+# 0.0003 on 120 validation windows: benchmarks/transport.py, docs/gpu-training.md); weights come
+# back in bf16 (exact), so each session quantises once, on the way up.
 #
 # `train SECONDS` runs the training loop for SECONDS more of wall time, its validation passes
 # included and the last one fitted inside (the call is killed at SECONDS + MARGIN, default 120 s,
@@ -22,7 +28,7 @@
 # default 900 = 2 × 450) and then writes runs/gpu/best (by validation accuracy). CONFIG picks the
 # recipe: by default configs/gpu_medium_middle.yaml, the shipped weights continued with the loss on
 # the middle only (the untried candidate at today's CPU cost: a `large` default costs 2.25×
-# the CPU time per gap and cannot continue across sessions); configs/gpu_large.yaml (~28 M
+# the CPU time per gap; it continues across sessions by `upload`); configs/gpu_large.yaml (~28 M
 # parameters) and configs/gpu_medium.yaml (today's size, every-position loss) for the size
 # comparison; extra key=value arguments override it. `receive` compares the new folder with the
 # shipped model on the same validation gaps (neural alone): the pack's ddb gaps, and literary and
@@ -52,11 +58,19 @@ if [ "$INIT" = auto ]; then
 print(m if os.path.isdir(m) and json.load(open(m+'/apollo_restore.json')).get('size') == yaml.safe_load(open(sys.argv[1]))['size'] else '')" "$CONFIG")
   fi
 fi
+# INIT given as a transport pack (transport.json + parts): unpack it to $1 and continue from there
+unpack_init() {
+  if [ -n "$INIT" ] && [ -f "$INIT/transport.json" ]; then
+    $PY scripts/transport.py unpack "$INIT" "$1" ${2:+--dtype "$2"} || exit 1
+    INIT=$1
+  fi
+}
 verb=${1:?usage: gpu_train.sh pack|slim on|off|upload FOLDER|stage|train SECONDS|session SECONDS|export|receive FOLDER}
 shift
 
 case "$verb" in
 pack)
+  unpack_init "$RUN/init" bfloat16  # the shard to pack follows the history of the folder continued
   $PY scripts/gpu_data.py pack --prepared "${PREPARED:-data/prepared}" --out "$PACK" ${INIT:+--model "$INIT"} "$@"
   ;;
 slim)
@@ -133,9 +147,7 @@ train)
   seconds=${1:?train needs SECONDS}; shift
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used --format=csv
   [ -f "$DATA/documents.parquet" ] || $PY scripts/gpu_data.py unpack --pack "$PACK" --out "$DATA"
-  if [ -n "$INIT" ] && [ -f "$INIT/transport.json" ]; then  # weights carried as parts
-    $PY scripts/transport.py unpack "$INIT" "$STAGED" && INIT=$STAGED
-  fi
+  unpack_init "$STAGED"  # weights carried as parts
   # the schedule runs on all calls together (TOTAL_SECONDS); this call stops after SECONDS
   timeout $((seconds + ${MARGIN:-120})) $PY -m apollo_restore train --quiet --config "$CONFIG" out="$RUN" \
     prepared="$DATA" val_gaps="$PACK/val_gaps.jsonl" init_from="$INIT" \
@@ -174,9 +186,7 @@ receive)
   # neural alone, the same gaps for both folders: the pack's ddb validation gaps, then (where a
   # prepared corpus is here, PREPARED) literary and inscription validation gaps, 2 a length and hint
   prepared=${PREPARED:-data/prepared}
-  if [ -n "$INIT" ] && [ -f "$INIT/transport.json" ]; then  # the run continued an upload: compare with it
-    $PY scripts/transport.py unpack "$INIT" "$RUN/init" --dtype bfloat16 && INIT=$RUN/init
-  fi
+  unpack_init "$RUN/init" bfloat16  # the run continued an upload: compare with it
   for model in ${INIT:+"$INIT"} "$RUN/export"; do
     report=$RUN/validate-$(basename "$model")
     fast=(--model "$model" --neural-only --workers 2 --bpc-windows 0)
