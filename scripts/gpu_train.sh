@@ -79,6 +79,7 @@ slim)
   case "${1:-on}" in
   on)
     keep=src/apollo_restore/models/default
+    [ ! -f "$(git rev-parse --git-dir)/gpu-slim-from" ] || { echo "already on gpu-slim: slim off first" >&2; exit 1; }
     git diff --quiet HEAD -- "$keep" || { echo "uncommitted changes under $keep: commit them first" >&2; exit 1; }
     back=$(git symbolic-ref -q --short HEAD || git rev-parse HEAD)
     index=$(mktemp); trap 'rm -f "$index"' EXIT

@@ -122,3 +122,36 @@ def test_pack_train_export_receive_and_continue(recipe):
     assert sorted((tmp / "out2/export").glob("weights.part-*"))
     history = json.loads((tmp / "run2/checkpoint/apollo_restore.json").read_text())["training"]["history"]
     assert history[-1]["step"] == meta["training"]["step"] and history[-1]["data"] == meta["data"]
+
+
+def test_slim_drops_the_shipped_model_and_brings_it_back(tmp_path):
+    """`slim on` checks out a commit without models/default (uncommitted work elsewhere kept),
+    `slim off` returns to the branch with the files restored by git; uncommitted changes to the
+    model folder are refused."""
+    repo = tmp_path / "repo"
+    (repo / "scripts").mkdir(parents=True)
+    (repo / "scripts/gpu_train.sh").write_text((ROOT / "scripts/gpu_train.sh").read_text())
+    model = repo / "src/apollo_restore/models/default"
+    model.mkdir(parents=True)
+    (model / "model.safetensors").write_bytes(b"weights")
+    (repo / "README.md").write_text("readme\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", "-b", "work", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    (repo / "README.md").write_text("edited\n")  # uncommitted work travels along
+    env = {**os.environ, "PY": sys.executable, "INIT": "", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+    slim = ["bash", str(repo / "scripts/gpu_train.sh"), "slim"]
+    done = subprocess.run([*slim, "on"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not model.exists() and (repo / "README.md").read_text() == "edited\n"
+    assert "gpu-slim" in subprocess.run([*git, "branch", "--show-current"], capture_output=True, text=True).stdout
+    done = subprocess.run([*slim, "off"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (model / "model.safetensors").read_bytes() == b"weights" and (repo / "README.md").read_text() == "edited\n"
+    assert "work" in subprocess.run([*git, "branch", "--show-current"], capture_output=True, text=True).stdout
+    (model / "model.safetensors").write_bytes(b"changed")
+    done = subprocess.run([*slim, "on"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 1 and "commit them first" in done.stderr
+    assert (model / "model.safetensors").read_bytes() == b"changed"
