@@ -120,6 +120,21 @@ def test_part_from_another_pack_is_refused(folder, tmp_path):
     assert info.value.code == "E525"
 
 
+def test_malformed_manifest_is_refused_by_number(folder, tmp_path):
+    pack(folder, tmp_path / "pack", "int8", PART)
+    manifest = json.loads((tmp_path / "pack" / MANIFEST).read_text())
+    manifest["parts"][0]["name"] = "../model.safetensors"  # outside the pack
+    (tmp_path / "pack" / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(ModelFolderError) as info:
+        unpack(tmp_path / "pack")
+    assert info.value.code == "E505" and "part's name" in str(info.value)
+    manifest["parts"][0]["name"], manifest["parts"][0]["bytes"] = "weights.part-000", "many"
+    (tmp_path / "pack" / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(ModelFolderError) as info:
+        unpack(tmp_path / "pack")
+    assert info.value.code == "E505"
+
+
 def test_nan_weight_is_not_packed(folder, tmp_path):
     state = _weights(folder)
     state["model.norm.weight"][0] = float("nan")

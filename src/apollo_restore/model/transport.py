@@ -45,8 +45,8 @@ MANIFEST = "transport.json"
 PART_BYTES = 15 * 2**20
 SCALE_SUFFIX = ".row_scale"
 FILE_PREFIX = "file:"
-#: the small files of a model folder carried in the metadata (bytes at most, each)
-SMALL_FILE_BYTES = 4 * 2**20
+#: the small files of a model folder carried in the metadata: its text files, by suffix
+TEXT_SUFFIXES = (".json", ".jsonl", ".txt", ".md", ".yaml")
 
 
 def quantise_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -128,8 +128,13 @@ def _folder_contents(folder: Path) -> tuple[dict[str, torch.Tensor], dict[str, s
         raise ModelFolderError("E506", path, reason=exc) from None
     files = {}
     for item in sorted(folder.iterdir()):
-        if item.is_file() and item.suffix != ".safetensors" and item.stat().st_size <= SMALL_FILE_BYTES:
-            files[item.name] = item.read_text(encoding="utf-8")
+        if item.is_file() and item.suffix in TEXT_SUFFIXES:
+            try:
+                files[item.name] = item.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise ModelFolderError(
+                    "E505", item, field="the file", value=str(exc)[:80], expected="UTF-8 text"
+                ) from None
     return state, files
 
 
@@ -145,15 +150,17 @@ def pack(
     (written beside it first, then renamed over it): a kill leaves the old pack or the new one.
 
     Args:
-        files: small text files (name → text) to carry along; a model folder's own small files
-            (everything but ``*.safetensors``, ≤ 4 MiB each) are taken by default.
+        files: small text files (name → text) to carry along; a model folder's own text files
+            (:data:`TEXT_SUFFIXES`: its config, tokenizer, ``apollo_restore.json``, metrics) are
+            taken by default.
 
     Returns:
         The files written: the manifest, then the parts in order.
 
     Raises:
         ModelFolderError: no weights in the folder (``E514``), a broken weights file (``E506``),
-            a weight that is NaN or infinite (``E518``: it would quantise to nonsense).
+            a text file that is not UTF-8 (``E505``), a weight that is NaN or infinite (``E518``:
+            it would quantise to nonsense).
         ValueError: unknown form, or ``part_bytes`` < 1.
     """
     if part_bytes < 1:
@@ -203,6 +210,12 @@ def _manifest(folder: Path) -> dict[str, Any]:
         name = p.get("name")
         if not isinstance(name, str) or Path(name).name != name or not name.startswith("weights.part-"):
             raise ModelFolderError("E505", path, field="a part's name", value=name, expected="weights.part-NNN")
+        if not isinstance(p.get("bytes"), int) or not isinstance(p.get("sha256"), str):
+            raise ModelFolderError(
+                "E505", path, field=f"{name}'s bytes and sha256", value=p, expected="a count and a hex digest"
+            )
+    if not isinstance(manifest.get("bytes"), int) or not isinstance(manifest.get("sha256"), str):
+        raise ModelFolderError("E505", path, field="bytes and sha256", value=None, expected="a count and a hex digest")
     return manifest
 
 
