@@ -9,12 +9,18 @@
 #       TOTAL_SECONDS=420 bash scripts/gpu_train.sh session 420         # train, then export to $OUT
 #   a longer session: `train 450` calls back to back (issue each at once: the machine goes back
 #   after 30 s idle and takes runs/gpu/checkpoint with it), TOTAL_SECONDS their sum, then
-#   `export` (≤ 15 MiB parts of the bf16 folder → $OUT)
-#   here (~20 min):         bash scripts/gpu_train.sh receive FILES_AT  # reassemble, validate on CPU
-# Only the shipped size can continue in a later session (INIT must travel with the tree, ≤ 64 MiB
-# in all with the 49 MiB tracked tree): a `large` folder (57 MB bf16) cannot, so a `large` run
-# lives within one session (its runs and their numbers: docs/notes/2026-11-training-runs.md; the
-# recipe: docs/gpu-training.md).
+#   `export` (a transport pack of the bf16 folder: ≤ 15 MiB parts + SHA-256 manifest → $OUT/export)
+#   here (~20 min):         bash scripts/gpu_train.sh receive FILES_AT  # check parts, reassemble, validate on CPU
+# Continuing a folder that is not in the tree (a `large`, any folder brought back), same session:
+#   here (~10 s):   bash scripts/gpu_train.sh upload runs/gpu/export    # → gpu-init/ (FORM=int8|bf16), prints the carries
+#   here (~5 s):    bash scripts/gpu_train.sh slim on                    # a commit without models/default: tree 49.5 → 29.8 MiB
+#   device (~1 min each, the first with the machine's start): carry the parts as printed (large:
+#                   one call in int8, 27.2 MiB; two in bf16, 54.1 MiB), `bash scripts/gpu_train.sh stage`
+#   device (~9 min): carry ["gpu-pack"], TOTAL_SECONDS=420 bash scripts/gpu_train.sh session 420
+#   here:           bash scripts/gpu_train.sh slim off; bash scripts/gpu_train.sh receive FILES_AT
+# An int8 restart loses nothing measurable (bits per character of the shipped model −0.0002 ±
+# 0.0003 on 120 validation windows: benchmarks/transport.py, docs/gpu-training.md); weights come
+# back in bf16 (exact), so each session quantises once, on the way up.
 #
 # `train SECONDS` runs the training loop for SECONDS more of wall time, its validation passes
 # included and the last one fitted inside (the call is killed at SECONDS + MARGIN, default 120 s,
@@ -22,7 +28,7 @@
 # default 900 = 2 × 450) and then writes runs/gpu/best (by validation accuracy). CONFIG picks the
 # recipe: by default configs/gpu_medium_middle.yaml, the shipped weights continued with the loss on
 # the middle only (the untried candidate at today's CPU cost: a `large` default costs 2.25×
-# the CPU time per gap and cannot continue across sessions); configs/gpu_large.yaml (~28 M
+# the CPU time per gap; it continues across sessions by `upload`); configs/gpu_large.yaml (~28 M
 # parameters) and configs/gpu_medium.yaml (today's size, every-position loss) for the size
 # comparison; extra key=value arguments override it. `receive` compares the new folder with the
 # shipped model on the same validation gaps (neural alone): the pack's ddb gaps, and literary and
@@ -36,25 +42,113 @@ PY=${PY:-python3}
 CONFIG=${CONFIG:-configs/gpu_medium_middle.yaml}
 RUN=${RUN:-runs/gpu}
 PACK=${PACK:-gpu-pack}
-# the folder to continue from: the shipped model when it has the config's size, else none (scratch)
-INIT=${INIT-auto}
-if [ "$INIT" = auto ]; then
-  INIT=$($PY -c "import json,sys,yaml; m='src/apollo_restore/models/default'
-print(m if json.load(open(m+'/apollo_restore.json')).get('size') == yaml.safe_load(open(sys.argv[1]))['size'] else '')" "$CONFIG")
-fi
 OUT=${OUT:-runs/gpu-out}
 DATA=${DATA:-data/gpu/prepared}  # the unpacked training text (on the GPU's disk)
-verb=${1:?usage: gpu_train.sh pack|train SECONDS|session SECONDS|export|receive FOLDER}
+UPLOAD=${UPLOAD:-gpu-init}       # the weights to continue, packed in parts to travel (git-ignored)
+STAGED=${STAGED:-$(dirname "$DATA")/init}  # ... unpacked on the GPU's disk (fp32 model folder)
+FORM=${FORM:-int8}               # the upload's form (int8 per row + scales, or bf16); back: bf16
+# the folder to continue from: weights staged from an upload, else an upload carried whole, else
+# the shipped model when it has the config's size, else none (scratch); a pack folder
+# (transport.json) given as INIT is unpacked to $STAGED first
+INIT=${INIT-auto}
+if [ "$INIT" = auto ]; then
+  if [ -f "$STAGED/model.safetensors" ]; then INIT=$STAGED
+  elif [ -f "$UPLOAD/transport.json" ]; then INIT=$UPLOAD
+  else INIT=$($PY -c "import json,os,sys,yaml; m='src/apollo_restore/models/default'
+print(m if os.path.isdir(m) and json.load(open(m+'/apollo_restore.json')).get('size') == yaml.safe_load(open(sys.argv[1]))['size'] else '')" "$CONFIG")
+  fi
+fi
+# INIT given as a transport pack (transport.json + parts): unpack it to $1 and continue from there
+unpack_init() {
+  if [ -n "$INIT" ] && [ -f "$INIT/transport.json" ]; then
+    $PY scripts/transport.py unpack "$INIT" "$1" ${2:+--dtype "$2"} || exit 1
+    INIT=$1
+  fi
+}
+verb=${1:?usage: gpu_train.sh pack|slim on|off|upload FOLDER|stage|train SECONDS|session SECONDS|export|receive FOLDER}
 shift
 
 case "$verb" in
 pack)
+  unpack_init "$RUN/init" bfloat16  # the shard to pack follows the history of the folder continued
   $PY scripts/gpu_data.py pack --prepared "${PREPARED:-data/prepared}" --out "$PACK" ${INIT:+--model "$INIT"} "$@"
+  ;;
+slim)
+  # here: the call's tree without the shipped model (20 MB) when the run continues another
+  # folder, by checking out a commit that drops it (git keeps the files: `slim off` brings them back)
+  case "${1:-on}" in
+  on)
+    keep=src/apollo_restore/models/default
+    [ ! -f "$(git rev-parse --git-dir)/gpu-slim-from" ] || { echo "already on gpu-slim: slim off first" >&2; exit 1; }
+    git diff --quiet HEAD -- "$keep" || { echo "uncommitted changes under $keep: commit them first" >&2; exit 1; }
+    back=$(git symbolic-ref -q --short HEAD || git rev-parse HEAD)
+    index=$(mktemp); trap 'rm -f "$index"' EXIT
+    GIT_INDEX_FILE=$index git read-tree HEAD
+    GIT_INDEX_FILE=$index git rm -r -q --cached "$keep"
+    commit=$(git commit-tree "$(GIT_INDEX_FILE=$index git write-tree)" -p HEAD -m "gpu-slim: $back without $keep")
+    git branch -f gpu-slim "$commit"
+    git switch -q gpu-slim
+    echo "$back" >"$(git rev-parse --git-dir)/gpu-slim-from"
+    echo "on gpu-slim ($keep left out; back with: bash scripts/gpu_train.sh slim off); tracked tree: $(git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1) bytes"
+    ;;
+  off)
+    from=$(git rev-parse --git-dir)/gpu-slim-from
+    [ -f "$from" ] || { echo "not on gpu-slim (no $from)" >&2; exit 1; }
+    git switch -q "$(cat "$from")" 2>/dev/null || git switch -q --detach "$(cat "$from")"
+    rm -f "$from"
+    echo "back on $(git symbolic-ref -q --short HEAD || git rev-parse HEAD)"
+    ;;
+  *) echo "slim on|off" >&2; exit 2 ;;
+  esac
+  ;;
+upload)
+  # here: FOLDER's weights → $UPLOAD (manifest + ≤ 15 MiB parts, FORM), and the carries that take
+  # them to the device beside the tree: one call when they fit, else several (issue them back to
+  # back: the machine keeps what earlier calls left only while it is warm)
+  folder=${1:?upload needs the model folder to continue}
+  $PY scripts/transport.py pack "$folder" "$UPLOAD" --form "$FORM"
+  # the slim tree: the tracked files but the shipped model (what `slim on` leaves)
+  tree=$(git ls-files -z -- . ':!src/apollo_restore/models/default' | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+  $PY - "$UPLOAD" "$tree" <<'PY'
+import json, sys
+from pathlib import Path
+up, tree = Path(sys.argv[1]), int(sys.argv[2])
+room = 64 * 2**20 - tree - 2**20  # a MiB spare for untracked files
+calls, load = [[f"{up}/transport.json"]], (up / "transport.json").stat().st_size
+for part in json.loads((up / "transport.json").read_text())["parts"]:
+    if part["bytes"] > room:
+        sys.exit(f"{up}/{part['name']} ({part['bytes']:,} bytes) does not fit beside the {tree:,}-byte tree in one call")
+    if load + part["bytes"] > room:
+        calls, load = calls + [[]], 0
+    calls[-1].append(f"{up}/{part['name']}")
+    load += part["bytes"]
+print(f"slim tree {tree / 2**20:.1f} MiB (`slim on` first); room beside it {room / 2**20:.1f} MiB a call; {len(calls)} upload call(s), each `bash scripts/gpu_train.sh stage`:")
+for i, carry in enumerate(calls, 1):
+    print(f"  call {i}: carry {json.dumps(carry)}")
+print('then the session call: carry ["gpu-pack"] (INIT=auto takes the staged weights)')
+PY
+  ;;
+stage)
+  # on the GPU: once every part of the upload is there, unpack it to $STAGED (fp32); before, say
+  # which are still to come
+  $PY - "$UPLOAD" <<'PY' || exit 0
+import json, sys
+from pathlib import Path
+up = Path(sys.argv[1])
+names = ["transport.json"] + [p["name"] for p in json.loads((up / "transport.json").read_text())["parts"]] if (up / "transport.json").is_file() else ["transport.json"]
+missing = [n for n in names if not (up / n).is_file()]
+if missing:
+    print(f"{up}: waiting for {', '.join(missing)}")
+    sys.exit(1)
+PY
+  $PY scripts/transport.py unpack "$UPLOAD" "$STAGED"
+  echo "staged $UPLOAD → $STAGED"
   ;;
 train)
   seconds=${1:?train needs SECONDS}; shift
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used --format=csv
   [ -f "$DATA/documents.parquet" ] || $PY scripts/gpu_data.py unpack --pack "$PACK" --out "$DATA"
+  unpack_init "$STAGED"  # weights carried as parts
   # the schedule runs on all calls together (TOTAL_SECONDS); this call stops after SECONDS
   timeout $((seconds + ${MARGIN:-120})) $PY -m apollo_restore train --quiet --config "$CONFIG" out="$RUN" \
     prepared="$DATA" val_gaps="$PACK/val_gaps.jsonl" init_from="$INIT" \
@@ -79,16 +173,21 @@ model, tok, meta = load_model(Path(sys.argv[1]))
 save_model(model.to(torch.bfloat16), tok, Path(sys.argv[2]), meta)
 PY
   cp "$RUN/metrics.jsonl" "$RUN/export/metrics.jsonl"
-  tar -C "$RUN" -cf - export | split -b 15M - "$OUT/export.tar.part-"
-  ls -la "$OUT"
+  # bf16 weights (exact: the folder was just saved in bf16) in ≤ 15 MiB parts + SHA-256 manifest
+  $PY scripts/transport.py pack "$RUN/export" "$OUT/export" --form bf16
   ;;
 receive)
   from=${1:?receive needs the folder the parts came back to}
-  rm -rf "$RUN/export" && mkdir -p "$RUN"
-  cat "$from"/export.tar.part-* | tar -C "$RUN" -xf -
+  mkdir -p "$RUN"
+  if [ -f "$from/export/transport.json" ]; then  # parts checked against their SHA-256 manifest
+    $PY scripts/transport.py unpack "$from/export" "$RUN/export" --dtype bfloat16
+  else  # parts of a tar, from before the transport packs
+    rm -rf "$RUN/export" && cat "$from"/export.tar.part-* | tar -C "$RUN" -xf -
+  fi
   # neural alone, the same gaps for both folders: the pack's ddb validation gaps, then (where a
   # prepared corpus is here, PREPARED) literary and inscription validation gaps, 2 a length and hint
   prepared=${PREPARED:-data/prepared}
+  unpack_init "$RUN/init" bfloat16  # the run continued an upload: compare with it
   for model in ${INIT:+"$INIT"} "$RUN/export"; do
     report=$RUN/validate-$(basename "$model")
     fast=(--model "$model" --neural-only --workers 2 --bpc-windows 0)
@@ -111,6 +210,6 @@ PY
   done
   ;;
 *)
-  echo "unknown step $verb: pack | train SECONDS | session SECONDS | export | receive FOLDER" >&2; exit 2
+  echo "unknown step $verb: pack | slim on|off | upload FOLDER | stage | train SECONDS | session SECONDS | export | receive FOLDER" >&2; exit 2
   ;;
 esac

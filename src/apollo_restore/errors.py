@@ -203,6 +203,19 @@ class Errors:
     )
     E521 = "[E521] {path}: {field} = {value!r} is no ensemble member this code knows; it knows {known}"
     E522 = "[E522] {path}: {field} gives {option!r}, which {name} does not take; it takes {known}"
+    # weights packed in parts to travel (apollo_restore.model.transport)
+    E523 = (
+        "[E523] {path} is missing: a transport pack is that manifest and the parts it names "
+        "(weights.part-000, ...); copy the whole pack folder to {folder} again"
+    )
+    E524 = (
+        "[E524] {path} is missing: part {index} of {count} that {manifest} names; "
+        "copy that part back (a pack's parts come back together), then unpack again"
+    )
+    E525 = (
+        "[E525] {path} has {found_bytes:,} bytes and SHA-256 {found}..., but {manifest} records {bytes:,} "
+        "bytes and {expected}...: the part is damaged or belongs to another pack; copy it back again"
+    )
     # fitting a model folder (apollo-restore tune)
     E701 = (
         "[E701] {folder} already holds {found}: give --force to replace them with the values fitted now, "
@@ -282,7 +295,8 @@ class RequestError(ValueError):
 
 class ModelFolderError(ValueError):
     """A model folder that cannot be loaded as it is (``E503``–``E512``, ``E517``, ``E518``,
-    ``E520``–``E522``), naming its file.
+    ``E520``–``E522``), or a transport pack of one that cannot be reassembled (``E523``–``E525``),
+    naming its file.
 
     Attributes:
         code: the message code (``"E506"``).

@@ -1,7 +1,7 @@
 """The GPU recipe (scripts/gpu_train.sh) end to end on CPU with a tiny config: pack, train in two
 calls that resume from the checkpoint, export in parts, receive and validate (ddb, literary and
-inscription validation gaps), then a second
-session that continues from the weights brought back and records the first in its history."""
+inscription validation gaps), then a second session that continues from the weights brought back
+(uploaded in int8 parts and staged) and records the first in its history."""
 
 from __future__ import annotations
 
@@ -93,8 +93,9 @@ def test_pack_train_export_receive_and_continue(recipe):
     second = json.loads((tmp / "run/checkpoint/apollo_restore.json").read_text())["training"]
     assert second["step"] > first["step"] and second["seconds"] > first["seconds"]  # resumed, not restarted
     _run(env, "export")
-    parts = sorted((tmp / "out").glob("export.tar.part-*"))
+    parts = sorted((tmp / "out/export").glob("weights.part-*"))
     assert parts and all(p.stat().st_size <= 15 * 2**20 for p in parts)
+    assert json.loads((tmp / "out/export/transport.json").read_text())["form"] == "bf16"
     report = _run(env, "receive", str(tmp / "out"))
     assert (
         (tmp / "run/export/model.safetensors").exists()
@@ -105,11 +106,52 @@ def test_pack_train_export_receive_and_continue(recipe):
     meta = json.loads((tmp / "run/export/apollo_restore.json").read_text())
     assert meta["data"]["literary"]["documents"] >= 1 and meta["size"] == "tiny"
 
-    # a second session continues from the weights brought back: its history holds the first
+    # a second session continues from the weights brought back, uploaded as int8 parts and staged
+    # on the device (INIT=auto finds them): its history holds the first
     kept = tmp / "session1"
     (tmp / "run/export").rename(kept)
-    again = {**env, "INIT": str(kept), "RUN": str(tmp / "run2"), "OUT": str(tmp / "out2")}
+    again = {**env, "INIT": "auto", "UPLOAD": str(tmp / "upload"), "RUN": str(tmp / "run2"), "OUT": str(tmp / "out2")}
+    plan = _run(again, "upload", str(kept))
+    assert "call 1: carry" in plan and (tmp / "upload/transport.json").exists()
+    part = tmp / "upload/weights.part-000"
+    part.rename(part.with_suffix(".away"))  # not yet carried
+    assert "waiting for weights.part-000" in _run(again, "stage")
+    part.with_suffix(".away").rename(part)
+    assert "staged" in _run(again, "stage") and (tmp / "init/model.safetensors").exists()
     _run(again, "session", "1")  # train and export in one call
-    assert sorted((tmp / "out2").glob("export.tar.part-*"))
+    assert sorted((tmp / "out2/export").glob("weights.part-*"))
     history = json.loads((tmp / "run2/checkpoint/apollo_restore.json").read_text())["training"]["history"]
     assert history[-1]["step"] == meta["training"]["step"] and history[-1]["data"] == meta["data"]
+
+
+def test_slim_drops_the_shipped_model_and_brings_it_back(tmp_path):
+    """`slim on` checks out a commit without models/default (uncommitted work elsewhere kept),
+    `slim off` returns to the branch with the files restored by git; uncommitted changes to the
+    model folder are refused."""
+    repo = tmp_path / "repo"
+    (repo / "scripts").mkdir(parents=True)
+    (repo / "scripts/gpu_train.sh").write_text((ROOT / "scripts/gpu_train.sh").read_text())
+    model = repo / "src/apollo_restore/models/default"
+    model.mkdir(parents=True)
+    (model / "model.safetensors").write_bytes(b"weights")
+    (repo / "README.md").write_text("readme\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", "-b", "work", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    (repo / "README.md").write_text("edited\n")  # uncommitted work travels along
+    env = {**os.environ, "PY": sys.executable, "INIT": "", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+    slim = ["bash", str(repo / "scripts/gpu_train.sh"), "slim"]
+    done = subprocess.run([*slim, "on"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not model.exists() and (repo / "README.md").read_text() == "edited\n"
+    assert "gpu-slim" in subprocess.run([*git, "branch", "--show-current"], capture_output=True, text=True).stdout
+    done = subprocess.run([*slim, "off"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (model / "model.safetensors").read_bytes() == b"weights" and (repo / "README.md").read_text() == "edited\n"
+    assert "work" in subprocess.run([*git, "branch", "--show-current"], capture_output=True, text=True).stdout
+    (model / "model.safetensors").write_bytes(b"changed")
+    done = subprocess.run([*slim, "on"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 1 and "commit them first" in done.stderr
+    assert (model / "model.safetensors").read_bytes() == b"changed"
