@@ -22,20 +22,8 @@ from apollo_restore.restoration import load
 from apollo_restore.restoration.predict import PredictJob, Workers, gapset_digest
 from apollo_restore.restoration.types import Candidate
 
+from ..gapfiles import PREFIX, gap, write_gaps
 from ..ranking import assert_same_ranking
-
-PREFIX = "ετους δευτερου και εικοστου "
-SUFFIX = " καισαρος του κυριου τυβι"
-
-
-def gap(i: int, **changes) -> dict:
-    row = {"id": f"g{i}", "source": "ddb", "doc": "d", "prefix": PREFIX, "suffix": SUFFIX, "target": "αβγ", "hint": 3}
-    return {**row, **changes}
-
-
-def write_gaps(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-    return path
 
 
 class Counting:
