@@ -269,14 +269,17 @@ def _why(err: OSError) -> str:
     return err.strerror or str(err)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes | memoryview) -> None:
     """Write ``data`` to ``path`` whole: a temporary file in its folder (created if missing),
-    renamed over it, so that a reader sees the old file or the new one, never a torn one."""
+    flushed to disk and renamed over it, so that a reader sees the old file or the new one, never
+    a torn one, even after a crash."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
 from apollo_restore.fim.tokenizer import TOKENIZER_FILE
@@ -26,6 +27,12 @@ def layout_of(meta: dict[str, Any]) -> FimLayout:
     """The FIM layout a model folder's metadata names (folders from before v2 lack the
     field only if they predate it; they used ``fim.spm.v1``)."""
     return layout_named(meta.get("fim_format", "apollo_restore fim.spm.v1"))
+
+
+def write_meta(folder: Path, meta: dict[str, Any]) -> None:
+    """Write the folder's ``apollo_restore.json`` whole (:func:`~apollo_restore.data.outputs.write_atomic`),
+    in the form the shipped file has (one-space indent, letters as written)."""
+    write_atomic(Path(folder) / META_FILE, (json.dumps(meta, ensure_ascii=False, indent=1) + "\n").encode())
 
 
 def read_meta(folder: Path) -> dict[str, Any]:

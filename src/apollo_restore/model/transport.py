@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -35,6 +34,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load, save
 
+from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.checkpoint import swap_in
 from apollo_restore.model.verify import WEIGHTS_FILE, check_finite
@@ -105,16 +105,6 @@ def _sha256(data: bytes | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _write(path: Path, data: bytes | memoryview) -> None:
-    """Write ``data`` to ``path`` durably (a temporary file renamed over it)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
-
-
 def _folder_contents(folder: Path) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
     """The weights of a model folder and its small text files (name → text)."""
     from safetensors.torch import load_file
@@ -182,10 +172,10 @@ def pack(
     for i, start in enumerate(range(0, max(len(blob), 1), part_bytes)):
         chunk = view[start : start + part_bytes]
         name = f"weights.part-{i:03d}"
-        _write(tmp / name, chunk)
+        write_atomic(tmp / name, chunk)
         parts.append({"name": name, "bytes": len(chunk), "sha256": _sha256(chunk)})
     manifest = {"format": FORMAT, "form": form, "bytes": len(blob), "sha256": _sha256(blob), "parts": parts}
-    _write(tmp / MANIFEST, json.dumps(manifest, indent=1).encode())
+    write_atomic(tmp / MANIFEST, json.dumps(manifest, indent=1).encode())
     swap_in(tmp, out)
     return [out / MANIFEST] + [out / p["name"] for p in parts]
 

@@ -1,27 +1,25 @@
 """What ``apollo-restore tune`` reads from and writes into a model folder.
 
     weights = read_weights(folder)                       # {"neural": 1.0, "infini": 1.0, ...}
-    meta = with_weights(read_meta(folder), {"neural": 0.5, ...})
-    write_meta(folder, meta)                             # apollo_restore.json, atomically
+    meta = with_weights(folder, read_meta(folder), {"neural": 0.5, ...}, slack=5, chosen_by="...")
+    write_meta(folder, meta)        # apollo_restore.model.folder: apollo_restore.json, atomically
 
-The ensemble entry's format is known here only (:func:`read_weights`, :func:`with_weights`,
-:func:`named_members`): the rest of the package sees ``{member name: weight}`` and a filler per name.
+The ensemble entry's format is the registry's (:mod:`apollo_restore.restoration.members.registry`);
+here ``tune`` sees its members by label (``{label: weight}`` and a filler per label).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.load import search_settings
-from apollo_restore.restoration.members.registry import build_member, member_entries
+from apollo_restore.restoration.members.registry import build_member, member_entries, with_member_weights
 from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.presentation.present import PRESENTATION, Demotions
 
@@ -65,17 +63,16 @@ def hint_slack(folder: Path) -> int:
     return search_settings(folder, spec, RestoreConfig()).hint_slack
 
 
-def with_weights(meta: dict[str, Any], weights: dict[str, float], slack: int, chosen_by: str) -> dict[str, Any]:
-    """``meta`` with its ensemble members' weights (by label), ``search.hint_slack`` and
-    ``chosen_by`` replaced; every other field kept."""
-    ensemble = dict(meta["ensemble"])
-    members = []
-    for raw in ensemble["members"]:
-        backward = (raw.get("options") or {}).get("direction") == "backward"
-        label = f"{raw['name']}_backward" if backward else raw["name"]
-        members.append(dict(raw, weight=float(weights[label])) if label in weights else dict(raw))
+def with_weights(
+    folder: Path, meta: dict[str, Any], weights: dict[str, float], slack: int, chosen_by: str
+) -> dict[str, Any]:
+    """``meta`` (``folder``'s) with its ensemble members' weights (by label,
+    :func:`~apollo_restore.restoration.members.registry.with_member_weights`), ``search.hint_slack``
+    and ``chosen_by`` replaced; every other field kept."""
+    meta = with_member_weights(folder, meta, weights)
+    ensemble = meta["ensemble"]
     search = dict(ensemble.get("search", {}), hint_slack=slack)
-    return dict(meta, ensemble=dict(ensemble, members=members, search=search, chosen_by=chosen_by))
+    return dict(meta, ensemble=dict(ensemble, search=search, chosen_by=chosen_by))
 
 
 def with_demotions(meta: dict[str, Any], demotions: Demotions) -> dict[str, Any]:
@@ -110,14 +107,6 @@ def held(folder: Path, steps: list[str]) -> list[str]:
     return [found[step] for step in steps if found[step]]
 
 
-def write_meta(folder: Path, meta: dict[str, Any]) -> None:
-    """Write ``apollo_restore.json`` whole (a temporary file renamed over it)."""
-    text = json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
-    write_atomic(folder / META_FILE, text.encode())
-
-
 def write_calibration(folder: Path, calibration: Calibration) -> None:
-    """Write ``calibration.json`` whole (a temporary file renamed over it)."""
-    tmp = folder / f".{CALIBRATION_FILE}.tune"
-    calibration.save(tmp)
-    tmp.replace(folder / CALIBRATION_FILE)
+    """Write ``calibration.json`` whole (:meth:`Calibration.save` writes atomically)."""
+    calibration.save(folder / CALIBRATION_FILE)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
-from apollo_restore.model.folder import META_FILE, read_meta
+from apollo_restore.model.folder import META_FILE, read_meta, write_meta
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restoration.load import load_filler
 from apollo_restore.restoration.members.ensemble import Ensemble
@@ -45,7 +45,6 @@ from apollo_restore.tune.folder import (
     with_demotions,
     with_weights,
     write_calibration,
-    write_meta,
 )
 from apollo_restore.tune.gaps import CONDITIONS, validation_gaps
 from apollo_restore.tune.measure import objective
@@ -155,7 +154,7 @@ def tune(
         result.objective["weights"] = (before, value)
         result.weights, result.slack = (start, weights), (old_slack, slack)
         chosen = f"{FITTED_BY} on validation gaps of {prepared} ({len(gaps)}, seed {seed}); see docs/training.md"
-        meta = with_weights(meta, weights, slack, chosen)
+        meta = with_weights(folder, meta, weights, slack, chosen)
         used = [(members[n], w) for n, w in weights.items() if n in members and w > 0]
         filler = Ensemble(used, name=folder.name, config=replace(config, hint_slack=slack), neural=members["neural"])
     if "demotions" in steps or "calibration" in steps:

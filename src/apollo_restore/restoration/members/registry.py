@@ -20,10 +20,9 @@ which is what the :class:`~apollo_restore.restoration.members.ensemble.Ensemble`
 
 from __future__ import annotations
 
+import copy
 import json
 import math
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
-from apollo_restore.model.folder import META_FILE
+from apollo_restore.model.folder import META_FILE, write_meta
 from apollo_restore.model.verify import check_whole
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.filler import GapFiller, MemberKind, kind_of
@@ -285,8 +284,19 @@ def write_member_weights(folder: str | Path, weights: dict[str, float]) -> None:
             number ≥ 0 (E505).
     """
     folder = Path(folder)
+    meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    write_meta(folder, with_member_weights(folder, meta, weights))
+
+
+def with_member_weights(folder: Path, meta: dict[str, Any], weights: dict[str, float]) -> dict[str, Any]:
+    """``meta`` (the folder's ``apollo_restore.json``) with its members' weights set by label,
+    every other field kept; checked as :func:`write_member_weights` says.
+
+    Raises:
+        ModelFolderError, ValueError: as :func:`write_member_weights`.
+    """
     path = folder / META_FILE
-    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta = copy.deepcopy(meta)
     entries = member_entries(folder, meta.get("ensemble"), RestoreConfig())
     labels = [e.label for e in entries]
     unknown = sorted(set(weights) - set(labels))
@@ -298,13 +308,4 @@ def write_member_weights(folder: str | Path, weights: dict[str, float]) -> None:
     for entry, raw in zip(entries, meta["ensemble"]["members"]):
         if entry.label in weights:
             raw["weight"] = float(weights[entry.label])
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".apollo_restore.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    return meta

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from apollo_restore.data.normalise import letter_count
+from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import Hint
 from apollo_restore.model.folder import fingerprint, fingerprint_parts
@@ -192,7 +193,7 @@ class Calibration:
             "unknown_word_penalty": self.unknown_word_penalty,
             "info": self.info,
         }
-        Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+        write_atomic(Path(path), (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
 
     def apply(self, candidates: list[Candidate], hint: Hint) -> list[Candidate]:
         """Candidates (a filler's whole ranked pool, best first) re-ranked by ``z`` with
