@@ -217,20 +217,21 @@ def read_predictions(path: str | Path) -> list[Prediction]:
                     str(path), number, f"candidate {i}: each candidate must be an object with a 'text' string"
                 )
             prob = cand.get("prob")
-            if prob is not None and not (_number(prob) and 0 <= prob <= 1):
+            if prob is not None and not (is_json_number(prob) and 0 <= prob <= 1):
                 reason = f"candidate {i}: field 'prob' is {prob!r}; give a probability from 0 to 1, or null"
                 raise FormatError(str(path), number, reason)
             candidates.append((cand["text"], None if prob is None else float(prob)))
         ms = obj.get("ms")
-        if ms is not None and not (_number(ms) and math.isfinite(ms) and ms >= 0):
+        if ms is not None and not (is_json_number(ms) and math.isfinite(ms) and ms >= 0):
             reason = f"field 'ms' is {ms!r}; give milliseconds (a number of at least 0), or null"
             raise FormatError(str(path), number, reason)
         out.append(Prediction(_unique(seen, _field(obj, "id", path, number), path, number), candidates, ms))
     return out
 
 
-def _number(value: Any) -> bool:
-    """A JSON number (an ``int`` or ``float``, not a ``bool``)."""
+def is_json_number(value: Any) -> bool:
+    """A JSON number (an ``int`` or ``float``, not a ``bool``; infinities and NaN included, as
+    Python's ``json`` reads them): the one test every checked file uses."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

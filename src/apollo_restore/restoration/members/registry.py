@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from apollo_restore.data.formats import is_json_number
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, write_meta
@@ -124,7 +125,8 @@ def _whole(spec: MemberSpec, field: str, value: Any) -> int:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite JSON number."""
+    return is_json_number(value) and math.isfinite(value)
 
 
 def _discount(spec: MemberSpec, field: str, value: Any) -> float | list[float]:

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.data.formats import is_json_number
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import ModelFolderError
@@ -119,11 +120,6 @@ _RANGES = {
 }
 
 
-def _number(value: Any) -> bool:
-    """A JSON number (``-Infinity`` included, as :meth:`Calibration.save` writes ``b``), not a bool."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def _check_conditions(path: Path, conditions: Any) -> dict[str, Scaling]:
     """``conditions`` of a ``calibration.json``: known conditions, each of known parameters,
     each a number in its range (:data:`_RANGES`; NaN never).
@@ -139,7 +135,7 @@ def _check_conditions(path: Path, conditions: Any) -> dict[str, Scaling]:
             raise ModelFolderError("E505", path, field=f"conditions.{name}", value=value, expected=_CONDITIONS)
         for param, number in value.items():
             expected, ok = _RANGES[param]
-            if not _number(number) or not ok(number):
+            if not is_json_number(number) or not ok(number):
                 raise ModelFolderError(
                     "E505", path, field=f"conditions.{name}.{param}", value=number, expected=expected
                 )
@@ -177,7 +173,7 @@ class Calibration:
             raise ModelFolderError("E505", path, field="format", value=data.get("format"), expected=repr(FORMAT))
         conditions = _check_conditions(path, data.get("conditions"))
         penalty = data.get("unknown_word_penalty", 0.0)
-        if not _number(penalty) or not (math.isfinite(penalty) and penalty >= 0):
+        if not is_json_number(penalty) or not (math.isfinite(penalty) and penalty >= 0):
             raise ModelFolderError(
                 "E505", path, field="unknown_word_penalty", value=penalty, expected="a finite number of at least 0"
             )

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from apollo_restore.data.formats import is_json_number
 from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.errors import ModelFolderError
@@ -112,7 +113,7 @@ class Demotions:
         for name, value in factors.items():
             if name == "count_floor" and value is None:  # no hold: the hint-miss factor alone
                 continue
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1
+            ok = is_json_number(value) and 0 < value <= 1
             if not ok:  # NaN fails the comparison too
                 field = f"{PRESENTATION}.demotions.{name}"
                 raise ModelFolderError("E505", path, field=field, value=value, expected="a number in (0, 1]")
