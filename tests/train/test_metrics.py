@@ -1,4 +1,5 @@
-"""The metrics log: rows past the step a run starts from are dropped, so no step repeats."""
+"""The metrics log: rows past the step a run starts from are dropped, so no step repeats; model
+FLOPs utilisation from the device's peak (none on the CPU)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,18 @@ import json
 import pytest
 import torch
 
-from apollo_restore.train.metrics import MetricsLog, logs_at, train_row
+from apollo_restore.fim.tokenizer import CharTokenizer
+from apollo_restore.model.builders import build_model
+from apollo_restore.train.metrics import (
+    MetricsLog,
+    flops_per_token,
+    logs_at,
+    mfu,
+    model_flops_per_token,
+    peak_bf16_flops,
+    peak_for_name,
+    train_row,
+)
 from apollo_restore.train.step import StepResult
 
 
@@ -49,3 +61,49 @@ def test_metrics_train_row_counts_tokens_of_all_ranks():
         "tokens_per_s": 400.0,
         "seconds": 1.23,
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "peak"),
+    [
+        ("NVIDIA H100 80GB HBM3", 989e12),
+        ("NVIDIA H100 PCIe", 756e12),
+        ("NVIDIA H200", 989e12),
+        ("NVIDIA A100-SXM4-80GB", 312e12),
+        ("NVIDIA A100 80GB PCIe", 312e12),
+        ("NVIDIA H200 NVL", None),  # lower-clocked: not in the table rather than a wrong number
+        ("NVIDIA GH200 480GB", None),
+        ("NVIDIA GeForce RTX 4090", None),
+    ],
+)
+def test_metrics_peak_by_device_name_or_none(name, peak):
+    assert peak_for_name(name) == peak
+
+
+def test_metrics_no_peak_on_the_cpu():
+    assert peak_bf16_flops("cpu") is None and peak_bf16_flops(torch.device("cpu")) is None
+
+
+def test_metrics_flops_per_token_matches_the_issue_figures():
+    # the issue's "~13 % of the H100's peak by 6·N·tokens" for medium at 2.1 M tokens/s
+    six_n = 6 * 10_346_496
+    assert mfu(2.1e6, six_n, 989e12) == pytest.approx(0.132, abs=0.001)
+    # the attention term: 12 · layers · hidden · block per token, on top of 6·N
+    assert flops_per_token(10_346_496, 6, 384, 1024) == six_n + 12 * 6 * 384 * 1024
+    assert mfu(1.0, 1.0, None) is None
+
+
+def test_metrics_model_flops_per_token_reads_the_model():
+    tok = CharTokenizer()
+    model = build_model("tiny", tok)
+    n = sum(p.numel() for p in model.parameters())
+    assert model_flops_per_token(model, 128) == 6 * n + 12 * 2 * 64 * 128  # tiny: 2 layers, width 64
+
+
+def test_metrics_train_row_mfu_counts_every_position_and_only_with_a_peak():
+    result = StepResult(torch.tensor(1.0), torch.tensor(0.5), tokens=1500, rows=2)  # padding in 548 positions
+    trainer = {"step": 1, "tokens": 1500, "seconds": 0.5}
+    row = train_row(trainer, result, 1.0, 1e-3, 0.5, utilisation=(1024, 1e9, 1e13))
+    assert row["tokens_per_s"] == 3000.0 and row["mfu"] == pytest.approx(2 * 1024 / 0.5 * 1e9 / 1e13, abs=1e-4)
+    assert "mfu" not in train_row(trainer, result, 1.0, 1e-3, 0.5, utilisation=(1024, 1e9, None))
+    assert "mfu" not in train_row(trainer, result, 1.0, 1e-3, 0.5)

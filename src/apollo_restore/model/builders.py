@@ -48,6 +48,9 @@ def build_config(size: str, tok: CharTokenizer, max_positions: int = 1024) -> Mi
         eos_token_id=tok.eos_id,
         pad_token_id=tok.pad_id,
         attention_dropout=0.0,
+        # torch's fused scaled-dot-product attention (flash / memory-efficient kernels on a GPU);
+        # transformers' default today, named so that a change of default cannot slow training
+        attn_implementation="sdpa",
         **SIZES[size],
     )
 

@@ -10,7 +10,8 @@ CUDA, or CPU with AVX-512 BF16), linear warmup then cosine to ``min_lr`` (over `
 workers, validation loss and bits per middle character on a fixed validation stream, and, when
 a ``validate`` callback is given, restoration accuracy on a fixed gap set: the best model by
 that accuracy (else by loss) is written atomically to ``best/``
-(:mod:`apollo_restore.train.writer`). JSONL metrics (:mod:`apollo_restore.train.metrics`),
+(:mod:`apollo_restore.train.writer`). JSONL metrics (:mod:`apollo_restore.train.metrics`: tokens/s
+and, on a GPU of known peak, model FLOPs utilisation),
 atomic checkpoints every ``checkpoint_every`` seconds, resume after any kill, warm restart from
 a model folder (``init_from``).
 """
@@ -36,7 +37,14 @@ from apollo_restore.fim.layout import FimLayout, layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import SIZES, build_model
 from apollo_restore.model.checkpoint import load_model, load_optimizer_state, recover_checkpoint, save_checkpoint
-from apollo_restore.train.metrics import METRICS_FILE, MetricsLog, logs_at, train_row
+from apollo_restore.train.metrics import (
+    METRICS_FILE,
+    MetricsLog,
+    logs_at,
+    model_flops_per_token,
+    peak_bf16_flops,
+    train_row,
+)
 from apollo_restore.train.recipe import RecipeConfig, check_device, resolve_device
 from apollo_restore.train.schedule import lr_at
 from apollo_restore.train.step import Batch, make_optimizer, train_step, validation_loss
@@ -212,6 +220,8 @@ def train(
         model.to(device).train()
         optimizer = _optimizer(model, cfg)
     forward = torch.compile(model) if cfg.compile else model
+    # the rows' `mfu`: FLOPs per position of this model at this block size, the device's peak
+    utilisation = (cfg.block_size, model_flops_per_token(model, cfg.block_size), peak_bf16_flops(device))
 
     metrics = MetricsLog(out / METRICS_FILE, trainer["step"])
     meta = {
@@ -257,7 +267,7 @@ def train(
         if logs_at(trainer["step"], cfg.log_every, last):
             loss = result.loss.item()  # a device sync: only when it is logged
             bar.set_postfix(loss=f"{loss:.3f}", lr=f"{lr:.1e}")
-            metrics.write(train_row(trainer, result, loss, lr, elapsed))
+            metrics.write(train_row(trainer, result, loss, lr, elapsed, utilisation=utilisation))
         if last:  # the training first: a machine's limit may kill the final validation pass
             save_checkpoint(
                 out / CHECKPOINT_DIR, model, tok, optimizer, trainer, {**meta, "training": _summary(trainer)}
