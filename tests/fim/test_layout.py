@@ -85,3 +85,35 @@ def test_masked_span_never_in_its_own_context(text, seed):
     assert "-" not in ex.middle and "…" not in ex.middle
     if ex.middle:
         assert ex.middle[0] not in " ·" and ex.middle[-1] not in " ·"
+
+
+def _encode_token_by_token(layout, prefix, middle, suffix, hint, loss):
+    """The layout's labels by their definition, one token at a time: each prompt token after the
+    first is the target of the prediction before it when it is text under the every-position
+    loss; every middle and join token is one; the last token predicts nothing."""
+    ids: list[int] = []
+    labels: list[int] = []
+    for piece, is_text in layout._pieces(TOK, prefix, suffix, hint):
+        for token in piece:
+            if ids:
+                labels.append(token if is_text and loss == "all" else IGNORE_INDEX)
+            ids.append(token)
+    for token in TOK.encode(middle) + layout.join(TOK, suffix):
+        labels.append(token)
+        ids.append(token)
+    return ids, labels + [IGNORE_INDEX]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet="αβγ ·-[]", max_size=30),
+    st.text(alphabet="αβγ ·", max_size=10),
+    st.text(alphabet="αβγ ·-", max_size=30),
+    st.sampled_from([NO_HINT, Hint.exact(3), Hint.span(2, 6)]),
+    st.sampled_from(["all", "middle"]),
+)
+def test_encode_matches_the_token_by_token_definition(prefix, middle, suffix, hint, loss):
+    for layout in (JOIN_V2, SENTINEL_V2, SPM_V1):
+        assert layout.encode(TOK, prefix, middle, suffix, hint, loss) == _encode_token_by_token(
+            layout, prefix, middle, suffix, hint, loss
+        )

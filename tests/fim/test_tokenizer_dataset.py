@@ -48,3 +48,13 @@ def test_corpus_weights_favour_upweighted_source():
     rng = np.random.default_rng(0)
     share = sum(corpus.sample(rng) == "α" * 100 for _ in range(4000)) / 4000
     assert abs(share - 0.75) < 0.03
+
+
+def test_tokenizer_encode_is_a_lookup_per_character_unknowns_unk():
+    tok = CharTokenizer()
+    # letters, gap marks, hint characters, and characters that are no token: Latin, a combining
+    # accent, a character above every token's code point and one outside the first plane
+    text = "και [5-8] --- …·" + "Ab\u0301\uffff𐅀" + "ω"
+    assert tok.encode(text) == [tok.vocab.get(ch, tok.unk_id) for ch in text]
+    assert tok.encode(text).count(tok.unk_id) == 5 and tok.encode("") == []
+    assert all(type(i) is int for i in tok.encode(text))

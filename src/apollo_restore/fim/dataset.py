@@ -100,6 +100,6 @@ class PackedFimStream:
     def batch(self, start: int, size: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Rows ``start .. start+size-1`` as ``(input_ids, labels)``, each ``(size, T)`` int64."""
         rows = [self.row(i) for i in range(start, start + size)]
-        ids = torch.tensor([r[0] for r in rows], dtype=torch.long)
-        labels = torch.tensor([r[1] for r in rows], dtype=torch.long)
+        ids = torch.from_numpy(np.array([r[0] for r in rows], dtype=np.int64).reshape(size, self.block_size))
+        labels = torch.from_numpy(np.array([r[1] for r in rows], dtype=np.int64).reshape(size, self.block_size))
         return ids, labels

@@ -15,6 +15,10 @@ from apollo_restore.data.normalise import GAP_CHAR, NOT_LETTERS, UNKNOWN_GAP, le
 from apollo_restore.hint import NO_HINT, Hint
 
 GAP_SAMPLER = "apollo_restore gaps.uniform25.v1"
+#: whether a code point is a letter (not in :data:`NOT_LETTERS`), up to the highest of those and
+#: one more (True) for every code point above, to find a window's letters with numpy
+_IS_LETTER = np.ones(max(map(ord, NOT_LETTERS)) + 2, dtype=bool)
+_IS_LETTER[[ord(ch) for ch in NOT_LETTERS]] = False
 
 
 @dataclass(frozen=True)
@@ -94,12 +98,13 @@ def sample_window(text: str, rng: np.random.Generator, cfg: FimConfig, max_len: 
 def _gap_span(window: str, length: int, rng: np.random.Generator) -> tuple[int, int] | None:
     """A span ``[a, b)`` holding exactly ``length`` letters, starting and ending on a letter,
     containing no gap marker. ``None`` if the window has no such span (tried a few times)."""
-    letters = [i for i, ch in enumerate(window) if ch not in NOT_LETTERS]
+    points = np.frombuffer(window.encode("utf-32-le"), dtype=np.uint32)
+    letters = np.flatnonzero(_IS_LETTER[np.minimum(points, len(_IS_LETTER) - 1)])  # their positions
     if len(letters) < length:
         return None
     for _ in range(8):
         k = int(rng.integers(0, len(letters) - length + 1))
-        a, b = letters[k], letters[k + length - 1] + 1
+        a, b = int(letters[k]), int(letters[k + length - 1]) + 1
         if GAP_CHAR not in window[a:b] and UNKNOWN_GAP not in window[a:b]:
             return a, b
     return None

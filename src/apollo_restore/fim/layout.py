@@ -111,16 +111,14 @@ class FimLayout:
             too. Control and hint tokens are never targets.
         """
         ids: list[int] = []
-        labels: list[int] = []
+        targets: list[int] = []  # each prompt token as a target: itself, or IGNORE_INDEX
         for piece, is_text in self._pieces(vocab, prefix, suffix, hint):
-            for token in piece:
-                if ids:
-                    labels.append(token if is_text and loss == "all" else IGNORE_INDEX)
-                ids.append(token)
-        for token in vocab.encode(middle) + self.join(vocab, suffix):
-            labels.append(token)
-            ids.append(token)
-        return ids, labels + [IGNORE_INDEX]
+            ids += piece
+            targets += piece if is_text and loss == "all" else [IGNORE_INDEX] * len(piece)
+        written = vocab.encode(middle) + self.join(vocab, suffix)
+        # the prediction at t targets token t + 1: the prompt's targets after its first token,
+        # then the middle and the join, and nothing after the last token
+        return ids + written, targets[1:] + written + [IGNORE_INDEX]
 
 
 #: the character model's layouts, by versioned name

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, MIDDLE_DOT, UNKNOWN_GAP
 
 PAD, BOS, EOS, UNK = "[PAD]", "[BOS]", "[EOS]", "[UNK]"
@@ -36,14 +38,19 @@ class CharTokenizer:
         self.special_ids = frozenset(self.vocab[t] for t in SPECIAL_TOKENS)
         #: ids of characters that may appear in a restored middle (letters, space, ·)
         self.middle_char_ids = [self.vocab[c] for c in GREEK_LETTERS + " " + MIDDLE_DOT]
+        # the id of every code point up to the highest character token's, then [UNK] (for encode)
+        chars = {ord(token): i for token, i in self.vocab.items() if len(token) == 1}
+        self._ids = np.full(max(chars, default=0) + 2, self.unk_id, dtype=np.int64)
+        self._ids[list(chars)] = list(chars.values())
 
     def __len__(self) -> int:
         return len(self.vocab)
 
     def encode(self, text: str) -> list[int]:
-        """Ids of the characters of ``text`` (unknown characters → ``[UNK]``)."""
-        get = self.vocab.get
-        return [get(ch, self.unk_id) for ch in text]
+        """Ids of the characters of ``text`` (unknown characters → ``[UNK]``), one table look-up
+        per code point (training builds rows from it: issue 34)."""
+        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        return self._ids[np.minimum(points, len(self._ids) - 1)].tolist()
 
     def decode(self, ids: list[int]) -> str:
         """Characters of ``ids``, special tokens dropped."""

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from tqdm.auto import tqdm
 
@@ -129,7 +130,8 @@ class _Rows(torch.utils.data.Dataset):
 
     def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
         ids, labels = self.stream.row(index)
-        return torch.tensor(ids), torch.tensor(labels)
+        # through numpy: torch.tensor of a list of 1,024 ints takes 7× as long (issue 34)
+        return torch.from_numpy(np.array(ids, dtype=np.int64)), torch.from_numpy(np.array(labels, dtype=np.int64))
 
 
 def _batches(stream: PackedFimStream, start_row: int, cfg: TrainConfig) -> Iterator[Batch]:
