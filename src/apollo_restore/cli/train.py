@@ -12,9 +12,21 @@ def train_command(
     config: Path = typer.Option(None, "--config", help="YAML or JSON file of TrainConfig fields."),
     override: list[str] = typer.Argument(None, help="key=value overrides, e.g. steps=2000 size=tiny"),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    probe: float = typer.Option(
+        0.0,
+        "--probe",
+        min=0.0,
+        help="Train nothing: time this many seconds of steps per --setting and print tokens/s and MFU.",
+    ),
+    setting: list[str] = typer.Option(
+        None,
+        "--setting",
+        help='With --probe: one candidate, space-separated key=value overrides ("batch_size=128 grad_accum=2"); '
+        "repeat it. Default: micro-batches of 64, 128 and 256 at 256 rows an optimiser step.",
+    ),
 ) -> None:
     """Train or resume a model (every option: apollo_restore.train.loop.TrainConfig and its base,
-    apollo_restore.train.recipe.RecipeConfig)."""
+    apollo_restore.train.recipe.RecipeConfig), or, with --probe, time candidate settings."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.config import load_config
     from apollo_restore.train.loop import TrainConfig, train
@@ -23,6 +35,11 @@ def train_command(
         cfg = TrainConfig.from_dict(load_config(config, override or [], TrainConfig))
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
+    if probe:
+        _probe(cfg, probe, setting or [])
+        return
+    if setting:
+        raise typer.BadParameter("--setting is a candidate of --probe SECONDS: give --probe too")
     validate = None
     if cfg.val_gaps:
         # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -31,6 +48,21 @@ def train_command(
         validate = restoration_validator(cfg.val_gaps)
     result = train(cfg, progress=not quiet, validate=validate)
     typer.echo(json.dumps({k: result[k] for k in ("step", "tokens", "seconds", "best_val")}))
+
+
+def _probe(cfg, seconds: float, settings: list[str]) -> None:
+    """Print the probe's table (:mod:`apollo_restore.train.probe`) of ``settings`` (default: its
+    micro-batches of 64, 128 and 256)."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore.train.probe import DEFAULT_SETTINGS, probe, probe_table, setting_config
+
+    settings = settings or list(DEFAULT_SETTINGS)
+    for candidate in settings:  # every one read before any runs
+        try:
+            setting_config(cfg, candidate)
+        except ValueError as err:
+            raise typer.BadParameter(f"--setting {candidate!r}: {err}") from err
+    typer.echo(probe_table(cfg, probe(cfg, settings, seconds), seconds))
 
 
 def register(app: typer.Typer) -> None:

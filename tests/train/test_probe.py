@@ -1,0 +1,65 @@
+"""The throughput probe (``train --probe``): a few seconds of real steps per candidate setting,
+tokens/s per setting, no MFU without a known peak (CPU), nothing written, bad settings refused
+before any runs."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from apollo_restore.cli.app import app
+from apollo_restore.train.loop import TrainConfig
+from apollo_restore.train.probe import DEFAULT_SETTINGS, probe, probe_table, setting_config
+
+
+def _cfg(prepared, out) -> TrainConfig:
+    return TrainConfig(
+        prepared=str(prepared),
+        out=str(out),
+        size="tiny",
+        batch_size=2,
+        block_size=128,
+        threads=1,
+        warmup=2,
+        device="cpu",
+        bf16=False,
+    )
+
+
+def test_probe_times_each_setting_with_its_rows_and_writes_nothing(tiny_prepared, tmp_path):
+    cfg = _cfg(tiny_prepared, tmp_path / "run")
+    settings = ["", "batch_size=4 grad_accum=2", "num_workers=1"]
+    results = probe(cfg, settings, seconds=0.3, warmup_steps=1)
+    assert [r.setting for r in results] == settings
+    assert [r.rows_per_step for r in results] == [2, 8, 2]
+    for r in results:
+        assert r.error is None and r.steps >= 2 and r.tokens_per_s > 0
+        assert r.mfu is None and r.peak_gib is None  # the CPU: no peak to divide by
+        assert 0 <= r.data_wait < 1 and r.warmup_s > 0
+    table = probe_table(cfg, results, 0.3)
+    assert "attention sdpa" in table and "not known: no MFU" in table
+    assert table.count("\n| ") == 4 and "| batch_size=4 grad_accum=2 | 8 |" in table  # header + 3 settings
+    assert not (tmp_path / "run").exists()
+
+
+def test_probe_settings_are_checked_and_default_to_matched_rows_a_step(tmp_path):
+    cfg = _cfg(tmp_path, tmp_path / "run")
+    assert {setting_config(cfg, s).batch_size * setting_config(cfg, s).grad_accum for s in DEFAULT_SETTINGS} == {256}
+    with pytest.raises(ValueError, match="unknown training option"):
+        setting_config(cfg, "batch=64")
+    with pytest.raises(ValueError, match="key=value"):
+        setting_config(cfg, "batch_size")
+
+
+def test_probe_cli_prints_the_table_and_refuses_a_bad_setting(tiny_prepared, tmp_path, cli_error):
+    common = ["train", f"prepared={tiny_prepared}", f"out={tmp_path / 'run'}", "size=tiny", "block_size=128"]
+    common += ["device=cpu", "bf16=false", "threads=1"]
+    result = CliRunner().invoke(app, [*common, "--probe", "0.2", "--setting", "batch_size=2"])
+    assert result.exit_code == 0, result.output
+    assert "## Throughput probe: `tiny`" in result.output and "| batch_size=2 | 2 |" in result.output
+    result = CliRunner().invoke(app, [*common, "--probe", "0.2", "--setting", "batch_size=2", "--setting", "lr=fast"])
+    assert result.exit_code == 2 and "--setting 'lr=fast'" in cli_error(result)
+    assert "Throughput probe" not in result.output  # refused before any setting ran
+    result = CliRunner().invoke(app, [*common, "--setting", "batch_size=2"])
+    assert result.exit_code == 2 and "give --probe too" in cli_error(result)
+    assert not (tmp_path / "run").exists()
