@@ -5,8 +5,8 @@ and through the training loop's DataLoader with N worker processes.
 
 Builds the rows of a GPU config (its block size, FIM settings, layout, source weights and seed)
 from the prepared corpus's training split exactly as ``train`` does (``PackedFimStream.row`` as
-the ``(ids, labels)`` tensors of :class:`~apollo_restore.train.loop._Rows`), first in this process,
-then through :func:`~apollo_restore.train.loop._batches` (the DataLoader, its workers, batching
+the ``(ids, labels)`` tensors of :class:`~apollo_restore.train.loop.RowDataset`), first in this process,
+then through :func:`~apollo_restore.train.loop.row_batches` (the DataLoader, its workers, batching
 and collation) for each ``--workers`` count, after a warm-up of ``--warmup`` rows each. Prints
 Markdown: rows/s, tokens/s (rows/s × block size, padding included: what the GPU computes) and,
 per worker, the tokens/s one worker feeds. The training needs workers ≥ the GPU's tokens/s ÷
@@ -27,13 +27,13 @@ from apollo_restore.fim.dataset import PackedFimStream
 from apollo_restore.fim.examples import FimConfig
 from apollo_restore.fim.layout import layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.train.loop import TrainConfig, _batches, _corpus, _Rows
+from apollo_restore.train.loop import RowDataset, TrainConfig, row_batches, training_corpus
 
 
 def rows_per_second_here(stream: PackedFimStream, rows: int, warmup: int) -> float:
     """Rows/s of ``stream`` built one after the other in this process, as a worker builds them
     (the ``(ids, labels)`` tensors of the training loop's dataset)."""
-    dataset = _Rows(stream)
+    dataset = RowDataset(stream)
     for i in range(warmup):
         dataset[i]
     started = time.perf_counter()
@@ -45,7 +45,7 @@ def rows_per_second_here(stream: PackedFimStream, rows: int, warmup: int) -> flo
 def rows_per_second_loader(stream: PackedFimStream, cfg: TrainConfig, rows: int, warmup: int) -> float:
     """Rows/s of the training loop's DataLoader (``cfg.num_workers`` workers, ``cfg.batch_size``
     rows a batch), timed after ``warmup`` rows (the workers' start and their first batches)."""
-    batches = _batches(stream, 0, cfg)
+    batches = row_batches(stream, 0, cfg)
     seen = 0
     for ids, _ in batches:
         seen += ids.size(0)
@@ -70,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     cfg = TrainConfig.from_dict(load_config(args.config, [f"prepared={args.prepared}"], TrainConfig))
     started = time.perf_counter()
-    corpus = _corpus(cfg, "train")
+    corpus = training_corpus(cfg, "train")
     loaded = time.perf_counter() - started
     fim = FimConfig(loss=cfg.loss)
     stream = PackedFimStream(

@@ -5,6 +5,13 @@
 # model folder records each session (training.history: steps, tokens, seconds; config: data mix).
 #
 #   here, once (~3 min):  bash scripts/gpu_train.sh pack                 # → gpu-pack/ (git-ignored)
+#   first on the device (carry ["gpu-pack"]; a setting takes its compilation, not yet timed on a
+#   GPU, and SECONDS of steps; the call is cut at PROBE_LIMIT, default 300 s, 5 min):
+#       bash scripts/gpu_train.sh probe 12 ["batch_size=128 grad_accum=2" ...]
+#       tokens/s, MFU (÷ the GPU's peak dense bf16), data wait and peak memory per setting of the
+#       growing model's config (PROBE_CONFIG, default configs/gpu_large.yaml) → $OUT/probe.md;
+#       default settings: micro-batches of 64, 128, 256 at 256 rows a step. Then train with the
+#       winner as key=value arguments (`session 420 batch_size=128 grad_accum=2`).
 #   a 15-device-minute session, one call (~9 min; carry ["gpu-pack"]):
 #       TOTAL_SECONDS=420 bash scripts/gpu_train.sh session 420         # train, then export to $OUT
 #   a longer session: `train 450` calls back to back (issue each at once: the machine goes back
@@ -39,6 +46,7 @@ self=$(realpath "$0")
 cd "$(dirname "$self")/.."
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1
 PY=${PY:-python3}
+PROBE_CONFIG=${PROBE_CONFIG:-${CONFIG:-configs/gpu_large.yaml}}  # the growing model's, unless CONFIG names one
 CONFIG=${CONFIG:-configs/gpu_medium_middle.yaml}
 RUN=${RUN:-runs/gpu}
 PACK=${PACK:-gpu-pack}
@@ -65,7 +73,7 @@ unpack_init() {
     INIT=$1
   fi
 }
-verb=${1:?usage: gpu_train.sh pack|slim on|off|upload FOLDER|stage|train SECONDS|session SECONDS|export|receive FOLDER}
+verb=${1:?usage: gpu_train.sh pack|slim on|off|upload FOLDER|stage|probe [SECONDS [SETTING...]]|train SECONDS|session SECONDS|export|receive FOLDER}
 shift
 
 case "$verb" in
@@ -144,6 +152,20 @@ PY
   $PY scripts/transport.py unpack "$UPLOAD" "$STAGED"
   echo "staged $UPLOAD → $STAGED"
   ;;
+probe)
+  # on the GPU, first: SECONDS (default 12) of steps a setting, each SETTING one argument of
+  # space-separated key=value overrides (default: train --probe's); prints the table and keeps it
+  seconds=${1:-12}; shift $(($# > 0 ? 1 : 0))
+  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used --format=csv
+  [ -f "$DATA/documents.parquet" ] || $PY scripts/gpu_data.py unpack --pack "$PACK" --out "$DATA"
+  settings=()
+  for setting in "$@"; do settings+=(--setting "$setting"); done
+  mkdir -p "$OUT"
+  timeout "${PROBE_LIMIT:-300}" $PY -m apollo_restore train --config "$PROBE_CONFIG" prepared="$DATA" \
+    --probe "$seconds" "${settings[@]}" \
+    | tee "$OUT/probe.md.tmp"
+  mv "$OUT/probe.md.tmp" "$OUT/probe.md"
+  ;;
 train)
   seconds=${1:?train needs SECONDS}; shift
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.used --format=csv
@@ -210,6 +232,6 @@ PY
   done
   ;;
 *)
-  echo "unknown step $verb: pack | slim on|off | upload FOLDER | stage | train SECONDS | session SECONDS | export | receive FOLDER" >&2; exit 2
+  echo "unknown step $verb: pack | slim on|off | upload FOLDER | stage | probe [SECONDS [SETTING...]] | train SECONDS | session SECONDS | export | receive FOLDER" >&2; exit 2
   ;;
 esac

@@ -1,7 +1,8 @@
 """The GPU recipe (scripts/gpu_train.sh) end to end on CPU with a tiny config: pack, train in two
 calls that resume from the checkpoint, export in parts, receive and validate (ddb, literary and
 inscription validation gaps), then a second session that continues from the weights brought back
-(uploaded in int8 parts and staged) and records the first in its history."""
+(uploaded in int8 parts and staged) and records the first in its history; the throughput probe
+that opens a session."""
 
 from __future__ import annotations
 
@@ -155,3 +156,15 @@ def test_slim_drops_the_shipped_model_and_brings_it_back(tmp_path):
     done = subprocess.run([*slim, "on"], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 1 and "commit them first" in done.stderr
     assert (model / "model.safetensors").read_bytes() == b"changed"
+
+
+def test_probe_verb_prints_and_keeps_a_row_per_setting(tiny_prepared, tmp_path):
+    """`probe SECONDS SETTING...` on the unpacked training text: the table on stdout and in
+    $OUT/probe.md, one row per setting, the config's own (PROBE_CONFIG) under the overrides."""
+    (tmp_path / "tiny.yaml").write_text(TINY)
+    env = {**os.environ, "PY": sys.executable, "PROBE_CONFIG": str(tmp_path / "tiny.yaml"), "DATA": str(tiny_prepared),
+           "OUT": str(tmp_path / "out"), "INIT": "", "PYTHONPATH": str(ROOT / "src")}  # fmt: skip
+    shown = _run(env, "probe", "0.2", "batch_size=2", "batch_size=2 grad_accum=2")
+    kept = (tmp_path / "out/probe.md").read_text()
+    assert "## Throughput probe: `tiny`" in kept and kept in shown
+    assert "| batch_size=2 | 2 |" in kept and "| batch_size=2 grad_accum=2 | 4 |" in kept

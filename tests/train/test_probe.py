@@ -4,12 +4,21 @@ before any runs."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from typer.testing import CliRunner
 
 from apollo_restore.cli.app import app
 from apollo_restore.train.loop import TrainConfig
-from apollo_restore.train.probe import DEFAULT_SETTINGS, probe, probe_table, setting_config
+from apollo_restore.train.probe import (
+    DEFAULT_SETTINGS,
+    ProbeResult,
+    probe,
+    probe_heading,
+    probe_row,
+    setting_config,
+)
 
 
 def _cfg(prepared, out) -> TrainConfig:
@@ -29,16 +38,20 @@ def _cfg(prepared, out) -> TrainConfig:
 def test_probe_times_each_setting_with_its_rows_and_writes_nothing(tiny_prepared, tmp_path):
     cfg = _cfg(tiny_prepared, tmp_path / "run")
     settings = ["", "batch_size=4 grad_accum=2", "num_workers=1"]
-    results = probe(cfg, settings, seconds=0.3, warmup_steps=1)
-    assert [r.setting for r in results] == settings
+    shown = []
+    results = probe(cfg, settings, seconds=0.3, warmup_steps=1, on_result=shown.append)
+    assert [r.setting for r in results] == settings and shown == results
     assert [r.rows_per_step for r in results] == [2, 8, 2]
     for r in results:
         assert r.error is None and r.steps >= 2 and r.tokens_per_s > 0
         assert r.mfu is None and r.peak_gib is None  # the CPU: no peak to divide by
         assert 0 <= r.data_wait < 1 and r.warmup_s > 0
-    table = probe_table(cfg, results, 0.3)
-    assert "attention sdpa" in table and "not known: no MFU" in table
-    assert table.count("\n| ") == 4 and "| batch_size=4 grad_accum=2 | 8 |" in table  # header + 3 settings
+    heading = probe_heading(cfg, 0.3)
+    assert "attention sdpa" in heading and "not known: no MFU" in heading
+    assert probe_row(results[1]).startswith("| batch_size=4 grad_accum=2 | 8 |")
+    assert re.fullmatch(
+        r"\| \(config\) \| 2 \| \d+ \| [\d.]+ M \| – \| \d+% \| – \| [\d.]+ s \|", probe_row(results[0])
+    )
     assert not (tmp_path / "run").exists()
 
 
@@ -63,3 +76,13 @@ def test_probe_cli_prints_the_table_and_refuses_a_bad_setting(tiny_prepared, tmp
     result = CliRunner().invoke(app, [*common, "--setting", "batch_size=2"])
     assert result.exit_code == 2 and "give --probe too" in cli_error(result)
     assert not (tmp_path / "run").exists()
+
+
+def test_probe_rows_show_mfu_memory_and_errors():
+    done = ProbeResult(
+        "batch_size=128", 128, 40, tokens_per_s=2.1e6, mfu=0.2346, data_wait=0.01, warmup_s=31.2, peak_gib=12.34
+    )
+    assert probe_row(done) == "| batch_size=128 | 128 | 40 | 2.100 M | 23.5% | 1% | 12.3 GiB | 31.2 s |"
+    assert probe_row(ProbeResult("batch_size=512", 512, error="out of GPU memory")).startswith(
+        "| batch_size=512 | 512 | – | out of GPU memory |"
+    )

@@ -54,7 +54,7 @@ def _probe(cfg, seconds: float, settings: list[str]) -> None:
     """Print the probe's table (:mod:`apollo_restore.train.probe`) of ``settings`` (default: its
     micro-batches of 64, 128 and 256)."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.train.probe import DEFAULT_SETTINGS, probe, probe_table, setting_config
+    from apollo_restore.train.probe import DEFAULT_SETTINGS, probe, probe_heading, probe_row, setting_config
 
     settings = settings or list(DEFAULT_SETTINGS)
     for candidate in settings:  # every one read before any runs
@@ -62,7 +62,8 @@ def _probe(cfg, seconds: float, settings: list[str]) -> None:
             setting_config(cfg, candidate)
         except ValueError as err:
             raise typer.BadParameter(f"--setting {candidate!r}: {err}") from err
-    typer.echo(probe_table(cfg, probe(cfg, settings, seconds), seconds))
+    typer.echo(probe_heading(cfg, seconds))
+    probe(cfg, settings, seconds, on_result=lambda result: typer.echo(probe_row(result)))
 
 
 def register(app: typer.Typer) -> None:

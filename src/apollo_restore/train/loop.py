@@ -109,17 +109,19 @@ class TrainConfig(RecipeConfig):
         check_device(self.device)
 
 
-def _corpus(cfg: TrainConfig, split: str) -> Corpus:
+def training_corpus(cfg: TrainConfig, split: str) -> Corpus:
+    """The ``split`` documents of ``cfg.prepared``, sampled by the config's source weights."""
     table = load_documents(Path(cfg.prepared), split=split)
     return Corpus(table.column("text").to_pylist(), table.column("source").to_pylist(), cfg.weights)
 
 
-def _optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
+def run_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
+    """The run's AdamW over ``model`` (fused when its parameters are on a GPU)."""
     fused = next(model.parameters()).device.type == "cuda"
     return make_optimizer(model, cfg.lr, cfg.weight_decay, fused=fused)
 
 
-class _Rows(torch.utils.data.Dataset):
+class RowDataset(torch.utils.data.Dataset):
     """Row ``i`` of a packed stream as ``(ids, labels)`` int64 tensors of shape ``(T,)``."""
 
     def __init__(self, stream: PackedFimStream):
@@ -134,7 +136,7 @@ class _Rows(torch.utils.data.Dataset):
         return torch.from_numpy(np.array(ids, dtype=np.int64)), torch.from_numpy(np.array(labels, dtype=np.int64))
 
 
-def _batches(stream: PackedFimStream, start_row: int, cfg: TrainConfig) -> Iterator[Batch]:
+def row_batches(stream: PackedFimStream, start_row: int, cfg: TrainConfig) -> Iterator[Batch]:
     """Batches ``(ids, labels)``, each ``(batch_size, T)``, from row ``start_row`` on."""
     if cfg.num_workers == 0:
         row = start_row
@@ -143,7 +145,7 @@ def _batches(stream: PackedFimStream, start_row: int, cfg: TrainConfig) -> Itera
             row += cfg.batch_size
     sampler = iter(range(start_row, 2**62))
     loader = torch.utils.data.DataLoader(
-        _Rows(stream),
+        RowDataset(stream),
         batch_size=cfg.batch_size,
         sampler=sampler,
         num_workers=cfg.num_workers,
@@ -186,10 +188,17 @@ def train(
     tok = CharTokenizer()
     layout = layout_named(cfg.layout)
     fim = FimConfig(loss=cfg.loss)
-    train_stream = PackedFimStream(_corpus(cfg, "train"), tok, fim, cfg.block_size, seed=cfg.seed, layout=layout)
+    train_stream = PackedFimStream(
+        training_corpus(cfg, "train"), tok, fim, cfg.block_size, seed=cfg.seed, layout=layout
+    )
     # validation always scores the middle and join only, so runs with either loss mode compare
     val_stream = PackedFimStream(
-        _corpus(cfg, "validation"), tok, FimConfig(loss="middle"), cfg.block_size, seed=cfg.seed + 1, layout=layout
+        training_corpus(cfg, "validation"),
+        tok,
+        FimConfig(loss="middle"),
+        cfg.block_size,
+        seed=cfg.seed + 1,
+        layout=layout,
     )
 
     ckpt = recover_checkpoint(out / CHECKPOINT_DIR)
@@ -197,7 +206,7 @@ def train(
     if ckpt is not None:
         model, _, _ = load_model(ckpt)
         model.to(device).train()
-        optimizer = _optimizer(model, cfg)
+        optimizer = run_optimizer(model, cfg)
         trainer.update({k: v for k, v in load_optimizer_state(ckpt, optimizer).items() if k != "param_groups"})
         log.info("resumed from %s at step %d", ckpt, trainer["step"])
     elif cfg.init_from:
@@ -208,7 +217,7 @@ def train(
                 "continue a run of the same size, or start this size from scratch (no init_from)"
             )
         model.to(device).train()
-        optimizer = _optimizer(model, cfg)
+        optimizer = run_optimizer(model, cfg)
         # each earlier session with what it was trained on (its data mix), so the history adds up
         earlier = meta.get("training", {}).get("history", []) + [{**meta.get("training", {}), "data": meta.get("data")}]
         trainer["history"] = earlier
@@ -220,7 +229,7 @@ def train(
     else:
         model = build_model(cfg.size, tok, cfg.seed)
         model.to(device).train()
-        optimizer = _optimizer(model, cfg)
+        optimizer = run_optimizer(model, cfg)
     forward = torch.compile(model) if cfg.compile else model
     # the rows' `mfu`: FLOPs per position of this model at this block size, the device's peak
     utilisation = (cfg.block_size, model_flops_per_token(model, cfg.block_size), peak_bf16_flops(device))
@@ -239,7 +248,7 @@ def train(
     # checkpoint, so a resumed call reserves it from its first step
     trainer.setdefault("eval_seconds", 0.0)
     bar = tqdm(total=cfg.steps, initial=trainer["step"], desc="train", unit="step", disable=not progress)
-    batches = _batches(train_stream, trainer["rows"], cfg)
+    batches = row_batches(train_stream, trainer["rows"], cfg)
     while trainer["step"] < cfg.steps:
         step_started = time.perf_counter()
         lr = lr_at(_schedule_step(trainer, cfg), cfg.lr, cfg.min_lr, cfg.warmup, cfg.steps)

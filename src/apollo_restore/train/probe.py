@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 import torch
@@ -30,7 +30,7 @@ from apollo_restore.fim.examples import FimConfig
 from apollo_restore.fim.layout import layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.train.loop import TrainConfig, _batches, _corpus, _optimizer
+from apollo_restore.train.loop import TrainConfig, row_batches, run_optimizer, training_corpus
 from apollo_restore.train.metrics import mfu, model_flops_per_token, peak_bf16_flops
 from apollo_restore.train.recipe import resolve_device
 from apollo_restore.train.schedule import lr_at
@@ -94,7 +94,13 @@ def setting_config(cfg: TrainConfig, setting: str) -> TrainConfig:
     return TrainConfig.from_dict({**asdict(cfg), **overrides})
 
 
-def probe(cfg: TrainConfig, settings: list[str], seconds: float, warmup_steps: int = 3) -> list[ProbeResult]:
+def probe(
+    cfg: TrainConfig,
+    settings: list[str],
+    seconds: float,
+    warmup_steps: int = 3,
+    on_result: Callable[[ProbeResult], None] | None = None,
+) -> list[ProbeResult]:
     """Time ``seconds`` of training steps of each setting (module docstring), in order.
 
     Args:
@@ -102,6 +108,8 @@ def probe(cfg: TrainConfig, settings: list[str], seconds: float, warmup_steps: i
         settings: space-separated ``key=value`` overrides, one string a setting.
         seconds: timed training seconds a setting (at least two steps are timed).
         warmup_steps: untimed steps first (compilation, the workers' first batches).
+        on_result: called with each result as soon as its setting is done (a probe cut short
+            by a time limit still shows the settings it finished).
 
     Raises:
         ValueError: a setting that cannot be read (checked for all before any runs).
@@ -110,10 +118,12 @@ def probe(cfg: TrainConfig, settings: list[str], seconds: float, warmup_steps: i
     device = resolve_device(cfg.device)
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
-    corpus = _corpus(cfg, "train")  # every setting reads the same training split
+    corpus = training_corpus(cfg, "train")  # every setting reads the same training split
     results = []
     for config, setting in zip(configs, settings):
         results.append(_probe_one(config, setting, corpus, device, seconds, warmup_steps))
+        if on_result is not None:
+            on_result(results[-1])
         gc.collect()  # the setting's model and optimiser state, before the next one's
         if device.type == "cuda":
             torch.cuda.empty_cache()
@@ -132,10 +142,10 @@ def _probe_one(
         corpus, tok, FimConfig(loss=cfg.loss), cfg.block_size, seed=cfg.seed, layout=layout_named(cfg.layout)
     )
     model = build_model(cfg.size, tok, cfg.seed).to(device).train()
-    optimizer = _optimizer(model, cfg)
+    optimizer = run_optimizer(model, cfg)
     forward = torch.compile(model) if cfg.compile else model
     per_token, peak = model_flops_per_token(model, cfg.block_size), peak_bf16_flops(device)
-    batches = _Timed(_batches(stream, 0, cfg))
+    batches = _Timed(row_batches(stream, 0, cfg))
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
 
@@ -183,34 +193,34 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def probe_table(cfg: TrainConfig, results: list[ProbeResult], seconds: float) -> str:
-    """The results as Markdown: a heading naming the model, device and peak, then one row a
-    setting (tokens/s in millions, MFU and data wait in %, memory in GiB; "–" where unknown)."""
+def probe_heading(cfg: TrainConfig, seconds: float) -> str:
+    """The Markdown heading of the probe's table: the model, its attention, the device and its
+    peak, then the table's header (two lines)."""
     device = resolve_device(cfg.device)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
     peak = peak_bf16_flops(device)
-    tok = CharTokenizer()
-    model = build_model(cfg.size, tok)
+    model = build_model(cfg.size, CharTokenizer())
     params = sum(p.numel() for p in model.parameters())
-    head = (
+    return (
         f"## Throughput probe: `{cfg.size}` ({params / 1e6:.2f} M parameters, attention "
         f"{model.config._attn_implementation}), block {cfg.block_size}, {seconds:g} s a setting, on {name} "
         f"(peak dense bf16: {f'{peak / 1e12:.0f} TFLOP/s' if peak else 'not known: no MFU'})\n\n"
         "| setting | rows/step | steps | tokens/s | MFU | data wait | peak memory | warm-up |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|"
     )
 
-    def cell(value: float | None, form: str) -> str:
-        return "–" if value is None else format(value, form) + (" GiB" if form == ".1f" else "")
 
-    rows = []
-    for r in results:
-        if r.error:
-            rows.append(f"| {r.setting or '(config)'} | {r.rows_per_step} | – | {r.error} | – | – | – | – |")
-            continue
-        rows.append(
-            f"| {r.setting or '(config)'} | {r.rows_per_step} | {r.steps} | {r.tokens_per_s / 1e6:.3f} M "
-            f"| {cell(r.mfu, '.1%')} | {cell(r.data_wait, '.0%')} | {cell(r.peak_gib, '.1f')} "
-            f"| {r.warmup_s:.1f} s |"
-        )
-    return head + "\n".join(rows)
+def probe_row(r: ProbeResult) -> str:
+    """One setting's row of the table: tokens/s in millions, MFU and data wait in %, memory in
+    GiB, warm-up in seconds; "–" where not known, the error in place of tokens/s."""
+    name = r.setting or "(config)"
+    if r.error:
+        return f"| {name} | {r.rows_per_step} | – | {r.error} | – | – | – | – |"
+
+    def cell(value: float | None, form: str, unit: str = "") -> str:
+        return "–" if value is None else format(value, form) + unit
+
+    return (
+        f"| {name} | {r.rows_per_step} | {r.steps} | {r.tokens_per_s / 1e6:.3f} M | {cell(r.mfu, '.1%')} "
+        f"| {cell(r.data_wait, '.0%')} | {cell(r.peak_gib, '.1f', ' GiB')} | {r.warmup_s:.1f} s |"
+    )
