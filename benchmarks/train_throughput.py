@@ -31,7 +31,7 @@ def tokens_per_second(size: str, bf16: bool, compile_model: bool, steps: int, ba
     times = []
     for i in range(steps + 2):
         started = time.perf_counter()
-        loss, _ = fim_loss(model, ids, ids, bf16)
+        loss = fim_loss(model, ids, ids, bf16)
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -86,3 +86,25 @@ def test_probe_rows_show_mfu_memory_and_errors():
     assert probe_row(ProbeResult("batch_size=512", 512, error="out of GPU memory")).startswith(
         "| batch_size=512 | 512 | – | out of GPU memory |"
     )
+
+
+def test_probe_a_failing_setting_gets_its_row_and_the_next_runs(tiny_prepared, tmp_path, monkeypatch):
+    import apollo_restore.train.probe as probe_module
+
+    real = probe_module.train_step
+
+    def fails_at_three_rows(model, optimizer, batches, cfg, **kw):
+        if cfg.batch_size == 3:
+            raise RuntimeError("CUDA graphs cannot capture this\nsecond line")
+        return real(model, optimizer, batches, cfg, **kw)
+
+    monkeypatch.setattr(probe_module, "train_step", fails_at_three_rows)
+    failed, ran = probe(_cfg(tiny_prepared, tmp_path / "run"), ["batch_size=3", ""], seconds=0.2, warmup_steps=1)
+    assert failed.error == "RuntimeError: CUDA graphs cannot capture this" and failed.tokens_per_s is None
+    assert ran.error is None and ran.steps >= 2
+    assert "| batch_size=3 | 3 | – | RuntimeError: CUDA graphs cannot capture this |" in probe_row(failed)
+
+
+def test_compile_mode_is_checked(tmp_path):
+    with pytest.raises(ValueError, match="compile_mode must be one of default, reduce-overhead"):
+        TrainConfig(prepared=str(tmp_path), compile_mode="fast")

@@ -46,20 +46,25 @@ def test_step_accumulating_a_batch_twice_is_one_step_on_it():
 
 
 def test_step_refuses_a_non_finite_loss():
+    """A NaN loss in any micro-batch (here the second of two) fails the step before the weights
+    change, its gradients cleared."""
     model = build_model("tiny", TOK, seed=0).train()
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
     ids, labels = _batch()
     nothing_labelled = torch.full_like(labels, IGNORE_INDEX)  # the mean over no positions is NaN
-    with pytest.raises(FloatingPointError, match="at step 7"):
+    with pytest.raises(FloatingPointError, match="loss is nan at step 7"):
         train_step(
             model,
             make_optimizer(model, 1e-3, 0.1),
-            iter([(ids, nothing_labelled)]),
-            RecipeConfig(bf16=False),
+            iter([(ids, labels), (ids, nothing_labelled)]),
+            RecipeConfig(bf16=False, grad_accum=2),
             lr=1e-3,
             device=CPU,
             pad_id=TOK.pad_id,
             step=7,
         )
+    for name, p in model.named_parameters():
+        assert p.grad is None and torch.equal(p, before[name]), name
 
 
 def test_param_groups_decay_trainable_matrices_only():

@@ -54,6 +54,8 @@ from apollo_restore.train.writer import save_model_folder
 log = logging.getLogger(__name__)
 
 CHECKPOINT_DIR = "checkpoint"
+#: the modes of ``torch.compile`` a run may name
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 BEST_DIR = "best"
 
 
@@ -75,6 +77,9 @@ class TrainConfig(RecipeConfig):
         layout: FIM layout, short or versioned name (:mod:`apollo_restore.fim.layout`).
         device: ``"auto"`` (CUDA when available), ``"cpu"`` or ``"cuda"``.
         compile: run the model through ``torch.compile``.
+        compile_mode: its mode (:data:`COMPILE_MODES`): ``"default"``, ``"reduce-overhead"``
+            (CUDA graphs: no kernel-launch gaps), ``"max-autotune"``, ``"max-autotune-no-cudagraphs"``
+            (the GEMMs tuned at compile time: minutes); one for ``train --probe`` to compare.
         max_seconds: stop after this much training time; the LR schedule then runs on time.
         call_seconds: stop this process after this many wall-clock seconds of its loop (training,
             validation passes and checkpoints), the time of the last validation pass kept in
@@ -96,6 +101,7 @@ class TrainConfig(RecipeConfig):
     layout: str = "join"
     device: str = "auto"
     compile: bool = False
+    compile_mode: str = "default"
     max_seconds: float | None = None
     call_seconds: float | None = None
     val_gaps: str | None = None
@@ -107,6 +113,8 @@ class TrainConfig(RecipeConfig):
         FimConfig(loss=self.loss)  # validates the loss mode
         layout_named(self.layout)
         check_device(self.device)
+        if self.compile_mode not in COMPILE_MODES:
+            raise ValueError(f"compile_mode must be one of {', '.join(COMPILE_MODES)}, got {self.compile_mode!r}")
 
 
 def training_corpus(cfg: TrainConfig, split: str) -> Corpus:
@@ -134,6 +142,12 @@ class RowDataset(torch.utils.data.Dataset):
         ids, labels = self.stream.row(index)
         # through numpy: torch.tensor of a list of 1,024 ints takes 7× as long (issue 34)
         return torch.from_numpy(np.array(ids, dtype=np.int64)), torch.from_numpy(np.array(labels, dtype=np.int64))
+
+
+def compiled(model: torch.nn.Module, cfg: TrainConfig) -> Any:
+    """What computes the logits: ``torch.compile(model)`` in ``cfg.compile_mode`` when
+    ``cfg.compile``, else ``model`` itself."""
+    return torch.compile(model, mode=cfg.compile_mode) if cfg.compile else model
 
 
 def row_batches(stream: PackedFimStream, start_row: int, cfg: TrainConfig) -> Iterator[Batch]:
@@ -230,7 +244,7 @@ def train(
         model = build_model(cfg.size, tok, cfg.seed)
         model.to(device).train()
         optimizer = run_optimizer(model, cfg)
-    forward = torch.compile(model) if cfg.compile else model
+    forward = compiled(model, cfg)
     # the rows' `mfu`: FLOPs per position of this model at this block size, the device's peak
     utilisation = (cfg.block_size, model_flops_per_token(model, cfg.block_size), peak_bf16_flops(device))
 

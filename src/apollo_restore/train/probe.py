@@ -11,8 +11,8 @@ builds them. ``warmup_steps`` optimiser steps (``torch.compile``'s compilation i
 timed apart; then steps run for ``seconds`` and give tokens/s (non-padding, as the metrics rows
 count them), model FLOPs utilisation (:func:`~apollo_restore.train.metrics.mfu`, every position),
 the share of the time spent waiting for batches (the data feed's limit) and the peak GPU memory.
-A setting that runs out of GPU memory, or whose loss is not finite, gets a row saying so and the
-next one runs. Nothing is written: no checkpoint, no metrics file.
+A setting that fails (out of GPU memory, a loss that is not finite, a compile mode that does not
+work here) gets a row saying why, and the next one runs. Nothing is written: no checkpoint, no metrics file.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from apollo_restore.fim.examples import FimConfig
 from apollo_restore.fim.layout import layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.train.loop import TrainConfig, row_batches, run_optimizer, training_corpus
+from apollo_restore.train.loop import TrainConfig, compiled, row_batches, run_optimizer, training_corpus
 from apollo_restore.train.metrics import mfu, model_flops_per_token, peak_bf16_flops
 from apollo_restore.train.recipe import resolve_device
 from apollo_restore.train.schedule import lr_at
@@ -54,7 +54,8 @@ class ProbeResult:
         data_wait: share of the timed seconds spent waiting for the next batch.
         warmup_s: seconds of the warm-up steps (compilation included).
         peak_gib: peak GPU memory allocated (GiB; ``None`` on the CPU).
-        error: why the setting stopped (``"out of GPU memory"``, a non-finite loss), else ``None``.
+        error: why the setting stopped (``"out of GPU memory"``, the exception's type and first
+            line), else ``None``.
     """
 
     setting: str
@@ -143,7 +144,7 @@ def _probe_one(
     )
     model = build_model(cfg.size, tok, cfg.seed).to(device).train()
     optimizer = run_optimizer(model, cfg)
-    forward = torch.compile(model) if cfg.compile else model
+    forward = compiled(model, cfg)
     per_token, peak = model_flops_per_token(model, cfg.block_size), peak_bf16_flops(device)
     batches = _Timed(row_batches(stream, 0, cfg))
     if device.type == "cuda":
@@ -182,8 +183,9 @@ def _probe_one(
         )
     except torch.cuda.OutOfMemoryError:
         return ProbeResult(setting, rows_per_step, error="out of GPU memory")
-    except FloatingPointError as err:
-        return ProbeResult(setting, rows_per_step, error=str(err))
+    except Exception as err:  # noqa: BLE001 - any failure of one setting (a compile mode, a kernel) is its row
+        first_line = (str(err).splitlines() or [""])[0][:120]
+        return ProbeResult(setting, rows_per_step, error=f"{type(err).__name__}: {first_line}")
     finally:
         batches.batches.close()  # the DataLoader's workers stop
 

@@ -3,8 +3,9 @@ fine-tuning, FSDP2): the loss, AdamW and its parameter groups, the step itself, 
 
 Each recipe stays a flat loop of its own (data, checkpoints, ranks); what a step *is* lives
 here once: set the scheduled learning rate, run ``grad_accum`` micro-batches under optional
-bf16 autocast, each loss divided by ``grad_accum`` before backward, fail on a non-finite loss,
-clip the global gradient norm, step AdamW (0.9, 0.95), ε 1e-8, and clear the gradients.
+bf16 autocast, each loss divided by ``grad_accum`` before backward, fail on a non-finite loss
+(checked once a step, before the weights change: the step's only wait for the GPU), clip the
+global gradient norm, step AdamW (0.9, 0.95), ε 1e-8, and clear the gradients.
 """
 
 from __future__ import annotations
@@ -25,26 +26,21 @@ Batch = tuple[torch.Tensor, torch.Tensor]
 (the FIM layout decides which positions count)."""
 
 
-def fim_loss(
-    model: Callable[..., Any], ids: torch.Tensor, labels: torch.Tensor, bf16: bool = False
-) -> tuple[torch.Tensor, int]:
-    """Mean cross-entropy (nats) over the labelled positions, and their number.
+def fim_loss(model: Callable[..., Any], ids: torch.Tensor, labels: torch.Tensor, bf16: bool = False) -> torch.Tensor:
+    """Mean cross-entropy (nats) over the labelled positions, a ``()`` tensor on the model's
+    device (reading it waits for the device: the caller decides when).
 
     Args:
         model: a causal LM (or its compiled forward) called as ``model(input_ids=ids)``.
         ids, labels: a :data:`Batch` on the model's device. The labels are *not* passed to the
             model, which would shift them again.
         bf16: run the forward pass under bf16 autocast; the loss is taken in fp32.
-
-    Returns:
-        ``(loss, n)``: a scalar tensor and the count of labelled positions.
     """
     with torch.autocast(ids.device.type, dtype=torch.bfloat16, enabled=bf16):
         logits = model(input_ids=ids).logits  # (B, T, V)
-    loss = torch.nn.functional.cross_entropy(
+    return torch.nn.functional.cross_entropy(
         logits.float().reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=IGNORE_INDEX
     )
-    return loss, int((labels != IGNORE_INDEX).sum())
 
 
 def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
@@ -109,21 +105,23 @@ def train_step(
         forward: what computes the logits, when not ``model`` itself (``torch.compile(model)``).
 
     Raises:
-        FloatingPointError: a micro-batch's loss is not finite.
+        FloatingPointError: a micro-batch's loss is not finite (the gradients cleared, the weights unchanged).
     """
     for group in optimizer.param_groups:
         group["lr"] = lr
     total = torch.zeros((), device=device)
     tokens = rows = 0
     for _ in range(cfg.grad_accum):
-        ids, labels = (t.to(device, non_blocking=True) for t in next(batches))
-        loss, _ = fim_loss(model if forward is None else forward, ids, labels, cfg.bf16)
-        if not torch.isfinite(loss):
-            raise FloatingPointError(f"loss is {loss.item()} at step {step}")
+        ids, labels = next(batches)
+        tokens += int((ids != pad_id).sum())  # counted where the batch is (the CPU: no wait for the GPU)
+        rows += ids.size(0)
+        ids, labels = ids.to(device, non_blocking=True), labels.to(device, non_blocking=True)
+        loss = fim_loss(model if forward is None else forward, ids, labels, cfg.bf16)
         (loss / cfg.grad_accum).backward()
         total += loss.detach()
-        tokens += int((ids != pad_id).sum())
-        rows += ids.size(0)
+    if not torch.isfinite(total):  # the step's one wait for the device, before the weights change
+        optimizer.zero_grad(set_to_none=True)
+        raise FloatingPointError(f"loss is {(total / cfg.grad_accum).item()} at step {step}")
     grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
     if isinstance(grad_norm, DTensor):  # sharded parameters: the norm over all ranks
         grad_norm = grad_norm.full_tensor()
@@ -138,7 +136,8 @@ def validation_loss(model: torch.nn.Module, batches: Iterable[Batch], device: to
     model.eval()
     total, count = 0.0, 0
     for ids, labels in batches:
-        loss, n = fim_loss(model, ids.to(device), labels.to(device), bf16)
+        n = int((labels != IGNORE_INDEX).sum())
+        loss = fim_loss(model, ids.to(device), labels.to(device), bf16)
         total += loss.item() * n
         count += n
     model.train()
