@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
+import pytest
 from transformers import AutoTokenizer
 
 from apollo_restore.fim.dataset import Corpus, PackedFimStream
 from apollo_restore.fim.examples import FimConfig
-from apollo_restore.fim.layout import IGNORE_INDEX
+from apollo_restore.fim.layout import IGNORE_INDEX, layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
 
 from ..conftest import PASSAGE_1, PASSAGE_2
@@ -58,3 +62,15 @@ def test_tokenizer_encode_is_a_lookup_per_character_unknowns_unk():
     assert tok.encode(text) == [tok.vocab.get(ch, tok.unk_id) for ch in text]
     assert tok.encode(text).count(tok.unk_id) == 5 and tok.encode("") == []
     assert all(type(i) is int for i in tok.encode(text))
+
+
+@pytest.mark.parametrize(
+    ("layout", "loss", "digest"), [("join", "all", "f64d10b9a84a827b"), ("sentinel", "middle", "e6ceef3fe5f7a742")]
+)
+def test_stream_rows_are_the_rows_runs_were_trained_on(layout, loss, digest):
+    """Row i of a seed is fixed forever: a resumed or continued run counts on it. The digests
+    were taken with the row builder before its numpy rewrite (issue 34); gap markers included."""
+    corpus = Corpus([PASSAGE_1 * 8, PASSAGE_2 * 8, "-".join([PASSAGE_2] * 3)], ["ddb", "literary", "ddb"], {"ddb": 3.0})
+    stream = PackedFimStream(corpus, CharTokenizer(), FimConfig(loss=loss), 512, seed=5, layout=layout_named(layout))
+    rows = [stream.row(i) for i in range(20)]
+    assert hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16] == digest
