@@ -4,15 +4,16 @@ first minute of a GPU session decides the settings of the run (issue 34).
     apollo-restore train --config configs/gpu_large.yaml --probe 12 \\
         --setting "batch_size=64 grad_accum=4" --setting "batch_size=256"
 
-Each setting (``key=value`` overrides of the config, space-separated) gets a fresh model of the
-config's size (random weights: speed does not depend on them), the run's optimiser, compilation,
-DataLoader workers and rows of the training split, as :func:`~apollo_restore.train.loop.train`
-builds them. ``warmup_steps`` optimiser steps (``torch.compile``'s compilation included) are
-timed apart; then steps run for ``seconds`` and give tokens/s (non-padding, as the metrics rows
-count them), model FLOPs utilisation (:func:`~apollo_restore.train.metrics.mfu`, every position),
-the share of the time spent waiting for batches (the data feed's limit) and the peak GPU memory.
-A setting that fails (out of GPU memory, a loss that is not finite, a compile mode that does not
-work here) gets a row saying why, and the next one runs. Nothing is written: no checkpoint, no metrics file.
+Each setting (``key=value`` overrides of the config, space-separated; the corpus and its source
+weights stay the config's, read once) gets a fresh model of the setting's size (random weights:
+speed does not depend on them), the run's optimiser, compilation, DataLoader workers and rows of
+the training split, as :func:`~apollo_restore.train.loop.train` builds them. ``warmup_steps``
+optimiser steps (``torch.compile``'s compilation included) are timed apart; then steps run for
+``seconds`` and give tokens/s (non-padding, as the metrics rows count them), model FLOPs
+utilisation (:func:`~apollo_restore.train.metrics.mfu`, every position), the share of the time
+spent waiting for batches (the data feed's limit) and the peak GPU memory. A setting that fails
+(out of GPU memory, a loss that is not finite, a compile mode that does not work here) gets a
+row saying why, and the next one runs. Nothing is written: no checkpoint, no metrics file.
 """
 
 from __future__ import annotations
