@@ -107,3 +107,20 @@ def test_metrics_train_row_mfu_counts_every_position_and_only_with_a_peak():
     assert row["tokens_per_s"] == 3000.0 and row["mfu"] == pytest.approx(2 * 1024 / 0.5 * 1e9 / 1e13, abs=1e-4)
     assert "mfu" not in train_row(trainer, result, 1.0, 1e-3, 0.5, utilisation=(1024, 1e9, None))
     assert "mfu" not in train_row(trainer, result, 1.0, 1e-3, 0.5)
+
+
+def test_metrics_training_rows_carry_mfu_only_with_a_peak(tiny_prepared, tmp_path, monkeypatch):
+    import apollo_restore.train.loop as loop
+
+    def rows(out) -> list[dict]:
+        cfg = loop.TrainConfig(
+            prepared=str(tiny_prepared), out=str(out), size="tiny", steps=2, batch_size=2, block_size=128,
+            eval_every=100, eval_rows=2, log_every=1, threads=1, warmup=1, device="cpu", bf16=False,
+        )  # fmt: skip
+        loop.train(cfg, progress=False)
+        return [r for r in map(json.loads, (out / "metrics.jsonl").read_text().splitlines()) if "loss" in r]
+
+    assert all("mfu" not in r for r in rows(tmp_path / "cpu"))  # the CPU: no peak, no number
+    monkeypatch.setattr(loop, "peak_bf16_flops", lambda device: 1e12)  # as if a GPU of 1 TFLOP/s
+    logged = rows(tmp_path / "peak")
+    assert len(logged) == 2 and all(0 < r["mfu"] < 1 for r in logged)
