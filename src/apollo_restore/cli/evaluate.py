@@ -149,7 +149,7 @@ def evaluate_command(
         help="Held-out windows per source and period for bits per character (0: skip).",
     ),
     bpc_mode: str = typer.Option("prefix", "--bpc-mode", help="prefix (every-position LM) or middle."),
-    threads: int = threads_option("Torch threads (default: torch's choice)."),
+    threads: int = threads_option("Torch threads (default: the cores idle now, at most 2; 1 each with --workers)."),
     device: str = DEVICE_OPTION,
     batch: int | None = BATCH_OPTION,
     neural_only: bool = typer.Option(
@@ -220,8 +220,9 @@ def evaluate_command(
             "use_ngram": not neural_only, "device": device,
         }  # fmt: skip
         try:
-            if threads or workers > 1:
-                threads = use_threads(threads or 1)
+            # as `predict` chooses: torch's own default (every core) spins on a busy machine, 3–7×
+            # slower per gap (BENCHMARKS.md, "Calibration costs no time")
+            threads = use_threads(threads if threads or workers == 1 else 1)
             filler = load_filler(model, **options)
         except (FileNotFoundError, ValueError) as err:  # E501–E513: a broken folder, or a GPU where there is none
             fail(err)
