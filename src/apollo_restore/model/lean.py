@@ -59,6 +59,7 @@ class Int8Weight:
     took 1.9× the fp32 time of a beam-shaped product here, against 0.31× for this kernel.)"""
 
     packed: torch.ScriptObject
+    shape: tuple[int, int]  # (out, in), as the float weight's
 
     @classmethod
     def of(cls, weight: torch.Tensor) -> Int8Weight:
@@ -68,7 +69,7 @@ class Int8Weight:
         with warnings.catch_warnings():  # quantised tensors are deprecated; the kernels are not replaced yet
             warnings.filterwarnings("ignore", message=".*quantized tensor creation functions.*")
             q = torch.quantize_per_channel(w, scale, torch.zeros(len(w), dtype=torch.long), 0, torch.qint8)
-        return cls(torch.ops.quantized.linear_prepack(q, None))
+        return cls(torch.ops.quantized.linear_prepack(q, None), tuple(w.shape))
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         """``x @ weight.T``, ``(..., in)`` → ``(..., out)``, float32."""
