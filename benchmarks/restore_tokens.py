@@ -18,6 +18,7 @@ fewer operations, not by running them differently.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from collections import Counter
 from pathlib import Path
@@ -37,8 +38,9 @@ class Arithmetic:
     """Floating-point operations per token of a :class:`~apollo_restore.model.lean.LeanModel`."""
 
     def __init__(self, model: lean.LeanModel):
-        weights = sum(t.numel() for layer in model.layers for t in (layer.qkv, layer.o, layer.gate_up, layer.down))
-        self.linear = 2 * (weights + model.head.numel())  # FLOP per token, matrix products
+        matrices = [m for layer in model.layers for m in (layer.qkv, layer.o, layer.gate_up, layer.down)]
+        weights = sum(math.prod(m.shape) for m in [*matrices, model.head])  # float or Int8Weight
+        self.linear = 2 * weights  # operations per token, matrix products
         self.per_position = 4 * model.n_heads * model.head_dim * len(model.layers)  # FLOP per position attended
 
     def tokens(self, count: int, attended: float) -> float:

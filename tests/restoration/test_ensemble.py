@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 from typer.testing import CliRunner
 
 from apollo_restore.cli.app import app
@@ -301,6 +302,19 @@ def test_a_model_folder_sets_the_neural_beam_width_unless_the_caller_does(memori
     assert bare.neural.config.beam_width is None and bare.config.hint_slack == default.hint_slack
 
 
+def test_a_model_folder_sets_the_neural_precision_unless_the_caller_does(memorised_model, ngram_files, tmp_path):
+    from apollo_restore.model.lean import Int8Weight
+
+    folder = _folder_with_search(memorised_model, ngram_files, tmp_path, precision="int8")
+    ens = load_filler(folder, present=False)
+    assert ens.neural.config.precision == "int8" and isinstance(ens.neural.lean.head, Int8Weight)
+    plain = load_filler(folder, RestoreConfig(precision="fp32"), present=False).neural
+    assert isinstance(plain.lean.head, torch.Tensor)
+    gap = ("ετους δευτερου και εικοστου ", " καισαρος του κυριου", Hint.exact(5))
+    quick, exact = ens.neural.candidates(*gap), plain.candidates(*gap)
+    assert quick and {c.text for c in quick[:3]} & {c.text for c in exact[:5]}  # the same model, coarser sums
+
+
 def test_the_shipped_default_keeps_a_wider_neural_beam_than_its_pool():
     ens = load_filler(present=False)
     assert ens.neural.config.beam_width > ens.neural.config.pool
@@ -308,8 +322,11 @@ def test_the_shipped_default_keeps_a_wider_neural_beam_than_its_pool():
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("beam_width", 0), ("beam_width", "40"), ("beam_width", True), ("hint_slack", -1), ("hint_slack", 2.5)],
-)
+    [
+        ("beam_width", 0), ("beam_width", "40"), ("beam_width", True), ("hint_slack", -1), ("hint_slack", 2.5),
+        ("precision", "int4"), ("precision", 8),
+    ],
+)  # fmt: skip
 def test_a_bad_search_setting_of_a_model_folder_is_e505_naming_it(memorised_model, ngram_files, tmp_path, name, value):
     from apollo_restore.errors import ModelFolderError
 

@@ -1,6 +1,6 @@
 """The one search-settings object of the gap fillers (:class:`RestoreConfig`: ``k``, ``pool``,
-the longest readings, ``hint_slack``, ``beam_width``; a model folder's ``"search"`` entry sets
-the last two) and where the embedded default model lives."""
+the longest readings, ``hint_slack``, ``beam_width``, ``precision``; a model folder's
+``"search"`` entry sets the last three) and where the embedded default model lives."""
 
 from __future__ import annotations
 
@@ -37,6 +37,10 @@ class RestoreConfig:
         hint_penalty: nats charged per letter outside the hint.
         beam_width: free rows (middles still being written) the neural beam keeps per step
             (``None``: ``pool``); it still finishes up to ``pool`` readings.
+        precision: the neural model's matrix products on a CPU, ``"fp32"`` or ``"int8"`` (int8
+            weights with a scale per output row, activations quantised per token:
+            :class:`~apollo_restore.model.lean.Int8Weight`); ``None``: the model folder's
+            setting, else ``"fp32"``. A GPU always runs the weights as loaded.
     """
 
     k: int = 20
@@ -48,7 +52,11 @@ class RestoreConfig:
     hint_slack: int = 2
     hint_penalty: float = 3.0
     beam_width: int | None = None
+    precision: str | None = None
 
+
+#: The neural model's arithmetic settings (:attr:`RestoreConfig.precision`).
+PRECISIONS = ("fp32", "int8")
 
 #: The search settings used when a caller gives none.
 DEFAULT_RESTORE_CONFIG = RestoreConfig()

@@ -14,7 +14,7 @@ from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.model.verify import check_whole
-from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
+from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, PRECISIONS, RestoreConfig
 from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS, kind_of
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.neural import NeuralMember
@@ -96,19 +96,20 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
 
 def search_settings(path: Path, spec: dict, config: RestoreConfig) -> RestoreConfig:
     """``config`` with the folder's ``"search"`` settings: its ``hint_slack``, and its
-    ``beam_width`` unless ``config`` sets one.
+    ``beam_width`` and ``precision`` unless ``config`` sets them.
 
     Raises:
         ModelFolderError: ``E505`` naming the field, when a setting is not a whole number (slack
-            ≥ 0, width ≥ 1) or the entry is not an object; ``E522`` for a setting it does not know.
+            ≥ 0, width ≥ 1) or a known precision, or the entry is not an object; ``E522`` for a
+            setting it does not know.
     """
     search = spec.get("search", {}) if isinstance(spec, dict) else {}  # another entry: E520 from member_entries
     file = path / META_FILE
     if not isinstance(search, dict):
         raise ModelFolderError("E505", file, field="ensemble.search", value=search, expected="a JSON object")
     for key in search:
-        if key not in ("hint_slack", "beam_width"):
-            known, name = "hint_slack, beam_width", "the search entry"
+        if key not in ("hint_slack", "beam_width", "precision"):
+            known, name = "hint_slack, beam_width, precision", "the search entry"
             raise ModelFolderError("E522", file, field="ensemble.search", option=key, name=name, known=known)
     slack = search.get("hint_slack")
     width = search.get("beam_width")
@@ -116,4 +117,10 @@ def search_settings(path: Path, spec: dict, config: RestoreConfig) -> RestoreCon
         config = replace(config, hint_slack=check_whole(file, "ensemble.search.hint_slack", slack, 0))
     if width is not None and config.beam_width is None:
         config = replace(config, beam_width=check_whole(file, "ensemble.search.beam_width", width, 1))
+    precision = search.get("precision")
+    if precision is not None and config.precision is None:
+        if precision not in PRECISIONS:
+            expected = " or ".join(f'"{p}"' for p in PRECISIONS)
+            raise ModelFolderError("E505", file, field="ensemble.search.precision", value=precision, expected=expected)
+        config = replace(config, precision=precision)
     return config

@@ -9,6 +9,7 @@ print(result.gaps[0].candidates[0].text)
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from apollo_restore.model.verify import check_vocabulary
 from apollo_restore.restoration.config import (
     DEFAULT_MODEL,
     DEFAULT_RESTORE_CONFIG,
+    PRECISIONS,
     RestoreConfig,
     hint_slack,
     search_chars,
@@ -36,6 +38,8 @@ from apollo_restore.restoration.members.beam import LengthBound, beam_search_man
 from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
 from apollo_restore.restoration.types import Candidate
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class _PromptCache:
@@ -44,6 +48,22 @@ class _PromptCache:
 
     runs: dict[tuple[int, ...], tuple[Prompt, dict[str, float]]] = field(default_factory=dict)
     kept: int = 1
+
+
+def in_precision(lean: LeanModel, precision: str | None) -> LeanModel:
+    """``lean`` with its matrix products in ``precision`` (:data:`PRECISIONS`; ``None``:
+    ``"fp32"``): ``"int8"`` on a
+    CPU is :meth:`LeanModel.int8` (on a GPU, or where PyTorch has no int8 kernel, the weights
+    stay as loaded, with a logged warning for the latter)."""
+    if precision is not None and precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+    if precision in (None, "fp32") or lean.device.type != "cpu":
+        return lean
+    try:
+        return lean.int8()
+    except RuntimeError as error:  # a PyTorch built without fbgemm/oneDNN/qnnpack
+        log.warning("int8 matrix products unavailable here (%s): the neural model runs in float", error)
+        return lean
 
 
 def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
@@ -90,7 +110,7 @@ class NeuralMember:
         folder: Path | None = None,
     ):
         self._model, self.tok, self.name, self.config, self.layout = model, tok, name, config, layout
-        self._lean, self._folder = lean, folder
+        self._lean, self._folder = None if lean is None else in_precision(lean, config.precision), folder
         self._local = threading.local()  # each thread's _PromptCache
 
     @classmethod
@@ -129,9 +149,9 @@ class NeuralMember:
 
     @property
     def lean(self) -> LeanModel:
-        """The weights as the search uses them."""
+        """The weights as the search and the scoring use them (``config.precision``)."""
         if self._lean is None:
-            self._lean = LeanModel.from_hf(self.model)
+            self._lean = in_precision(LeanModel.from_hf(self.model), self.config.precision)
         return self._lean
 
     def _prompt_and_join(self, prefix: str, suffix: str, hint: Hint) -> tuple[list[int], list[int]]:
