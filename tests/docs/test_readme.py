@@ -172,7 +172,7 @@ def test_a_documented_command_runs_as_shown(command):
     shown = [_cells(line) for line in command.expected if _ROW.match(line)]
     printed = [_cells(line) for line in done.stdout.splitlines() if _ROW.match(line)]
     for row in shown:  # a console block's rows, each printed (the first cells; timings are not compared)
-        assert row in printed, f"{command.where}: the README shows {row}, the command printed {printed}"
+        assert any(_same_row(row, got) for got in printed), f"{command.where}: README {row}, printed {printed}"
     gaps = [line.split(" · ")[:2] for line in command.expected if line.startswith("gap ")]
     assert all(g in [line.split(" · ")[:2] for line in done.stdout.splitlines()] for g in gaps)
 
@@ -180,6 +180,29 @@ def test_a_documented_command_runs_as_shown(command):
 def _cells(line: str) -> list[str]:
     """A table row's cells: rank, reading, normalised letters, probability."""
     return [cell.strip() for cell in line.split("│")][:4]
+
+
+def _percent(cell: str) -> float | None:
+    """A probability cell as a number (``"54 %"`` → 54, ``"<1 %"`` → 0.5), or ``None``."""
+    text = cell.removesuffix("%").strip()
+    if text.startswith("<"):
+        return 0.5
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _same_row(shown: list[str], printed: list[str]) -> bool:
+    """Whether a documented row stands for a printed one: the same rank and, for a reading shown
+    at 5 % or more, the same reading within 3 points; below 5 %, any reading below 5 % (near-ties
+    trade places between CPUs: AVX2 and AVX512 kernels round differently). Other rows: equal."""
+    p, q = (_percent(row[3]) if len(row) > 3 else None for row in (shown, printed))
+    if p is None or q is None:
+        return shown == printed
+    if shown[0] != printed[0]:
+        return False
+    return q < 5 if p < 5 else shown[1:3] == printed[1:3] and abs(p - q) <= 3
 
 
 @pytest.mark.parametrize("where, code", [b for doc in DOCS for b in python_blocks(doc)], ids=lambda v: str(v)[:20])
