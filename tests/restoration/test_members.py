@@ -161,7 +161,7 @@ def test_the_shipped_folder_lists_its_members_by_name_with_a_pointer_to_how_they
     entries = member_entries(DEFAULT_MODEL, meta["ensemble"], RestoreConfig())
     weights = {e.label: e.weight for e in entries}
     assert weights == {"neural": 1.0, "infini": 1.0, "infini_backward": 0.5, "copy": 0.2, "words": 0.1, "length": 8.0}
-    assert meta["ensemble"]["search"] == {"hint_slack": 5, "beam_width": 40}
+    assert meta["ensemble"]["search"] == {"hint_slack": 5, "beam_width": 40, "precision": "int8"}
     pointer = meta["ensemble"]["chosen_by"]
     assert len(pointer) < 200 and (DEFAULT_MODEL.parents[3] / pointer.split()[0]).is_file()
 
