@@ -15,10 +15,11 @@ import pytest
 import torch
 
 from apollo_restore.fim.examples import FimExample
+from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import NO_HINT
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.restoration.members.neural import NeuralMember
-from apollo_restore.train.loop import BEST_DIR, CHECKPOINT_DIR, TrainConfig, train
+from apollo_restore.train.loop import BEST_DIR, CHECKPOINT_DIR, TrainConfig, load_teacher, train
 from apollo_restore.train.metrics import METRICS_FILE
 from apollo_restore.train.schedule import lr_at
 
@@ -187,6 +188,26 @@ def test_train_config_rejects_unknown_and_bad_values():
         TrainConfig(size="huge")
     with pytest.raises(ValueError):
         TrainConfig(loss="sometimes")
+    with pytest.raises(ValueError, match="distill_weight"):
+        TrainConfig(distill_weight=1.5)
+    with pytest.raises(ValueError, match="distill_temperature"):
+        TrainConfig(distill_temperature=0)
+
+
+def test_train_distils_from_a_teacher_folder(tiny_prepared, tmp_path):
+    """A run taught by an earlier run's model: its steps take the mixed loss, its config records
+    the teacher; a teacher of another vocabulary is refused."""
+    train(_cfg(tiny_prepared, tmp_path / "teacher", steps=3), progress=False)
+    teacher = str(tmp_path / "teacher" / "best")
+    result = train(
+        _cfg(tiny_prepared, tmp_path / "student", steps=2, teacher=teacher, distill_weight=0.5), progress=False
+    )
+    assert result["step"] == 2
+    meta = json.loads((tmp_path / "student" / "best" / "apollo_restore.json").read_text())
+    assert meta["config"]["teacher"] == teacher and meta["config"]["distill_weight"] == 0.5
+    other = CharTokenizer({**CharTokenizer().vocab, "ж": len(CharTokenizer())})
+    with pytest.raises(ValueError, match="another vocabulary"):
+        load_teacher(_cfg(tiny_prepared, tmp_path / "other", teacher=teacher), other, torch.device("cpu"))
 
 
 def test_schedule_warmup_then_cosine():

@@ -23,7 +23,7 @@ from ..conftest import MEMORISED
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
-@pytest.mark.parametrize("name", ["gpu_medium", "gpu_medium_middle", "gpu_large"])
+@pytest.mark.parametrize("name", ["gpu_medium", "gpu_medium_middle", "gpu_large", "gpu_distill"])
 def test_gpu_configs_are_valid_training_configs(name):
     cfg = TrainConfig.from_dict(load_config(CONFIGS / f"{name}.yaml", [], TrainConfig))
     assert (cfg.layout, cfg.compile, cfg.device, cfg.block_size) == ("join", True, "auto", 1024)

@@ -11,7 +11,7 @@ from apollo_restore.fim.layout import DEFAULT_LAYOUT, IGNORE_INDEX
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
 from apollo_restore.train.recipe import RecipeConfig
-from apollo_restore.train.step import make_optimizer, param_groups, train_step, validation_loss
+from apollo_restore.train.step import Teacher, fim_loss, make_optimizer, param_groups, train_step, validation_loss
 
 from ..conftest import MEMORISED
 
@@ -113,3 +113,40 @@ def test_step_computes_through_forward_without_asking_its_truth_value():
     )  # fmt: skip
     assert forward.calls == 1
     assert result.loss.item() == pytest.approx(plain.loss.item(), abs=1e-6)
+
+
+def test_distillation_from_the_model_itself_leaves_only_its_cross_entropy_share():
+    """KL(p ‖ p) = 0: taught by itself, the loss is (1 − w) × the cross-entropy."""
+    model = build_model("tiny", TOK, seed=0).eval()
+    ids, labels = _batch()
+    with torch.no_grad():
+        plain = fim_loss(model, ids, labels)
+        taught = fim_loss(model, ids, labels, teacher=Teacher(model, weight=0.3, temperature=2.0))
+    assert float(taught) == pytest.approx(0.7 * float(plain), rel=1e-5)
+
+
+def test_distillation_pulls_the_student_towards_its_teacher():
+    """With the whole loss on the teacher, steps lower the divergence from it (not the labels' loss)."""
+    teacher = Teacher(build_model("tiny", TOK, seed=1).eval().requires_grad_(False), weight=1.0)
+    student = build_model("tiny", TOK, seed=0).train()
+    ids, labels = _batch()
+    with torch.no_grad():
+        before = float(fim_loss(student, ids, labels, teacher=teacher))
+    optimizer = make_optimizer(student, 3e-3, 0.0)
+    cfg = RecipeConfig(bf16=False)
+    for _ in range(15):
+        train_step(student, optimizer, iter([(ids, labels)]), cfg, lr=3e-3, device=CPU, pad_id=TOK.pad_id,
+                   teacher=teacher)  # fmt: skip
+    with torch.no_grad():
+        assert 0 < float(fim_loss(student, ids, labels, teacher=teacher)) < 0.5 * before
+    assert all(p.grad is None for p in teacher.model.parameters())  # the teacher never learns
+
+
+def test_distillation_refuses_a_teacher_of_another_vocabulary():
+    class Other(torch.nn.Module):
+        def forward(self, input_ids):
+            return type("Out", (), {"logits": torch.zeros(*input_ids.shape, len(TOK) + 3)})()
+
+    ids, labels = _batch()
+    with pytest.raises(ValueError, match="teacher's logits"):
+        fim_loss(build_model("tiny", TOK, seed=0), ids, labels, teacher=Teacher(Other()))

@@ -48,7 +48,7 @@ from apollo_restore.train.metrics import (
 )
 from apollo_restore.train.recipe import RecipeConfig, check_device, resolve_device
 from apollo_restore.train.schedule import lr_at
-from apollo_restore.train.step import Batch, make_optimizer, train_step, validation_loss
+from apollo_restore.train.step import Batch, Teacher, make_optimizer, train_step, validation_loss
 from apollo_restore.train.writer import save_model_folder
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,11 @@ class TrainConfig(RecipeConfig):
             run split over several calls of a time-limited machine: each call resumes from the
             checkpoint, and the schedule still runs on ``max_seconds`` of all calls together.
         val_gaps: a gap-set JSONL scored by the ``validate`` callback (restoration accuracy).
+        teacher: a model folder of the same tokenizer to distil from (:class:`~apollo_restore.train.step.Teacher`:
+            its next-token distributions computed on the fly, bf16 like the student's forward);
+            ``None``: plain cross-entropy.
+        distill_weight: the distillation term's share of the loss (0–1).
+        distill_temperature: the softening of both distributions (> 0).
     """
 
     prepared: str = "data/prepared"
@@ -105,6 +110,9 @@ class TrainConfig(RecipeConfig):
     max_seconds: float | None = None
     call_seconds: float | None = None
     val_gaps: str | None = None
+    teacher: str | None = None
+    distill_weight: float = 0.5
+    distill_temperature: float = 1.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -115,6 +123,10 @@ class TrainConfig(RecipeConfig):
         check_device(self.device)
         if self.compile_mode not in COMPILE_MODES:
             raise ValueError(f"compile_mode must be one of {', '.join(COMPILE_MODES)}, got {self.compile_mode!r}")
+        if not 0 <= self.distill_weight <= 1:
+            raise ValueError(f"distill_weight must be between 0 and 1, got {self.distill_weight}")
+        if not self.distill_temperature > 0:
+            raise ValueError(f"distill_temperature must be above 0, got {self.distill_temperature}")
 
 
 def training_corpus(cfg: TrainConfig, split: str) -> Corpus:
@@ -148,6 +160,22 @@ def compiled(model: torch.nn.Module, cfg: TrainConfig) -> Any:
     """What computes the logits: ``torch.compile(model)`` in ``cfg.compile_mode`` when
     ``cfg.compile``, else ``model`` itself."""
     return torch.compile(model, mode=cfg.compile_mode) if cfg.compile else model
+
+
+def load_teacher(cfg: TrainConfig, tok: CharTokenizer, device: torch.device) -> Teacher | None:
+    """The run's :class:`Teacher` (``cfg.teacher`` loaded on ``device``, in eval mode, compiled
+    like the student), or ``None`` without one.
+
+    Raises:
+        ValueError: the teacher's vocabulary is not the student's.
+    """
+    if not cfg.teacher:
+        return None
+    model, teacher_tok, _ = load_model(Path(cfg.teacher))
+    if teacher_tok.vocab != tok.vocab:
+        raise ValueError(f"teacher {cfg.teacher} has another vocabulary than the model it teaches")
+    model.to(device).eval().requires_grad_(False)
+    return Teacher(compiled(model, cfg), cfg.distill_weight, cfg.distill_temperature)
 
 
 def row_batches(stream: PackedFimStream, start_row: int, cfg: TrainConfig) -> Iterator[Batch]:
@@ -245,6 +273,7 @@ def train(
         model.to(device).train()
         optimizer = run_optimizer(model, cfg)
     forward = compiled(model, cfg)
+    teacher = load_teacher(cfg, tok, device)
     # the rows' `mfu`: FLOPs per position of this model at this block size, the device's peak
     utilisation = (cfg.block_size, model_flops_per_token(model, cfg.block_size), peak_bf16_flops(device))
 
@@ -276,6 +305,7 @@ def train(
             pad_id=tok.pad_id,
             step=trainer["step"],
             forward=forward,
+            teacher=teacher,
         )
         trainer["step"] += 1
         trainer["rows"] += result.rows

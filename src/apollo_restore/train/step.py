@@ -26,21 +26,60 @@ Batch = tuple[torch.Tensor, torch.Tensor]
 (the FIM layout decides which positions count)."""
 
 
-def fim_loss(model: Callable[..., Any], ids: torch.Tensor, labels: torch.Tensor, bf16: bool = False) -> torch.Tensor:
+@dataclass(frozen=True)
+class Teacher:
+    """A larger model whose next-token distributions the student also learns (distillation).
+
+    Attributes:
+        model: the teacher, a causal LM (or its compiled forward) of the student's vocabulary,
+            called as ``model(input_ids=ids)`` without gradients.
+        weight: the share of the loss that is the distillation term (0–1; the rest is the
+            cross-entropy with the labels).
+        temperature: both distributions are softened by it; the term is scaled by its square
+            (so that its gradients keep their size).
+    """
+
+    model: Callable[..., Any]
+    weight: float = 0.5
+    temperature: float = 1.0
+
+
+def fim_loss(
+    model: Callable[..., Any],
+    ids: torch.Tensor,
+    labels: torch.Tensor,
+    bf16: bool = False,
+    teacher: Teacher | None = None,
+) -> torch.Tensor:
     """Mean cross-entropy (nats) over the labelled positions, a ``()`` tensor on the model's
-    device (reading it waits for the device: the caller decides when).
+    device (reading it waits for the device: the caller decides when). With a ``teacher``:
+    ``(1 − w) · CE + w · τ² · KL(teacher_τ ‖ model_τ)``, the KL divergence of the two softened
+    next-token distributions (nats) averaged over the same labelled positions.
 
     Args:
         model: a causal LM (or its compiled forward) called as ``model(input_ids=ids)``.
         ids, labels: a :data:`Batch` on the model's device. The labels are *not* passed to the
             model, which would shift them again.
-        bf16: run the forward pass under bf16 autocast; the loss is taken in fp32.
+        bf16: run the forward passes under bf16 autocast; the loss is taken in fp32.
+        teacher: distil from it (:class:`Teacher`), or ``None``.
     """
     with torch.autocast(ids.device.type, dtype=torch.bfloat16, enabled=bf16):
         logits = model(input_ids=ids).logits  # (B, T, V)
-    return torch.nn.functional.cross_entropy(
+    ce = torch.nn.functional.cross_entropy(
         logits.float().reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=IGNORE_INDEX
     )
+    if teacher is None or teacher.weight == 0:
+        return ce
+    with torch.no_grad(), torch.autocast(ids.device.type, dtype=torch.bfloat16, enabled=bf16):
+        target = teacher.model(input_ids=ids).logits  # (B, T, V)
+    if target.shape != logits.shape:
+        raise ValueError(f"the teacher's logits are {tuple(target.shape)}, the model's {tuple(logits.shape)}")
+    kept = labels != IGNORE_INDEX  # (B, T)
+    tau = teacher.temperature
+    student = torch.log_softmax(logits[kept].float() / tau, dim=-1)  # (N, V)
+    taught = torch.log_softmax(target[kept].float() / tau, dim=-1)
+    kl = torch.nn.functional.kl_div(student, taught, log_target=True, reduction="batchmean") * tau**2
+    return (1 - teacher.weight) * ce + teacher.weight * kl
 
 
 def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
@@ -92,6 +131,7 @@ def train_step(
     pad_id: int,
     step: int = 0,
     forward: Callable[..., Any] | None = None,
+    teacher: Teacher | None = None,
 ) -> StepResult:
     """One optimiser step over ``cfg.grad_accum`` batches drawn from ``batches`` (module docstring).
 
@@ -103,6 +143,7 @@ def train_step(
         pad_id: the padding token (not counted in ``tokens``).
         step: the step number, for the error message.
         forward: what computes the logits, when not ``model`` itself (``torch.compile(model)``).
+        teacher: distil from it (:func:`fim_loss`); the step's loss is then the mixed one.
 
     Raises:
         FloatingPointError: a micro-batch's loss is not finite (the gradients cleared, the weights unchanged).
@@ -116,7 +157,7 @@ def train_step(
         tokens += int((ids != pad_id).sum())  # counted where the batch is (the CPU: no wait for the GPU)
         rows += ids.size(0)
         ids, labels = ids.to(device, non_blocking=True), labels.to(device, non_blocking=True)
-        loss = fim_loss(model if forward is None else forward, ids, labels, cfg.bf16)
+        loss = fim_loss(model if forward is None else forward, ids, labels, cfg.bf16, teacher)
         (loss / cfg.grad_accum).backward()
         total += loss.detach()
     if not torch.isfinite(total):  # the step's one wait for the device, before the weights change
