@@ -221,7 +221,7 @@ def evaluate_command(
         }  # fmt: skip
         try:
             # as `predict` chooses: torch's own default (every core) spins on a busy machine, 3–7×
-            # slower per gap (BENCHMARKS.md, "Calibration costs no time")
+            # slower per gap (docs/notes/2026-11-27-cpu-speed.md)
             threads = use_threads(threads if threads or workers == 1 else 1)
             filler = load_filler(model, **options)
         except (FileNotFoundError, ValueError) as err:  # E501–E513: a broken folder, or a GPU where there is none

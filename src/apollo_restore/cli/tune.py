@@ -57,7 +57,7 @@ def tune_command(
     from apollo_restore.tune.run import tune
 
     try:
-        use_threads(threads)  # torch's default (every core) spins on a shared machine: evaluate's 96 s → 14 s
+        use_threads(threads)  # as evaluate and predict: torch's default (every core) spins on a busy machine
         result = tune(
             model,
             prepared,

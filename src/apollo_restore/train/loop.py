@@ -129,6 +129,24 @@ class TrainConfig(RecipeConfig):
             raise ValueError(f"distill_temperature must be above 0, got {self.distill_temperature}")
 
 
+def training_device(cfg: TrainConfig) -> torch.device:
+    """The run's device (``cfg.device``), torch's threads set to ``cfg.threads`` (0: its default)
+    and TF32 matrix products allowed on CUDA."""
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    device = resolve_device(cfg.device)
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+    return device
+
+
+def training_stream(cfg: TrainConfig, corpus: Corpus, tok: CharTokenizer) -> PackedFimStream:
+    """The run's training rows: ``corpus`` in ``cfg``'s layout, loss mode, block size and seed."""
+    return PackedFimStream(
+        corpus, tok, FimConfig(loss=cfg.loss), cfg.block_size, seed=cfg.seed, layout=layout_named(cfg.layout)
+    )
+
+
 def training_corpus(cfg: TrainConfig, split: str) -> Corpus:
     """The ``split`` documents of ``cfg.prepared``, sampled by the config's source weights."""
     table = load_documents(Path(cfg.prepared), split=split)
@@ -220,19 +238,12 @@ def train(
             whose ``"score"`` (higher is better, e.g. uniform-weighted Top-1 on a fixed gap set)
             chooses ``best/``. Without it ``best/`` is the lowest validation loss.
     """
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
-    device = resolve_device(cfg.device)
-    if device.type == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = True
+    device = training_device(cfg)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     tok = CharTokenizer()
     layout = layout_named(cfg.layout)
-    fim = FimConfig(loss=cfg.loss)
-    train_stream = PackedFimStream(
-        training_corpus(cfg, "train"), tok, fim, cfg.block_size, seed=cfg.seed, layout=layout
-    )
+    train_stream = training_stream(cfg, training_corpus(cfg, "train"), tok)
     # validation always scores the middle and join only, so runs with either loss mode compare
     val_stream = PackedFimStream(
         training_corpus(cfg, "validation"),

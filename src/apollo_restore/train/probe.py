@@ -26,12 +26,19 @@ from dataclasses import asdict, dataclass
 import torch
 
 from apollo_restore.config import load_config
-from apollo_restore.fim.dataset import Corpus, PackedFimStream
-from apollo_restore.fim.examples import FimConfig
-from apollo_restore.fim.layout import layout_named
+from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.train.loop import TrainConfig, compiled, row_batches, run_optimizer, training_corpus
+from apollo_restore.train.loop import (
+    TrainConfig,
+    compiled,
+    load_teacher,
+    row_batches,
+    run_optimizer,
+    training_corpus,
+    training_device,
+    training_stream,
+)
 from apollo_restore.train.metrics import mfu, model_flops_per_token, peak_bf16_flops
 from apollo_restore.train.recipe import resolve_device
 from apollo_restore.train.schedule import lr_at
@@ -117,12 +124,10 @@ def probe(
         ValueError: a setting that cannot be read (checked for all before any runs).
     """
     configs = [setting_config(cfg, setting) for setting in settings]
-    device = resolve_device(cfg.device)
-    if device.type == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = True
     corpus = training_corpus(cfg, "train")  # every setting reads the same training split
     results = []
     for config, setting in zip(configs, settings):
+        device = training_device(config)
         results.append(_probe_one(config, setting, corpus, device, seconds, warmup_steps))
         if on_result is not None:
             on_result(results[-1])
@@ -136,16 +141,13 @@ def _probe_one(
     cfg: TrainConfig, setting: str, corpus: Corpus, device: torch.device, seconds: float, warmup_steps: int
 ) -> ProbeResult:
     rows_per_step = cfg.batch_size * cfg.grad_accum
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
     torch._dynamo.reset()  # compile each setting afresh, for its own shapes (no dynamic-shape graph)
     tok = CharTokenizer()
-    stream = PackedFimStream(
-        corpus, tok, FimConfig(loss=cfg.loss), cfg.block_size, seed=cfg.seed, layout=layout_named(cfg.layout)
-    )
+    stream = training_stream(cfg, corpus, tok)
     model = build_model(cfg.size, tok, cfg.seed).to(device).train()
     optimizer = run_optimizer(model, cfg)
     forward = compiled(model, cfg)
+    teacher = load_teacher(cfg, tok, device)  # a distillation run's steps run the teacher too
     per_token, peak = model_flops_per_token(model, cfg.block_size), peak_bf16_flops(device)
     batches = _Timed(row_batches(stream, 0, cfg))
     if device.type == "cuda":
@@ -154,7 +156,7 @@ def _probe_one(
     def step(i: int) -> int:
         lr = lr_at(i, cfg.lr, cfg.min_lr, cfg.warmup, cfg.steps)
         return train_step(
-            model, optimizer, batches, cfg, lr=lr, device=device, pad_id=tok.pad_id, forward=forward
+            model, optimizer, batches, cfg, lr=lr, device=device, pad_id=tok.pad_id, forward=forward, teacher=teacher
         ).tokens
 
     try:

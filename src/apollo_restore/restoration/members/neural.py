@@ -51,10 +51,9 @@ class _PromptCache:
 
 
 def in_precision(lean: LeanModel, precision: str | None) -> LeanModel:
-    """``lean`` with its matrix products in ``precision`` (:data:`PRECISIONS`; ``None``:
-    ``"fp32"``): ``"int8"`` on a
-    CPU is :meth:`LeanModel.int8` (on a GPU, or where PyTorch has no int8 kernel, the weights
-    stay as loaded, with a logged warning for the latter)."""
+    """``lean`` with its matrix products in ``precision`` (:data:`PRECISIONS`; ``None``: ``"fp32"``):
+    ``"int8"`` on a CPU is :meth:`LeanModel.int8`; on a GPU, or where PyTorch has no int8 kernel
+    (a logged warning), the weights stay as loaded."""
     if precision is not None and precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
     if precision in (None, "fp32") or lean.device.type != "cpu":
