@@ -1,0 +1,10 @@
+"""One declared schema for everything a model folder, a job or a tool reads: types, required keys
+and bounds for every number, checked where the file is read and nowhere else.
+
+* :mod:`~apollo_restore.schema.base`: strict models, bounded fields, refusals as numbered errors;
+* :mod:`~apollo_restore.schema.folder`: ``apollo_restore.json`` (members and their options, search,
+  presentation) and ``calibration.json``.
+
+The reference in ``docs/model-folders.md`` is generated from these models
+(``python scripts/schema_reference.py``), so the document cannot drift from the code.
+"""
