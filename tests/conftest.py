@@ -84,7 +84,7 @@ def memorised_model(tmp_path_factory) -> Path:
     examples = [FimExample(p, m, s, hint(m)) for p, m, s in MEMORISED for hint in hints]
     model, tok, losses = memorise(examples)
     folder = tmp_path_factory.mktemp("memorised")
-    save_model(model, tok, folder, {"size": "tiny", "final_loss": losses[-1]})
+    save_model(model, tok, folder, {"size": "tiny", "training": {"final_loss": losses[-1]}})
     return folder
 
 

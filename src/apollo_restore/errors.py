@@ -197,6 +197,7 @@ class Errors:
         "[E518] {path}: tensor {name} holds {count:,} value(s) that are not finite numbers (NaN or infinity): "
         "the weights are damaged; copy the model folder again, or train it again"
     )
+    E519 = "[E519] {path} ({field}) is not {expected}: {reason}; give the right file, or copy the model folder again"
     E520 = (
         '[E520] {path}: the ensemble entry is of the old format ("weights": {{...}}); write it as '
         '"members": [{{"name": ..., "weight": ..., "options": {{...}}}}, ...] (docs/model-folders.md)'
@@ -216,6 +217,11 @@ class Errors:
         "[E525] {path} has {found_bytes:,} bytes and SHA-256 {found}..., but {manifest} records {bytes:,} "
         "bytes and {expected}...: the part is damaged or belongs to another pack; copy it back again"
     )
+    E529 = (
+        "[E529] {folder}: the model's log-probabilities on a probe text are not finite numbers in {precision} "
+        "({reason}): its weights overflow in this arithmetic; nothing would be restored in a meaningful order. "
+        "Check the weights (retrain or copy the folder again), or try another precision"
+    )
     # fitting a model folder (apollo-restore tune)
     E701 = (
         "[E701] {folder} already holds {found}: give --force to replace them with the values fitted now, "
@@ -228,6 +234,11 @@ class Errors:
     E703 = (
         "[E703] no validation gap in {prepared} for source(s) {sources}: prepare a corpus with validation "
         "documents of those sources, or give other --source values"
+    )
+    E704 = (
+        "[E704] {folder}: a calibration needs at least {minimum} validation gaps under each hint condition "
+        "(exact, range, none); this fit has {found}: nothing was written. Give more gaps (--per-length, --limit, "
+        "--source), or leave calibration out of --what"
     )
 
 

@@ -25,8 +25,13 @@ from apollo_restore.model.folder import fingerprint, fingerprint_parts, read_met
 from apollo_restore.model.lean import LeanModel
 from apollo_restore.model.verify import CONFIG_FILE, WEIGHTS_FILE, check_finite
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.load import load_filler
-from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration, load_for
+from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
+from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration
+
+
+def load_for(folder: Path) -> Calibration | None:
+    """The folder's calibration as its default filler loads it (``None``: not applied)."""
+    return calibration_for(folder, scoring_of(folder))
 
 DAMAGED = "model.layers.3.mlp.down_proj.weight"
 
@@ -94,7 +99,6 @@ def _edit_calibration(folder: Path, edit) -> Path:
         (lambda d: d["conditions"]["range"].update(b=math.inf), "conditions.range.b"),
         (lambda d: d["conditions"]["range"].update(c=math.nan), "conditions.range.c"),
         (lambda d: d["conditions"]["exact"].update(f=-math.inf), "conditions.exact.f"),
-        (lambda d: d["conditions"].update(wrong50={"a": 1.0}), "conditions.wrong50"),
         (lambda d: d.update(unknown_word_penalty=math.nan), "unknown_word_penalty"),
         (lambda d: d.update(unknown_word_penalty=-1.0), "unknown_word_penalty"),
         (lambda d: d.update(info=[]), "info"),
@@ -159,4 +163,4 @@ def _edit_meta(folder: Path, edit) -> None:
 
 
 def test_the_shipped_folder_still_loads_calibrated():
-    assert load_filler(DEFAULT_MODEL, use_ngram=False).calibration is not None
+    assert load_filler(DEFAULT_MODEL, present=True).calibration is not None

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.model.folder import fingerprint
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.presentation.calibration import (
-    Calibration,
-    Scaling,
-    fingerprint,
-    fit,
-    gap_letters,
-    load_for,
-)
+from apollo_restore.restoration.load import calibration_for
+from apollo_restore.restoration.presentation.calibration import Calibration, Scaling, Scoring, fit, gap_letters
 from apollo_restore.restoration.types import Candidate
 
 
@@ -70,13 +66,14 @@ def test_apply_demotes_unknown_words_and_leaves_room_for_none():
 
 def test_a_calibration_fitted_on_another_model_is_ignored(tmp_path):
     (tmp_path / "apollo_restore.json").write_text("{}")
-    cal = Calibration({"none": Scaling()}, info={"model_fingerprint": fingerprint(tmp_path)})
+    scoring = Scoring(fingerprint(tmp_path), "neural", "fp32")
+    cal = Calibration(dict.fromkeys(("exact", "range", "none"), Scaling()), info=scoring.info(tmp_path))
     cal.save(tmp_path / "calibration.json")
-    assert load_for(tmp_path) is not None
+    assert calibration_for(tmp_path, scoring) is not None
     (tmp_path / "apollo_restore.json").write_text('{"training": {"note": "not what scores depend on"}}')
-    assert load_for(tmp_path) is not None
-    (tmp_path / "apollo_restore.json").write_text('{"ensemble": {"hint_slack": 3}}')
-    assert load_for(tmp_path) is None
+    assert calibration_for(tmp_path, replace(scoring, fingerprint=fingerprint(tmp_path))) is not None
+    (tmp_path / "apollo_restore.json").write_text('{"presentation": {"demotions": {"repeat": 0.5}}}')
+    assert calibration_for(tmp_path, replace(scoring, fingerprint=fingerprint(tmp_path))) is None
 
 
 @pytest.mark.parametrize(
@@ -85,7 +82,6 @@ def test_a_calibration_fitted_on_another_model_is_ignored(tmp_path):
         (lambda d: d.pop("conditions"), "conditions"),
         (lambda d: d.update(conditions=[]), "conditions"),
         (lambda d: d["conditions"].update(exact={"a": "1.0"}), "conditions.exact.a"),
-        (lambda d: d["conditions"].update(none={"temperature": 2.0}), "conditions.none"),
         (lambda d: d["conditions"].update(range=[1, 2]), "conditions.range"),
         (lambda d: d.update(unknown_word_penalty=True), "unknown_word_penalty"),
     ],

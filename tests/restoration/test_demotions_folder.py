@@ -11,7 +11,7 @@ import pytest
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.presentation.calibration import load_for
+from apollo_restore.restoration.load import calibration_for, scoring_of
 from apollo_restore.restoration.presentation.present import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR, Demotions
 
 PATH = Path("model") / META_FILE
@@ -27,14 +27,13 @@ def test_the_shipped_folder_holds_todays_factors_and_its_calibration_still_appli
     meta = read_meta(DEFAULT_MODEL)
     assert meta["presentation"]["demotions"] == Demotions().to_json()
     assert Demotions.of_folder(meta, DEFAULT_MODEL / META_FILE) == Demotions()
-    assert load_for(DEFAULT_MODEL) is not None  # the fingerprint was re-recorded with the entry
+    assert calibration_for(DEFAULT_MODEL, scoring_of(DEFAULT_MODEL)) is not None  # fingerprint re-recorded
 
 
 @pytest.mark.parametrize(
     ("entry", "field"),
     [
         ([0.1], "presentation"),
-        ({"demotions": {"truncate": 0.1}}, "presentation.demotions"),
         ({"demotions": {"repeat": 0}}, "presentation.demotions.repeat"),
         ({"demotions": {"repeat": 1.5}}, "presentation.demotions.repeat"),
         ({"demotions": {"hint_miss": math.nan}}, "presentation.demotions.hint_miss"),
@@ -46,3 +45,11 @@ def test_a_bad_factor_is_e505_naming_the_field(entry, field):
     with pytest.raises(ModelFolderError) as err:
         Demotions.of_folder({"presentation": entry}, PATH)
     assert str(err.value).startswith("[E505]") and f"{field} =" in str(err.value) and str(PATH) in str(err.value)
+
+
+def test_a_factor_it_does_not_know_is_e522_naming_it_and_the_known_ones():
+    with pytest.raises(ModelFolderError) as err:
+        Demotions.of_folder({"presentation": {"demotions": {"truncate": 0.1}}}, PATH)
+    message = str(err.value)
+    assert message.startswith("[E522]") and "presentation.demotions gives 'truncate'" in message
+    assert "truncated, repeat, hint_miss, count_floor" in message

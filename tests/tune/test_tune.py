@@ -14,9 +14,8 @@ from apollo_restore.data.formats import GapExample
 from apollo_restore.hint import Hint
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.ngram.model import NgramModel
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
-from apollo_restore.restoration.presentation.calibration import load_for
 from apollo_restore.restoration.presentation.present import Demotions
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.demotions import fit_demotions
@@ -53,6 +52,7 @@ def _tune(*args: str):
 def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder, tiny_prepared):
     # 12 gaps of the 60 (20 letter counts × exact, range, none): the tiny model searches each twice
     args = ["--model", str(ensemble_folder), "--prepared", str(tiny_prepared), "--per-length", "1", "--limit", "12"]
+    args += ["--min-gaps", "2"]  # a tiny fit, to test the writing (the product's floor is 50 a condition)
     before = (ensemble_folder / META_FILE).read_bytes()
     refused = _tune(*args)  # the folder holds ensemble weights: nothing replaced without --force
     assert refused.exit_code == 2 and "[E701]" in refused.output and "ensemble weights" in refused.output
@@ -70,7 +70,7 @@ def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder,
     assert demotions.keys() == {"truncated", "repeat", "hint_miss", "count_floor"}
     assert all(v is None or 0 < v <= 1 for v in demotions.values())
 
-    calibration = load_for(ensemble_folder)  # fitted on the folder as written: not ignored
+    calibration = calibration_for(ensemble_folder, scoring_of(ensemble_folder))  # fitted on the folder as written
     assert calibration is not None and calibration.info["fitted_by"] == "apollo-restore tune"
     assert calibration.info["gaps"] == 12 and set(calibration.conditions) <= {"exact", "range", "none"}
 

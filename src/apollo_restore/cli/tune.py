@@ -42,6 +42,9 @@ def tune_command(
     limit: int = typer.Option(None, "--limit", min=1, help="Fit on the first LIMIT gaps of the shuffled set only."),
     plots: Path = typer.Option(None, "--plots", help="Folder for the calibration's reliability diagrams (PNG)."),
     force: bool = typer.Option(False, "--force", help="Replace the values the folder already holds."),
+    min_gaps: int = typer.Option(
+        50, "--min-gaps", min=1, max=100_000, help="Fewest gaps under each hint condition a calibration is fitted on."
+    ),
     threads: int = threads_option("Torch threads (default: the cores idle now, at most 2)."),
 ) -> None:
     """Fit a model folder's ensemble weights, demotions and calibration on VALIDATION gaps of a
@@ -69,6 +72,7 @@ def tune_command(
             force,
             plots,
             sys.stderr.isatty(),
+            min_gaps,
         )
     except (TuneError, ModelFolderError, RequestError, FileNotFoundError, ValueError) as err:
         fail(err)

@@ -15,10 +15,12 @@ from typing import Any
 
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.outputs import write_atomic
-from apollo_restore.errors import Errors
+from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
 from apollo_restore.fim.tokenizer import TOKENIZER_FILE
 from apollo_restore.model.verify import CONFIG_FILE, read_folder_json
+from apollo_restore.schema.base import SchemaError, check, folder_error
+from apollo_restore.schema.folder import FolderMeta
 
 META_FILE = "apollo_restore.json"
 
@@ -41,18 +43,38 @@ def read_meta(folder: Path) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: no model folder there (``config.json`` missing, ``E514``).
-        ModelFolderError: a JSON file that does not parse, or a bad ``config.json`` (``E503``–``E505``).
+        ModelFolderError: a JSON file that does not parse, or a bad ``config.json`` (``E503``–``E505``),
+            a setting of ``apollo_restore.json`` the schema refuses (``E505``, ``E520``, ``E522``:
+            :func:`check_meta`).
         ValueError: it was trained with another normaliser or FIM layout (``E515``, ``E516``).
     """
     folder = Path(folder)
     if not (folder / CONFIG_FILE).exists():
         raise FileNotFoundError(Errors.E514.format(folder=folder, file=CONFIG_FILE))
     meta = read_folder_json(folder).get(META_FILE, {})
+    check_meta(folder / META_FILE, meta)
     if meta.get("normaliser", NORMALISER) != NORMALISER:
         raise ValueError(Errors.E515.format(folder=folder, found=meta["normaliser"], expected=NORMALISER))
     if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:
         raise ValueError(Errors.E516.format(folder=folder, found=meta["fim_format"], known=", ".join(LAYOUTS)))
     return meta
+
+
+def check_meta(path: Path, meta: Any) -> FolderMeta:
+    """``apollo_restore.json``'s content ``meta`` (read from ``path``) as the schema declares it
+    (:class:`~apollo_restore.schema.folder.FolderMeta`).
+
+    Raises:
+        ModelFolderError: ``E520`` an ensemble entry of the old format (``"weights"``, no
+            ``"members"``); ``E505`` a value the schema refuses; ``E522`` a key it does not declare.
+    """
+    ensemble = meta.get("ensemble") if isinstance(meta, dict) else None
+    if ensemble is not None and (not isinstance(ensemble, dict) or "members" not in ensemble):
+        raise ModelFolderError("E520", path)
+    try:
+        return check(FolderMeta, meta)
+    except SchemaError as err:
+        raise folder_error(path, err) from None
 
 
 #: The files whose bytes a model folder's scores depend on (besides :data:`WEIGHTS_PATTERN`).

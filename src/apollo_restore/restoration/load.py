@@ -7,20 +7,22 @@ classical members, wrapped for presentation (edition forms, calibration).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
-from apollo_restore.errors import Errors, ModelFolderError
-from apollo_restore.model.folder import META_FILE, read_meta
-from apollo_restore.model.verify import check_whole
-from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, PRECISIONS, RestoreConfig
+from apollo_restore.errors import Errors
+from apollo_restore.model.folder import META_FILE, fingerprint, read_meta
+from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS, kind_of
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.neural import NeuralMember
-from apollo_restore.restoration.members.registry import build_member, member_entries
-from apollo_restore.restoration.presentation.calibration import load_for
+from apollo_restore.restoration.members.registry import build_member, ensemble_entry, member_entries
+from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration, Scoring, mismatch
 from apollo_restore.restoration.presentation.present import Demotions, Presented
+
+log = logging.getLogger(__name__)
 
 
 def load_filler(
@@ -36,7 +38,8 @@ def load_filler(
     With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
     edition form (the package's form table), doubtful readings are demoted by the folder's
     ``presentation.demotions`` factors (:meth:`Demotions.of_folder`) and, when the folder has a
-    ``calibration.json`` fitted on this very model, probabilities are calibrated; ``present=False`` gives the bare
+    ``calibration.json`` fitted on these very scores (this folder, these members, this arithmetic:
+    :func:`calibration_for`), probabilities are calibrated; ``present=False`` gives the bare
     filler (for fitting).
 
     Bare, a folder whose ``apollo_restore.json`` has an ``ensemble`` entry gives an :class:`Ensemble`
@@ -63,7 +66,57 @@ def load_filler(
     if not present:
         return filler
     demotions = Demotions.of_folder(read_meta(path), path / META_FILE)
-    return Presented(filler, default_forms(), load_for(path), demotions)
+    scoring = scoring_of(path, config, use_ngram, device)
+    neural = filler if isinstance(filler, NeuralMember) else filler.neural
+    if isinstance(neural, NeuralMember):  # int8 asked for where PyTorch has no int8 kernel runs in fp32
+        scoring = replace(scoring, precision=neural.precision)
+    return Presented(filler, default_forms(), calibration_for(path, scoring), demotions)
+
+
+def scoring_of(
+    folder: Path, config: RestoreConfig = DEFAULT_RESTORE_CONFIG, use_ngram: bool = True, device: str = "cpu"
+) -> Scoring:
+    """What scores the readings of the filler :func:`load_filler` builds from ``folder`` with these
+    options: the folder's fingerprint, the members weighted above 0 (``neural`` alone without an
+    ensemble or with ``use_ngram=False``) and the neural model's arithmetic (``config.precision``,
+    else the folder's ``search.precision``, else fp32; ``gpu`` on a GPU). Reads the folder's
+    settings only (nothing is loaded).
+
+    Raises:
+        ModelFolderError, FileNotFoundError: as :func:`load_filler`, for a broken folder.
+    """
+    spec = read_meta(folder).get("ensemble")
+    precision = config.precision
+    members = "neural"
+    if use_ngram and spec:
+        search = search_settings(folder, spec, config)
+        members = "+".join(e.label for e in member_entries(folder, spec, search, device) if e.weight > 0)
+        precision = search.precision
+    arithmetic = (precision or "fp32") if device == "cpu" else "gpu"
+    return Scoring(fingerprint(folder), members, arithmetic)
+
+
+def calibration_for(folder: Path, scoring: Scoring) -> Calibration | None:
+    """The folder's calibration when it was fitted for ``scoring``'s scores, else ``None`` (also
+    when it has none): then a warning says why (:func:`~.presentation.calibration.mismatch`) and
+    readings are shown uncalibrated (``calibrated: false``) until ``apollo-restore tune --what
+    calibration`` fits it again.
+
+    Raises:
+        ModelFolderError: a ``calibration.json`` the schema refuses (``E503``–``E505``, ``E517``, ``E522``).
+    """
+    path = folder / CALIBRATION_FILE
+    if not path.exists():
+        return None
+    cal = Calibration.load(path)
+    why = mismatch(cal, folder, scoring)
+    if why is not None:
+        log.warning(
+            "%s is not applied: %s; probabilities are shown uncalibrated; rerun apollo-restore tune --what calibration",
+            path, why,
+        )  # fmt: skip
+        return None
+    return cal
 
 
 def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) -> NeuralMember | Ensemble:
@@ -95,32 +148,19 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
 
 
 def search_settings(path: Path, spec: dict, config: RestoreConfig) -> RestoreConfig:
-    """``config`` with the folder's ``"search"`` settings: its ``hint_slack``, and its
-    ``beam_width`` and ``precision`` unless ``config`` sets them.
+    """``config`` with the folder's ``"search"`` settings
+    (:class:`~apollo_restore.schema.folder.Search`): its ``hint_slack``, and its ``beam_width``
+    and ``precision`` unless ``config`` sets them.
 
     Raises:
-        ModelFolderError: ``E505`` naming the field, when a setting is not a whole number (slack
-            ≥ 0, width ≥ 1) or a known precision, or the entry is not an object; ``E522`` for a
-            setting it does not know.
+        ModelFolderError: what the schema refuses, naming the field (``E505``: a number out of
+            its bounds, an unknown precision, not an object; ``E522``: a setting it does not know).
     """
-    search = spec.get("search", {}) if isinstance(spec, dict) else {}  # another entry: E520 from member_entries
-    file = path / META_FILE
-    if not isinstance(search, dict):
-        raise ModelFolderError("E505", file, field="ensemble.search", value=search, expected="a JSON object")
-    for key in search:
-        if key not in ("hint_slack", "beam_width", "precision"):
-            known, name = "hint_slack, beam_width, precision", "the search entry"
-            raise ModelFolderError("E522", file, field="ensemble.search", option=key, name=name, known=known)
-    slack = search.get("hint_slack")
-    width = search.get("beam_width")
-    if slack is not None:
-        config = replace(config, hint_slack=check_whole(file, "ensemble.search.hint_slack", slack, 0))
-    if width is not None and config.beam_width is None:
-        config = replace(config, beam_width=check_whole(file, "ensemble.search.beam_width", width, 1))
-    precision = search.get("precision")
-    if precision is not None and config.precision is None:
-        if precision not in PRECISIONS:
-            expected = " or ".join(f'"{p}"' for p in PRECISIONS)
-            raise ModelFolderError("E505", file, field="ensemble.search.precision", value=precision, expected=expected)
-        config = replace(config, precision=precision)
+    search = ensemble_entry(path / META_FILE, spec).search
+    if search.hint_slack is not None:
+        config = replace(config, hint_slack=search.hint_slack)
+    if search.beam_width is not None and config.beam_width is None:
+        config = replace(config, beam_width=search.beam_width)
+    if search.precision is not None and config.precision is None:
+        config = replace(config, precision=search.precision)
     return config

@@ -15,8 +15,9 @@ time is refused when the file is read, before any work.
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, Union, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -124,16 +125,49 @@ def check(model: type[M], data: Any, prefix: str = "") -> M:
 def problem_of(err: ValidationError, model: type[BaseModel], prefix: str = "") -> Problem:
     """The :class:`Problem` of a pydantic refusal's first error."""
     first = err.errors(include_url=False)[0]
-    loc = tuple(first["loc"])
+    loc = _fields_only(model, tuple(first["loc"]))
     field = _dotted(prefix, loc)
     if first["type"] == "extra_forbidden":
         owner = _model_at(model, loc[:-1])
         known = ", ".join(owner.model_fields) if owner is not None else ""
         parent = _dotted(prefix, loc[:-1]) or "the file"
         return Problem(parent, _Shown(first.get("input")), "a declared key", str(loc[-1]), known or "none")
-    expected = _description(model, loc) or first["msg"].removeprefix("Input should be ")
+    expected = _description(model, loc) or first["msg"].removeprefix("Value error, ").removeprefix("Input should be ")
     value = "missing" if first["type"] == "missing" else _Shown(first.get("input"))
     return Problem(field, value, expected)
+
+
+def _fields_only(model: type[BaseModel], loc: tuple) -> tuple:
+    """``loc`` without the branch names pydantic adds inside a union (``constrained-float``,
+    ``list[float]``): the keys and indices as the file has them."""
+    out: list = []
+    current: Any = model
+    for part in loc:
+        annotation = _unannotated(current)
+        if _is_union(annotation):
+            branches = [a for a in annotation.__args__ if a is not type(None)]
+            annotation = _unannotated(branches[0])
+            if len(branches) > 1 and isinstance(part, str):
+                current = branches[0]
+                continue  # a branch of the union (``constrained-float``): not a key of the file
+        out.append(part)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            info = annotation.model_fields.get(part) if isinstance(part, str) else None
+            current = info.annotation if info is not None else None
+        else:
+            args = getattr(annotation, "__args__", ())
+            current = args[-1] if args else None  # list[X] → X, dict[str, X] → X
+    return tuple(out)
+
+
+def _unannotated(annotation: Any) -> Any:
+    while hasattr(annotation, "__metadata__"):
+        annotation = annotation.__origin__
+    return annotation
+
+
+def _is_union(annotation: Any) -> bool:
+    return type(annotation) is types.UnionType or get_origin(annotation) is Union
 
 
 def _dotted(prefix: str, loc: tuple) -> str:

@@ -21,16 +21,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
+from apollo_restore.evaluate.gapsets import condition_of
 from apollo_restore.model.folder import META_FILE, read_meta, write_meta
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_filler, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
-from apollo_restore.restoration.presentation.calibration import (
-    CALIBRATION_FILE,
-    Calibration,
-    fingerprint,
-    fingerprint_parts,
-)
+from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.presentation.present import Demotions
 from apollo_restore.tune.calibration import fit_calibration, record
 from apollo_restore.tune.demotions import annotated, demoted, fit_demotions, whole_pools
@@ -51,6 +47,9 @@ from apollo_restore.tune.measure import objective
 from apollo_restore.tune.weights import fit_weights, member_scores
 
 FITTED_BY = "apollo-restore tune"
+#: Fewest validation gaps under each hint condition (exact, range, none) a calibration is fitted on:
+#: with fewer, its six parameters per condition follow the few gaps' luck (the shipped one: 400 gaps in all).
+MIN_GAPS = 50
 
 
 @dataclass
@@ -105,6 +104,7 @@ def tune(
     force: bool = False,
     plots: Path | None = None,
     progress: bool = False,
+    min_gaps: int = MIN_GAPS,
 ) -> TuneResult:
     """Fit ``steps`` of the model ``folder`` on the validation split of ``prepared`` and write them.
 
@@ -120,10 +120,12 @@ def tune(
         force: replace what the folder holds of ``steps``.
         plots: a folder for the calibration's reliability diagrams.
         progress: progress bars on stderr while gaps are restored.
+        min_gaps: fewest gaps under each hint condition a calibration is fitted on.
 
     Raises:
         TuneError: ``E701`` (the folder holds what a step writes, no ``force``), ``E702`` (weights
-            asked of a folder without an ensemble), ``E703`` (no validation gap).
+            asked of a folder without an ensemble), ``E703`` (no validation gap), ``E704`` (a
+            calibration asked for with fewer than ``min_gaps`` gaps under a hint condition).
         FileNotFoundError, ModelFolderError, ValueError: the folder or the corpus cannot be read.
     """
     steps = [s for s in STEPS if s in steps]
@@ -134,6 +136,10 @@ def tune(
         raise TuneError("E702", folder=folder)
     per_length = per_length or {"ddb": 5}
     gaps = validation_gaps(prepared, per_length, CONDITIONS, seed, limit)
+    counts = {cond: sum(condition_of(g) == cond for g in gaps) for cond in CONDITIONS}
+    if "calibration" in steps and min(counts.values()) < min_gaps:  # checked before anything is searched
+        found = ", ".join(f"{n} {cond}" for cond, n in counts.items())
+        raise TuneError("E704", folder=folder, minimum=min_gaps, found=found)
     result = TuneResult(folder, len(gaps))
     meta, config = read_meta(folder), DEFAULT_RESTORE_CONFIG
     filler = None
@@ -171,11 +177,10 @@ def tune(
             result.calibration = fit_calibration(records, plots)
             sources = ",".join(f"{s}={n}" for s, n in per_length.items())
             fitted_on = {"fitted_by": FITTED_BY, "split": "validation", "sources": sources, "seed": seed}
-            result.calibration.info = fitted_on | result.calibration.info
+            result.calibration.info = fitted_on | result.calibration.info | {"gaps_per_condition": counts}
     if "weights" in steps or "demotions" in steps:
         write_meta(folder, meta)
-    if result.calibration is not None:
-        result.calibration.info["model_fingerprint"] = fingerprint(folder)
-        result.calibration.info["model_fingerprint_parts"] = fingerprint_parts(folder)
+    if result.calibration is not None:  # what it was fitted for: the folder as written, as load_filler scores it
+        result.calibration.info |= scoring_of(folder).info(folder)
         write_calibration(folder, result.calibration)
     return result

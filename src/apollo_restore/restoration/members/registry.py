@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import copy
 import json
-import math
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.data.formats import is_json_number
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
-from apollo_restore.model.folder import META_FILE, write_meta
-from apollo_restore.model.verify import check_whole
+from apollo_restore.model.folder import META_FILE, check_meta, write_meta
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.filler import GapFiller, MemberKind, kind_of
 from apollo_restore.restoration.members.document_copy import DocumentCopy
@@ -41,6 +39,8 @@ from apollo_restore.restoration.members.ensemble import LengthPrior
 from apollo_restore.restoration.members.infini import load_infini
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.ngram import load_ngram
+from apollo_restore.schema.base import SchemaError, Settings, check, folder_error
+from apollo_restore.schema.folder import MEMBER_OPTIONS, Ensemble, NoOptions
 
 
 @dataclass(frozen=True)
@@ -65,29 +65,27 @@ class MemberSpec:
         return self.folder / META_FILE
 
 
-#: An option checker: ``(spec, field, value) → value`` or a :class:`ModelFolderError` (E505).
-Check = Callable[[MemberSpec, str, Any], Any]
-
-
 @dataclass(frozen=True)
 class Factory:
-    """A registered member: its name, the checkers of its options, and the function that builds it."""
+    """A registered member: its name, its kind, the declared model of its options
+    (:data:`~apollo_restore.schema.folder.MEMBER_OPTIONS`), and the function that builds it."""
 
     name: str
     kind: MemberKind
     make: Callable[..., GapFiller]
-    options: dict[str, Check]
+    options: type[Settings]
 
 
 _FACTORIES: dict[str, Factory] = {}
 
 
 def register_member(
-    name: str, kind: MemberKind, **options: Check
+    name: str, kind: MemberKind, options: type[Settings] | None = None
 ) -> Callable[[Callable[..., GapFiller]], Callable[..., GapFiller]]:
     """Register ``make(spec, **options) → member`` under ``name``: it builds members of ``kind``
-    (the ``kind`` their class declares: known before anything loads); ``options`` name the
-    options it takes and how each is checked.
+    (the ``kind`` their class declares: known before anything loads); ``options`` is the declared
+    model of the options it takes (default: the built-in member's of that name in
+    :data:`~apollo_restore.schema.folder.MEMBER_OPTIONS`, else none).
 
     Raises:
         ValueError: ``name`` is registered already.
@@ -96,7 +94,7 @@ def register_member(
     def register(make: Callable[..., GapFiller]) -> Callable[..., GapFiller]:
         if name in _FACTORIES:
             raise ValueError(f"an ensemble member named {name!r} is registered already")
-        _FACTORIES[name] = Factory(name, kind, make, options)
+        _FACTORIES[name] = Factory(name, kind, make, options or MEMBER_OPTIONS.get(name, NoOptions))
         return make
 
     return register
@@ -107,44 +105,18 @@ def known_members() -> list[str]:
     return sorted(_FACTORIES)
 
 
-# -- option checkers ----------------------------------------------------------------------------
+def options_models() -> dict[str, type[Settings]]:
+    """Each registered member's declared options model, by name (for the generated reference)."""
+    return {name: _FACTORIES[name].options for name in known_members()}
 
 
-def _bad(spec: MemberSpec, field: str, value: Any, expected: str) -> ModelFolderError:
-    return ModelFolderError("E505", spec.file, field=field, value=value, expected=expected)
+def _member_file(spec: MemberSpec, name: str) -> Path:
+    """A member's file in the model folder (its name checked by the schema: a plain file name).
 
-
-def _flag(spec: MemberSpec, field: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise _bad(spec, field, value, "true or false")
-    return value
-
-
-def _whole(spec: MemberSpec, field: str, value: Any) -> int:
-    return check_whole(spec.file, field, value, 1)
-
-
-def _number(value: Any) -> bool:
-    """A finite JSON number."""
-    return is_json_number(value) and math.isfinite(value)
-
-
-def _discount(spec: MemberSpec, field: str, value: Any) -> float | list[float]:
-    if _number(value) or (isinstance(value, list) and len(value) == 3 and all(map(_number, value))):
-        return value
-    raise _bad(spec, field, value, "a number, or a list of three numbers")
-
-
-def _direction(spec: MemberSpec, field: str, value: Any) -> str:
-    if value not in ("forward", "backward"):
-        raise _bad(spec, field, value, '"forward" or "backward"')
-    return value
-
-
-def _file(spec: MemberSpec, field: str, value: Any) -> Path:
-    if not isinstance(value, str) or not value or Path(value).is_absolute() or ".." in Path(value).parts:
-        raise _bad(spec, field, value, "the name of a file in the model folder")
-    path = spec.folder / value
+    Raises:
+        FileNotFoundError: no such file there (E501).
+    """
+    path = spec.folder / name
     if not path.is_file():
         raise FileNotFoundError(Errors.E501.format(folder=spec.folder, member=spec.field, path=path))
     return path
@@ -158,16 +130,19 @@ def _neural(spec: MemberSpec) -> GapFiller:
     return NeuralMember.load(spec.folder, config=spec.search, device=spec.device)
 
 
-@register_member("infini", "classical", direction=_direction, discount=_discount, max_context=_whole)
+@register_member("infini", "classical")
 def _infini(spec: MemberSpec, direction: str = "forward", **options: Any) -> GapFiller:
     return load_infini(direction, search=spec.search, **options)
 
 
-@register_member("ngram", "classical", file=_file)
-def _ngram(spec: MemberSpec, file: Path | None = None) -> GapFiller:
-    if file is None:
-        raise _bad(spec, f"{spec.field}.options.file", None, "the name of an n-gram file in the model folder")
-    return load_ngram(file, search=spec.search)
+@register_member("ngram", "classical")
+def _ngram(spec: MemberSpec, file: str) -> GapFiller:
+    path = _member_file(spec, file)
+    try:
+        return load_ngram(path, search=spec.search)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:  # np.load of another file
+        field, expected = f"{spec.field}.options.file", "an n-gram file written by apollo-restore ngram"
+        raise ModelFolderError("E519", path, field=field, expected=expected, reason=str(err)[:120]) from None
 
 
 @register_member("length", "prior")
@@ -180,7 +155,7 @@ def _copy(spec: MemberSpec) -> GapFiller:
     return DocumentCopy(search=spec.search)
 
 
-@register_member("words", "document", vocabulary=_flag)
+@register_member("words", "document")
 def _words(spec: MemberSpec, vocabulary: bool = False) -> GapFiller:
     return DocumentWords(vocabulary=Vocabulary(default_forms().keys) if vocabulary else None, search=spec.search)
 
@@ -210,57 +185,46 @@ class MemberEntry:
 
 
 def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: str = "cpu") -> list[MemberEntry]:
-    """The checked member entries of a folder's ``ensemble`` entry, in order (nothing is loaded).
+    """The checked member entries of a folder's ``ensemble`` entry, in order (nothing is loaded):
+    the entry against :class:`~apollo_restore.schema.folder.Ensemble`, each member's options
+    against its declared model.
 
     Raises:
         ModelFolderError: ``E520`` an entry of the old format (``"weights"``, no ``"members"``);
-            ``E505`` a weight that is not a finite number ≥ 0, or an option of the wrong type;
-            ``E521`` an unknown member name; ``E522`` an option the member (or the entry) does not take.
+            ``E505`` a value the schema refuses (a weight that is not a finite number in its
+            bounds, an option of the wrong type or out of bounds); ``E521`` an unknown member
+            name; ``E522`` a key the entry, a member or its options do not take.
         FileNotFoundError: a file a member names is missing (E501).
     """
     file = folder / META_FILE
-    if not isinstance(ensemble, dict) or "members" not in ensemble:
-        raise ModelFolderError("E520", file)
-    extra = sorted(set(ensemble) - {"members", "search", "chosen_by"})
-    if extra:
-        known = "members, search, chosen_by"
-        raise ModelFolderError("E522", file, field="ensemble", option=extra[0], name="the ensemble entry", known=known)
-    members = ensemble["members"]
-    if not isinstance(members, list) or not members:
-        raise ModelFolderError("E505", file, field="ensemble.members", value=members, expected="a list of members")
+    declared = ensemble_entry(file, ensemble)
     out = []
-    for i, entry in enumerate(members):
+    for i, entry in enumerate(declared.members):
         field = f"ensemble.members[{i}]"
-        if not isinstance(entry, dict):
-            raise ModelFolderError("E505", file, field=field, value=entry, expected='{"name", "weight", "options"}')
-        name = entry.get("name")
-        if name not in _FACTORIES:
-            raise ModelFolderError("E521", file, field=f"{field}.name", value=name, known=", ".join(known_members()))
-        weight = entry.get("weight")
-        if not _number(weight) or weight < 0:
-            raise ModelFolderError(
-                "E505", file, field=f"{field}.weight", value=weight, expected="a finite number of at least 0"
-            )
-        extra = sorted(set(entry) - {"name", "weight", "options"})
-        if extra:
-            raise ModelFolderError(
-                "E522", file, field=field, option=extra[0], name="a member entry", known="name, weight, options"
-            )
-        options = entry.get("options", {})
-        if not isinstance(options, dict):
-            raise ModelFolderError("E505", file, field=f"{field}.options", value=options, expected="a JSON object")
-        factory = _FACTORIES[name]
-        spec = MemberSpec(folder, search, device, field)
-        checked = {}
-        for key, value in options.items():
-            if key not in factory.options:
-                known = ", ".join(sorted(factory.options)) or "none"
-                raise ModelFolderError(
-                    "E522", file, field=f"{field}.options", option=key, name=f"the {name!r} member", known=known
-                )
-            checked[key] = factory.options[key](spec, f"{field}.options.{key}", value)
-        out.append(MemberEntry(name, float(weight), checked, field))
+        if entry.name not in _FACTORIES:
+            known = ", ".join(known_members())
+            raise ModelFolderError("E521", file, field=f"{field}.name", value=entry.name, known=known)
+        factory = _FACTORIES[entry.name]
+        try:
+            options = check(factory.options, entry.options, f"{field}.options")
+        except SchemaError as err:
+            raise folder_error(file, err) from None
+        checked = options.model_dump(exclude_unset=True)
+        if "file" in checked:  # a member's file: there before anything loads
+            _member_file(MemberSpec(folder, search, device, field), checked["file"])
+        out.append(MemberEntry(entry.name, entry.weight, checked, field))
     return out
+
+
+def ensemble_entry(file: Path, ensemble: Any) -> Ensemble:
+    """A folder's ``ensemble`` entry as declared (:class:`~apollo_restore.schema.folder.Ensemble`).
+
+    Raises:
+        ModelFolderError: ``E520`` an entry of the old format; ``E505``/``E522`` what the schema refuses.
+    """
+    if not isinstance(ensemble, dict):
+        raise ModelFolderError("E520", file)
+    return check_meta(file, {"ensemble": ensemble}).ensemble
 
 
 def build_member(folder: Path, entry: MemberEntry, search: RestoreConfig, device: str = "cpu") -> GapFiller:
@@ -304,10 +268,8 @@ def with_member_weights(folder: Path, meta: dict[str, Any], weights: dict[str, f
     unknown = sorted(set(weights) - set(labels))
     if unknown:
         raise ValueError(f"{path} has no ensemble member {unknown[0]!r}; its members: {', '.join(labels)}")
-    for label, weight in weights.items():
-        if not _number(weight) or weight < 0:
-            raise ModelFolderError("E505", path, field=label, value=weight, expected="a finite number of at least 0")
     for entry, raw in zip(entries, meta["ensemble"]["members"]):
         if entry.label in weights:
-            raw["weight"] = float(weights[entry.label])
+            raw["weight"] = weights[entry.label]
+    ensemble_entry(path, meta["ensemble"])  # the weights written are what the schema reads back
     return meta

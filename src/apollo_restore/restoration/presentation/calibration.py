@@ -30,7 +30,6 @@ gives the filler's probabilities unchanged.
 from __future__ import annotations
 
 import json
-import logging
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -39,19 +38,17 @@ from typing import Any
 
 import numpy as np
 
-from apollo_restore.data.formats import is_json_number
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.outputs import write_atomic
-from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import Hint
-from apollo_restore.model.folder import fingerprint, fingerprint_parts
+from apollo_restore.model.folder import fingerprint_parts
 from apollo_restore.model.verify import read_json
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.base import SchemaError, check, folder_error
+from apollo_restore.schema.folder import CONDITIONS, CalibrationFile
 
-log = logging.getLogger(__name__)
 CALIBRATION_FILE = "calibration.json"
 FORMAT = "apollo_restore calibration.v1"
-CONDITIONS = ("exact", "range", "none")
 #: Weight of the squared parameters (``log a``, ``b`` to ``f`` and ``δ``'s) added to the mean negative
 #: log-likelihood per gap while fitting: a weak prior, negligible next to a few hundred gaps.
 RIDGE = 1e-3
@@ -61,28 +58,53 @@ TERMS = ("letters", "margin", "score")
 FLOOR = 1e-12
 
 
-def load_for(folder: str | Path) -> Calibration | None:
-    """The calibration of a model folder, or ``None`` when it has none or it was fitted on a
-    different model: other weights, config, tokenizer or scoring settings
-    (:func:`~apollo_restore.model.folder.fingerprint`; other files do not count). Then a warning
-    names what changed and says to rerun ``apollo-restore tune --what calibration``.
+@dataclass(frozen=True)
+class Scoring:
+    """What produces the scores a calibration maps, as recorded in its ``info`` and compared at
+    every load: a calibration fitted for other scores is not applied.
 
-    Raises:
-        ModelFolderError: a ``calibration.json`` that is not one (``E503``–``E505``, ``E517``).
+    Attributes:
+        fingerprint: the model folder's (:func:`~apollo_restore.model.folder.fingerprint`).
+        members: the members that score, by label, joined with ``+`` (``neural+infini+length``;
+            ``neural`` for the neural model alone).
+        precision: the neural model's arithmetic: ``"fp32"``, ``"int8"`` (on the CPU) or ``"gpu"``
+            (the weights as loaded on a GPU).
     """
-    path = Path(folder) / CALIBRATION_FILE
-    if not path.exists():
-        return None
-    cal = Calibration.load(path)
-    recorded = cal.info.get("model_fingerprint")
-    if recorded not in (None, fingerprint(folder)):
-        log.warning(
-            "%s was fitted on a model folder whose %s differ from %s's now: probabilities left uncalibrated; "
-            "rerun apollo-restore tune --what calibration",
-            path, _changed(cal.info.get("model_fingerprint_parts"), fingerprint_parts(folder)), folder,
-        )  # fmt: skip
-        return None
-    return cal
+
+    fingerprint: str
+    members: str
+    precision: str
+
+    def info(self, folder: str | Path) -> dict[str, Any]:
+        """The fields a calibration's ``info`` records of these scores (and the folder's parts)."""
+        return {
+            "model_fingerprint": self.fingerprint,
+            "model_fingerprint_parts": fingerprint_parts(folder),
+            "members": self.members,
+            "precision": self.precision,
+        }
+
+
+def mismatch(cal: Calibration, folder: str | Path, scoring: Scoring) -> str | None:
+    """Why ``cal`` (the folder's ``calibration.json``) does not describe ``scoring``'s scores, in
+    words, or ``None`` when it does: a hint condition it lacks, no record of what it was fitted
+    on, another folder (naming the parts that changed), other members, another precision."""
+    lacking = [cond for cond in CONDITIONS if cond not in cal.conditions]
+    if lacking:
+        return f"it has no parameters for the hint condition(s) {', '.join(lacking)}"
+    info = cal.info
+    recorded = info.get("model_fingerprint")
+    if recorded is None:
+        return "it records no model fingerprint (what it was fitted on is unknown)"
+    if recorded != scoring.fingerprint:
+        changed = _changed(info.get("model_fingerprint_parts"), fingerprint_parts(folder))
+        return f"it was fitted on a model folder whose {changed} differ from {folder}'s now"
+    if info.get("members") != scoring.members:
+        fitted = info.get("members") or "unrecorded members"
+        return f"it was fitted on the scores of {fitted}, these are {scoring.members}'s"
+    if info.get("precision") != scoring.precision:
+        return f"it was fitted on {info.get('precision') or 'unrecorded'} scores, these are {scoring.precision}"
+    return None
 
 
 def _changed(was: Any, now: dict[str, str]) -> str:
@@ -109,40 +131,6 @@ class Scaling:
     f: float = 0.0
 
 
-_FIELDS = {"a", "b", "c", "d", "e", "f"}
-_CONDITIONS = "an object of conditions (exact, range, none), each mapping some of a, b, c, d, e, f to numbers"
-#: What each parameter must be, and the test (``a`` > 0, or the ranking would be inverted or
-#: flattened; ``b`` may be −∞, "never none of these", as :meth:`Calibration.save` writes the default).
-_RANGES = {
-    "a": ("a finite number above 0 (a ranking is never inverted)", lambda x: math.isfinite(x) and x > 0),
-    "b": ("a finite number, or -Infinity", lambda x: math.isfinite(x) or x == -math.inf),
-    **{name: ("a finite number", math.isfinite) for name in "cdef"},
-}
-
-
-def _check_conditions(path: Path, conditions: Any) -> dict[str, Scaling]:
-    """``conditions`` of a ``calibration.json``: known conditions, each of known parameters,
-    each a number in its range (:data:`_RANGES`; NaN never).
-
-    Raises:
-        ModelFolderError: ``E505`` naming the file and the field.
-    """
-    if not isinstance(conditions, dict) or not conditions:
-        raise ModelFolderError("E505", path, field="conditions", value=conditions, expected=_CONDITIONS)
-    out = {}
-    for name, value in conditions.items():
-        if name not in CONDITIONS or not isinstance(value, dict) or not set(value) <= _FIELDS:
-            raise ModelFolderError("E505", path, field=f"conditions.{name}", value=value, expected=_CONDITIONS)
-        for param, number in value.items():
-            expected, ok = _RANGES[param]
-            if not is_json_number(number) or not ok(number):
-                raise ModelFolderError(
-                    "E505", path, field=f"conditions.{name}.{param}", value=number, expected=expected
-                )
-        out[name] = Scaling(**value)
-    return out
-
-
 @dataclass
 class Calibration:
     """Per-condition scaling and the unknown-word demotion (see the module docstring).
@@ -159,28 +147,26 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:
-        """Read ``calibration.json`` (a file, or a model folder holding one).
+        """Read ``calibration.json`` (a file, or a model folder holding one), as the schema
+        declares it (:class:`~apollo_restore.schema.folder.CalibrationFile`).
 
         Raises:
-            ModelFolderError: not a JSON object (``E503``, ``E504``, ``E517``), or a field that is
-                not what this format holds (``E505`` naming it: the format, conditions ``exact``,
-                ``range``, ``none`` of numbers ``a``–``f`` in range, a finite penalty ≥ 0).
+            ModelFolderError: not a JSON object (``E503``, ``E504``, ``E517``), or a field the
+                schema refuses (``E505`` naming it: the format, conditions ``exact``, ``range``,
+                ``none`` of parameters ``a``–``f`` within their bounds, the penalty; ``E522`` a
+                key it does not declare).
         """
         path = Path(path)
         path = path / CALIBRATION_FILE if path.is_dir() else path
-        data = read_json(path)
-        if data.get("format") != FORMAT:
-            raise ModelFolderError("E505", path, field="format", value=data.get("format"), expected=repr(FORMAT))
-        conditions = _check_conditions(path, data.get("conditions"))
-        penalty = data.get("unknown_word_penalty", 0.0)
-        if not is_json_number(penalty) or not (math.isfinite(penalty) and penalty >= 0):
-            raise ModelFolderError(
-                "E505", path, field="unknown_word_penalty", value=penalty, expected="a finite number of at least 0"
-            )
-        info = data.get("info", {})
-        if not isinstance(info, dict):
-            raise ModelFolderError("E505", path, field="info", value=info, expected="an object")
-        return cls(conditions, penalty, info)
+        try:
+            declared = check(CalibrationFile, read_json(path))
+        except SchemaError as err:
+            raise folder_error(path, err) from None
+        conditions = {
+            name: Scaling(**values.model_dump()) for name, values in declared.conditions if values is not None
+        }
+        info = declared.info.model_dump(exclude_none=True) | dict(declared.info.model_extra or {})
+        return cls(conditions, declared.unknown_word_penalty, info)
 
     def save(self, path: str | Path) -> None:
         data = {
@@ -193,10 +179,12 @@ class Calibration:
 
     def apply(self, candidates: list[Candidate], hint: Hint) -> list[Candidate]:
         """Candidates (a filler's whole ranked pool, best first) re-ranked by ``z`` with
-        calibrated ``prob`` (``calibrated=True``); ``log_score`` and the rest unchanged."""
-        if not candidates:
-            return []
-        s = self.conditions.get(hint.kind, Scaling())
+        calibrated ``prob`` (``calibrated=True``); ``log_score`` and the rest unchanged. Unchanged
+        (``calibrated=False``) under a hint condition it has no parameters for (a folder's
+        calibration lacking one is not loaded at all: :func:`mismatch`)."""
+        s = self.conditions.get(hint.kind)
+        if not candidates or s is None:  # a condition not fitted: left uncalibrated (calibrated=False)
+            return candidates
         q = np.array([max(c.prob, FLOOR) for c in candidates])
         unknown = np.array([bool(c.unknown_words) for c in candidates], dtype=float)
         n = np.array([gap_letters(candidates[0].text, hint)])

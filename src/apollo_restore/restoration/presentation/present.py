@@ -19,14 +19,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.data.formats import is_json_number
 from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.orthography import EditionForms
-from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.context import DEFAULT_WINDOW
@@ -35,6 +33,8 @@ from apollo_restore.restoration.members.candidates import WHOLE_POOL
 from apollo_restore.restoration.presentation.calibration import Calibration
 from apollo_restore.restoration.presentation.notes import hint_note, notes_for, repeats
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.base import SchemaError, check, folder_error
+from apollo_restore.schema.folder import Presentation
 
 #: probability factors (before calibration) of a truncated reading, of one that repeats the context
 #: (:func:`~apollo_restore.restoration.presentation.notes.repeats`) and of one whose letters miss an exact hint, used
@@ -96,32 +96,20 @@ class Demotions:
     @classmethod
     def of_folder(cls, meta: dict[str, Any], path: Path) -> Demotions:
         """The demotions of a model folder's metadata ``meta`` (read from ``path``, its
-        ``apollo_restore.json``): ``presentation.demotions``, each factor missing there the
-        default (:data:`TRUNCATED_FACTOR`, :data:`REPEAT_FACTOR`, :data:`HINT_MISS_FACTOR`,
+        ``apollo_restore.json``): ``presentation.demotions``
+        (:class:`~apollo_restore.schema.folder.Demotions`), each factor missing there the default
+        (:data:`TRUNCATED_FACTOR`, :data:`REPEAT_FACTOR`, :data:`HINT_MISS_FACTOR`,
         :data:`COUNT_FLOOR`; ``count_floor`` may be ``null``: no hold).
 
         Raises:
-            ModelFolderError: ``E505`` naming the field, when the entry is not an object of the three
-                factors or a factor is not a number in (0, 1] (``count_floor``: or ``null``).
+            ModelFolderError: what the schema refuses, naming the field (``E505``: a factor that
+                is not a number in (0, 1]; ``E522``: a key it does not know).
         """
-        entry = meta.get(PRESENTATION, {})
-        if not isinstance(entry, dict):
-            raise ModelFolderError("E505", path, field=PRESENTATION, value=entry, expected=_ENTRY)
-        factors = entry.get("demotions", {})
-        if not isinstance(factors, dict) or not set(factors) <= _FACTORS:
-            raise ModelFolderError("E505", path, field=f"{PRESENTATION}.demotions", value=factors, expected=_ENTRY)
-        for name, value in factors.items():
-            if name == "count_floor" and value is None:  # no hold: the hint-miss factor alone
-                continue
-            ok = is_json_number(value) and 0 < value <= 1
-            if not ok:  # NaN fails the comparison too
-                field = f"{PRESENTATION}.demotions.{name}"
-                raise ModelFolderError("E505", path, field=field, value=value, expected="a number in (0, 1]")
-        return cls(**{name: None if value is None else float(value) for name, value in factors.items()})
-
-
-_FACTORS = {f.name for f in fields(Demotions)}
-_ENTRY = 'an object {"demotions": {...}} of some of truncated, repeat, hint_miss, each a number in (0, 1]'
+        try:
+            declared = check(Presentation, meta.get(PRESENTATION, {}), PRESENTATION)
+        except SchemaError as err:
+            raise folder_error(path, err) from None
+        return cls(**declared.demotions.model_dump(exclude_unset=True))
 
 
 def hold_count(

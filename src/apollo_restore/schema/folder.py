@@ -1,0 +1,204 @@
+"""The files of a model folder that this package writes and reads: ``apollo_restore.json`` (its
+ensemble members and their options, the search settings, the presentation) and
+``calibration.json``.
+
+    meta = check(FolderMeta, data)                       # the whole apollo_restore.json
+    options = check(MEMBER_OPTIONS["infini"], raw, "ensemble.members[1].options")
+    calibration = check(CalibrationFile, data)
+
+Bounds follow from what a 2-core, 24 GiB machine can run within a request: a beam of at most
+:data:`MAX_BEAM_WIDTH` rows, at most :data:`MAX_HINT_SLACK` letters beyond a hint (each letter of
+slack widens every member's search), a context of at most :data:`MAX_CONTEXT_CODES` characters for
+the unbounded-order member (its tables grow with it). ``config``, ``training``, ``data`` and the
+other records say what made the folder; they are kept as written and never read when restoring.
+"""
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field
+
+from apollo_restore.schema.base import Record, Settings, number, text, whole
+
+#: Most rows the neural beam keeps per step (the shipped folder: 40; the pool of readings is 20).
+MAX_BEAM_WIDTH = 256
+#: Most letters searched beyond a hint (the shipped folder: 5; tune tries at most 20).
+MAX_HINT_SLACK = 20
+#: Longest context the unbounded-order member matches (characters; the model reads 250 a side).
+MAX_CONTEXT_CODES = 1000
+#: Most members an ensemble lists.
+MAX_MEMBERS = 32
+#: Largest weight of a member (the shipped length prior: 8).
+MAX_WEIGHT = 1000.0
+#: Largest magnitude of a calibration parameter (the shipped ones are below 3).
+MAX_PARAMETER = 1000.0
+#: A member's file in the model folder: a plain name, no folder.
+FILE_NAME = r"^[^/\\\x00]+$"
+PRECISION = Literal["fp32", "int8"]
+CALIBRATION_FORMAT = "apollo_restore calibration.v1"
+#: The hint conditions a calibration is fitted for; the product uses all three.
+CONDITIONS = ("exact", "range", "none")
+
+
+# -- the ensemble's members -------------------------------------------------------------------
+
+
+class NoOptions(Settings):
+    """A member that takes no options (``neural``, ``length``, ``copy``)."""
+
+
+def _discounts(value: list[float]) -> list[float]:
+    d1, d2, d3 = value
+    if not (0 < d1 <= 1 and 0 <= d2 <= 2 and 0 <= d3 <= 3):
+        raise ValueError("three discounts within (0, 1], [0, 2], [0, 3]")
+    return value
+
+
+Discounts = Annotated[list[float], Field(min_length=3, max_length=3), AfterValidator(_discounts)]
+
+
+class InfiniOptions(Settings):
+    """The unbounded-order member over the packaged training text."""
+
+    direction: Literal["forward", "backward"] = Field("forward", description='"forward" or "backward"')
+    discount: number(0, 1, "absolute discount D", above=True) | Discounts | None = Field(
+        None, description="a number in (0, 1], or three within (0, 1], [0, 2], [0, 3] (D1, D2, D3+); absent: 0.6"
+    )
+    max_context: whole(1, MAX_CONTEXT_CODES, "longest context matched, characters") | None = None
+
+
+class NgramOptions(Settings):
+    """A counted n-gram model stored in the folder."""
+
+    file: text(255, "an n-gram file (.npz) in the model folder", FILE_NAME)
+
+
+class WordsOptions(Settings):
+    """The member proposing the document's own words."""
+
+    vocabulary: bool = Field(False, description="true or false: also propose known words that fit")
+
+
+#: Each built-in member's options (the registry builds the member of each name).
+MEMBER_OPTIONS: dict[str, type[Settings]] = {
+    "neural": NoOptions,
+    "infini": InfiniOptions,
+    "ngram": NgramOptions,
+    "length": NoOptions,
+    "copy": NoOptions,
+    "words": WordsOptions,
+}
+
+
+class MemberEntry(Settings):
+    """One member of the ensemble: a registered name, its weight, its options (checked against
+    the member's own options model)."""
+
+    name: text(40, "a registered member name")
+    weight: number(0, MAX_WEIGHT, "0 leaves the member out")
+    options: dict[str, Any] = Field(default_factory=dict, description="the member's options (below)")
+
+
+class Search(Settings):
+    """How every member searches; absent settings keep the caller's (``RestoreConfig``)."""
+
+    hint_slack: whole(0, MAX_HINT_SLACK, "letters searched beyond a hint") | None = None
+    beam_width: whole(1, MAX_BEAM_WIDTH, "rows the neural beam keeps per step") | None = None
+    precision: PRECISION | None = Field(None, description='"fp32" or "int8": the neural model\'s CPU arithmetic')
+
+
+class Ensemble(Settings):
+    """The ensemble entry: members by name, the search settings, a pointer to how they were chosen."""
+
+    members: list[MemberEntry] = Field(
+        min_length=1, max_length=MAX_MEMBERS, description=f"a list of 1 to {MAX_MEMBERS} members"
+    )
+    search: Search = Search()
+    chosen_by: text(500, "a pointer to how the settings were chosen") | None = None
+
+
+class Demotions(Settings):
+    """Probability factors of doubtful readings (before calibration); absent: the package's defaults."""
+
+    truncated: number(0, 1, "a reading that leaves a truncated word", above=True) | None = None
+    repeat: number(0, 1, "a reading that repeats the context", above=True) | None = None
+    hint_miss: number(0, 1, "a reading that misses an exact count", above=True) | None = None
+    count_floor: number(0, 1, "the share that holds an exact count; null: no hold", above=True) | None = None
+
+
+class Presentation(Settings):
+    """What the presentation layer reads: the demotions."""
+
+    demotions: Demotions = Demotions()
+
+
+class FolderMeta(Settings):
+    """``apollo_restore.json``: how the model reads text, its ensemble and presentation, and the
+    records of what made it."""
+
+    normaliser: text(100, "the text normaliser the model was trained with") | None = None
+    fim_format: text(100, "the FIM layout the model was trained with") | None = None
+    ensemble: Ensemble | None = None
+    presentation: Presentation | None = None
+    size: Any = Field(None, description="record: the size trained")
+    gap_sampler: Any = Field(None, description="record: how training gaps were drawn")
+    config: Any = Field(None, description="record: the training configuration")
+    data: Any = Field(None, description="record: the training data")
+    training: Any = Field(None, description="record: the training history")
+    consolidated_from: Any = Field(None, description="record: the checkpoint a large model was consolidated from")
+
+
+# -- calibration.json -------------------------------------------------------------------------
+
+
+def _b(value: float) -> float:
+    if value != float("-inf") and not -MAX_PARAMETER <= value <= MAX_PARAMETER:
+        raise ValueError(f"a number in [-{MAX_PARAMETER:g}, {MAX_PARAMETER:g}], or -Infinity")
+    return value
+
+
+Parameter = number(-MAX_PARAMETER, MAX_PARAMETER)
+
+
+class Scaling(Settings):
+    """One hint condition's parameters (see ``apollo_restore.restoration.presentation.calibration``)."""
+
+    a: number(0, MAX_PARAMETER, "inverse temperature; a ranking is never inverted", above=True) = 1.0
+    b: Annotated[
+        float,
+        Field(allow_inf_nan=True, description=f"a number in [-{MAX_PARAMETER:g}, {MAX_PARAMETER:g}], or -Infinity"),
+        AfterValidator(_b),
+    ] = float("-inf")
+    c: Parameter = 0.0
+    d: Parameter = 0.0
+    e: Parameter = 0.0
+    f: Parameter = 0.0
+
+
+class Conditions(Settings):
+    """The parameters of each hint condition; a condition the file lacks leaves the calibration
+    unused (the product uses all three)."""
+
+    exact: Scaling | None = None
+    range: Scaling | None = None
+    none: Scaling | None = None
+
+
+class FittedFor(Record):
+    """What a calibration was fitted on (``info``); what scores must match it for it to be applied.
+    Its other keys (errors measured before and after, the sources) are a record."""
+
+    model_fingerprint: text(16, "the folder's fingerprint", r"^[0-9a-f]{16}$") | None = None
+    model_fingerprint_parts: dict[str, str] | None = None
+    precision: PRECISION | None = Field(None, description='"fp32" or "int8": the arithmetic that scored it')
+    members: text(500, "the members that scored it, e.g. neural+infini+length") | None = None
+    gaps: whole(0, 10_000_000, "validation gaps fitted on") | None = None
+    gaps_per_condition: dict[str, Annotated[int, Field(ge=0, le=10_000_000)]] | None = None
+
+
+class CalibrationFile(Settings):
+    """``calibration.json``: written by ``apollo-restore tune --what calibration``."""
+
+    format: Literal["apollo_restore calibration.v1"]
+    conditions: Conditions
+    unknown_word_penalty: number(0, MAX_PARAMETER, "nats") = 0.0
+    info: FittedFor = FittedFor()
