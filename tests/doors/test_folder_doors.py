@@ -33,6 +33,7 @@ def load_for(folder: Path) -> Calibration | None:
     """The folder's calibration as its default filler loads it (``None``: not applied)."""
     return calibration_for(folder, scoring_of(folder))
 
+
 DAMAGED = "model.layers.3.mlp.down_proj.weight"
 
 

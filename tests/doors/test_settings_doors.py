@@ -1,0 +1,148 @@
+"""Issue 43's settings doors: a copy of the shipped folder with one edit each. Every number of
+``apollo_restore.json`` is bounded by the schema and refused at load (before any work), a member
+file that is not what it names is a numbered error, a calibration is applied only to the scores it
+was fitted for (this folder, these members, this arithmetic, every hint condition), weights that
+overflow in the arithmetic that will run are refused by the probe at load, and ``tune`` writes no
+calibration from too few gaps."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+from typer.testing import CliRunner
+
+from apollo_restore.cli.app import app
+from apollo_restore.errors import ModelFolderError
+from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.model.verify import WEIGHTS_FILE
+from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
+from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE
+
+TEXT = "Κόμων Μουσαίου [.4] χαίρειν"
+PREFIX, SUFFIX = "κομων μουσαιου ", " χαιρειν"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(DEFAULT_MODEL, tmp_path / "model"))
+
+
+def _edit(folder: Path, name: str, edit) -> None:
+    path = folder / name
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
+def _refused_at_load(folder: Path, code: str, field: str) -> None:
+    """``load_filler`` refuses at once (no search), and ``restore`` exits 2 with the message."""
+    started = time.perf_counter()
+    with pytest.raises(ModelFolderError) as err:
+        load_filler(folder)
+    assert err.value.code == code and field in str(err.value) and str(folder) in str(err.value)
+    assert time.perf_counter() - started < 30
+    done = CliRunner().invoke(app, ["restore", TEXT, "--model", str(folder)])
+    assert done.exit_code == 2 and done.output.startswith(f"error: [{code}]"), done.output
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda m: m["ensemble"]["search"].update(beam_width=10**9), "ensemble.search.beam_width"),
+        (lambda m: m["ensemble"]["search"].update(hint_slack=10**6), "ensemble.search.hint_slack"),
+        (lambda m: m["ensemble"]["search"].update(precision="fp16"), "ensemble.search.precision"),
+        (lambda m: m["ensemble"]["members"][1]["options"].update(max_context=10**18), "members[1].options.max_context"),
+        (lambda m: m["ensemble"]["members"][1]["options"].update(discount=[0.5, 9, 1]), "members[1].options.discount"),
+        (lambda m: m["ensemble"]["members"][0].update(name=["neural"]), "ensemble.members[0].name"),
+        (lambda m: m["ensemble"]["members"][0].update(weight=10**9), "ensemble.members[0].weight"),
+        (lambda m: m["ensemble"].update(members=[m["ensemble"]["members"][0]] * 33), "ensemble.members"),
+        (lambda m: m["ensemble"].update(chosen_by="x" * 10_000), "ensemble.chosen_by"),
+        (lambda m: m["presentation"]["demotions"].update(count_floor=0), "presentation.demotions.count_floor"),
+    ],
+)
+def test_a_setting_out_of_its_bounds_is_E505_at_load_before_any_work(folder, edit, field):
+    _edit(folder, "apollo_restore.json", edit)
+    _refused_at_load(folder, "E505", field)
+
+
+def test_a_key_the_file_does_not_declare_is_E522(folder):
+    _edit(folder, "apollo_restore.json", lambda m: m.update(presentaton={"demotions": {}}))
+    _refused_at_load(folder, "E522", "presentaton")
+
+
+def test_an_ngram_member_whose_file_is_not_an_ngram_file_is_E519(folder):
+    _edit(folder, "apollo_restore.json", lambda m: m["ensemble"]["members"].append(
+        {"name": "ngram", "weight": 1.0, "options": {"file": "config.json"}}
+    ))  # fmt: skip
+    _refused_at_load(folder, "E519", "ensemble.members[6].options.file")
+
+
+def test_serve_refuses_an_unbounded_member_option_at_start(folder):
+    _edit(folder, "apollo_restore.json", lambda m: m["ensemble"]["members"][1]["options"].update(max_context=10**18))
+    done = CliRunner().invoke(app, ["serve", "--model", str(folder), "--port", "65500"])
+    assert done.exit_code == 2 and "[E505]" in done.output and "max_context" in done.output, done.output
+
+
+def _top(filler, hint):
+    return filler.candidates(PREFIX, SUFFIX, hint, k=3)
+
+
+def test_a_calibration_lacking_a_condition_is_not_applied_with_a_warning(folder, caplog):
+    _edit(folder, CALIBRATION_FILE, lambda c: c["conditions"].pop("none"))
+    with caplog.at_level(logging.WARNING):
+        filler = load_filler(folder)
+    assert filler.calibration is None
+    assert "hint condition(s) none" in caplog.text and "uncalibrated" in caplog.text
+    assert not any(c.calibrated for c in _top(filler, NO_HINT))
+
+
+def test_a_calibration_without_its_fingerprint_is_not_applied(folder, caplog):
+    _edit(folder, CALIBRATION_FILE, lambda c: c["info"].pop("model_fingerprint"))
+    with caplog.at_level(logging.WARNING):
+        assert load_filler(folder).calibration is None
+    assert "records no model fingerprint" in caplog.text
+
+
+def test_another_precision_than_the_calibration_was_fitted_on_leaves_it_unapplied(caplog):
+    with caplog.at_level(logging.WARNING):
+        fp32 = load_filler(DEFAULT_MODEL, config=RestoreConfig(precision="fp32"))
+    assert fp32.calibration is None and "fitted on int8 scores, these are fp32" in caplog.text
+    assert not any(c.calibrated for c in _top(fp32, Hint.exact(4)))
+    assert load_filler(DEFAULT_MODEL).calibration is not None  # the folder's own int8: applied
+
+
+def test_the_neural_model_alone_is_not_scored_by_the_ensembles_calibration(caplog):
+    with caplog.at_level(logging.WARNING):
+        assert load_filler(DEFAULT_MODEL, use_ngram=False).calibration is None
+    assert "these are neural's" in caplog.text
+
+
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_finite_weights_that_overflow_are_E529_at_load_never_nan(folder, precision):
+    tensors = load_file(str(folder / WEIGHTS_FILE))
+    name = "model.layers.0.mlp.down_proj.weight"
+    tensors[name] = torch.full_like(tensors[name], torch.finfo(torch.bfloat16).max)
+    save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
+    with pytest.raises(ModelFolderError) as err:
+        load_filler(folder, config=RestoreConfig(precision=precision))
+    assert err.value.code == "E529" and str(folder) in str(err.value)
+    args = ["restore", TEXT, "--model", str(folder), "--json"]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 2 and done.output.startswith("error: [E529]") and "NaN" not in done.output.split("(")[0]
+
+
+def test_tune_refuses_to_write_a_calibration_from_too_few_gaps(memorised_model, tiny_prepared, tmp_path):
+    model = Path(shutil.copytree(memorised_model, tmp_path / "model"))
+    before = sorted(p.name for p in model.iterdir())
+    args = ["tune", "--model", str(model), "--prepared", str(tiny_prepared), "--what", "calibration"]
+    done = CliRunner().invoke(app, [*args, "--per-length", "1", "--limit", "3", "--force"])
+    assert done.exit_code == 2 and "[E704]" in done.output and "at least 50" in done.output, done.output
+    assert sorted(p.name for p in model.iterdir()) == before  # nothing written
