@@ -217,8 +217,8 @@ class Errors:
         "bytes and {expected}: the part is damaged or belongs to another pack; copy it back again"
     )
     E526 = (
-        "[E526] will not write the {what} to {path}: {reason}; name a new folder, or an old {what} "
-        "folder, outside {source}"
+        "[E526] will not write the {what} to {path}: {reason}; name a new folder, or one that holds an "
+        "old {what}, outside {source}"
     )
     E527 = (
         "[E527] {path}: the file name {name!r} {reason}; a pack carries only plain file names (no '/', "

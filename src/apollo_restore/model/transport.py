@@ -8,9 +8,16 @@ The GPU machine is reached by copying the working tree (at most 64 MiB carried p
 files come back at most 16 MiB each, 8 a call. :func:`pack` writes one safetensors file (the
 forms below; the folder's small files — ``config.json``, ``tokenizer.json``,
 ``apollo_restore.json``… — ride in its metadata), cut into parts of at most ``part_bytes``
-(default 15 MiB), and a manifest ``transport.json`` giving each part's size and SHA-256 and the
-whole file's. :func:`unpack` checks every part against the manifest before reading a byte of it
-(``E523``–``E525``, naming the part) and returns fp32 tensors.
+(default 15 MiB, from 16 KiB to 2 GiB, at most 4096 parts: ``E528``), and a manifest
+``transport.json`` giving each part's size and SHA-256 and the whole file's (declared in
+:mod:`apollo_restore.schema.transport`). :func:`unpack` reads the manifest (at most 1 MiB) through
+that schema, checks every part's size against it before reading a byte of it, then its SHA-256
+(``E523``–``E525``, naming the part), and returns fp32 tensors.
+
+Nothing is destroyed: an output folder that is, holds or lies inside the folder read from, a file,
+or a folder of other files is refused before anything is written (``E526``); a file name carried
+must be a plain name (``E527``); output is written into a new folder beside it, renamed over it at
+the end, removed on any failure.
 
 Forms:
     ``bf16``: every floating tensor in bfloat16 (2 bytes a weight). Exact for weights that are
@@ -87,7 +94,7 @@ def encode(state: Mapping[str, torch.Tensor], form: str = "int8") -> dict[str, t
     """The transport tensors of a state dict (name → tensor) in ``form`` (module docstring).
 
     Raises:
-        ValueError: unknown form.
+        ValueError: unknown form, or ``part_bytes`` not a whole number.
     """
     if form not in FORMS:
         raise ValueError(f"transport form must be one of {FORMS}, got {form!r}")
@@ -288,7 +295,7 @@ def pack(
             small for :data:`MAX_PARTS` parts (``E528``); no weights in the folder (``E514``),
             a broken weights file (``E506``), a text file that is not UTF-8 (``E505``), a weight
             that is NaN or infinite (``E518``: it would quantise to nonsense).
-        ValueError: unknown form.
+        ValueError: unknown form, or ``part_bytes`` not a whole number.
     """
     if form not in FORMS:
         raise ValueError(f"transport form must be one of {FORMS}, got {form!r}")
