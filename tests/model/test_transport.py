@@ -127,7 +127,7 @@ def test_malformed_manifest_is_refused_by_number(folder, tmp_path):
     (tmp_path / "pack" / MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(ModelFolderError) as info:
         unpack(tmp_path / "pack")
-    assert info.value.code == "E505" and "part's name" in str(info.value)
+    assert info.value.code == "E505" and "parts[0].name" in str(info.value)
     manifest["parts"][0]["name"], manifest["parts"][0]["bytes"] = "weights.part-000", "many"
     (tmp_path / "pack" / MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(ModelFolderError) as info:

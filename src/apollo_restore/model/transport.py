@@ -8,9 +8,16 @@ The GPU machine is reached by copying the working tree (at most 64 MiB carried p
 files come back at most 16 MiB each, 8 a call. :func:`pack` writes one safetensors file (the
 forms below; the folder's small files — ``config.json``, ``tokenizer.json``,
 ``apollo_restore.json``… — ride in its metadata), cut into parts of at most ``part_bytes``
-(default 15 MiB), and a manifest ``transport.json`` giving each part's size and SHA-256 and the
-whole file's. :func:`unpack` checks every part against the manifest before reading a byte of it
-(``E523``–``E525``, naming the part) and returns fp32 tensors.
+(default 15 MiB, from 16 KiB to 2 GiB, at most 4096 parts: ``E528``), and a manifest
+``transport.json`` giving each part's size and SHA-256 and the whole file's (declared in
+:mod:`apollo_restore.schema.transport`). :func:`unpack` reads the manifest (at most 1 MiB) through
+that schema, checks every part's size against it before reading a byte of it, then its SHA-256
+(``E523``–``E525``, naming the part), and returns fp32 tensors.
+
+Nothing is destroyed: an output folder that is, holds or lies inside the folder read from, a file,
+or a folder of other files is refused before anything is written (``E526``); a file name carried
+must be a plain name (``E527``); output is written into a new folder beside it, renamed over it at
+the end, removed on any failure.
 
 Forms:
     ``bf16``: every floating tensor in bfloat16 (2 bytes a weight). Exact for weights that are
@@ -25,10 +32,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shutil
-from collections.abc import Mapping
+import sys
+import uuid
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 import torch
 from safetensors import SafetensorError
@@ -36,13 +45,27 @@ from safetensors.torch import load, save
 
 from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import ModelFolderError
-from apollo_restore.model.checkpoint import swap_in
 from apollo_restore.model.verify import WEIGHTS_FILE, check_finite
+from apollo_restore.schema.base import SchemaError, check, folder_error
+from apollo_restore.schema.transport import (
+    FORMAT,
+    MAX_PACK_BYTES,
+    MAX_PART_BYTES,
+    MAX_PARTS,
+    MIN_PART_BYTES,
+    Manifest,
+    part_name,
+)
 
-FORMAT = "apollo-transport-1"
 FORMS = ("int8", "bf16")
 MANIFEST = "transport.json"
 PART_BYTES = 15 * 2**20
+#: The most bytes of a manifest read (one a pack writes is a few hundred bytes a part).
+MANIFEST_BYTES = 2**20
+#: Bytes read at a time from a part.
+CHUNK_BYTES = 2**20
+#: The longest file name carried, in UTF-8 bytes (the common file systems' limit).
+NAME_BYTES = 255
 SCALE_SUFFIX = ".row_scale"
 FILE_PREFIX = "file:"
 #: the small files of a model folder carried in the metadata: its text files, by suffix
@@ -71,7 +94,7 @@ def encode(state: Mapping[str, torch.Tensor], form: str = "int8") -> dict[str, t
     """The transport tensors of a state dict (name → tensor) in ``form`` (module docstring).
 
     Raises:
-        ValueError: unknown form.
+        ValueError: unknown form, or ``part_bytes`` not a whole number.
     """
     if form not in FORMS:
         raise ValueError(f"transport form must be one of {FORMS}, got {form!r}")
@@ -103,6 +126,121 @@ def decode(tensors: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 def _sha256(data: bytes | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _shown(name: str) -> str:
+    """A file name cut for a message (at most 80 characters)."""
+    return name if len(name) <= 80 else name[:79] + "…"
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` is no plain file name to write in a folder (``None`` when it is one): empty,
+    longer than :data:`NAME_BYTES` bytes, ``.``, holding ``..``, a path separator (``/``, ``\\``),
+    NUL or another control character."""
+    if not isinstance(name, str) or not name:
+        return "is empty"
+    if len(name.encode("utf-8", "surrogatepass")) > NAME_BYTES:
+        return f"is longer than {NAME_BYTES} bytes"
+    if "/" in name or "\\" in name:
+        return "holds a path separator"
+    if name == "." or ".." in name:
+        return "is '.' or holds '..'"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "holds NUL or another control character"
+    return None
+
+
+def _check_names(names: Iterable[str], where: object) -> None:
+    """Refuse (``E527``, naming ``where``) the first of ``names`` that is no plain file name."""
+    for name in names:
+        problem = name_problem(name)
+        if problem is not None:
+            raise ModelFolderError("E527", where, name=_shown(name), reason=problem)
+
+
+def _resolved(path: Path, what: str, source: Path | None) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of symbolic links
+        raise ModelFolderError(
+            "E526", path, what=what, reason="its path does not resolve (a loop of links?)", source=source or "it"
+        ) from None
+
+
+def _check_out(source: Path | None, out: Path, what: str, markers: tuple[str, ...]) -> Path:
+    """The resolved folder ``out`` to write the ``what`` to, refused (``E526``) when writing it
+    would destroy what is read or kept: it is, lies inside or holds the folder ``source`` read
+    from (compared resolved), it is a file, or it is a folder with files but none of ``markers``
+    (so no old ``what`` that writing replaces whole)."""
+    target = _resolved(out, what, source)
+    reason = None
+    if source is not None:
+        origin = _resolved(source, what, source)
+        if target == origin:
+            reason = "it is the folder read from"
+        elif origin in target.parents:
+            reason = "it lies inside the folder read from"
+        elif target in origin.parents:
+            reason = "it holds the folder read from"
+    if reason is None and target.exists() and not target.is_dir():
+        reason = "it is a file, not a folder"
+    elif reason is None and target.is_dir() and any(target.iterdir()):
+        if not any(any(target.glob(marker)) for marker in markers):
+            reason = f"it is a folder of other files (no {markers[0]}), which writing would replace whole"
+    if reason is not None:
+        raise ModelFolderError("E526", out, what=what, reason=reason, source=source if source is not None else out)
+    return target
+
+
+class _Beside:
+    """A new folder beside ``target`` to write into, renamed over ``target`` by :meth:`done`;
+    leaving the ``with`` block otherwise removes it, and the folders above ``target`` it created.
+    A kill between the two renames of :meth:`done` leaves the old folder beside, hidden
+    (``.NAME.XXXXXXXX.old``)."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        self.made = [p for p in target.parents if not p.exists()]  # nearest first
+        self.tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+
+    def __enter__(self) -> _Beside:
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp.mkdir()
+        return self
+
+    def done(self) -> None:
+        old = self.target.with_name(f".{self.target.name}.{uuid.uuid4().hex[:8]}.old")
+        if self.target.exists() or self.target.is_symlink():
+            self.target.rename(old)
+            try:
+                self.tmp.rename(self.target)
+            except BaseException:
+                old.rename(self.target)
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            self.tmp.rename(self.target)
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is None:
+            return
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        for folder in self.made:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+
+
+def part_bytes_of_mib(mib: float, out: object) -> int:
+    """The part size in bytes of ``mib`` MiB (``--part-mib``), refused (``E528``, naming ``out``)
+    when not finite or outside 1/64 MiB (:data:`MIN_PART_BYTES`) to 2048 MiB (:data:`MAX_PART_BYTES`)."""
+    if not math.isfinite(mib) or not MIN_PART_BYTES <= mib * 2**20 <= MAX_PART_BYTES:
+        raise ModelFolderError(
+            "E528", out, size=f"{mib:g} MiB", reason=f"a part is {MIN_PART_BYTES:,} to {MAX_PART_BYTES:,} bytes",
+            max_parts=MAX_PARTS,
+        )  # fmt: skip
+    return int(mib * 2**20)
 
 
 def _folder_contents(folder: Path) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
@@ -137,117 +275,174 @@ def pack(
 ) -> list[Path]:
     """Write ``source`` (a model folder, or a state dict name → tensor) to the folder ``out`` as
     :data:`MANIFEST` and parts of at most ``part_bytes`` bytes each. ``out`` is replaced whole
-    (written beside it first, then renamed over it): a kill leaves the old pack or the new one.
+    (written beside it first, then renamed over it): a kill leaves the old pack or the new one,
+    a refusal or a failure leaves ``out`` as it was and nothing beside it.
 
     Args:
+        part_bytes: the most bytes of a part, from :data:`MIN_PART_BYTES` (16 KiB) to
+            :data:`MAX_PART_BYTES` (2 GiB), cutting the pack into at most :data:`MAX_PARTS` parts.
         files: small text files (name → text) to carry along; a model folder's own text files
             (:data:`TEXT_SUFFIXES`: its config, tokenizer, ``apollo_restore.json``, metrics) are
-            taken by default.
+            taken by default. Names must be plain file names (:func:`name_problem`).
 
     Returns:
         The files written: the manifest, then the parts in order.
 
     Raises:
-        ModelFolderError: no weights in the folder (``E514``), a broken weights file (``E506``),
-            a text file that is not UTF-8 (``E505``), a weight that is NaN or infinite (``E518``:
-            it would quantise to nonsense).
-        ValueError: unknown form, or ``part_bytes`` < 1.
+        ModelFolderError: before anything is written: ``out`` is, lies inside or holds the
+            folder ``source``, is a file, or is a folder of other files (``E526``); a file name
+            carried that is no plain file name (``E527``); ``part_bytes`` out of bounds, or too
+            small for :data:`MAX_PARTS` parts (``E528``); no weights in the folder (``E514``),
+            a broken weights file (``E506``), a text file that is not UTF-8 (``E505``), a weight
+            that is NaN or infinite (``E518``: it would quantise to nonsense).
+        ValueError: unknown form, or ``part_bytes`` not a whole number.
     """
-    if part_bytes < 1:
-        raise ValueError(f"part_bytes must be at least 1, got {part_bytes}")
-    if isinstance(source, Path):
-        state, own = _folder_contents(source)
-        where: object = source / WEIGHTS_FILE
+    if form not in FORMS:
+        raise ValueError(f"transport form must be one of {FORMS}, got {form!r}")
+    if isinstance(part_bytes, bool) or not isinstance(part_bytes, int):
+        raise ValueError(f"part_bytes must be a whole number of bytes, got {part_bytes!r}")
+    if not MIN_PART_BYTES <= part_bytes <= MAX_PART_BYTES:
+        raise ModelFolderError(
+            "E528", out, size=f"{part_bytes:,} bytes", max_parts=MAX_PARTS,
+            reason=f"a part is {MIN_PART_BYTES:,} to {MAX_PART_BYTES:,} bytes",
+        )  # fmt: skip
+    folder = source if isinstance(source, Path) else None
+    target = _check_out(folder, out, "pack", (MANIFEST, "weights.part-*"))
+    if folder is not None:
+        state, own = _folder_contents(folder)
+        where: object = folder / WEIGHTS_FILE
     else:
-        state, own, where = dict(source), {}, "the weights given"
+        state, own, where = dict(source), {}, "the weights given"  # type: ignore[arg-type]
+    carried = {**own, **(files or {})}
+    _check_names(carried, folder if folder is not None else "the files given")
     check_finite(where, state)  # type: ignore[arg-type]
     metadata = {"format": FORMAT, "form": form}
-    metadata.update({FILE_PREFIX + name: text for name, text in {**own, **(files or {})}.items()})
+    metadata.update({FILE_PREFIX + name: text for name, text in carried.items()})
     blob = save(encode(state, form), metadata=metadata)
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    count = -(-len(blob) // part_bytes)
+    if count > MAX_PARTS or len(blob) > MAX_PACK_BYTES:
+        raise ModelFolderError(
+            "E528", out, size=f"{part_bytes:,} bytes", max_parts=MAX_PARTS,
+            reason=f"the pack is {len(blob):,} bytes, {count:,} parts of that size (at most {MAX_PACK_BYTES:,} bytes)",
+        )  # fmt: skip
     view = memoryview(blob)
     parts = []
-    for i, start in enumerate(range(0, max(len(blob), 1), part_bytes)):
-        chunk = view[start : start + part_bytes]
-        name = f"weights.part-{i:03d}"
-        write_atomic(tmp / name, chunk)
-        parts.append({"name": name, "bytes": len(chunk), "sha256": _sha256(chunk)})
-    manifest = {"format": FORMAT, "form": form, "bytes": len(blob), "sha256": _sha256(blob), "parts": parts}
-    write_atomic(tmp / MANIFEST, json.dumps(manifest, indent=1).encode())
-    swap_in(tmp, out)
+    with _Beside(target) as beside:
+        tmp = beside.tmp
+        for i, start in enumerate(range(0, len(blob), part_bytes)):
+            chunk = view[start : start + part_bytes]
+            write_atomic(tmp / part_name(i), chunk)
+            parts.append({"name": part_name(i), "bytes": len(chunk), "sha256": _sha256(chunk)})
+        manifest = {"format": FORMAT, "form": form, "bytes": len(blob), "sha256": _sha256(blob), "parts": parts}
+        check(Manifest, manifest)  # what unpack will read
+        write_atomic(tmp / MANIFEST, json.dumps(manifest, indent=1).encode())
+        beside.done()
     return [out / MANIFEST] + [out / p["name"] for p in parts]
 
 
-def _manifest(folder: Path) -> dict[str, Any]:
+def _manifest(folder: Path) -> Manifest:
+    """The manifest of the pack at ``folder``, read at most :data:`MANIFEST_BYTES` bytes and checked.
+
+    Raises:
+        ModelFolderError: no manifest (``E523``); larger than :data:`MANIFEST_BYTES` (``E505``);
+            not UTF-8 or not JSON (``E503``), not an object (``E504``), nested deeper than the
+            parser recurses (``E517``); a field the schema refuses (``E505``, ``E522``).
+    """
     path = folder / MANIFEST
     if not path.is_file():
         raise ModelFolderError("E523", path, folder=folder)
+    too_big = ModelFolderError(
+        "E505", path, field="the file", value=f"more than {MANIFEST_BYTES:,} bytes",
+        expected=f"at most {MANIFEST_BYTES:,} bytes (the manifest pack writes)",
+    )  # fmt: skip
+    if path.stat().st_size > MANIFEST_BYTES:
+        raise too_big
+    with path.open("rb") as f:
+        raw = f.read(MANIFEST_BYTES + 1)
+    if len(raw) > MANIFEST_BYTES:
+        raise too_big
+    try:  # as apollo_restore.model.verify.read_json, on the bytes read
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ModelFolderError("E503", path, line=1, column=err.start + 1, reason="not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise ModelFolderError("E503", path, line=err.lineno, column=err.colno, reason=err.msg) from None
+    except RecursionError:  # json's parser recurses once per level: a deep file is refused, not a crash
+        raise ModelFolderError("E517", path, limit=sys.getrecursionlimit()) from None
+    if not isinstance(data, dict):
+        raise ModelFolderError("E504", path, found=f"a JSON {type(data).__name__}")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFolderError(
-            "E505", path, field="the file", value=str(exc)[:80], expected="the JSON pack writes"
-        ) from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
-        raise ModelFolderError("E505", path, field="format", value=found, expected=repr(FORMAT))
-    parts = manifest.get("parts")
-    if not isinstance(parts, list) or not parts or not all(isinstance(p, dict) for p in parts):
-        raise ModelFolderError("E505", path, field="parts", value=parts, expected="a list of the parts written")
-    for p in parts:
-        name = p.get("name")
-        if not isinstance(name, str) or Path(name).name != name or not name.startswith("weights.part-"):
-            raise ModelFolderError("E505", path, field="a part's name", value=name, expected="weights.part-NNN")
-        if not isinstance(p.get("bytes"), int) or not isinstance(p.get("sha256"), str):
-            raise ModelFolderError(
-                "E505", path, field=f"{name}'s bytes and sha256", value=p, expected="a count and a hex digest"
-            )
-    if not isinstance(manifest.get("bytes"), int) or not isinstance(manifest.get("sha256"), str):
-        raise ModelFolderError("E505", path, field="bytes and sha256", value=None, expected="a count and a hex digest")
-    return manifest
+        return check(Manifest, data)
+    except SchemaError as err:
+        raise folder_error(path, err) from None
 
 
 def reassemble(folder: Path) -> bytes:
-    """The packed safetensors file, its parts checked against the manifest one by one.
+    """The packed safetensors file, its parts checked against the manifest one by one: every
+    part's size (from the file system, before a byte is read), then its bytes, read
+    :data:`CHUNK_BYTES` at a time.
 
     Raises:
         ModelFolderError: no manifest (``E523``), a part missing (``E524``) or not the bytes
-            the manifest records (``E525``), each naming the part; a malformed manifest (``E505``).
+            the manifest records (``E525``), each naming the part; a malformed manifest
+            (``E503``–``E505``, ``E517``, ``E522``).
     """
     manifest = _manifest(folder)
-    parts, chunks = manifest["parts"], []
-    for i, part in enumerate(parts, 1):
-        path = folder / part["name"]
+    where = folder / MANIFEST
+    paths = [folder / part.name for part in manifest.parts]
+    for i, (path, part) in enumerate(zip(paths, manifest.parts, strict=True), 1):
         if not path.is_file():
-            raise ModelFolderError("E524", path, index=i, count=len(parts), manifest=folder / MANIFEST)
-        data = path.read_bytes()
-        found = _sha256(data)
-        if len(data) != part.get("bytes") or found != part.get("sha256"):
+            raise ModelFolderError("E524", path, index=i, count=len(paths), manifest=where)
+        size = path.stat().st_size
+        if size != part.bytes:
             raise ModelFolderError(
-                "E525", path, found_bytes=len(data), found=found[:16], expected=str(part.get("sha256"))[:16],
-                bytes=part.get("bytes"), manifest=folder / MANIFEST,
+                "E525", path, found_bytes=size, found="(not read)", expected=f"{part.sha256[:16]}...",
+                bytes=part.bytes, manifest=where,
             )  # fmt: skip
+    chunks, whole = [], hashlib.sha256()
+    for path, part in zip(paths, manifest.parts, strict=True):
+        data, digest = _read_part(path, part.bytes)
+        if len(data) != part.bytes or digest != part.sha256:
+            raise ModelFolderError(
+                "E525", path, found_bytes=len(data), found=f"{digest[:16]}...", expected=f"{part.sha256[:16]}...",
+                bytes=part.bytes, manifest=where,
+            )  # fmt: skip
+        whole.update(data)
         chunks.append(data)
-    blob = b"".join(chunks)
-    if _sha256(blob) != manifest.get("sha256"):  # parts each intact but from two packs
+    if whole.hexdigest() != manifest.sha256:  # parts each intact but from two packs
         raise ModelFolderError(
-            "E525", folder / parts[-1]["name"], found_bytes=len(blob), found=_sha256(blob)[:16],
-            expected=str(manifest.get("sha256"))[:16], bytes=manifest.get("bytes"), manifest=folder / MANIFEST,
+            "E525", paths[-1], found_bytes=manifest.bytes, found=f"{whole.hexdigest()[:16]}...",
+            expected=f"{manifest.sha256[:16]}...", bytes=manifest.bytes, manifest=where,
         )  # fmt: skip
-    return blob
+    return b"".join(chunks)
+
+
+def _read_part(path: Path, size: int) -> tuple[bytes, str]:
+    """At most ``size + 1`` bytes of ``path`` (one more shows a part grown since its size was
+    checked), read :data:`CHUNK_BYTES` at a time, and their SHA-256."""
+    digest, pieces, left = hashlib.sha256(), [], size + 1
+    with path.open("rb") as f:
+        while left > 0:
+            piece = f.read(min(CHUNK_BYTES, left))
+            if not piece:
+                break
+            digest.update(piece)
+            pieces.append(piece)
+            left -= len(piece)
+    return b"".join(pieces), digest.hexdigest()
 
 
 def unpack(folder: Path) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
     """The fp32 weights and the small files of a pack written by :func:`pack`.
 
     Returns:
-        ``(state, files)``: name → tensor (fp32 for floating weights), file name → text.
+        ``(state, files)``: name → tensor (fp32 for floating weights), file name → text (plain
+        file names; :data:`MANIFEST` and the weights file's name are left out).
 
     Raises:
         ModelFolderError: as :func:`reassemble`; ``E506`` when the checked bytes are no
-            safetensors file (a pack written by other code).
+            safetensors file or no tensors :func:`pack` writes (a pack written by other code);
+            ``E527`` when a file carried has no plain file name.
     """
     blob = reassemble(folder)
     try:
@@ -255,33 +450,42 @@ def unpack(folder: Path) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
     except SafetensorError as exc:
         raise ModelFolderError("E506", folder / MANIFEST, reason=exc) from None
     header = json.loads(blob[8 : 8 + int.from_bytes(blob[:8], "little")])
-    metadata = header.get("__metadata__", {})
+    metadata = header.get("__metadata__") or {}
     files = {k[len(FILE_PREFIX) :]: v for k, v in metadata.items() if k.startswith(FILE_PREFIX)}
-    return decode(tensors), files
+    _check_names(files, folder)
+    try:
+        state = decode(tensors)
+    except (RuntimeError, IndexError) as exc:  # a scale of another shape than its rows
+        raise ModelFolderError("E506", folder / MANIFEST, reason=str(exc)[:80]) from None
+    return state, {k: v for k, v in files.items() if k not in (MANIFEST, WEIGHTS_FILE)}
 
 
 def unpack_folder(folder: Path, out: Path, dtype: torch.dtype = torch.float32) -> Path:
     """Write the pack at ``folder`` as a model folder at ``out`` (weights in ``dtype``, its small
-    files beside them), replacing ``out`` whole (written beside it, then renamed over it).
+    files beside them), replacing ``out`` whole (written in a new folder beside it, then renamed
+    over it). A refusal or a failure leaves ``out`` as it was and nothing beside it.
 
     Raises:
-        ModelFolderError: as :func:`unpack`.
+        ModelFolderError: before anything is written: ``out`` is, lies inside or holds the pack
+            ``folder``, is a file, or is a folder of other files (``E526``); as :func:`unpack`.
     """
     from safetensors.torch import save_file
 
+    target = _check_out(folder, out, "model folder", (WEIGHTS_FILE, "config.json"))
     state, files = unpack(folder)
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    for name, text in files.items():
-        if Path(name).name == name and name not in (MANIFEST, WEIGHTS_FILE):
+    with _Beside(target) as beside:
+        tmp = beside.tmp
+        for name, text in files.items():
             (tmp / name).write_text(text, encoding="utf-8")
-    weights = {k: (v.to(dtype) if v.is_floating_point() else v).contiguous() for k, v in state.items()}
-    save_file(weights, str(tmp / WEIGHTS_FILE), metadata={"format": "pt"})
-    if (tmp / "config.json").is_file():  # the folder's config says which dtype its weights are in
-        config = json.loads((tmp / "config.json").read_text(encoding="utf-8"))
-        if isinstance(config, dict) and "dtype" in config:
-            config["dtype"] = str(dtype).removeprefix("torch.")
-            (tmp / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
-    swap_in(tmp, out)
+        weights = {k: (v.to(dtype) if v.is_floating_point() else v).contiguous() for k, v in state.items()}
+        save_file(weights, str(tmp / WEIGHTS_FILE), metadata={"format": "pt"})
+        if "config.json" in files:  # the folder's config says which dtype its weights are in
+            try:
+                config = json.loads(files["config.json"])
+            except (ValueError, RecursionError):  # not JSON: left as it came, refused when loaded
+                config = None
+            if isinstance(config, dict) and "dtype" in config:
+                config["dtype"] = str(dtype).removeprefix("torch.")
+                (tmp / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+        beside.done()
     return out
