@@ -107,6 +107,10 @@ class Errors:
         "[E313] {name} looks like XML but cannot be read as an EpiDoc edition: {reason}; "
         'give a well-formed EpiDoc TEI file with a Greek <div type="edition">, or the text in Leiden'
     )
+    E317 = (
+        "[E317] the model gave probabilities that are not finite numbers ({shown}): nothing is shown rather "
+        "than readings in no order; the model folder's weights or settings overflow: check them, or use another"
+    )
     # warnings on a restoration
     W301 = (
         "[W301] {foreign} of the text's {total} letters are not Greek ({scripts}): they are left out of "

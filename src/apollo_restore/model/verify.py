@@ -31,6 +31,8 @@ from safetensors import SafetensorError, safe_open
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.fim.tokenizer import SPECIAL_TOKENS, TOKENIZER_FILE
+from apollo_restore.schema.base import SchemaError, check, folder_error
+from apollo_restore.schema.folder import DecoderConfig
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
@@ -132,61 +134,29 @@ class Dims:
     tied: bool
 
 
-_SIZE_FIELDS = (
-    "vocab_size",
-    "hidden_size",
-    "intermediate_size",
-    "num_hidden_layers",
-    "num_attention_heads",
-    "num_key_value_heads",
-)
-
-
-def check_whole(path: Path, field: str, value: Any, least: int = 1) -> int:
-    """``value`` of ``field`` in the file ``path``, when it is a whole number ≥ ``least``.
-
-    Raises:
-        ModelFolderError: ``E505`` naming the file, the field and what it must be.
-    """
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ModelFolderError("E505", path, field=field, value=value, expected=f"a whole number of at least {least}")
-    return value
-
-
 def check_config(config: dict[str, Any], path: Path, other_architectures: bool = False) -> Dims | None:
-    """The sizes of a ``config.json`` the lean model runs; with ``other_architectures``, ``None``
+    """The sizes of a ``config.json`` the lean model runs, as the schema declares them
+    (:class:`~apollo_restore.schema.folder.DecoderConfig`); with ``other_architectures``, ``None``
     for another architecture (which only ``transformers`` loads, and checks).
 
     Raises:
         ModelFolderError: ``E505`` naming the field and what it must be.
     """
-    model_type = config.get("model_type")
-    if model_type not in LEAN_MODEL_TYPES:
-        if other_architectures:
-            return None
-        expected = " or ".join(map(repr, LEAN_MODEL_TYPES))
-        raise ModelFolderError("E505", path, field="model_type", value=model_type, expected=expected)
-
-    sizes = {name: check_whole(path, name, config.get(name)) for name in _SIZE_FIELDS}
-    heads, kv_heads = sizes["num_attention_heads"], sizes["num_key_value_heads"]
-    if heads % kv_heads:
-        expected = f"a multiple of num_key_value_heads ({kv_heads})"
-        raise ModelFolderError("E505", path, field="num_attention_heads", value=heads, expected=expected)
-    head_dim = config.get("head_dim") or sizes["hidden_size"] // heads
-    if check_whole(path, "head_dim", head_dim) % 2:
-        raise ModelFolderError("E505", path, field="head_dim", value=head_dim, expected="even (rotary positions)")
-    eps = config.get("rms_norm_eps")
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
-        raise ModelFolderError("E505", path, field="rms_norm_eps", value=eps, expected="a number between 0 and 1")
+    if other_architectures and config.get("model_type") not in LEAN_MODEL_TYPES:
+        return None
+    try:
+        c = check(DecoderConfig, config)
+    except SchemaError as err:
+        raise folder_error(path, err) from None
     return Dims(
-        sizes["vocab_size"],
-        sizes["hidden_size"],
-        sizes["intermediate_size"],
-        sizes["num_hidden_layers"],
-        heads,
-        kv_heads,
-        head_dim,
-        config.get("tie_word_embeddings", True) is not False,
+        c.vocab_size,
+        c.hidden_size,
+        c.intermediate_size,
+        c.num_hidden_layers,
+        c.num_attention_heads,
+        c.num_key_value_heads,
+        c.head_dim or c.hidden_size // c.num_attention_heads,
+        c.tie_word_embeddings,
     )
 
 

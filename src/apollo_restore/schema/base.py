@@ -132,6 +132,9 @@ def problem_of(err: ValidationError, model: type[BaseModel], prefix: str = "") -
         known = ", ".join(owner.model_fields) if owner is not None else ""
         parent = _dotted(prefix, loc[:-1]) or "the file"
         return Problem(parent, _Shown(first.get("input")), "a declared key", str(loc[-1]), known or "none")
+    ctx = first.get("ctx") or {}
+    if "field" in ctx:  # a check across fields names the field it refuses (``num_attention_heads``)
+        return Problem(_dotted(prefix, (*loc, ctx["field"])), _Shown(ctx.get("value")), first["msg"])
     expected = _description(model, loc) or first["msg"].removeprefix("Value error, ").removeprefix("Input should be ")
     value = "missing" if first["type"] == "missing" else _Shown(first.get("input"))
     return Problem(field, value, expected)

@@ -15,7 +15,8 @@ other records say what made the folder; they are kept as written and never read 
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from apollo_restore.schema.base import Record, Settings, number, text, whole
 
@@ -145,6 +146,37 @@ class FolderMeta(Settings):
     data: Any = Field(None, description="record: the training data")
     training: Any = Field(None, description="record: the training history")
     consolidated_from: Any = Field(None, description="record: the checkpoint a large model was consolidated from")
+
+
+# -- config.json (the neural model's shape) ---------------------------------------------------
+
+
+class DecoderConfig(Record):
+    """The fields of a Mistral-shaped decoder's ``config.json`` that this package reads (the lean
+    model runs it); its other keys are Hugging Face's, kept as written. Sizes are bounded by what
+    loads on a 24 GiB machine's CPU or one GPU."""
+
+    model_type: Literal["mistral"] = Field(description='"mistral" (the decoder the lean model runs)')
+    vocab_size: whole(1, 1_000_000, "tokens")
+    hidden_size: whole(1, 65_536, "numbers per position")
+    intermediate_size: whole(1, 262_144, "numbers per position in the MLP")
+    num_hidden_layers: whole(1, 1024, "layers")
+    num_attention_heads: whole(1, 1024, "query heads")
+    num_key_value_heads: whole(1, 1024, "key/value heads")
+    head_dim: whole(2, 4096, "numbers per head; even (rotary positions)") | None = None
+    rms_norm_eps: number(0, 0.5, "added to the RMS norm's mean square", above=True)
+    tie_word_embeddings: bool = Field(True, description="true: the head is the embedding")
+
+    @model_validator(mode="after")
+    def _shapes(self) -> "DecoderConfig":
+        if self.num_attention_heads % self.num_key_value_heads:
+            expected = f"a multiple of num_key_value_heads ({self.num_key_value_heads})"
+            raise PydanticCustomError(
+                "shape", expected, {"field": "num_attention_heads", "value": self.num_attention_heads}
+            )
+        if self.head_dim is not None and self.head_dim % 2:
+            raise PydanticCustomError("shape", "even (rotary positions)", {"field": "head_dim", "value": self.head_dim})
+        return self
 
 
 # -- calibration.json -------------------------------------------------------------------------

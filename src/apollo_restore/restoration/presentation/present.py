@@ -25,6 +25,7 @@ from typing import Any
 
 from apollo_restore.data.normalise import GREEK_LETTERS
 from apollo_restore.data.orthography import EditionForms
+from apollo_restore.errors import RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.context import DEFAULT_WINDOW
@@ -210,14 +211,22 @@ class Presented:
         return [replace(c, notes=notes_for(c, prefix, suffix, hint)) for c in candidates]
 
     def present(self, pool: list[Candidate], prefix: str, suffix: str, hint: Hint) -> list[Candidate]:
-        """A gap's whole ranked pool as shown: annotated, doubtful readings demoted, calibrated."""
+        """A gap's whole ranked pool as shown: annotated, doubtful readings demoted, calibrated.
+
+        Raises:
+            RequestError: ``E317`` a probability that is not a finite number (weights that overflow).
+        """
         cands = self.annotate(pool, prefix, suffix, hint)
         flags = [doubts(c, prefix, suffix, hint) for c in cands]
         factors = [self.demotions.factor(f) for f in flags]
         if hint.is_exact and self.demotions.count_floor is not None:
             factors = hold_count(cands, factors, [f[2] for f in flags], self.demotions.count_floor)
         cands = demote(cands, factors)
-        return cands if self.calibration is None else self.calibration.apply(cands, hint)
+        shown = cands if self.calibration is None else self.calibration.apply(cands, hint)
+        bad = [c for c in shown if not math.isfinite(c.prob)]
+        if bad:  # never NaN (invalid JSON) or null where a probability belongs, at any door
+            raise RequestError("E317", shown=", ".join(f"{c.text} {c.prob}" for c in bad[:3]))
+        return shown
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """The first ``k`` of the wrapped filler's whole ranked pool, annotated, doubtful
