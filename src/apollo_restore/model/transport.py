@@ -34,7 +34,6 @@ import hashlib
 import json
 import math
 import shutil
-import sys
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -45,7 +44,7 @@ from safetensors.torch import load, save
 
 from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import ModelFolderError
-from apollo_restore.model.verify import WEIGHTS_FILE, check_finite
+from apollo_restore.model.verify import WEIGHTS_FILE, check_finite, read_json
 from apollo_restore.schema.base import SchemaError, check, folder_error
 from apollo_restore.schema.transport import (
     FORMAT,
@@ -351,26 +350,7 @@ def _manifest(folder: Path) -> Manifest:
     path = folder / MANIFEST
     if not path.is_file():
         raise ModelFolderError("E523", path, folder=folder)
-    too_big = ModelFolderError(
-        "E505", path, field="the file", value=f"more than {MANIFEST_BYTES:,} bytes",
-        expected=f"at most {MANIFEST_BYTES:,} bytes (the manifest pack writes)",
-    )  # fmt: skip
-    if path.stat().st_size > MANIFEST_BYTES:
-        raise too_big
-    with path.open("rb") as f:
-        raw = f.read(MANIFEST_BYTES + 1)
-    if len(raw) > MANIFEST_BYTES:
-        raise too_big
-    try:  # as apollo_restore.model.verify.read_json, on the bytes read
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as err:
-        raise ModelFolderError("E503", path, line=1, column=err.start + 1, reason="not UTF-8 text") from None
-    except json.JSONDecodeError as err:
-        raise ModelFolderError("E503", path, line=err.lineno, column=err.colno, reason=err.msg) from None
-    except RecursionError:  # json's parser recurses once per level: a deep file is refused, not a crash
-        raise ModelFolderError("E517", path, limit=sys.getrecursionlimit()) from None
-    if not isinstance(data, dict):
-        raise ModelFolderError("E504", path, found=f"a JSON {type(data).__name__}")
+    data = read_json(path, MANIFEST_BYTES)
     try:
         return check(Manifest, data)
     except SchemaError as err:

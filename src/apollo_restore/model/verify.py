@@ -55,16 +55,30 @@ _LAYER_PREFIX = "model.layers."
 _SHOWN = 4  # tensor names listed in a message
 
 
-def read_json(path: Path) -> dict[str, Any]:
-    """A model folder's JSON file, which must hold an object.
+def read_json(path: Path, most: int | None = None) -> dict[str, Any]:
+    """A model folder's JSON file, which must hold an object (with ``most``: of at most that many
+    bytes, its size compared before anything is read).
 
     Raises:
         ModelFolderError: ``E503`` (not UTF-8 or not JSON: line and column), ``E504`` (not an object),
-            ``E517`` (nested deeper than the parser recurses).
+            ``E517`` (nested deeper than the parser recurses), ``E505`` (more than ``most`` bytes).
         FileNotFoundError: no such file.
     """
+    path = Path(path)
+    if most is not None:
+        too_big = ModelFolderError(
+            "E505", path, field="the file", value=f"more than {most:,} bytes", expected=f"at most {most:,} bytes"
+        )
+        if path.stat().st_size > most:
+            raise too_big
+        with path.open("rb") as f:
+            raw = f.read(most + 1)
+        if len(raw) > most:  # grew since
+            raise too_big
+    else:
+        raw = path.read_bytes()
     try:
-        data = json.loads(Path(path).read_bytes().decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as err:
         raise ModelFolderError("E503", path, line=1, column=err.start + 1, reason="not UTF-8 text") from None
     except json.JSONDecodeError as err:
