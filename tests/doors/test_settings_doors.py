@@ -146,3 +146,22 @@ def test_tune_refuses_to_write_a_calibration_from_too_few_gaps(memorised_model, 
     done = CliRunner().invoke(app, [*args, "--per-length", "1", "--limit", "3", "--force"])
     assert done.exit_code == 2 and "[E704]" in done.output and "at least 50" in done.output, done.output
     assert sorted(p.name for p in model.iterdir()) == before  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("beam_width", 10**9),
+        ("hint_slack", 10**6),
+        ("k", 0),
+        ("max_chars", 10**7),
+        ("precision", "fp16"),
+        ("pool", True),
+    ],
+)
+def test_a_callers_search_setting_out_of_its_bounds_is_E310(setting, value):
+    from apollo_restore.errors import RequestError
+
+    with pytest.raises(RequestError) as err:
+        RestoreConfig(**{setting: value})
+    assert err.value.code == "E310" and f"RestoreConfig.{setting} must be" in str(err.value)

@@ -4,10 +4,13 @@ the longest readings, ``hint_slack``, ``beam_width``, ``precision``; a model fol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from apollo_restore.errors import RequestError
 from apollo_restore.hint import Hint
+from apollo_restore.schema.base import SchemaError, check
+from apollo_restore.schema.search import SearchSettings
 
 #: The model folder shipped in the package (the default of every loader).
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "default"
@@ -53,6 +56,19 @@ class RestoreConfig:
     hint_penalty: float = 3.0
     beam_width: int | None = None
     precision: str | None = None
+
+    def __post_init__(self) -> None:
+        """Every setting within its bounds (:class:`~apollo_restore.schema.search.SearchSettings`):
+        a beam of a billion rows or a slack of a million letters is refused here, before any search.
+
+        Raises:
+            RequestError: ``E310`` naming the setting, what it must be and what it is.
+        """
+        try:
+            check(SearchSettings, asdict(self))
+        except SchemaError as err:
+            p = err.problem
+            raise RequestError("E310", name=f"RestoreConfig.{p.field}", expected=p.expected, value=p.value) from None
 
 
 #: The neural model's arithmetic settings (:attr:`RestoreConfig.precision`).
