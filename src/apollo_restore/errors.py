@@ -73,6 +73,11 @@ class Errors:
         "scoring them would count them as wrong; predict them (the same predict command continues), or give "
         "--allow-missing to score them as wrong, reported"
     )
+    E212 = (
+        "[E212] {path} has predictions for {unknown:,} id(s) that are no gap of {gapset} (the first: {first!r}): "
+        "they would be scored against nothing and their times counted; give the predictions of this gap set, "
+        "or remove those lines"
+    )
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
     E301 = (
@@ -229,6 +234,10 @@ class Errors:
         "[E703] no validation gap in {prepared} for source(s) {sources}: prepare a corpus with validation "
         "documents of those sources, or give other --source values"
     )
+    E705 = (
+        "[E705] cannot read the prepared corpus {path}: {reason}; run apollo-restore prepare (with --out "
+        "{prepared}) again"
+    )
 
 
 class LeidenError(ValueError):
@@ -267,7 +276,7 @@ class FormatError(ValueError):
 
 
 class FileError(ValueError):
-    """A file (or standard input) that cannot be read or written as asked (``E202``–``E211``).
+    """A file (or standard input) that cannot be read or written as asked (``E202``–``E212``).
 
     Attributes:
         code: the message code (``"E203"``).
