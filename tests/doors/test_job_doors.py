@@ -8,6 +8,17 @@ any work: predictions for ids that are no gap (``E212``), a prepared corpus that
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from apollo_restore.cli.app import app
+from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.restoration.config import DEFAULT_MODEL
 
 from .test_evaluate_doors import evaluate, gap, prediction
 
@@ -26,3 +37,38 @@ def test_predictions_of_exactly_the_gaps_are_scored_with_their_times(tmp_path):
     done = evaluate(tmp_path, [gap(i) for i in range(3)], [prediction(i) for i in range(3)])
     assert done.exit_code == 0, done.output
     assert json.loads((tmp_path / "report" / "metrics.json").read_text())["meta"]["ms_per_gap"] == 3.0
+
+
+# -- tune: a prepared corpus that cannot be read ---------------------------------------------
+
+
+def _tune(model: Path, prepared: Path):
+    args = ["tune", "--model", str(model), "--prepared", str(prepared), "--what", "calibration", "--force"]
+    return CliRunner().invoke(app, args)
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbage", "truncated", "empty", "folder", "no columns"])
+def test_tune_on_a_prepared_corpus_that_cannot_be_read_is_E705(tmp_path, tiny_prepared, damage):
+    documents = tiny_prepared / "documents.parquet"
+    whole = documents.read_bytes()
+    if damage == "missing":
+        documents.unlink()
+    elif damage == "garbage":
+        documents.write_bytes(b"PAR1 not a parquet file at all" * 10)
+    elif damage == "truncated":
+        documents.write_bytes(whole[: len(whole) // 2])
+    elif damage == "empty":
+        documents.write_bytes(b"")
+    elif damage == "folder":
+        documents.unlink()
+        documents.mkdir()
+    else:
+        table = pa.table({"id": ["a"]}).replace_schema_metadata({"normaliser": NORMALISER})
+        pq.write_table(table, documents)
+    model = shutil.copytree(DEFAULT_MODEL, tmp_path / "model-copy")
+    calibration = (model / "calibration.json").read_bytes()
+    done = _tune(model, tiny_prepared)
+    assert done.exit_code == 2 and "[E705]" in done.output and "Traceback" not in done.output, done.output
+    assert "cannot read the prepared corpus" in done.output and "documents.parquet" in done.output
+    assert "apollo-restore prepare" in done.output
+    assert (model / "calibration.json").read_bytes() == calibration  # nothing fitted, nothing written
