@@ -16,11 +16,17 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from apollo_restore import __version__
 from apollo_restore.cli.app import app
+from apollo_restore.cli.restore import probability_files
 from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.restoration import load
 from apollo_restore.restoration.config import DEFAULT_MODEL
 
+from ..gapfiles import gap as gap_row
+from ..gapfiles import write_gaps
 from .test_evaluate_doors import evaluate, gap, prediction
+from .test_predict_doors import Reading, lines, predict
 
 # -- evaluate: predictions for ids that are no gap -------------------------------------------
 
@@ -72,3 +78,61 @@ def test_tune_on_a_prepared_corpus_that_cannot_be_read_is_E705(tmp_path, tiny_pr
     assert "cannot read the prepared corpus" in done.output and "documents.parquet" in done.output
     assert "apollo-restore prepare" in done.output
     assert (model / "calibration.json").read_bytes() == calibration  # nothing fitted, nothing written
+
+
+# -- predict: a resume after the calibration changed -----------------------------------------
+
+
+@pytest.fixture
+def fillers(monkeypatch):
+    """The fillers the CLI's model loads give, in turn (set ``.queue``), as in test_predict_doors."""
+    state = type("Queue", (), {"queue": []})()
+    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: state.queue.pop(0))
+    return state
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    """A stand-in model folder (the model itself is a stand-in filler): its files are fingerprinted."""
+    path = tmp_path / "model"
+    path.mkdir()
+    (path / "config.json").write_text('{"model_type": "mistral"}')
+    (path / "model.safetensors").write_bytes(b"\0" * 64)
+    (path / "tokenizer.json").write_text("{}")
+    return path
+
+
+def test_a_resume_after_the_calibration_was_fitted_again_is_E209_naming_it(tmp_path, fillers, folder):
+    gaps = write_gaps(tmp_path / "gaps.jsonl", [gap_row(i) for i in range(6)])
+    out = tmp_path / "preds.jsonl"
+    (folder / "calibration.json").write_text('{"conditions": {}, "fitted": 1}')
+    fillers.queue = [Reading(stop_after=2), Reading()]
+    assert predict("--gaps", gaps, "--out", out, "--model", folder).exit_code == 130
+    record = json.loads(out.with_name("preds.jsonl.partial.json").read_text())["settings"]
+    assert record["calibration"] != "none" and record["version"] == __version__
+    assert record["edition forms"] == probability_files(folder)["edition forms"]
+    (folder / "calibration.json").write_text('{"conditions": {}, "fitted": 2}')  # tune --force, in between
+    refused = predict("--gaps", gaps, "--out", out, "--model", folder)
+    assert refused.exit_code == 2 and "[E209]" in refused.output and "Traceback" not in refused.output
+    assert f"calibration={record['calibration']}" in refused.output
+    assert "model fingerprint=" not in refused.output  # only what differs is named
+    assert len(lines(out.with_name("preds.jsonl.partial"))) == 2  # untouched
+    (folder / "calibration.json").unlink()  # a calibration taken away changes the probabilities too
+    assert "calibration=none" in predict("--gaps", gaps, "--out", out, "--model", folder).output
+
+
+def test_a_resume_with_the_same_calibration_continues(tmp_path, fillers, folder):
+    gaps = write_gaps(tmp_path / "gaps.jsonl", [gap_row(i) for i in range(6)])
+    out = tmp_path / "preds.jsonl"
+    fillers.queue = [Reading(stop_after=2), Reading()]
+    assert predict("--gaps", gaps, "--out", out, "--model", folder).exit_code == 130
+    finished = predict("--gaps", gaps, "--out", out, "--model", folder)
+    assert finished.exit_code == 0 and "resuming: 2 of 6" in finished.output
+
+
+def test_the_probability_files_digest_follows_the_calibration_bytes(tmp_path):
+    assert probability_files(tmp_path)["calibration"] == "none"
+    (tmp_path / "calibration.json").write_text("{}")
+    first = probability_files(tmp_path)["calibration"]
+    (tmp_path / "calibration.json").write_text("{ }")
+    assert first != probability_files(tmp_path)["calibration"] != "none"
