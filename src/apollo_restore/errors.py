@@ -154,6 +154,7 @@ class Errors:
     W401 = "[W401] the text index in the cache is damaged ({path} {reason}): building it again"
     # the command line
     E601 = "[E601] {message}"
+    E602 = "[E602] train --probe: {where} sets {field} = {value!r}; it must be {expected}"
     # model folders
     E501 = (
         "[E501] {folder}/apollo_restore.json names the ensemble member {member!r} but {path} is missing: "

@@ -19,14 +19,20 @@ from typer.testing import CliRunner
 from apollo_restore import __version__
 from apollo_restore.cli.app import app
 from apollo_restore.cli.restore import probability_files
+from apollo_restore.config import load_config
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.restoration import load
 from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.schema.training import SettingError, check_probe_setting
+from apollo_restore.train.loop import TrainConfig
+from apollo_restore.train.probe import DEFAULT_SETTINGS, setting_config
 
 from ..gapfiles import gap as gap_row
 from ..gapfiles import write_gaps
 from .test_evaluate_doors import evaluate, gap, prediction
 from .test_predict_doors import Reading, lines, predict
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 # -- evaluate: predictions for ids that are no gap -------------------------------------------
 
@@ -136,3 +142,48 @@ def test_the_probability_files_digest_follows_the_calibration_bytes(tmp_path):
     first = probability_files(tmp_path)["calibration"]
     (tmp_path / "calibration.json").write_text("{ }")
     assert first != probability_files(tmp_path)["calibration"] != "none"
+
+
+# -- train --probe: settings out of their bounds ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--setting", "batch_size=100000000"], "--setting 'batch_size=100000000' sets batch_size = 100000000"),
+        (["--setting", "batch_size=2", "--setting", "block_size=100000"], "sets block_size = 100000"),
+        (["--setting", "grad_accum=5000"], "sets grad_accum = 5000"),
+        (["--setting", "num_workers=500"], "sets num_workers = 500"),
+        (["--setting", "eval_rows=10000000"], "sets eval_rows = 10000000"),
+        (["--setting", "lr=1e9"], "sets lr = 1000000000.0"),
+        (["batch_size=100000"], "the config (--config and its key=value options) sets batch_size = 100000"),
+    ],
+    ids=["batch", "block", "accum", "workers", "eval rows", "lr", "config"],
+)
+def test_a_probe_setting_out_of_its_bounds_is_E602_before_any_step(tiny_prepared, tmp_path, args, says):
+    common = ["train", f"prepared={tiny_prepared}", f"out={tmp_path / 'run'}", "size=tiny", "device=cpu"]
+    done = CliRunner().invoke(app, [*common, "--probe", "1", *args])
+    assert done.exit_code == 2 and "[E602]" in done.output and says in done.output, done.output
+    assert "it must be" in done.output and "Traceback" not in done.output
+    assert "Throughput probe" not in done.output and not (tmp_path / "run").exists()  # nothing ran
+
+
+@pytest.mark.parametrize("seconds", ["601", "1e9", "inf", "nan", "-1"])
+def test_probe_seconds_are_bounded(tmp_path, seconds, cli_error):
+    done = CliRunner().invoke(app, ["train", f"out={tmp_path / 'run'}", "--probe", seconds])
+    assert done.exit_code == 2 and "--probe" in cli_error(done)
+
+
+@pytest.mark.parametrize("name", ["default_cpu", "default_cpu_middle", "gpu_medium", "gpu_large", "gpu_distill"])
+def test_the_shipped_training_configs_are_within_the_bounds(name):
+    cfg = TrainConfig.from_dict(load_config(CONFIGS / f"{name}.yaml", [], TrainConfig))
+    check_probe_setting(cfg)
+    for setting in DEFAULT_SETTINGS:
+        setting_config(cfg, setting)
+
+
+def test_the_largest_settings_a_gpu_run_uses_are_within_the_bounds(tmp_path):
+    cfg = TrainConfig(prepared=str(tmp_path), batch_size=4096, block_size=8192, num_workers=64, grad_accum=64)
+    assert check_probe_setting(cfg).batch_size == 4096
+    with pytest.raises(SettingError, match=r"\[E602\] .*--setting 'batch_size=4097' sets batch_size = 4097"):
+        setting_config(cfg, "batch_size=4097")
