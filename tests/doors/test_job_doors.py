@@ -20,7 +20,10 @@ from apollo_restore import __version__
 from apollo_restore.cli.app import app
 from apollo_restore.cli.restore import probability_files
 from apollo_restore.config import load_config
+from apollo_restore.data.formats import read_gapset, read_predictions
 from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.errors import FormatError
+from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration import load
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.schema.training import SettingError, check_probe_setting
@@ -187,3 +190,91 @@ def test_the_largest_settings_a_gpu_run_uses_are_within_the_bounds(tmp_path):
     assert check_probe_setting(cfg).batch_size == 4096
     with pytest.raises(SettingError, match=r"\[E602\] .*--setting 'batch_size=4097' sets batch_size = 4097"):
         setting_config(cfg, "batch_size=4097")
+
+
+# -- gap sets and predictions: one line each, declared ---------------------------------------
+
+
+def _read(tmp_path, reader, row: dict | str):
+    path = tmp_path / "lines.jsonl"
+    path.write_text((row if isinstance(row, str) else json.dumps(row, ensure_ascii=False)) + "\n", encoding="utf-8")
+    return reader(path)
+
+
+@pytest.mark.parametrize(
+    ("changes", "says"),
+    [
+        ({"prefix": "α" * 20_001}, "field 'prefix' is 'ααα"),
+        ({"suffix": 7}, "field 'suffix' is 7; it must be text of at most 20,000 characters"),
+        ({"id": "g" * 301}, "it must be text of 1 to 300 characters"),
+        ({"id": ""}, "field 'id' is ''; it must be text of 1 to 300 characters"),
+        ({"doc": None}, "field 'doc' is None"),
+        ({"hint": 2000}, "field 'hint' is 2000; it must be null, a letter count from 1 to 1000"),
+        ({"hint": [3, 1001]}, "field 'hint' is [3, 1001]"),
+        ({"hint": True}, "field 'hint' is True"),
+        ({"hint": 2.5}, "field 'hint' is 2.5"),
+        ({"kind": "silver"}, "field 'kind' is 'silver'; it must be \"synthetic\" or \"true\""),
+    ],
+    ids=[
+        "long prefix",
+        "suffix number",
+        "long id",
+        "empty id",
+        "doc null",
+        "hint",
+        "hint range",
+        "hint bool",
+        "hint float",
+        "kind",
+    ],  # fmt: skip
+)
+def test_a_gap_line_the_schema_refuses_is_E201_naming_the_field(tmp_path, changes, says):
+    with pytest.raises(FormatError, match=r"\[E201\] .*lines\.jsonl, line 1: ") as info:
+        _read(tmp_path, read_gapset, {**gap_row(0), **changes})
+    assert says in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ({"id": "g0", "candidates": [{"text": "α", "prob": 0.5}] * 1001}, "field 'candidates' is"),
+        ({"id": "g0", "candidates": {"text": "α"}}, "it must be a list of at most 1,000 candidates"),
+        ({"id": "g0", "candidates": [{"text": "α" * 1001}]}, "candidate 1: each candidate must be an object"),
+        ({"id": "g0", "candidates": [{"prob": 0.5}]}, "candidate 1: each candidate must be an object"),
+        ({"id": "g0", "candidates": [{"text": "α", "prob": True}]}, "candidate 1: field 'prob' is True; it must"),
+        ({"id": "g0", "candidates": [], "ms": 1e10}, "field 'ms' is 10000000000.0; it must be a number in [0, 1e+09]"),
+        ({"id": "g0", "candidates": [], "ms": -1}, "field 'ms' is -1"),
+        ({"candidates": []}, "missing field 'id'"),
+        ({"id": "g0"}, "missing field 'candidates'"),
+    ],
+    ids=[
+        "1001 candidates",
+        "not a list",
+        "long text",
+        "no text",
+        "prob bool",
+        "ms huge",
+        "ms negative",
+        "no id",
+        "no candidates",
+    ],  # fmt: skip
+)
+def test_a_prediction_line_the_schema_refuses_is_E201_naming_the_field(tmp_path, line, says):
+    with pytest.raises(FormatError, match=r"\[E201\] .*lines\.jsonl, line 1: ") as info:
+        _read(tmp_path, read_predictions, line)
+    assert says in str(info.value)
+
+
+def test_lines_keep_what_they_always_could(tmp_path):
+    row = {**gap_row(0), "hint": [1, 1000], "kind": "true", "prefix": "", "period": "II BC", "target": "α" * 1000}
+    (read,) = _read(tmp_path, read_gapset, row)  # an extra key is ignored, an empty context fair
+    assert read.hint == Hint.span(1, 1000) and read.kind == "true" and read.prefix == ""
+    unanswered = {key: value for key, value in gap_row(0).items() if key not in ("target", "hint", "kind")}
+    (read,) = _read(tmp_path, lambda path: read_gapset(path, need_target=False), unanswered)
+    assert (read.target, read.hint, read.kind) == ("", NO_HINT, "synthetic")
+    line = {"id": "g0", "candidates": [{"text": "α", "prob": 1}, {"text": "", "prob": None}, {"text": "β"}], "ms": 84}
+    (prediction,) = _read(tmp_path, read_predictions, {**line, "model": "peer-7b"})
+    assert prediction.candidates == [("α", 1.0), ("", None), ("β", None)] and prediction.ms == 84
+    assert json.dumps(prediction.to_dict()["ms"]) == "84"  # written back as it was
+    (prediction,) = _read(tmp_path, read_predictions, {"id": "g0", "candidates": []})
+    assert prediction.candidates == [] and prediction.ms is None
