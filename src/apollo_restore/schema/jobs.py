@@ -7,8 +7,9 @@ interchange formats, DESIGN §7; examples in ``shared/formats/``).
 :func:`apollo_restore.data.formats.read_gapset` and :func:`~apollo_restore.data.formats.read_predictions`
 read every line through these models and report a refusal as ``E201`` naming the file, the line
 and the field. Types are strict (no ``"5"`` for 5, no ``true`` for 1; NaN and infinities refused)
-and every text and number is bounded, generously for real data: a context of 20,000 characters
-(a whole papyrus either side), an id of 300, a hint of 1,000 letters, 1,000 candidates a gap.
+and every text and number is bounded, generously for real data: a context of 1,000,000 characters
+(a whole text either side, as a restoration request takes it), an id of 300, a hint of 1,000
+letters, 1,000 candidates a gap.
 Keys a line does not declare are ignored, as they always were (another system's extra fields).
 """
 
@@ -23,8 +24,9 @@ from apollo_restore.schema.base import number, text
 
 #: Most characters of an id (a gap's, a document's) or a source's name.
 MAX_ID = 300
-#: Most characters of a context either side of a gap, or of its answer.
-MAX_CONTEXT = 20_000
+#: Most characters of a context either side of a gap, or of its answer: a restoration request's
+#: whole text (``RequestLimits.max_text_chars``; the request check cuts a context to its window).
+MAX_CONTEXT = 1_000_000
 #: Most letters a hint counts.
 MAX_HINT = 1000
 #: Most candidates a prediction ranks, and most characters of one.
