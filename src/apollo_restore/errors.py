@@ -17,6 +17,8 @@ Codes:
     W4xx  warnings about the text index (a damaged cache is built again).
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
           members (:func:`apollo_restore.restoration.load.load_filler`), the device they are loaded on.
+    E6xx  the command line: usage errors (``E601``), ``train --probe``'s settings
+          (:mod:`apollo_restore.schema.training`).
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
 """
 
