@@ -17,6 +17,8 @@ Codes:
     W4xx  warnings about the text index (a damaged cache is built again).
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
           members (:func:`apollo_restore.restoration.load.load_filler`), the device they are loaded on.
+    E6xx  the command line: usage errors (``E601``), ``train --probe``'s settings
+          (:mod:`apollo_restore.schema.training`).
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
 """
 
@@ -72,6 +74,11 @@ class Errors:
         "[E211] {path} has no prediction for {missing:,} of the {total:,} gaps of {gapset} (the first: {first!r}): "
         "scoring them would count them as wrong; predict them (the same predict command continues), or give "
         "--allow-missing to score them as wrong, reported"
+    )
+    E212 = (
+        "[E212] {path} has predictions for {unknown:,} id(s) that are no gap of {gapset} (the first: {first!r}): "
+        "they would be scored against nothing and their times counted; give the predictions of this gap set, "
+        "or remove those lines"
     )
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
@@ -153,6 +160,7 @@ class Errors:
     W401 = "[W401] the text index in the cache is damaged ({path} {reason}): building it again"
     # the command line
     E601 = "[E601] {message}"
+    E602 = "[E602] train --probe: {where} sets {field} = {value!r}; it must be {expected}"
     # model folders
     E501 = (
         "[E501] {folder}/apollo_restore.json names the ensemble member {member!r} but {path} is missing: "
@@ -256,6 +264,10 @@ class Errors:
         "(exact, range, none); this fit has {found}: nothing was written. Give more gaps (--per-length, --limit, "
         "--source), or leave calibration out of --what"
     )
+    E705 = (
+        "[E705] cannot read the prepared corpus {path}: {reason}; run apollo-restore prepare (with --out "
+        "{prepared}) again"
+    )
 
 
 class LeidenError(ValueError):
@@ -294,7 +306,7 @@ class FormatError(ValueError):
 
 
 class FileError(ValueError):
-    """A file (or standard input) that cannot be read or written as asked (``E202``–``E211``).
+    """A file (or standard input) that cannot be read or written as asked (``E202``–``E212``).
 
     Attributes:
         code: the message code (``"E203"``).

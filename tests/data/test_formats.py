@@ -137,7 +137,7 @@ def test_formats_cullhed_errors_name_file_and_line(tmp_path, content, needle):
         ),
         (
             '{"id": "a", "source": "s", "doc": "d", "prefix": "", "suffix": "", "target": "α", "hint": "5"}',
-            "hint must be",
+            "field 'hint' is '5'; it must be null, a letter count",
         ),
         ('{"id": "a", "source": "s", "doc": "d", "prefix": "", "suffix": ""}', "missing field 'target'"),
     ],

@@ -95,7 +95,7 @@ def test_malformed_predictions_are_E201_naming_line_and_field(tmp_path, bad, say
 def test_a_gap_whose_kind_is_not_a_string_is_E201(tmp_path):
     done = evaluate(tmp_path, [gap(0), gap(1, kind=["synthetic"])], [prediction(0), prediction(1)])
     assert done.exit_code == 2 and "E201" in done.output and "gaps.jsonl, line 2" in done.output
-    assert "field 'kind' has the wrong type (list)" in done.output
+    assert "field 'kind' is ['synthetic']; it must be \"synthetic\" or \"true\"" in done.output
 
 
 def test_out_an_existing_file_is_E205_and_the_file_is_kept(tmp_path):

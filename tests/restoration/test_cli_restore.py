@@ -79,12 +79,16 @@ def test_cli_predict_refuses_absurd_hints(tmp_path):
         "kind": "synthetic",
     }
     gaps.write_text(json.dumps(row) + "\n")
-    from apollo_restore.data.formats import read_gapset
-    from apollo_restore.errors import RequestError
+    from apollo_restore.data.formats import GapExample, read_gapset
+    from apollo_restore.errors import FormatError, RequestError
+    from apollo_restore.hint import Hint
     from apollo_restore.restoration.predict import predict
 
+    with pytest.raises(FormatError, match=r"E201\] .*line 1: field 'hint' is 1000000; it must be null, a letter count"):
+        read_gapset(gaps)  # the gap set's schema bounds a hint (1 to 1000 letters)
+    within = GapExample("g1", "ddb", "d", "και ", " του", "αβ", Hint.exact(1000))  # and the request, tighter
     with pytest.raises(RequestError, match="E304"):
-        list(predict(object(), read_gapset(gaps), k=5, progress=False))
+        list(predict(object(), [within], k=5, progress=False))
     with pytest.raises(RequestError, match="E305"):
         list(predict(object(), [], k=0, progress=False))
 

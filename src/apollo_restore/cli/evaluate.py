@@ -166,7 +166,8 @@ def evaluate_command(
     """Evaluate a model on a prepared split or a gap-set file; write report.md, metrics.json, plots.
 
     Scoring a --predictions file, every gap must have its prediction (E211 names how many have
-    none; --allow-missing scores them as wrong, says so in the report and exits with status 1);
+    none; --allow-missing scores them as wrong, says so in the report and exits with status 1)
+    and every prediction its gap (E212 names how many have none);
     every prediction is checked (probabilities from 0 to 1, milliseconds a number).
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
@@ -202,6 +203,7 @@ def evaluate_command(
                 raise typer.BadParameter(str(err), param_hint="--peer") from err
             peers[name] = load_peer(path, gap_set, read_ithaca_input_ids(ithaca_ids) if ithaca_ids else None)
         ours = read_predictions(predictions) if predictions else None
+        _check_unknown(gap_set, ours, predictions, gaps)
         missing = _missing(gap_set, ours, predictions, gaps, allow_missing)
     except (FileError, FormatError) as err:
         fail(err)
@@ -273,6 +275,22 @@ def _check_report_folder(out: Path) -> None:
         raise FileError("E205", str(out), reason=f"{there} is a file, not a folder")
     if there != out and not os.access(there, os.W_OK | os.X_OK):
         raise FileError("E205", str(out), reason=f"the folder {there} is not writable")
+
+
+def _check_unknown(gap_set, ours, predictions: Path | None, gaps: Path | None) -> None:
+    """Refuse a ``--predictions`` file with lines for ids that are no gap of ``gap_set``: scored
+    against nothing, and their milliseconds folded into the report's time a gap.
+
+    Raises:
+        FileError: ``E212`` naming how many such ids and the first.
+    """
+    if ours is None:
+        return
+    ids = {gap.id for gap in gap_set}
+    unknown = [p.id for p in ours if p.id not in ids]
+    if unknown:
+        where = str(gaps) if gaps else "the gap set built"
+        raise FileError("E212", str(predictions), unknown=len(unknown), gapset=where, first=unknown[0])
 
 
 def _missing(gap_set, ours, predictions: Path | None, gaps: Path | None, allow_missing: bool) -> list[str]:

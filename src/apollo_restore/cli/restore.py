@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import partial
@@ -188,8 +189,9 @@ def predict_command(
     continues where it was when run again (--restart begins again); OUT appears only when every
     gap is there. An existing OUT is refused without --force, and kept until the new one is
     complete. A run continues an unfinished one only with the same gap set (its content), --k,
-    --model (its weights, config, tokenizer and ensemble) and search options (they are recorded
-    in OUT.partial.json), and two runs never write one OUT at once.
+    --model (its weights, config, tokenizer, ensemble and calibration), search options, edition
+    forms table and apollo-restore version (they are recorded in OUT.partial.json), and two runs
+    never write one OUT at once.
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.model.folder import fingerprint
@@ -201,6 +203,7 @@ def predict_command(
         settings = {
             "model": str(model.resolve()) if model else "embedded default",
             "model fingerprint": fingerprint(model or DEFAULT_MODEL),
+            **probability_files(model or DEFAULT_MODEL),
             "exact length": str(exact_length), "neural only": str(neural_only), "parallels": str(parallels),
         }  # fmt: skip
         job = PredictJob.open(gaps, out, k, force=force, restart=restart, settings=settings)
@@ -228,6 +231,35 @@ def predict_command(
                    "run the same command again to continue", err=True)  # fmt: skip
         raise typer.Exit(130) from None
     typer.echo(f"wrote {n} predictions to {out}")
+
+
+def probability_files(folder: Path) -> dict[str, str]:
+    """What changes a prediction's probabilities besides the model folder's
+    :func:`~apollo_restore.model.folder.fingerprint` (which leaves its calibration out), for a
+    resumed ``predict`` to continue only with the same: SHA-256 (16 hex digits) of the folder's
+    ``calibration.json`` (``"none"`` without one), of the packaged edition-forms table (``"none"``
+    where it is not installed), and the package version."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore import __version__
+    from apollo_restore.data.orthography import FORMS_FILE
+
+    return {
+        "calibration": _file_digest(Path(folder) / "calibration.json"),
+        "edition forms": _file_digest(FORMS_FILE),
+        "version": __version__,
+    }
+
+
+def _file_digest(path: Path) -> str:
+    """SHA-256 (16 hex digits) of ``path``'s bytes; ``"none"`` when there is no such file,
+    ``"unreadable"`` when it cannot be read (the load that follows names why)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
+    except (FileNotFoundError, NotADirectoryError):
+        return "none"
+    except OSError:
+        return "unreadable"
 
 
 def _restorer(model: Path | None, parallels: bool, **options):

@@ -7,6 +7,11 @@ from pathlib import Path
 
 import typer
 
+from apollo_restore.cli.common import fail, finite
+
+#: Most seconds ``--probe`` times one setting (its warm-up and compilation come on top).
+MAX_PROBE_SECONDS = 600.0
+
 
 def train_command(
     config: Path = typer.Option(None, "--config", help="YAML or JSON file of TrainConfig fields."),
@@ -16,7 +21,9 @@ def train_command(
         0.0,
         "--probe",
         min=0.0,
-        help="Train nothing: time this many seconds of steps per --setting and print tokens/s and MFU.",
+        max=MAX_PROBE_SECONDS,
+        callback=finite,
+        help="Train nothing: time this many seconds (at most 600) of steps per --setting and print tokens/s and MFU.",
     ),
     setting: list[str] = typer.Option(
         None,
@@ -54,12 +61,19 @@ def _probe(cfg, seconds: float, settings: list[str]) -> None:
     """Print the probe's table (:mod:`apollo_restore.train.probe`) of ``settings`` (default: its
     micro-batches of 64, 128 and 256)."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore.schema.training import SettingError, check_probe_setting
     from apollo_restore.train.probe import DEFAULT_SETTINGS, probe, probe_heading, probe_row, setting_config
 
     settings = settings or list(DEFAULT_SETTINGS)
-    for candidate in settings:  # every one read before any runs
+    try:
+        check_probe_setting(cfg)
+    except SettingError as err:
+        fail(err)
+    for candidate in settings:  # every one read, and checked against its bounds, before any runs
         try:
             setting_config(cfg, candidate)
+        except SettingError as err:
+            fail(err)
         except ValueError as err:
             raise typer.BadParameter(f"--setting {candidate!r}: {err}") from err
     typer.echo(probe_heading(cfg, seconds))

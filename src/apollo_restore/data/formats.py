@@ -18,18 +18,22 @@ UTF-8) and names the file and the 1-based line of a malformed line
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from apollo_restore.data.normalise import normalise_with_gaps
 from apollo_restore.errors import FormatError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.inputs import read_lines
+from apollo_restore.schema.base import Problem, SchemaError
+from apollo_restore.schema.base import check as check_schema
+from apollo_restore.schema.jobs import GapLine, PredictionLine, QuestionLine
+
+M = TypeVar("M")
 
 #: About how deep JSON nesting the parser follows before it gives up (a line nested deeper is refused).
 _DEPTH = sys.getrecursionlimit()
@@ -148,7 +152,8 @@ def _field(obj: dict[str, Any], key: str, path: str | Path, number: int, kind: t
 def read_gapset(
     path: str | Path, check: Callable[[GapExample], object] | None = None, need_target: bool = True
 ) -> list[GapExample]:
-    """Read a gap-set JSONL file.
+    """Read a gap-set JSONL file, each line as a
+    :class:`~apollo_restore.schema.jobs.GapLine` (strict types, bounded texts and hint).
 
     Args:
         path: the file.
@@ -159,28 +164,25 @@ def read_gapset(
 
     Raises:
         FileError: the file cannot be read, is not UTF-8 or has an overlong line.
-        FormatError: a malformed line (a field missing or of the wrong type, JSON nested too
-            deep), an id already used by another line, or a gap ``check`` refuses (file and line
-            number in the message).
+        FormatError: a malformed line (a field missing, of the wrong type or out of its bounds,
+            named with what it must be; JSON nested too deep), an id already used by another
+            line, or a gap ``check`` refuses (file and line number in the message).
     """
+    model = GapLine if need_target else QuestionLine
     out = []
     seen: dict[str, int] = {}
     for number, obj in _read_jsonl(path):
-        try:
-            hint = Hint.from_json(obj.get("hint"))
-        except ValueError as exc:
-            raise FormatError(str(path), number, str(exc)) from None
-        target = _field(obj, "target", path, number) if need_target or "target" in obj else ""
+        line = _line(model, obj, path, number)
         out.append(
             GapExample(
-                id=_unique(seen, _field(obj, "id", path, number), path, number),
-                source=_field(obj, "source", path, number),
-                doc=_field(obj, "doc", path, number),
-                prefix=_field(obj, "prefix", path, number),
-                suffix=_field(obj, "suffix", path, number),
-                target=target,
-                hint=hint,
-                kind=_field(obj, "kind", path, number) if "kind" in obj else "synthetic",
+                id=_unique(seen, line.id, path, number),
+                source=line.source,
+                doc=line.doc,
+                prefix=line.prefix,
+                suffix=line.suffix,
+                target=line.target,
+                hint=line.hint,
+                kind=line.kind,
             )
         )
         if check is not None:
@@ -197,36 +199,55 @@ def write_gapset(path: str | Path, examples: Iterable[GapExample]) -> int:
 
 
 def read_predictions(path: str | Path) -> list[Prediction]:
-    """Read our prediction JSONL file.
+    """Read our prediction JSONL file, each line as a
+    :class:`~apollo_restore.schema.jobs.PredictionLine`.
 
     Raises:
         FileError: the file cannot be read, is not UTF-8 or has an overlong line.
-        FormatError: a malformed line (naming the field: a candidate not an object with a
-            ``text`` string, a ``prob`` not a probability from 0 to 1 or ``null`` (NaN and
-            infinities refused), ``ms`` not a finite number of at least 0 or ``null``, JSON nested
-            too deep), or an id already used by another line.
+        FormatError: a malformed line (naming the field and what it must be: a candidate not an
+            object with a ``text`` string, a ``prob`` not a probability from 0 to 1 or ``null``
+            (NaN and infinities refused), ``ms`` not a finite number from 0 to 10⁹ or ``null``,
+            more than 1,000 candidates, JSON nested too deep), or an id already used by another
+            line.
     """
     out = []
     seen: dict[str, int] = {}
     for number, obj in _read_jsonl(path):
-        raw = _field(obj, "candidates", path, number, list)
-        candidates: list[tuple[str, float | None]] = []
-        for i, cand in enumerate(raw, 1):
-            if not isinstance(cand, dict) or not isinstance(cand.get("text"), str):
-                raise FormatError(
-                    str(path), number, f"candidate {i}: each candidate must be an object with a 'text' string"
-                )
-            prob = cand.get("prob")
-            if prob is not None and not (is_json_number(prob) and 0 <= prob <= 1):
-                reason = f"candidate {i}: field 'prob' is {prob!r}; give a probability from 0 to 1, or null"
-                raise FormatError(str(path), number, reason)
-            candidates.append((cand["text"], None if prob is None else float(prob)))
-        ms = obj.get("ms")
-        if ms is not None and not (is_json_number(ms) and math.isfinite(ms) and ms >= 0):
-            reason = f"field 'ms' is {ms!r}; give milliseconds (a number of at least 0), or null"
-            raise FormatError(str(path), number, reason)
-        out.append(Prediction(_unique(seen, _field(obj, "id", path, number), path, number), candidates, ms))
+        line = _line(PredictionLine, obj, path, number)
+        candidates = [(c.text, c.prob) for c in line.candidates]
+        ms = obj.get("ms")  # as written (84 stays 84): checked a finite number or null
+        out.append(Prediction(_unique(seen, line.id, path, number), candidates, ms))
     return out
+
+
+_CANDIDATE = re.compile(r"candidates\[(\d+)\](?:\.(\w+))?")
+
+
+def _line(model: type[M], obj: dict[str, Any], path: str | Path, number: int) -> M:
+    """``obj`` (line ``number`` of ``path``) as ``model``.
+
+    Raises:
+        FormatError: ``E201`` naming the field the schema refuses and what it must be.
+    """
+    try:
+        return check_schema(model, obj)
+    except SchemaError as err:
+        raise FormatError(str(path), number, _reason(err.problem)) from None
+
+
+def _reason(p: Problem) -> str:
+    """What an ``E201`` says of a refused field: ``field 'ms' is 'fast'; it must be ...``, a
+    candidate's field after its 1-based number."""
+    missing = isinstance(p.value, str) and p.value == "missing"  # a value shown is never a str
+    found = _CANDIDATE.fullmatch(p.field)
+    if found and (found.group(2) in (None, "text")):
+        i, key = int(found.group(1)) + 1, found.group(2)
+        was = "" if key is None else f" (field 'text' is {'missing' if missing else repr(p.value)})"
+        return f"candidate {i}: each candidate must be an object with a 'text' string of at most 1,000 characters{was}"
+    where = f"candidate {int(found.group(1)) + 1}: field '{found.group(2)}'" if found else f"field '{p.field}'"
+    if missing:
+        return f"missing {where}"
+    return f"{where} is {p.value!r}; it must be {p.expected}"
 
 
 def is_json_number(value: Any) -> bool:

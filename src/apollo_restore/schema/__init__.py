@@ -3,7 +3,9 @@ and bounds for every number, checked where the file is read and nowhere else.
 
 * :mod:`~apollo_restore.schema.base`: strict models, bounded fields, refusals as numbered errors;
 * :mod:`~apollo_restore.schema.folder`: ``apollo_restore.json`` (members and their options, search,
-  presentation) and ``calibration.json``.
+  presentation) and ``calibration.json``;
+* :mod:`~apollo_restore.schema.training`: a training run's settings, as ``train --probe`` checks them;
+* :mod:`~apollo_restore.schema.jobs`: one line of a gap set and of a predictions file.
 
 The reference in ``docs/model-folders.md`` is generated from these models
 (``python scripts/schema_reference.py``), so the document cannot drift from the code.

@@ -29,6 +29,7 @@ from apollo_restore.config import load_config
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
+from apollo_restore.schema.training import check_probe_setting
 from apollo_restore.train.loop import (
     TrainConfig,
     compiled,
@@ -98,9 +99,13 @@ def setting_config(cfg: TrainConfig, setting: str) -> TrainConfig:
 
     Raises:
         ValueError: an override that is not ``key=value``, an unknown key or a wrong value, named.
+        SettingError: ``E602`` a value out of its declared bounds
+            (:class:`~apollo_restore.schema.training.TrainingSettings`), named.
     """
     overrides = load_config(None, setting.split(), TrainConfig)
-    return TrainConfig.from_dict({**asdict(cfg), **overrides})
+    config = TrainConfig.from_dict({**asdict(cfg), **overrides})
+    check_probe_setting(config, setting)
+    return config
 
 
 def probe(
@@ -121,8 +126,10 @@ def probe(
             by a time limit still shows the settings it finished).
 
     Raises:
-        ValueError: a setting that cannot be read (checked for all before any runs).
+        ValueError: a setting that cannot be read, ``SettingError`` (``E602``) one or ``cfg``
+            out of its bounds (checked for all before any runs).
     """
+    check_probe_setting(cfg)
     configs = [setting_config(cfg, setting) for setting in settings]
     corpus = training_corpus(cfg, "train")  # every setting reads the same training split
     results = []

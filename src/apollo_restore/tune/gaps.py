@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from apollo_restore.data.formats import GapExample
-from apollo_restore.data.table import load_documents
+from apollo_restore.data.table import DOCUMENTS_FILE, SCHEMA, load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
 from apollo_restore.tune.folder import TuneError
 
@@ -32,14 +33,38 @@ def validation_gaps(
     ``limit`` of them.
 
     Raises:
-        FileNotFoundError: no ``documents.parquet`` in ``prepared``.
-        TuneError: ``E703`` when the sources' validation documents give no gap.
+        TuneError: ``E705`` when ``prepared``'s ``documents.parquet`` is missing or cannot be read
+            (:func:`validation_documents`), ``E703`` when the sources' validation documents give no gap.
     """
     gaps: list[GapExample] = []
     for source, count in per_length.items():
-        table = load_documents(prepared, "validation", [source])
+        table = validation_documents(prepared, source)
         gaps += build_synthetic(table, source, "validation", count, conditions, seed=seed)
     if not gaps:
         raise TuneError("E703", prepared=prepared, sources=", ".join(per_length))
     np.random.default_rng(seed).shuffle(gaps)
     return gaps[:limit]
+
+
+def validation_documents(prepared: Path, source: str) -> pa.Table:
+    """The validation documents of ``source`` in ``prepared``'s ``documents.parquet``, with every
+    column a prepared corpus has.
+
+    Raises:
+        TuneError: ``E705`` naming the file and why it cannot be read: it is missing, it is not a
+            Parquet file (truncated, garbage), it lacks columns, or it was prepared with another
+            normaliser.
+    """
+    path = Path(prepared) / DOCUMENTS_FILE
+    if not path.is_file():
+        reason = "it is a folder" if path.exists() else "it is missing"
+        raise TuneError("E705", path=path, prepared=prepared, reason=reason)
+    try:
+        table = load_documents(prepared, "validation", [source])
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as err:
+        reason = (str(err).splitlines() or [type(err).__name__])[0][:200]
+        raise TuneError("E705", path=path, prepared=prepared, reason=reason) from None
+    lacking = [name for name in SCHEMA.names if name not in table.column_names]
+    if lacking:
+        raise TuneError("E705", path=path, prepared=prepared, reason=f"it has no column {', '.join(lacking)}")
+    return table
