@@ -1,5 +1,5 @@
 """One line of the files a job reads: a gap set's gap and a predictions file's prediction (our
-interchange formats, DESIGN §7; examples in ``shared/formats/``).
+interchange formats, ``docs/jobs.md``).
 
     from apollo_restore.schema.jobs import GapLine, PredictionLine
     line = check(GapLine, json.loads(text))      # SchemaError naming the field, or the line

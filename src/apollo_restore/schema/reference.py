@@ -17,6 +17,9 @@ from pydantic_core import PydanticUndefined
 
 from apollo_restore.schema.base import Record
 from apollo_restore.schema.folder import MEMBER_OPTIONS, CalibrationFile, DecoderConfig, FolderMeta
+from apollo_restore.schema.jobs import GapLine, PredictionLine, QuestionLine
+from apollo_restore.schema.search import SearchSettings
+from apollo_restore.schema.training import TrainingSettings
 from apollo_restore.schema.transport import Manifest
 
 #: Where the generated part of ``docs/model-folders.md`` begins and ends.
@@ -29,6 +32,11 @@ FILES: list[tuple[str, type[BaseModel]]] = [
     ("`calibration.json`", CalibrationFile),
     ("`config.json` (the fields this package reads)", DecoderConfig),
     ("`transport.json` (a weights pack's manifest, `scripts/transport.py`)", Manifest),
+    ("A line of a gap set (JSONL; `evaluate`)", GapLine),
+    ("A line of a gap set to predict (JSONL; `predict`)", QuestionLine),
+    ("A line of a predictions file (JSONL)", PredictionLine),
+    ("Search settings a caller gives (`RestoreConfig`, the Python API and the CLI's options)", SearchSettings),
+    ("A training run's settings (`TrainConfig`: its YAML, `train --probe --setting`)", TrainingSettings),
 ]
 
 
@@ -112,7 +120,11 @@ def _default(info: Any) -> str:
         return "absent"
     if isinstance(value, BaseModel):
         return "(below)"
-    return f"`{json.dumps(value, ensure_ascii=False)}`" if value is not PydanticUndefined else "required"
+    if value is PydanticUndefined:
+        return "required"
+    if hasattr(value, "to_json"):  # a value type written as JSON (a hint: null, 7, [5, 8])
+        value = value.to_json()
+    return f"`{json.dumps(value, ensure_ascii=False)}`"
 
 
 def _bare(annotation: Any) -> Any:
