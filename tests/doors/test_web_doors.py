@@ -44,3 +44,25 @@ def test_head_routes_stay_out_of_the_openapi_schema(client: TestClient) -> None:
         warnings.simplefilter("error")  # FastAPI warns of duplicate operation ids
         paths = client.get("/openapi.json").json()["paths"]
     assert list(paths["/api/health"]) == ["get"] and "/" not in paths
+
+
+class Overflowing(Stub):
+    """A model whose scores overflow: every probability NaN."""
+
+    def candidates(self, prefix, suffix, hint=None, k=None):
+        return to_candidates([("κυριωι", float("nan")), ("θεωι", float("nan"))])
+
+    def score_readings(self, prefix, suffix, hint, readings):
+        return [float("nan")] * len(readings)
+
+    def language_model(self):
+        return None
+
+
+def test_probabilities_that_are_not_finite_are_E317_never_null() -> None:
+    from apollo_restore.restoration.presentation.present import Presented
+
+    client = TestClient(create_app(Presented(Overflowing())), raise_server_exceptions=False)
+    r = client.post("/api/restore", json={"text": "Κόμων Μουσαίου [.4] χαίρειν", "k": 3})
+    assert r.status_code == 500 and r.json()["error"]["code"] == "E317", r.text
+    assert "null" not in r.text and "NaN" not in r.text

@@ -106,11 +106,12 @@ def leiden_error(err: LeidenError) -> ApiError:
 
 def request_error(err: RequestError) -> ApiError:
     """A request the core refuses (``E3xx``) → 422 with its code, and the gap and offset
-    concerned where known."""
+    concerned where known; the model's own failure (``E317``: probabilities that are not finite)
+    → 500, the server's fault, never a reading shown with ``prob: null``."""
     text = str(err)
     m = _CODE.match(text)
     extra = {k: v for k, v in (("gap", err.gap), ("position", err.position)) if isinstance(v, int)}
-    return ApiError(422, err.code, text[m.end() :] if m else text, **extra)
+    return ApiError(500 if err.code == "E317" else 422, err.code, text[m.end() :] if m else text, **extra)
 
 
 def corpus_error(err: CorpusError) -> ApiError:
