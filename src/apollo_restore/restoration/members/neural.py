@@ -156,7 +156,7 @@ class NeuralMember:
         """Run the model once on :data:`PROBE_TEXT` (a gap between two phrases of a papyrus) in the
         arithmetic it will restore in: every log-probability must be a finite number. Finite
         weights can still overflow (a weight near the bf16 maximum, in fp32 or in int8's scales),
-        which would rank readings in no order and show NaN probabilities. About 5 ms.
+        which would rank readings in no order and show NaN probabilities.
 
         Raises:
             ModelFolderError: ``E529`` naming the folder and the arithmetic.
