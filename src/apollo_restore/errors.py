@@ -99,9 +99,9 @@ class Errors:
         "or none for the cores idle now (at most 2)"
     )
     E312 = (
-        "[E312] a machine reading {mark} at line {line}, column {column}: \u2045 \u2046 mark the model's readings "
-        "in a restored text, not letters of the papyrus; write the gap as it was ([.7], [- - -]) to restore it "
-        "again, or the reading in [ ] as your own supplement"
+        "[E312] a machine reading {mark} at line {line}, column {column}{where}: \u2045 \u2046 mark the model's "
+        "readings in a restored text, not letters of the papyrus; write the gap as it was ([.7], [- - -]) to "
+        "restore it again, or the reading in [ ] as your own supplement"
     )
     E313 = (
         "[E313] {name} looks like XML but cannot be read as an EpiDoc edition: {reason}; "
