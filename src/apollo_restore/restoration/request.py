@@ -329,9 +329,9 @@ def check_gap(gap: GapExample, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -
         check_characters(getattr(gap, side), f" of the {side} of gap {gap.id!r}")  # one regex search: cheap
         check_no_machine_reading(getattr(gap, side), f" of the {side} of gap {gap.id!r}")
     check_hint(gap.hint, gap.id, limits)
-    gap = cut_context(gap)
-    letter_warnings((gap.prefix, gap.suffix), _short_context_allowed(limits))
-    return gap
+    # the letters as given (normalising drops other scripts), as far as they are read
+    letter_warnings((gap.prefix[-DEFAULT_WINDOW:], gap.suffix[:DEFAULT_WINDOW]), _short_context_allowed(limits))
+    return cut_context(gap)
 
 
 def cut_context(gap: GapExample, window: int = DEFAULT_WINDOW) -> GapExample:
