@@ -107,6 +107,10 @@ class Errors:
         "[E313] {name} looks like XML but cannot be read as an EpiDoc edition: {reason}; "
         'give a well-formed EpiDoc TEI file with a Greek <div type="edition">, or the text in Leiden'
     )
+    E314 = (
+        "[E314] {name}: {element} at line {line} {reason}; give the number of lost letters as a whole number "
+        'from 1 to {limit}, or write extent="unknown"'
+    )
     # warnings on a restoration
     W301 = (
         "[W301] {foreign} of the text's {total} letters are not Greek ({scripts}): they are left out of "

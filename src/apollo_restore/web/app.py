@@ -179,7 +179,7 @@ def create_app(
         if not content.strip():
             raise ApiError.of(422, "W011", reason="the file is empty")
         name = _SAFE_NAME.sub("_", Path(file.filename or "upload.xml").name)[:80] or "upload.xml"
-        doc = parse_epidoc_file(content, name, "user")
+        doc = parse_epidoc_file(content, name, "user", strict_lengths=True)
         meta = {k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))}
         gaps = sum(isinstance(seg, Lacuna) for seg in doc.segments)
         return {"id": doc.id, "leiden": to_leiden(doc.segments), "gaps": gaps, "meta": meta}

@@ -36,9 +36,18 @@ import re
 
 from lxml import etree
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, lacuna_length
+from apollo_restore.data.document import (
+    MAX_LACUNA_LETTERS,
+    Document,
+    Lacuna,
+    LineBreak,
+    Segment,
+    Supplied,
+    Text,
+    lacuna_length,
+)
 from apollo_restore.data.readers.leiden import tidy_segments
-from apollo_restore.errors import CorpusError
+from apollo_restore.errors import CorpusError, RequestError
 
 #: ``@resp`` of readings exported by the web page (:mod:`apollo_restore.web.export`)
 MACHINE_RESP = "#apollo-restore"
@@ -65,12 +74,20 @@ _SUPPLIED_REASONS = frozenset({"lost", ""})
 _LINE_UNITS = frozenset({"line", "lines"})
 
 
-def parse_epidoc_file(content: bytes, name: str, source: str, expansions: bool = False) -> Document:
+def parse_epidoc_file(
+    content: bytes, name: str, source: str, expansions: bool = False, strict_lengths: bool = False
+) -> Document:
     """One EpiDoc file as a :class:`Document`; with ``expansions``, an abbreviation's ``<ex>``
     letters are kept as :class:`Text` marked ``expansion`` (a user's text; training drops them).
 
+    Args:
+        strict_lengths: refuse a ``<gap>`` length that is no count of letters (a user's text);
+            without, it is read as unknown extent with a note in ``meta["notes"]`` (a corpus).
+
     Raises:
         CorpusError: not well-formed, no Greek edition, or an edition without text.
+        RequestError: ``E314`` with ``strict_lengths``: a ``<gap>`` whose ``quantity``,
+            ``atLeast`` or ``atMost`` is not a whole number of letters within bounds, named with its line.
     """
     try:
         root = etree.fromstring(content, parser=_parser())
@@ -82,6 +99,13 @@ def parse_epidoc_file(content: bytes, name: str, source: str, expansions: bool =
     if not editions:
         has_edition = root.find(f".//{TEI}div[@type='edition']") is not None
         raise CorpusError(name, "no Greek edition" if has_edition else "no edition")
+    if strict_lengths:
+        for gap, attr, reason in bad_gap_lengths(editions):
+            element = f'<gap {attr}="{gap.get(attr)}">'
+            reason = reason.split(": read as")[0].replace(f"length {gap.get(attr)!r} ", "")
+            raise RequestError(
+                "E314", name=name, element=element, line=gap.sourceline, reason=reason, limit=MAX_LACUNA_LETTERS
+            )
     segments: list[Segment] = []
     for edition in editions:
         if segments:
@@ -313,14 +337,22 @@ def _int(value: str | None) -> int | None:
 
 def lacuna_notes(editions: list[etree._Element]) -> list[str]:
     """Why a ``<gap>`` length was read as unknown extent (absurd or unreadable), one note each."""
-    notes = []
+    return [f"<gap {attr}>: {reason}" for _, attr, reason in bad_gap_lengths(editions)]
+
+
+def bad_gap_lengths(editions: list[etree._Element]) -> list[tuple[etree._Element, str, str]]:
+    """``(gap, attribute, reason)`` for each ``<gap>`` length that is no count of letters from 1
+    to :data:`~apollo_restore.data.document.MAX_LACUNA_LETTERS` (``quantity="-4"``,
+    ``quantity="99999999999999999999"``, ``atLeast="x"``): a corpus reads it as unknown extent,
+    a user's text is refused (:func:`~apollo_restore.data.readers.typed.epidoc_to_leiden`)."""
+    found = []
     for edition in editions:
         for gap in edition.iter(f"{TEI}gap"):
             for attr in ("quantity", "atLeast", "atMost"):
                 reason = lacuna_length(gap.get(attr))[1]
                 if reason:
-                    notes.append(f"<gap {attr}>: {reason}")
-    return notes
+                    found.append((gap, attr, reason))
+    return found
 
 
 def gap_segments(el: etree._Element) -> list[Segment]:
