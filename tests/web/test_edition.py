@@ -33,3 +33,18 @@ def test_epidoc_upload_with_a_gap_length_that_is_no_count_is_refused(presented_s
     answer = client.post("/api/epidoc", files={"file": ("a.xml", xml.encode(), "text/xml")})
     assert answer.status_code == 422 and answer.json()["error"]["code"] == "E314"
     assert '<gap quantity="-4">' in answer.json()["error"]["message"]
+
+
+def test_an_epidoc_document_exports_as_itself_with_the_readings_in_place(presented_stub):
+    from pathlib import Path
+
+    xml = (Path(__file__).resolve().parents[1] / "fixtures" / "idp-sample" / "DDB_EpiDoc_XML" / "o.claud" / "o.claud.1"
+           / "o.claud.1.10.xml").read_text(encoding="utf-8")  # fmt: skip
+    client = TestClient(create_app(presented_stub))
+    same = client.post("/api/export", json={"text": xml, "format": "epidoc"}).json()
+    assert same["content"] == xml
+    filled = client.post("/api/export", json={"text": xml, "format": "epidoc", "pins": {"1": "καὶ"}}).json()
+    assert '<supplied reason="lost" resp="#apollo-restore" cert="low">καὶ</supplied>' in filled["content"]
+    assert filled["content"].count("<gap ") == xml.count("<gap ") - 1
+    leiden = client.post("/api/export", json={"text": xml, "pins": {"1": "καὶ"}}).json()["content"]
+    assert "⁅καὶ⁆⁽ᵐ¹⁾" in leiden

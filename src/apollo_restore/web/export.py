@@ -46,8 +46,11 @@ from dataclasses import dataclass
 from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text
+from apollo_restore.data.readers.epidoc import lacuna_elements
 from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
+from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
 from apollo_restore.data.splice import Fill, splice
+from apollo_restore.errors import RequestError
 from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
 from apollo_restore.restoration.types import percent
 
@@ -103,6 +106,35 @@ def _note(model: str, reading: MachineReading) -> str:
     return f"Machine proposal (apollo-restore, model «{model}»{p}{alts}); not the editor's reading, unverified."
 
 
+def count_gaps(text: str) -> int:
+    """Gaps of a text to export: a Leiden text's, or the Leiden text an EpiDoc document is read as.
+
+    Raises:
+        LeidenError, RequestError: a text that cannot be read.
+    """
+    return len(find_gaps(as_leiden(text)[0] if looks_like_xml(text) else text))
+
+
+def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt: str = "leiden") -> str:
+    """``text`` exported in ``fmt`` (``"leiden"`` or ``"epidoc"``) with the chosen readings: the
+    one door of the web page and the Python API. A Leiden text goes out as
+    :func:`export_leiden` or :func:`export_epidoc` write it; an EpiDoc document in Leiden as the
+    Leiden text it is read as, in EpiDoc as itself with the readings in place
+    (:func:`export_epidoc_edition`).
+
+    Raises:
+        LeidenError: malformed Leiden; RequestError: unreadable EpiDoc (``E313``, ``E314``).
+    """
+    if looks_like_xml(text):
+        if fmt == "epidoc":
+            as_leiden(text)  # the checks of a restore (E313, E314)
+            return export_epidoc_edition(text, readings, model)
+        return export_leiden(as_leiden(text)[0], readings, model)
+    if fmt == "epidoc":
+        return export_epidoc(text, readings, model)
+    return export_leiden(text, readings, model)
+
+
 def export_leiden(text: str, readings: dict[int, MachineReading], model: str) -> str:
     """``text`` exactly as given, with the chosen readings written into their gaps and marked,
     followed by their apparatus; ``text`` itself, byte for byte, when no reading is chosen.
@@ -139,6 +171,65 @@ def export_leiden(text: str, readings: dict[int, MachineReading], model: str) ->
     return body + ("\n" if body.endswith("\n") else "\n\n") + "\n".join([head, *notes]) + "\n"
 
 
+def export_epidoc_edition(xml: str, readings: dict[int, MachineReading], model: str) -> str:
+    """An EpiDoc document as it came in, with the chosen readings in place of their gaps: each
+    ``<gap>`` read as gap ``n`` (:func:`~apollo_restore.data.readers.epidoc.lacuna_elements`,
+    the numbering of the Leiden text it is read as) becomes ``<supplied reason="lost"
+    resp="#apollo-restore" cert="low">`` (with its ``<note>``, or an ``<app>`` with
+    alternatives, as :func:`export_epidoc` writes them), its tail kept; the header's
+    ``<titleStmt>`` gains the ``<respStmt xml:id="apollo-restore">`` they point to. Every other
+    element of the edition is kept as it was; with no reading chosen the document itself is
+    returned, byte for byte.
+
+    Raises:
+        RequestError: ``E313``: not well-formed XML or no Greek edition.
+    """
+    if not readings:
+        return xml
+    try:
+        tree = etree.ElementTree(etree.fromstring(xml.encode("utf-8"), parser=_xml_parser()))
+    except etree.XMLSyntaxError as err:
+        raise RequestError("E313", name="the text", reason=f"not well-formed XML: {err}") from None
+    root = tree.getroot()
+    gaps = lacuna_elements(root)
+    if not gaps:
+        raise RequestError("E313", name="the text", reason="no Greek edition with a gap")
+    tei = f"{{{TEI_NS}}}"
+    for n, reading in sorted(readings.items()):
+        gap = gaps[n - 1]
+        parent, tail = gap.getparent(), gap.tail
+        holder = etree.Element(tei + "ab")
+        _Writer(holder, model).machine(reading)
+        at = parent.index(gap)
+        parent.remove(gap)
+        added = list(holder)
+        for k, element in enumerate(added):
+            parent.insert(at + k, element)
+        added[-1].tail = tail
+    title_stmt = root.find(f".//{tei}teiHeader/{tei}fileDesc/{tei}titleStmt")
+    if title_stmt is not None and root.find(f".//{tei}respStmt[@{{{XML_NS}}}id='{RESP_ID}']") is None:
+        title_stmt.append(_resp_stmt(model))
+    return etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode("utf-8")
+
+
+def _xml_parser() -> etree.XMLParser:
+    """The EpiDoc reader's settings: no network, entities not resolved, comments kept."""
+    return etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=False)
+
+
+def _resp_stmt(model: str) -> etree._Element:
+    """The ``<respStmt xml:id="apollo-restore">`` that the machine readings' ``@resp`` names."""
+    tei = f"{{{TEI_NS}}}"
+    resp_stmt = etree.Element(tei + "respStmt")
+    resp_stmt.set(f"{{{XML_NS}}}id", RESP_ID)
+    etree.SubElement(resp_stmt, tei + "resp").text = (
+        "Machine-proposed restorations: every supplied, app, lem and rdg element with resp='#apollo-restore' "
+        "is a reading proposed by a language model, not by the editor, and is unverified."
+    )
+    etree.SubElement(resp_stmt, tei + "name", type="software").text = f"apollo-restore, model {model}"
+    return resp_stmt
+
+
 def _line_of(text: str, pos: int) -> int:
     """The line (counted from 1) of offset ``pos``: the number the text itself gives the line
     (``5 τοῦ [.3]`` → 5) where it starts with one, else its place among the text's lines."""
@@ -163,13 +254,7 @@ def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, ti
     file_desc = etree.SubElement(header, tei + "fileDesc")
     title_stmt = etree.SubElement(file_desc, tei + "titleStmt")
     etree.SubElement(title_stmt, tei + "title").text = title or "Leiden text with machine-proposed restorations"
-    resp_stmt = etree.SubElement(title_stmt, tei + "respStmt")
-    resp_stmt.set(f"{{{XML_NS}}}id", RESP_ID)
-    etree.SubElement(resp_stmt, tei + "resp").text = (
-        "Machine-proposed restorations: every supplied, app, lem and rdg element with resp='#apollo-restore' "
-        "is a reading proposed by a language model, not by the editor, and is unverified."
-    )
-    etree.SubElement(resp_stmt, tei + "name", type="software").text = f"apollo-restore, model {model}"
+    title_stmt.append(_resp_stmt(model))
     pub = etree.SubElement(file_desc, tei + "publicationStmt")
     etree.SubElement(pub, tei + "p").text = "Exported by apollo-restore; not a publication."
     source = etree.SubElement(file_desc, tei + "sourceDesc")

@@ -260,16 +260,19 @@ def _emit(out: list[Segment], text: str | None, mode: str) -> None:
         out.append(Text(text, uncertain=mode == "uncertain"))
 
 
-def _walk_children(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False) -> None:
+def _walk_children(
+    el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False, gaps: list | None = None
+) -> None:
     """Emit ``el``'s text, then each child followed by the child's tail."""
     _emit(out, el.text, mode)
     for child in el:
-        _walk(child, out, mode, keep_ex)
+        _walk(child, out, mode, keep_ex, gaps)
         _emit(out, child.tail, mode)
 
 
-def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False) -> None:
-    """Emit segments for one element (its tail is the caller's business)."""
+def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False, gaps: list | None = None) -> None:
+    """Emit segments for one element (its tail is the caller's business); with ``gaps``, the
+    element each :class:`Lacuna` comes from is appended to it."""
     if not isinstance(el.tag, str):  # comment or processing instruction
         return
     tag = el.tag[len(TEI) :] if el.tag.startswith(TEI) else el.tag
@@ -287,14 +290,19 @@ def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = Fal
             # a reading proposed by this software and exported by its web page: never an
             # editor's supplement, so it is read back as the lacuna it fills
             out.append(Lacuna(sum(ch.isalpha() for ch in "".join(el.itertext())) or None))
+            if gaps is not None:
+                gaps.append(el)
         elif (el.get("reason") or "") in _SUPPLIED_REASONS:
-            _walk_children(el, out, "supplied", keep_ex)
+            _walk_children(el, out, "supplied", keep_ex, gaps)
         return
     if tag == "gap":
-        out.extend(gap_segments(el))
+        found = gap_segments(el)
+        out.extend(found)
+        if gaps is not None and found:
+            gaps.append(el)
         return
     if tag == "unclear":
-        _walk_children(el, out, "supplied" if mode == "supplied" else "uncertain", keep_ex)
+        _walk_children(el, out, "supplied" if mode == "supplied" else "uncertain", keep_ex, gaps)
         return
     if tag in ("lb", "cb"):
         out.append(LineBreak(in_word=el.get("break") == "no"))
@@ -302,20 +310,33 @@ def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = Fal
     if tag == "choice":
         picked = _pick(el, ("orig", "sic"), ("reg", "corr"))
         if picked is not None:
-            _walk_children(picked, out, mode, keep_ex)
+            _walk_children(picked, out, mode, keep_ex, gaps)
         return
     if tag == "app":
         picked = _pick(el, ("lem",), ("rdg", "note", "witDetail"))
         if picked is not None:
-            _walk_children(picked, out, mode, keep_ex)
+            _walk_children(picked, out, mode, keep_ex, gaps)
         return
     if tag in ("div", "ab", "p", "lg", "l"):
         if out and not isinstance(out[-1], LineBreak):
             out.append(LineBreak(False))
-        _walk_children(el, out, mode, keep_ex)
+        _walk_children(el, out, mode, keep_ex, gaps)
         return
     # add, surplus, num, hi, expan, abbr, am, w, names, seg, foreign, orig, sic ...: their text
-    _walk_children(el, out, mode, keep_ex)
+    _walk_children(el, out, mode, keep_ex, gaps)
+
+
+def lacuna_elements(root: etree._Element) -> list[etree._Element]:
+    """The elements of an EpiDoc document's Greek edition that :func:`parse_epidoc_file` reads
+    as lacunae (``<gap>``, a machine reading's ``<supplied resp="#apollo-restore">``), in the
+    order of its :class:`Lacuna` segments: gap number ``n`` (from 1) is element ``n - 1``."""
+    segments: list[Segment] = []
+    gaps: list[etree._Element] = []
+    for edition in greek_editions(root):
+        if segments:
+            segments.append(LineBreak(False))
+        _walk_children(edition, segments, "text", True, gaps)
+    return gaps
 
 
 def _pick(el: etree._Element, wanted: tuple[str, ...], unwanted: tuple[str, ...]) -> etree._Element | None:
