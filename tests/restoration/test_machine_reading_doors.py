@@ -121,3 +121,15 @@ def test_an_nfd_and_an_nfc_copy_of_one_gap_give_one_prediction():
     restored = Fixed()
     restore_text(restored, "Ἀντωνίνου Καίσαρος τοῦ [.6] Τῦβι ἕκτῃ καὶ εἰκάδι", k=2)
     assert restored.seen == filler.seen[:1]  # as restore gives its own text
+
+
+def test_cli_export_writes_the_text_as_given(tmp_path):
+    text = "1 πράσιν ταύτην ἀπὸ τῆς [.9] ἡμέρας . ἀπὸ vac. ἐκ τοῦ πρὸς <τῶν> ἡμῶν [---]\n2 μέρ[ο]υς, αὐτόθεν\n"
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8")
+    same = CliRunner().invoke(app, ["export", str(path)])
+    assert same.exit_code == 0 and same.output == text
+    chosen = CliRunner().invoke(app, ["export", str(path), "--reading", "1=πρώτης"])
+    assert chosen.exit_code == 0 and chosen.output.startswith(text.replace("[.9]", "⁅πρώτης⁆⁽ᵐ¹⁾"))
+    refused = CliRunner().invoke(app, ["export", str(path), "--reading", "1=⁅πρώτης⁆"])
+    assert refused.exit_code == 2 and "[E312]" in refused.output
