@@ -48,3 +48,41 @@ def test_an_epidoc_document_exports_as_itself_with_the_readings_in_place(present
     assert filled["content"].count("<gap ") == xml.count("<gap ") - 1
     leiden = client.post("/api/export", json={"text": xml, "pins": {"1": "καὶ"}}).json()["content"]
     assert "⁅καὶ⁆⁽ᵐ¹⁾" in leiden
+
+
+# -- the page for every scholar (static checks; a browser audit needs chromium) -----------------
+
+STATIC = __import__("pathlib").Path(__file__).resolve().parents[2] / "src" / "apollo_restore" / "web" / "static"
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_badges_have_at_least_aa_contrast():
+    import re
+
+    css = (STATIC / "style.css").read_text(encoding="utf-8")
+    variables = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})", css))
+    badges = re.findall(r"\.badge\.(\w+) \{ background: ([^;]+); color: ([^;]+); \}", css)
+    assert {name for name, _, _ in badges} >= {"pinned", "proposed", "open"}
+    for name, background, colour in badges:
+        resolve = lambda v: variables[v[6:-1]] if v.startswith("var(") else v  # noqa: E731
+        assert _contrast(resolve(background), resolve(colour)) >= 4.5, name
+
+
+def test_candidate_buttons_are_named_by_what_they_show_and_focus_returns_to_the_pick():
+    js = (STATIC / "app.js").read_text(encoding="utf-8")
+    button = js[js.index('class: "candidate"') : js.index('el("span", { class: "rank"')]
+    assert "aria-label" not in button.replace("// no aria-label", "")  # the visible rank, Greek reading and percent
+    assert "function restoreFocus" in js and "restoreFocus();" in js
+    assert 'gap.filled ? "proposed" : "open"' in js  # a gap left open is not "proposed"
+    css = (STATIC / "style.css").read_text(encoding="utf-8")
+    assert "minmax(min(21rem, 100%), 1fr)" in css  # cards fit a 320 px screen
