@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
-__all__ = ["restore", "provenance", "load_restorer", "Hint", "NeuralMember", "Restoration"]
+__all__ = ["restore", "provenance", "export", "load_restorer", "Hint", "NeuralMember", "Restoration"]
 
 if TYPE_CHECKING:
     from apollo_restore.hint import Hint
@@ -88,6 +88,44 @@ def provenance(text: str, min_run: int = 40, limit: int = 20):
     from apollo_restore.retrieve.provenance import provenance as find
 
     return find(text, min_run=min_run, limit=limit)
+
+
+def export(text: str, readings=None, format: str = "leiden", model: str = "apollo-restore") -> str:
+    """``text`` (Leiden, or an EpiDoc document) as it came in, with the chosen machine readings
+    written into their gaps and marked (Leiden ``⁅reading⁆⁽ᵐ¹⁾`` plus an apparatus; EpiDoc
+    ``<supplied resp="#apollo-restore" cert="low">``): the web page's export
+    (:func:`apollo_restore.web.export.export_text`). With no reading, the text itself.
+
+    Args:
+        readings: gap number (from 1) → a reading (a string, as a pin is given, or a
+            :class:`~apollo_restore.web.export.MachineReading`).
+        format: ``"leiden"`` or ``"epidoc"``.
+        model: the model named in the apparatus.
+
+    Raises:
+        RequestError: a text or reading holding ``⁅ ⁆`` (``E312``), a reading that is not Greek
+            letters (``E307``), a gap the text has not (``E307``), unreadable EpiDoc (``E313``, ``E314``).
+        LeidenError: malformed Leiden text.
+    """
+    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
+    from apollo_restore.errors import RequestError
+    from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_reading, check_text
+    from apollo_restore.web.export import MachineReading, count_gaps, export_text
+
+    check_text(text, DEFAULT_REQUEST_LIMITS)
+    if format not in ("leiden", "epidoc"):
+        raise RequestError("E310", name="format", expected="'leiden' or 'epidoc'", value=format)
+    n_gaps = count_gaps(text)
+    chosen = {}
+    for n, reading in (readings or {}).items():
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= n_gaps:
+            raise RequestError("E307", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
+        if not isinstance(reading, MachineReading):
+            reading = MachineReading(n, check_reading(reading, n, DEFAULT_REQUEST_LIMITS))
+        for written in [reading.text, *(a.text for a in reading.alternatives)]:
+            check_reading(written, n, DEFAULT_REQUEST_LIMITS)
+        chosen[n] = reading
+    return export_text(text, chosen, model, format)
 
 
 def __getattr__(name: str):

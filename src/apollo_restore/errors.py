@@ -106,13 +106,17 @@ class Errors:
         "or none for the cores idle now (at most 2)"
     )
     E312 = (
-        "[E312] a machine reading {mark} at line {line}, column {column}: \u2045 \u2046 mark the model's readings "
-        "in a restored text, not letters of the papyrus; write the gap as it was ([.7], [- - -]) to restore it "
-        "again, or the reading in [ ] as your own supplement"
+        "[E312] a machine reading {mark} at line {line}, column {column}{where}: \u2045 \u2046 mark the model's "
+        "readings in a restored text, not letters of the papyrus; write the gap as it was ([.7], [- - -]) to "
+        "restore it again, or the reading in [ ] as your own supplement"
     )
     E313 = (
         "[E313] {name} looks like XML but cannot be read as an EpiDoc edition: {reason}; "
         'give a well-formed EpiDoc TEI file with a Greek <div type="edition">, or the text in Leiden'
+    )
+    E314 = (
+        "[E314] {name}: {element} at line {line} {reason}; give the number of lost letters as a whole number "
+        'from 1 to {limit}, or write extent="unknown"'
     )
     E317 = (
         "[E317] the model gave probabilities that are not finite numbers ({shown}): nothing is shown rather "

@@ -372,7 +372,7 @@ def test_api_export_leiden_marks_machine_readings(client):
     ).json()
     out = body["content"]
     assert body["machine_readings"] == 1 and body["filename"].endswith(".txt")
-    assert "[ωρου]⁽ᵐ¹⁾" in out  # the machine reading, marked
+    assert "⁅ωρου⁆⁽ᵐ¹⁾" in out  # the machine reading, marked
     assert "[τοῦ] " in out and "[τοῦ]⁽" not in out  # the editor's supplement, unmarked
     assert "[.12]" in out  # a gap left open
     assert "Machine-proposed readings (apollo-restore, model «tiny»): not the editor's" in out
@@ -418,7 +418,7 @@ def test_api_export_writes_edition_forms_and_alternatives(client):
         "alternatives": [{"text": "θεου", "display": "θεοῦ", "prob": 0.2}, {"text": "κυρ", "prob": 0.01}],
     }
     leiden = client.post("/api/export", json={"text": text, "choices": {"1": choice}}).json()["content"]
-    assert "[κυρίῳ]⁽ᵐ¹⁾" in leiden and "alternatives: θεοῦ (20 %), κυρ (1 %)" in leiden
+    assert "⁅κυρίῳ⁆⁽ᵐ¹⁾" in leiden and "alternatives: θεοῦ (20 %), κυρ (1 %)" in leiden
     body = client.post("/api/export", json={"text": text, "choices": {"1": choice}, "format": "epidoc"}).json()
     root = etree.fromstring(body["content"].encode())
     app = root.find(f".//{TEI}app")

@@ -140,7 +140,7 @@ def test_browser_paste_restore_pick_export(server, browser, tmp_path):
     page.click("#export-leiden")
     page.wait_for_selector("#export-result:not([hidden])")
     exported = page.input_value("#export-output")
-    assert f"[{reading}]⁽ᵐ¹⁾" in exported
+    assert f"⁅{reading}⁆⁽ᵐ¹⁾" in exported
     assert "Machine-proposed readings (apollo-restore, model «tiny»): not the editor's" in exported
     assert "[.12]" in exported or "[- - -]" in exported  # the unpicked gap stays a lacuna
     assert page.get_attribute("#export-download", "download") == "restoration.txt"
@@ -265,7 +265,7 @@ def test_browser_after_a_pick_the_page_tells_the_truth(presented_stub, browser):
         page.click("#export-leiden")
         page.wait_for_selector("#export-result:not([hidden])")
         exported = page.input_value("#export-output")
-        assert "[κυρίῳ]⁽ᵐ¹⁾" in exported and f"κυρίῳ ({shown['κυρίῳ']})" in exported
+        assert "⁅κυρίῳ⁆⁽ᵐ¹⁾" in exported and f"κυρίῳ ({shown['κυρίῳ']})" in exported
         for reading in ("θεοῦ", "κυρ"):
             assert f"{reading} ({shown[reading]})" in exported  # the alternatives too
         assert "p = " not in exported and "0.00" not in exported

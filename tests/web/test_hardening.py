@@ -71,11 +71,18 @@ def test_lone_surrogate_is_422_and_the_connection_survives():
     assert client.get("/api/health").status_code == 200
 
 
-@pytest.mark.parametrize("quantity", ["inf", "1e308"])
-def test_epidoc_with_absurd_gaps_and_bracket_text_restores(quantity):
+@pytest.mark.parametrize("quantity", ["inf", "1e308", "-4", "99999999999999999999"])
+def test_epidoc_with_absurd_gaps_is_a_numbered_error_naming_the_element(quantity):
     client = TestClient(create_app(SlowFiller(0)))
     xml = EPIDOC.replace(b'quantity="4"', f'quantity="{quantity}"'.encode(), 1)
-    xml = xml.replace(b"</ab>", b" [ ? ] 12 vac. - ( \xe2\x80\xa6 </ab>", 1)
+    doc = client.post("/api/epidoc", files={"file": ("x.xml", xml, "text/xml")})
+    assert doc.status_code == 422 and doc.json()["error"]["code"] == "E314"
+    assert f'<gap quantity="{quantity}">' in doc.json()["error"]["message"]
+
+
+def test_epidoc_with_bracket_text_restores():
+    client = TestClient(create_app(SlowFiller(0)))
+    xml = EPIDOC.replace(b"</ab>", b" [ ? ] 12 vac. - ( \xe2\x80\xa6 </ab>", 1)
     doc = client.post("/api/epidoc", files={"file": ("x.xml", xml, "text/xml")})
     assert doc.status_code == 200, doc.text
     leiden = doc.json()["leiden"]

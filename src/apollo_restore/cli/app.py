@@ -7,7 +7,19 @@ import logging
 import typer
 from typer.core import TyperGroup
 
-from apollo_restore.cli import evaluate, index, ngram, parallels, prepare, provenance, restore, scale, serve, train
+from apollo_restore.cli import (
+    evaluate,
+    export,
+    index,
+    ngram,
+    parallels,
+    prepare,
+    provenance,
+    restore,
+    scale,
+    serve,
+    train,
+)
 from apollo_restore.cli import tune as tune_cli
 from apollo_restore.errors import Errors
 
@@ -49,7 +61,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Restore lacunae in Ancient Greek texts.",
 )
-for module in (prepare, train, restore, index, parallels, provenance, serve, evaluate, ngram, scale, tune_cli):
+for module in (prepare, train, restore, export, index, parallels, provenance, serve, evaluate, ngram, scale, tune_cli):
     module.register(app)
 
 

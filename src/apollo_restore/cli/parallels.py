@@ -37,11 +37,16 @@ def parallels_command(
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.cli.restore import parse_hint
     from apollo_restore.errors import LeidenError, RequestError
-    from apollo_restore.restoration.request import RestoreRequest
+    from apollo_restore.restoration.request import RestoreRequest, check_no_machine_reading
     from apollo_restore.retrieve.gaps import text_parallels
     from apollo_restore.retrieve.parallels import ParallelIndex
 
     source = read_text_argument(text)
+    try:  # a machine reading ⁅…⁆ is no letter of the text: refused before the index is opened
+        check_no_machine_reading(source)
+    except RequestError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from err
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
     except (FileNotFoundError, ValueError) as err:

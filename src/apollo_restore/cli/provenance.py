@@ -24,10 +24,17 @@ def provenance_command(
     """Was this text in the training data? Lists the training documents sharing runs of at least
     --min-run letters with it (spaces, accents and brackets ignored), with links to their editions."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore.errors import RequestError
+    from apollo_restore.restoration.request import check_no_machine_reading
     from apollo_restore.retrieve.parallels import ParallelIndex
     from apollo_restore.retrieve.provenance import provenance
 
     source = read_text_argument(text)
+    try:  # a machine reading ⁅…⁆ is no letter of the text: refused before the index is opened
+        check_no_machine_reading(source)
+    except RequestError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from err
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
         result = provenance(source, idx, min_run=min_run, limit=limit)

@@ -127,6 +127,28 @@ def _tidy(text: str) -> str:
     return _WHITESPACE_RUN.sub(" ", text).strip()
 
 
+_GAP_MARKERS = re.compile(r"([-…]+)")
+_ANCHOR = "α"  # a letter beside a context's inner edge: the final-sigma rule then sees the gap as a letter
+
+
+def normalise_context(text: str, side: str) -> str:
+    """A gap's context, given by a caller (a gap set's ``prefix`` or ``suffix``), in the normal
+    form restore gives its own contexts: ``norm.v1`` (NFC or NFD, oxia or tonos, capitals,
+    zero-width characters: one text, one form), gap markers kept, and the space that touches
+    the gap kept (a word ends there), the word touching the gap read as going on into it (its σ
+    stays σ). Idempotent; a context already in ``norm.v1`` comes back as it was.
+
+    Args:
+        text: the context.
+        side: ``"prefix"`` (the text before the gap) or ``"suffix"`` (after it).
+    """
+    parts = _GAP_MARKERS.split(text)
+    folded = _WHITESPACE_RUN.sub(" ", "".join(p if i % 2 else fold(p) for i, p in enumerate(parts)))
+    if side == "prefix":
+        return fix_final_sigma(folded + _ANCHOR)[: -len(_ANCHOR)]
+    return fix_final_sigma(_ANCHOR + folded)[len(_ANCHOR) :]
+
+
 def normalise_with_gaps(text: str) -> str:
     """Normalise text that already carries gap markers (``-`` per letter, ``…``).
 

@@ -164,6 +164,45 @@ def final_accent(form: str, stop: bool) -> str:
     return unicodedata.normalize("NFC", head + tail.replace(old, new))
 
 
+_CIRCUMFLEX, _DIAERESIS = "\u0342", "\u0308"
+_ACCENTS = frozenset((_ACUTE, _GRAVE, _CIRCUMFLEX))
+_SHORT = frozenset("εοΕΟ")  # vowels that are always short: never a circumflex
+_DIPHTHONG_SECOND = frozenset("ιυΙΥ")
+
+
+def valid_accents(form: str, enclitic: bool = False) -> str:
+    """``form`` with accents Greek allows (NFC in, NFC out): a circumflex never on ε or ο (some
+    editions write a variant spelling with the accent of the standard one, ``ἐνεστο͂τος`` for
+    ``ἐνεστῶτος``): on a diphthong ``ει``, ``οι``, ``ευ``, ``ου`` it moves to the second vowel, as
+    Greek writes it (``λε͂ι`` → ``λεῖ``), else it becomes the acute a short vowel takes
+    (``ἐνεστότος``); and at most one accent a word, the first (a second one, written before an
+    enclitic, is kept only with ``enclitic``: the word stands before one, ``ἄνθρωπός τις``)."""
+    nfd = unicodedata.normalize("NFD", form)
+    if not any(ch in _ACCENTS for ch in nfd):
+        return form
+    clusters: list[list[str]] = []
+    for ch in nfd:
+        if unicodedata.combining(ch) and clusters:
+            clusters[-1].append(ch)
+        else:
+            clusters.append([ch])
+    for i, cluster in enumerate(clusters):
+        if cluster[0] in _SHORT and _CIRCUMFLEX in cluster:
+            cluster.remove(_CIRCUMFLEX)
+            nxt = clusters[i + 1] if i + 1 < len(clusters) else None
+            if nxt is not None and nxt[0] in _DIPHTHONG_SECOND and _DIAERESIS not in nxt:
+                nxt.append(_CIRCUMFLEX)
+            else:
+                cluster.append(_ACUTE)
+    seen = False
+    for cluster in clusters if not enclitic else ():
+        for mark in [ch for ch in cluster[1:] if ch in _ACCENTS]:
+            if seen:
+                cluster.remove(mark)
+            seen = True
+    return unicodedata.normalize("NFC", "".join("".join(c) for c in clusters))
+
+
 def _piece_lengths(form: str) -> list[int]:
     """Normalised letters each NFC character of a form becomes (``ῳ`` → 2, an accent mark → 0)."""
     return [len(fold(ch).strip()) for ch in form]
@@ -222,16 +261,18 @@ class EditionForms:
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
 
-    def form(self, key: str, stop: bool = False) -> str:
+    def form(self, key: str, stop: bool = False, enclitic: bool = False) -> str:
         """The edition form of one normalised word (the word itself when unknown, or a single
         letter that is no word: :data:`ONE_LETTER_WORDS`). The table
-        holds running-text forms; before a stop a final-syllable grave turns acute. An acute
+        holds running-text forms; before a stop a final-syllable grave turns acute. Accents are
+        those Greek allows (:func:`valid_accents`: no circumflex on ε or ο, one a word but
+        before an ``enclitic``). An acute
         stored on a final syllable stays (it is what the editions mostly write there, e.g. an
         abbreviated ``Αὐρήλ``)."""
         found = self.get(key) if len(key) > 1 or key in ONE_LETTER_WORDS else None
         if not found:
             return key
-        found = attach_leading_marks(found)
+        found = valid_accents(attach_leading_marks(found), enclitic)
         return final_accent(found, True) if stop else found
 
     def display(self, reading: str, prefix: str = "", suffix: str = "") -> str:
@@ -251,7 +292,8 @@ class EditionForms:
             after = full[end:] if end < len(full) else suffix[len(right) :]
             stop = not after.strip() or after.lstrip()[0] == "·"
             # before a stop, or an enclitic (ὑπό τινος), a final grave is written acute
-            form = self.form(match.group(), stop or before_enclitic(match.group(), after))
+            enclitic = before_enclitic(match.group(), after)
+            form = self.form(match.group(), stop or enclitic, enclitic)
             at = start
             for ch, n in zip(form, _piece_lengths(form)):
                 if lo <= at < hi:

@@ -43,6 +43,7 @@ from apollo_restore.data.normalise import GAP_CHAR, NOT_LETTERS, UNKNOWN_GAP, le
 from apollo_restore.data.table import load_documents
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.inputs import read_lines
+from apollo_restore.restoration.request import check_no_machine_reading
 
 log = logging.getLogger(__name__)
 
@@ -375,10 +376,20 @@ def load_gaps(path: Path) -> list[GapExample]:
 
     Raises:
         FileError: the file cannot be read or is not UTF-8.
-        FormatError: a malformed line or a repeated gap id.
+        FormatError: a malformed line, a repeated gap id, or a context holding a machine
+            reading ``⁅…⁆`` (``E312``).
     """
     first = next((line for _, line in read_lines(path) if line.strip()), "{}")
-    return read_cullhed_chat(path) if '"messages"' in first else read_gapset(path)
+    if '"messages"' in first:
+        return read_cullhed_chat(path)
+    return read_gapset(path, check=_no_machine_reading)
+
+
+def _no_machine_reading(gap: GapExample) -> None:
+    """Refuse a context holding a machine reading ``⁅…⁆`` (``E312``): the model's letters are no
+    context of the papyrus."""
+    for side in ("prefix", "suffix"):
+        check_no_machine_reading(getattr(gap, side), f" of the {side} of gap {gap.id!r}")
 
 
 __all__ = [

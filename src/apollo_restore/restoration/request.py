@@ -29,7 +29,7 @@ from typing import Any
 
 from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.formats import GapExample
-from apollo_restore.data.normalise import GREEK_LETTERS, fold
+from apollo_restore.data.normalise import GREEK_LETTERS, fold, normalise_context
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
 from apollo_restore.data.readers.typed import as_leiden
 from apollo_restore.errors import Errors, RequestError
@@ -42,6 +42,7 @@ _HINT_TEXT = re.compile(r"^\s*(?:(ca?\.?)\s*)?\.?\s*(\d{1,9})\s*(?:[-\u2013]\s*(
 # control characters but tab, newline and carriage return; lone surrogates; the replacement character
 _BAD_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffd]")
 _GREEK_RUN = re.compile(f"[{GREEK_LETTERS}]")
+_RAW_WINDOWS = 4  # raw characters read per context character kept, before normalising
 _FOREIGN_LETTER = re.compile(r"[^\W\d_\u0370-\u03ff\u1f00-\u1fff]")
 
 
@@ -191,21 +192,32 @@ def check_text(text: Any, limits: RequestLimits) -> str:
     return text
 
 
-_MACHINE_READING = re.compile("\u2045[^\u2045\u2046\n]{0,40}\u2046?|\u2046")
+# ⁅reading⁆ (U+2045, U+2046) and the export's ⁽ᵐ¹⁾ (U+207D, U+1D50): marks the product writes
+_MACHINE_READING = re.compile(
+    "\u2045[^\u2045\u2046\n]{0,40}\u2046?|\u2046|\u207d\u1d50[\u2070-\u2079\u00b9\u00b2\u00b3]*\u207e?"
+)
 
 
-def check_no_machine_reading(text: str) -> None:
-    """Refuse a restored text pasted back: its ``⁅reading⁆`` is the model's, and read as context
-    it would pass for the papyrus's letters.
+def check_no_machine_reading(text: str, where: str = "") -> None:
+    """Refuse a restored or exported text pasted back: its ``⁅reading⁆`` (or ``⁽ᵐ¹⁾``) marks the
+    model's reading, and read as context it would pass for the papyrus's letters. Every door
+    that takes text or context asks this: restore, pins, export, parallels, provenance, the
+    gap sets of ``predict`` and ``evaluate``.
+
+    Args:
+        text: the text, context or reading to check.
+        where: what ``text`` is, for the message (``" of the reading for gap 2"``).
 
     Raises:
         RequestError: ``E312`` with the line and column of the first mark.
     """
+    if not isinstance(text, str):
+        return
     found = _MACHINE_READING.search(text)
     if found:
         start = found.start()
         line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
-        raise RequestError("E312", position=start, mark=found.group(), line=line, column=column)
+        raise RequestError("E312", position=start, mark=found.group(), line=line, column=column, where=where)
 
 
 def check_k(k: Any, limits: RequestLimits) -> int:
@@ -263,11 +275,13 @@ def check_reading(value: Any, gap: int, limits: RequestLimits) -> str:
     """A pinned reading: a string of Greek letters, no Leiden brackets, not too long.
 
     Raises:
-        RequestError: ``E307`` (or ``E309`` for unreadable characters).
+        RequestError: ``E307`` (or ``E309`` for unreadable characters, ``E312`` for a machine
+            reading's marks ``⁅ ⁆``: a pin is the caller's reading, not the model's written back).
     """
     if not isinstance(value, str):
         raise RequestError("E307", gap=gap, reason=f"a reading is text, not {type(value).__name__}")
     check_characters(value, f" of the reading for gap {gap}")
+    check_no_machine_reading(value, f" of the reading for gap {gap}")
     if len(value) > limits.max_pin_chars:
         raise RequestError("E307", gap=gap, reason=f"longer than {limits.max_pin_chars} characters")
     if any(ch in _BRACKETS for ch in value):
@@ -302,30 +316,37 @@ def check_gap(gap: GapExample, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -
     is a fair test item, and real gap sets hold some.
 
     Returns:
-        the gap with at most :data:`~apollo_restore.restoration.context.DEFAULT_WINDOW` characters
-        each side: what a filler is given, as :func:`~apollo_restore.restoration.driver.restore_text`
-        gives it.
+        the gap in restore's normal form (:func:`cut_context`), with at most
+        :data:`~apollo_restore.restoration.context.DEFAULT_WINDOW` characters each side: what a
+        filler is given, as :func:`~apollo_restore.restoration.driver.restore_text` gives it.
 
     Raises:
-        RequestError: ``E309`` (naming the gap's id and side), ``E302``, ``E304`` or ``E308``.
+        RequestError: ``E309`` or ``E312`` (naming the gap's id and side), ``E302``, ``E304`` or ``E308``.
     """
     if len(gap.prefix) + len(gap.suffix) > limits.max_text_chars:
         raise RequestError("E302", n=len(gap.prefix) + len(gap.suffix), limit=limits.max_text_chars)
     for side in ("prefix", "suffix"):
         check_characters(getattr(gap, side), f" of the {side} of gap {gap.id!r}")  # one regex search: cheap
+        check_no_machine_reading(getattr(gap, side), f" of the {side} of gap {gap.id!r}")
     check_hint(gap.hint, gap.id, limits)
-    gap = cut_context(gap)
-    letter_warnings((gap.prefix, gap.suffix), _short_context_allowed(limits))
-    return gap
+    # the letters as given (normalising drops other scripts), as far as they are read
+    letter_warnings((gap.prefix[-DEFAULT_WINDOW:], gap.suffix[:DEFAULT_WINDOW]), _short_context_allowed(limits))
+    return cut_context(gap)
 
 
 def cut_context(gap: GapExample, window: int = DEFAULT_WINDOW) -> GapExample:
-    """``gap`` with its prefix and suffix cut to the ``window`` characters next to the gap (the
-    model reads about 250; parallels, notes and display use the rest), first, so that no later
-    work costs more for a longer context (a 990,000-character prefix costs what a short one does)."""
-    if len(gap.prefix) <= window and len(gap.suffix) <= window:
+    """``gap`` with its prefix and suffix in restore's normal form
+    (:func:`~apollo_restore.data.normalise.normalise_context`: an NFD and an NFC copy of one gap
+    are one gap) and cut to the ``window`` characters next to the gap (the model reads about 250;
+    parallels, notes and display use the rest). The raw context is cut first, to a few windows,
+    so that no later work costs more for a longer context (a 990,000-character prefix costs what
+    a short one does)."""
+    raw = _RAW_WINDOWS * window  # a letter with its accents, breathing and underdot: at most a few code points
+    prefix = normalise_context(gap.prefix[-raw:], "prefix")[-window:]
+    suffix = normalise_context(gap.suffix[:raw], "suffix")[:window]
+    if prefix == gap.prefix and suffix == gap.suffix:
         return gap
-    return replace(gap, prefix=gap.prefix[-window:], suffix=gap.suffix[:window])
+    return replace(gap, prefix=prefix, suffix=suffix)
 
 
 @functools.cache

@@ -6,18 +6,22 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from apollo_restore.data.document import Lacuna
 from apollo_restore.data.normalise import letter_count
+from apollo_restore.data.readers.leiden import GapMarker, find_gaps
+from apollo_restore.data.splice import Fill, splice
+from apollo_restore.errors import LeidenError
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.line_lengths import LineEstimate
 
 #: Least calibrated probability of a gap's first reading for it to be written into the restored
 #: text (:attr:`Restoration.restored_leiden`); below it the gap stays open. Chosen from the shipped
 #: model's calibration (``calibration.json``, ``info.above_80_after_cross_fitted``): on 400 ddb
-#: validation gaps, first readings shown at ≥ 80 % were 11.5 % of the gaps and right 96 % of the time.
+#: validation gaps, first readings shown at ≥ 80 % were 11 % of the gaps and right 98 % of the time.
 FILL_THRESHOLD = 0.8
 #: How a machine reading is written in the restored text: ``⁅reading⁆`` (U+2045, U+2046), never the
 #: editor's ``[reading]``; a pinned reading (the caller's own) is written ``[reading]``.
-MACHINE_OPEN, MACHINE_CLOSE = "\u2045", "\u2046"
+MACHINE_OPEN, MACHINE_CLOSE = "\u2045", "\u2046"  # as :mod:`apollo_restore.data.splice` writes them
 
 
 @dataclass
@@ -132,14 +136,22 @@ class GapResult:
         calibrated, at least ``threshold`` probable and makes only words the editions spell, and
         the gap's extent is given (a count or a range: a lost line or a gap of unknown extent is
         never filled); else ``None`` (the gap stays open)."""
+        fill = self.filling(threshold)
+        if fill is None:
+            return None
+        return f"{MACHINE_OPEN}{fill.text}{MACHINE_CLOSE}" if fill.machine else f"[{fill.text}]"
+
+    def filling(self, threshold: float = FILL_THRESHOLD) -> Fill | None:
+        """What :meth:`fill` writes, as a :class:`~apollo_restore.data.splice.Fill`: the letters
+        and whether they are the machine's."""
         if self.pinned is not None:
-            return f"[{self.pinned}]"
+            return Fill(self.pinned, machine=False)
         if not self.candidates or not self.hint.given:
             return None
         top = self.candidates[0]
         if not top.calibrated or top.prob < threshold or top.unknown_words:
             return None
-        return f"{MACHINE_OPEN}{top.display or top.text}{MACHINE_CLOSE}"
+        return Fill(top.display or top.text, machine=True)
 
     @property
     def best_display(self) -> str:
@@ -190,13 +202,17 @@ class Restoration:
     def restored_leiden(self) -> str:
         """The input text as an edition would print it: each gap replaced by
         :meth:`GapResult.fill` (a machine reading as ``⁅reading⁆``, a pinned one as
-        ``[reading]``) or left as written where no reading is likely enough; the normalised
+        ``[reading]``) or left as written where no reading is likely enough, everything else
+        byte for byte as given (:func:`~apollo_restore.data.splice.splice`: a machine reading is
+        never written inside the editor's ``[ ]``, across line breaks too); the normalised
         :attr:`restored_text` when gap positions are unknown."""
         if not self.gaps or any(g.span is None for g in self.gaps):
             return self.restored_text
-        out, at = [], 0
-        for gap in self.gaps:
-            start, end = gap.span
-            out += [self.text[at:start], gap.fill(self.fill_threshold) or self.text[start:end]]
-            at = end
-        return "".join(out) + self.text[at:]
+        fills = {k: f for k, gap in enumerate(self.gaps) if (f := gap.filling(self.fill_threshold)) is not None}
+        try:
+            markers = find_gaps(self.text)
+        except LeidenError:
+            markers = []
+        if [(m.start, m.end) for m in markers] != [g.span for g in self.gaps]:  # spans of another text
+            markers = [GapMarker(g.span[0], g.span[1], g.hint, Lacuna(None)) for g in self.gaps]  # type: ignore[index]
+        return splice(self.text, markers, fills)

@@ -40,6 +40,7 @@ from apollo_restore.data.textindex import (
 )  # fmt: skip
 from apollo_restore.errors import Errors
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restoration.request import check_no_machine_reading
 from apollo_restore.retrieve.links import edition_label, edition_url
 from apollo_restore.retrieve.noise import is_noise
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels, PhraseParallels, Snippet
@@ -303,8 +304,10 @@ class ParallelIndex(TextIndex):
             context: characters of context either side of each snippet.
 
         Raises:
-            ValueError: the phrase has fewer than 3 letters.
+            ValueError: the phrase has fewer than 3 letters; a :class:`~apollo_restore.errors.RequestError`
+                (``E312``) when it holds a machine reading ``⁅…⁆``.
         """
+        check_no_machine_reading(phrase)
         text = normalise(phrase)
         pattern = to_stream(encode_text(text))
         if len(pattern) < 3:

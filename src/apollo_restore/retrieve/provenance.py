@@ -22,6 +22,7 @@ from apollo_restore.data.normalise import normalise
 from apollo_restore.data.overlap import MIN_RUN, clean_windows
 from apollo_restore.data.textindex import S_DASH, TextIndex, sa_ranges
 from apollo_restore.errors import Errors
+from apollo_restore.restoration.request import check_no_machine_reading
 from apollo_restore.retrieve.links import edition_label, edition_url
 
 _MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document
@@ -111,7 +112,10 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
 
     Raises:
         ValueError: the text has fewer than ``min_run`` letters (E406).
+        RequestError: the text holds a machine reading ``⁅…⁆`` (E312): the model's letters are
+            not the text's, and would count as shared.
     """
+    check_no_machine_reading(text)
     index = index or TextIndex.shared()
     codes = np.frombuffer(TextIndex.pattern(normalise(text)), np.uint8)
     letters = int(np.count_nonzero(codes < S_DASH))

@@ -30,7 +30,6 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
-from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.filler import GapFiller
@@ -38,7 +37,7 @@ from apollo_restore.restoration.presentation.labels import model_label
 from apollo_restore.restoration.request import RestoreRequest, check_k, check_reading, check_text
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
-from apollo_restore.web.export import Alternative, MachineReading, export_epidoc, export_leiden
+from apollo_restore.web.export import Alternative, MachineReading, count_gaps, export_text
 from apollo_restore.web.limits import ARRIVED, DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits, work_units
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -179,7 +178,7 @@ def create_app(
         if not content.strip():
             raise ApiError.of(422, "W011", reason="the file is empty")
         name = _SAFE_NAME.sub("_", Path(file.filename or "upload.xml").name)[:80] or "upload.xml"
-        doc = parse_epidoc_file(content, name, "user")
+        doc = parse_epidoc_file(content, name, "user", strict_lengths=True)
         meta = {k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))}
         gaps = sum(isinstance(seg, Lacuna) for seg in doc.segments)
         return {"id": doc.id, "leiden": to_leiden(doc.segments), "gaps": gaps, "meta": meta}
@@ -191,17 +190,15 @@ def create_app(
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
         check_text(req.text, limits.request)
         chosen = {n: MachineReading(n, t) for n, t in req.pins.items()}
-        n_gaps = len(find_gaps(req.text))
+        n_gaps = count_gaps(req.text)  # a Leiden text's, or an EpiDoc document's
         chosen.update({n: _machine_reading(n, c) for n, c in req.choices.items()})
         for n, reading in chosen.items():  # what is written: edition forms and alternatives too
             if not 1 <= n <= n_gaps:
                 raise ApiError.of(422, "W008", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
             for written in [reading.text, *(a.text for a in reading.alternatives)]:
                 check_reading(written, n, limits.request)
-        if req.format == "epidoc":
-            content, media, ext = export_epidoc(req.text, chosen, restorer.name), "application/tei+xml", "xml"
-        else:
-            content, media, ext = export_leiden(req.text, chosen, restorer.name), "text/plain", "txt"
+        content = export_text(req.text, chosen, restorer.name, req.format)
+        media, ext = ("application/tei+xml", "xml") if req.format == "epidoc" else ("text/plain", "txt")
         return {
             "format": req.format,
             "filename": f"restoration.{ext}",

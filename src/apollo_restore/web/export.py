@@ -3,22 +3,26 @@
 A reading proposed by the model must never pass as the editor's. Both formats therefore keep
 every machine reading apart from the editor's supplements:
 
-**Leiden** — a machine reading is written in square brackets, like any restoration of lost
-text, and followed at once by the marker ``⁽ᵐⁿ⁾`` (superscript *m* for *machine* and the
-reading's number *n*). The text is followed by a blank line and an apparatus that names the
-tool and the model and lists each marked reading with its gap, its line, the original lacuna
-and its probability::
+**Leiden** — the text goes out as it came in: only the spans of the gaps with a chosen reading
+change (:mod:`apollo_restore.data.splice`); line numbers, ``vac.``, ``<αβ>``, ``{αβ}``,
+``⟦αβ⟧``, expansions, underdots, punctuation and open gaps stay as written, and with no reading
+chosen the export *is* the input, byte for byte. A machine reading is written ``⁅κομω⁆`` (as
+the restored text writes it, never in the editor's ``[ ]``), followed at once by the marker
+``⁽ᵐⁿ⁾`` (superscript *m* for *machine* and the reading's number *n*). The text is followed by
+a blank line and an apparatus that names the tool and the model and lists each marked reading
+with its gap, its line (the number the text gives it), the lacuna as written and its probability::
 
-    Πεκύσι [κομω]⁽ᵐ¹⁾ χαίρειν
+    1 Πεκύσι ⁅κομω⁆⁽ᵐ¹⁾ χαίρειν
 
     ⁽ᵐ⁾ Machine-proposed readings (apollo-restore, model «tiny»): not the editor's; unverified.
     ⁽ᵐ¹⁾ gap 1, line 1, [.4]: κομω (42 %); alternatives: κωμη (10 %), ...
 
 Readings are written in edition form (accents, breathings, iota subscript) when the caller
-gives one (:attr:`MachineReading.display`), else as the normalised letters.
+gives one (:attr:`MachineReading.display`), else as the normalised letters. A text holding
+``⁅ ⁆`` is refused (``E312``): the export cannot be read back as the papyrus's letters.
 
 The editor's own supplements ``[αβγ]`` stay unmarked; gaps without a chosen reading stay as
-they were (``[.4]``, ``[- - -]``).
+they were (``[.4]``, ``[---]``).
 
 **EpiDoc** — a machine reading is ``<supplied reason="lost" resp="#apollo-restore"
 cert="low">`` followed by ``<note type="machine-proposal" resp="#apollo-restore">``; the
@@ -36,12 +40,17 @@ convention editions use for alternative restorations::
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lxml import etree
 
-from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text, to_leiden
-from apollo_restore.data.readers.leiden import parse_leiden
+from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text
+from apollo_restore.data.readers.epidoc import lacuna_elements
+from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
+from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
+from apollo_restore.data.splice import Fill, splice
+from apollo_restore.errors import RequestError
 from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
 from apollo_restore.restoration.types import percent
 
@@ -49,6 +58,8 @@ TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 RESP_ID = "apollo-restore"
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_LINE_NUMBER = re.compile(r"[ \t]*(\d{1,4})[a-zA-Z]?[.:]?[ \t]")
+_NEWLINE = re.compile(r"\r\n|[\n\r]")
 
 
 @dataclass(frozen=True)
@@ -95,44 +106,138 @@ def _note(model: str, reading: MachineReading) -> str:
     return f"Machine proposal (apollo-restore, model «{model}»{p}{alts}); not the editor's reading, unverified."
 
 
+def count_gaps(text: str) -> int:
+    """Gaps of a text to export: a Leiden text's, or the Leiden text an EpiDoc document is read as.
+
+    Raises:
+        LeidenError, RequestError: a text that cannot be read.
+    """
+    return len(find_gaps(as_leiden(text)[0] if looks_like_xml(text) else text))
+
+
+def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt: str = "leiden") -> str:
+    """``text`` exported in ``fmt`` (``"leiden"`` or ``"epidoc"``) with the chosen readings: the
+    one door of the web page and the Python API. A Leiden text goes out as
+    :func:`export_leiden` or :func:`export_epidoc` write it; an EpiDoc document in Leiden as the
+    Leiden text it is read as, in EpiDoc as itself with the readings in place
+    (:func:`export_epidoc_edition`).
+
+    Raises:
+        LeidenError: malformed Leiden; RequestError: unreadable EpiDoc (``E313``, ``E314``).
+    """
+    if looks_like_xml(text):
+        if fmt == "epidoc":
+            as_leiden(text)  # the checks of a restore (E313, E314)
+            return export_epidoc_edition(text, readings, model)
+        return export_leiden(as_leiden(text)[0], readings, model)
+    if fmt == "epidoc":
+        return export_epidoc(text, readings, model)
+    return export_leiden(text, readings, model)
+
+
 def export_leiden(text: str, readings: dict[int, MachineReading], model: str) -> str:
-    """``text`` with the chosen readings filled in and marked, followed by their apparatus.
+    """``text`` exactly as given, with the chosen readings written into their gaps and marked,
+    followed by their apparatus; ``text`` itself, byte for byte, when no reading is chosen.
+
+    Only the chosen gaps' spans change (:func:`~apollo_restore.data.splice.splice`): line
+    numbers, ``vac.``, ``<αβ>``, ``{αβ}``, ``⟦αβ⟧``, expansions, underdots, punctuation and the
+    gap notation of the open gaps stay as written.
 
     Raises:
         LeidenError: ``text`` is not well-formed Leiden.
     """
-    segments = parse_leiden(text).segments
-    out: list[str] = []
+    markers = find_gaps(text)
+    fills: dict[int, Fill] = {}
     notes: list[str] = []
-    run: list[Segment] = []
-    gap = line = 1
-    for seg in segments:
-        if isinstance(seg, LineBreak):
-            line += 1
-        if isinstance(seg, Lacuna):
-            reading = readings.get(gap)
-            if reading is not None:
-                out.append(to_leiden(run))
-                run = []
-                n = len(notes) + 1
-                out.append(f"[{reading.text}]{marker(n)}")
-                p = f" ({percent(reading.prob)})" if reading.prob is not None else ""
-                alts = (
-                    "; alternatives: " + ", ".join(f"{a.text} ({_p(a.prob)})" for a in reading.alternatives)
-                    if reading.alternatives
-                    else ""
-                )
-                notes.append(f"{marker(n)} gap {gap}, line {line}, {to_leiden([seg])}: {reading.text}{p}{alts}")
-                gap += 1
-                continue
-            gap += 1
-        run.append(seg)
-    out.append(to_leiden(run))
-    body = "".join(out)
+    for k, gap in enumerate(markers):
+        reading = readings.get(k + 1)
+        if reading is None:
+            continue
+        n = len(notes) + 1
+        fills[k] = Fill(reading.text, machine=True, mark=marker(n))
+        line = _line_of(text, gap.start)
+        written = " ".join(text[gap.start : gap.end].split())
+        p = f" ({percent(reading.prob)})" if reading.prob is not None else ""
+        alts = (
+            "; alternatives: " + ", ".join(f"{a.text} ({_p(a.prob)})" for a in reading.alternatives)
+            if reading.alternatives
+            else ""
+        )
+        notes.append(f"{marker(n)} gap {k + 1}, line {line}, {written}: {reading.text}{p}{alts}")
+    body = splice(text, markers, fills)
     if not notes:
-        return body + "\n"
+        return body
     head = f"⁽ᵐ⁾ Machine-proposed readings (apollo-restore, model «{model}»): not the editor's; unverified."
-    return body + "\n\n" + "\n".join([head, *notes]) + "\n"
+    return body + ("\n" if body.endswith("\n") else "\n\n") + "\n".join([head, *notes]) + "\n"
+
+
+def export_epidoc_edition(xml: str, readings: dict[int, MachineReading], model: str) -> str:
+    """An EpiDoc document as it came in, with the chosen readings in place of their gaps: each
+    ``<gap>`` read as gap ``n`` (:func:`~apollo_restore.data.readers.epidoc.lacuna_elements`,
+    the numbering of the Leiden text it is read as) becomes ``<supplied reason="lost"
+    resp="#apollo-restore" cert="low">`` (with its ``<note>``, or an ``<app>`` with
+    alternatives, as :func:`export_epidoc` writes them), its tail kept; the header's
+    ``<titleStmt>`` gains the ``<respStmt xml:id="apollo-restore">`` they point to. Every other
+    element of the edition is kept as it was; with no reading chosen the document itself is
+    returned, byte for byte.
+
+    Raises:
+        RequestError: ``E313``: not well-formed XML or no Greek edition.
+    """
+    if not readings:
+        return xml
+    try:
+        tree = etree.ElementTree(etree.fromstring(xml.encode("utf-8"), parser=_xml_parser()))
+    except etree.XMLSyntaxError as err:
+        raise RequestError("E313", name="the text", reason=f"not well-formed XML: {err}") from None
+    root = tree.getroot()
+    gaps = lacuna_elements(root)
+    if not gaps:
+        raise RequestError("E313", name="the text", reason="no Greek edition with a gap")
+    tei = f"{{{TEI_NS}}}"
+    for n, reading in sorted(readings.items()):
+        gap = gaps[n - 1]
+        parent, tail = gap.getparent(), gap.tail
+        holder = etree.Element(tei + "ab")
+        _Writer(holder, model).machine(reading)
+        at = parent.index(gap)
+        parent.remove(gap)
+        added = list(holder)
+        for k, element in enumerate(added):
+            parent.insert(at + k, element)
+        added[-1].tail = tail
+    title_stmt = root.find(f".//{tei}teiHeader/{tei}fileDesc/{tei}titleStmt")
+    if title_stmt is not None and root.find(f".//{tei}respStmt[@{{{XML_NS}}}id='{RESP_ID}']") is None:
+        title_stmt.append(_resp_stmt(model))
+    return etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode("utf-8")
+
+
+def _xml_parser() -> etree.XMLParser:
+    """The EpiDoc reader's settings: no network, entities not resolved, comments kept."""
+    return etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=False)
+
+
+def _resp_stmt(model: str) -> etree._Element:
+    """The ``<respStmt xml:id="apollo-restore">`` that the machine readings' ``@resp`` names."""
+    tei = f"{{{TEI_NS}}}"
+    resp_stmt = etree.Element(tei + "respStmt")
+    resp_stmt.set(f"{{{XML_NS}}}id", RESP_ID)
+    etree.SubElement(resp_stmt, tei + "resp").text = (
+        "Machine-proposed restorations: every supplied, app, lem and rdg element with resp='#apollo-restore' "
+        "is a reading proposed by a language model, not by the editor, and is unverified."
+    )
+    etree.SubElement(resp_stmt, tei + "name", type="software").text = f"apollo-restore, model {model}"
+    return resp_stmt
+
+
+def _line_of(text: str, pos: int) -> int:
+    """The line (counted from 1) of offset ``pos``: the number the text itself gives the line
+    (``5 τοῦ [.3]`` → 5) where it starts with one, else its place among the text's lines."""
+    start = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+    number = _LINE_NUMBER.match(text, start)
+    if number:
+        return int(number.group(1))
+    return len(_NEWLINE.findall(text, 0, start)) + 1
 
 
 def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, title: str = "") -> str:
@@ -149,13 +254,7 @@ def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, ti
     file_desc = etree.SubElement(header, tei + "fileDesc")
     title_stmt = etree.SubElement(file_desc, tei + "titleStmt")
     etree.SubElement(title_stmt, tei + "title").text = title or "Leiden text with machine-proposed restorations"
-    resp_stmt = etree.SubElement(title_stmt, tei + "respStmt")
-    resp_stmt.set(f"{{{XML_NS}}}id", RESP_ID)
-    etree.SubElement(resp_stmt, tei + "resp").text = (
-        "Machine-proposed restorations: every supplied, app, lem and rdg element with resp='#apollo-restore' "
-        "is a reading proposed by a language model, not by the editor, and is unverified."
-    )
-    etree.SubElement(resp_stmt, tei + "name", type="software").text = f"apollo-restore, model {model}"
+    title_stmt.append(_resp_stmt(model))
     pub = etree.SubElement(file_desc, tei + "publicationStmt")
     etree.SubElement(pub, tei + "p").text = "Exported by apollo-restore; not a publication."
     source = etree.SubElement(file_desc, tei + "sourceDesc")

@@ -199,8 +199,9 @@ class Choice(BaseModel):
 
 
 class ExportRequest(BaseModel):
-    """A Leiden text and the readings chosen for its gaps; every chosen reading is exported
-    marked as a machine proposal (never as the editor's supplement)."""
+    """A Leiden text (or an EpiDoc document) and the readings chosen for its gaps; every chosen
+    reading is exported marked as a machine proposal (never as the editor's supplement), and
+    everything else as it came in: with no reading chosen the export is the text itself."""
 
     model_config = ConfigDict(extra="forbid")
 

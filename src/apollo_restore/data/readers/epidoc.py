@@ -36,9 +36,18 @@ import re
 
 from lxml import etree
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, lacuna_length
+from apollo_restore.data.document import (
+    MAX_LACUNA_LETTERS,
+    Document,
+    Lacuna,
+    LineBreak,
+    Segment,
+    Supplied,
+    Text,
+    lacuna_length,
+)
 from apollo_restore.data.readers.leiden import tidy_segments
-from apollo_restore.errors import CorpusError
+from apollo_restore.errors import CorpusError, RequestError
 
 #: ``@resp`` of readings exported by the web page (:mod:`apollo_restore.web.export`)
 MACHINE_RESP = "#apollo-restore"
@@ -65,12 +74,20 @@ _SUPPLIED_REASONS = frozenset({"lost", ""})
 _LINE_UNITS = frozenset({"line", "lines"})
 
 
-def parse_epidoc_file(content: bytes, name: str, source: str, expansions: bool = False) -> Document:
+def parse_epidoc_file(
+    content: bytes, name: str, source: str, expansions: bool = False, strict_lengths: bool = False
+) -> Document:
     """One EpiDoc file as a :class:`Document`; with ``expansions``, an abbreviation's ``<ex>``
     letters are kept as :class:`Text` marked ``expansion`` (a user's text; training drops them).
 
+    Args:
+        strict_lengths: refuse a ``<gap>`` length that is no count of letters (a user's text);
+            without, it is read as unknown extent with a note in ``meta["notes"]`` (a corpus).
+
     Raises:
         CorpusError: not well-formed, no Greek edition, or an edition without text.
+        RequestError: ``E314`` with ``strict_lengths``: a ``<gap>`` whose ``quantity``,
+            ``atLeast`` or ``atMost`` is not a whole number of letters within bounds, named with its line.
     """
     try:
         root = etree.fromstring(content, parser=_parser())
@@ -82,6 +99,13 @@ def parse_epidoc_file(content: bytes, name: str, source: str, expansions: bool =
     if not editions:
         has_edition = root.find(f".//{TEI}div[@type='edition']") is not None
         raise CorpusError(name, "no Greek edition" if has_edition else "no edition")
+    if strict_lengths:
+        for gap, attr, reason in bad_gap_lengths(editions):
+            element = f'<gap {attr}="{gap.get(attr)}">'
+            reason = reason.split(": read as")[0].replace(f"length {gap.get(attr)!r} ", "")
+            raise RequestError(
+                "E314", name=name, element=element, line=gap.sourceline, reason=reason, limit=MAX_LACUNA_LETTERS
+            )
     segments: list[Segment] = []
     for edition in editions:
         if segments:
@@ -236,16 +260,19 @@ def _emit(out: list[Segment], text: str | None, mode: str) -> None:
         out.append(Text(text, uncertain=mode == "uncertain"))
 
 
-def _walk_children(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False) -> None:
+def _walk_children(
+    el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False, gaps: list | None = None
+) -> None:
     """Emit ``el``'s text, then each child followed by the child's tail."""
     _emit(out, el.text, mode)
     for child in el:
-        _walk(child, out, mode, keep_ex)
+        _walk(child, out, mode, keep_ex, gaps)
         _emit(out, child.tail, mode)
 
 
-def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False) -> None:
-    """Emit segments for one element (its tail is the caller's business)."""
+def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = False, gaps: list | None = None) -> None:
+    """Emit segments for one element (its tail is the caller's business); with ``gaps``, the
+    element each :class:`Lacuna` comes from is appended to it."""
     if not isinstance(el.tag, str):  # comment or processing instruction
         return
     tag = el.tag[len(TEI) :] if el.tag.startswith(TEI) else el.tag
@@ -263,14 +290,19 @@ def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = Fal
             # a reading proposed by this software and exported by its web page: never an
             # editor's supplement, so it is read back as the lacuna it fills
             out.append(Lacuna(sum(ch.isalpha() for ch in "".join(el.itertext())) or None))
+            if gaps is not None:
+                gaps.append(el)
         elif (el.get("reason") or "") in _SUPPLIED_REASONS:
-            _walk_children(el, out, "supplied", keep_ex)
+            _walk_children(el, out, "supplied", keep_ex, gaps)
         return
     if tag == "gap":
-        out.extend(gap_segments(el))
+        found = gap_segments(el)
+        out.extend(found)
+        if gaps is not None and found:
+            gaps.append(el)
         return
     if tag == "unclear":
-        _walk_children(el, out, "supplied" if mode == "supplied" else "uncertain", keep_ex)
+        _walk_children(el, out, "supplied" if mode == "supplied" else "uncertain", keep_ex, gaps)
         return
     if tag in ("lb", "cb"):
         out.append(LineBreak(in_word=el.get("break") == "no"))
@@ -278,20 +310,33 @@ def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = Fal
     if tag == "choice":
         picked = _pick(el, ("orig", "sic"), ("reg", "corr"))
         if picked is not None:
-            _walk_children(picked, out, mode, keep_ex)
+            _walk_children(picked, out, mode, keep_ex, gaps)
         return
     if tag == "app":
         picked = _pick(el, ("lem",), ("rdg", "note", "witDetail"))
         if picked is not None:
-            _walk_children(picked, out, mode, keep_ex)
+            _walk_children(picked, out, mode, keep_ex, gaps)
         return
     if tag in ("div", "ab", "p", "lg", "l"):
         if out and not isinstance(out[-1], LineBreak):
             out.append(LineBreak(False))
-        _walk_children(el, out, mode, keep_ex)
+        _walk_children(el, out, mode, keep_ex, gaps)
         return
     # add, surplus, num, hi, expan, abbr, am, w, names, seg, foreign, orig, sic ...: their text
-    _walk_children(el, out, mode, keep_ex)
+    _walk_children(el, out, mode, keep_ex, gaps)
+
+
+def lacuna_elements(root: etree._Element) -> list[etree._Element]:
+    """The elements of an EpiDoc document's Greek edition that :func:`parse_epidoc_file` reads
+    as lacunae (``<gap>``, a machine reading's ``<supplied resp="#apollo-restore">``), in the
+    order of its :class:`Lacuna` segments: gap number ``n`` (from 1) is element ``n - 1``."""
+    segments: list[Segment] = []
+    gaps: list[etree._Element] = []
+    for edition in greek_editions(root):
+        if segments:
+            segments.append(LineBreak(False))
+        _walk_children(edition, segments, "text", True, gaps)
+    return gaps
 
 
 def _pick(el: etree._Element, wanted: tuple[str, ...], unwanted: tuple[str, ...]) -> etree._Element | None:
@@ -313,14 +358,22 @@ def _int(value: str | None) -> int | None:
 
 def lacuna_notes(editions: list[etree._Element]) -> list[str]:
     """Why a ``<gap>`` length was read as unknown extent (absurd or unreadable), one note each."""
-    notes = []
+    return [f"<gap {attr}>: {reason}" for _, attr, reason in bad_gap_lengths(editions)]
+
+
+def bad_gap_lengths(editions: list[etree._Element]) -> list[tuple[etree._Element, str, str]]:
+    """``(gap, attribute, reason)`` for each ``<gap>`` length that is no count of letters from 1
+    to :data:`~apollo_restore.data.document.MAX_LACUNA_LETTERS` (``quantity="-4"``,
+    ``quantity="99999999999999999999"``, ``atLeast="x"``): a corpus reads it as unknown extent,
+    a user's text is refused (:func:`~apollo_restore.data.readers.typed.epidoc_to_leiden`)."""
+    found = []
     for edition in editions:
         for gap in edition.iter(f"{TEI}gap"):
             for attr in ("quantity", "atLeast", "atMost"):
                 reason = lacuna_length(gap.get(attr))[1]
                 if reason:
-                    notes.append(f"<gap {attr}>: {reason}")
-    return notes
+                    found.append((gap, attr, reason))
+    return found
 
 
 def gap_segments(el: etree._Element) -> list[Segment]:

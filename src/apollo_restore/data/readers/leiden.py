@@ -92,12 +92,16 @@ class GapMarker:
         end: offset one past the marker.
         hint: letters in the lacuna (none when unknown; a range for ``[.5-8]`` and ``ca.``).
         lacuna: the segment parsed from the marker.
+        bracket: ``(start, end)`` of the square brackets around the lacuna when it shares them
+            with other letters or lacunae (``[αβ .3]``: the whole ``[αβ .3]``); ``None`` when the
+            lacuna fills its bracket alone or stands outside any.
     """
 
     start: int
     end: int
     hint: Hint
     lacuna: Lacuna
+    bracket: tuple[int, int] | None = None
 
 
 def hint_of(lacuna: Lacuna) -> Hint:
@@ -135,7 +139,17 @@ def parse_leiden_with_gaps(text: str, doc_id: str = "user", source: str = "user"
     parser.run()
     gaps = parser.gaps
     if visible.cut_at:  # marker spans in the text as given
-        gaps = [replace(g, start=visible.original(g.start), end=visible.original(g.end - 1) + 1) for g in gaps]
+        gaps = [
+            replace(
+                g,
+                start=visible.original(g.start),
+                end=visible.original(g.end - 1) + 1,
+                bracket=None
+                if g.bracket is None
+                else (visible.original(g.bracket[0]), visible.original(g.bracket[1] - 1) + 1),
+            )
+            for g in gaps
+        ]
     return Document(doc_id, source, tidy_segments(parser.segments)), gaps
 
 
@@ -399,6 +413,9 @@ class _Parser:
             k = self.square_gaps[0]
             g = self.gaps[k]
             self.gaps[k] = GapMarker(self.square, self.i + 1, g.hint, g.lacuna)
+        else:
+            for k in self.square_gaps:
+                self.gaps[k] = replace(self.gaps[k], bracket=(self.square, self.i + 1))
         self.square = None
         self.i += 1
 

@@ -80,10 +80,11 @@ def epidoc_to_leiden(text: str, name: str = "the text") -> str:
     """The Greek edition of an EpiDoc document as Leiden text.
 
     Raises:
-        RequestError: ``E313``: not well-formed XML, no (Greek) edition, or an edition without text.
+        RequestError: ``E313``: not well-formed XML, no (Greek) edition, or an edition without text;
+            ``E314``: a ``<gap>`` length that is no count of letters (``quantity="-4"``).
     """
     try:
-        doc = parse_epidoc_file(text.encode("utf-8"), name, "user", expansions=True)
+        doc = parse_epidoc_file(text.encode("utf-8"), name, "user", expansions=True, strict_lengths=True)
     except CorpusError as err:
         raise RequestError("E313", name=name, reason=err.reason) from None
     return to_leiden(doc.segments)

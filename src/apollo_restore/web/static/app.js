@@ -9,6 +9,7 @@ const state = {
   pins: {},          // gap number -> reading picked by the user
   pinProbs: {},      // gap number -> probability of the picked reading
   pinCands: {},      // gap number -> the picked candidate (its edition form and the alternatives)
+  focusGap: null,    // the gap whose reading was just picked, released or re-run: focus goes back to it
   cache: {},         // gap number -> candidates of the last run in which the gap was not pinned
   result: null,      // last /api/restore response
   health: null,      // /api/health response
@@ -135,13 +136,36 @@ async function restore() {
     for (const gap of result.gaps) if (gap.pinned === null) state.cache[gap.number] = gap.candidates;
     render();
     showWarnings(result.warnings);
-    setBusy(false, runSummary(result, (performance.now() - started) / 1000));
+    setBusy(false, pickSummary(result) + runSummary(result, (performance.now() - started) / 1000));
+    restoreFocus();
     loadParallels(result);
   } catch (err) {
+    state.focusGap = null;
     clearResults();
     setBusy(false, "");
     showError(err);
   }
+}
+
+// after a run, keyboard focus goes back where the user was: the reading just picked (or the gap
+// just released or re-run), else the restored text's heading; never to <body>
+function restoreFocus() {
+  const number = state.focusGap;
+  state.focusGap = null;
+  const card = number ? $(`gap-${number}`) : null;
+  const target = card
+    ? card.querySelector('.candidate[aria-pressed="true"]') || card.querySelector(".candidate") || card.querySelector("button")
+    : $("text-heading");
+  if (!target) return;
+  if (!card) target.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: !!card });
+}
+
+// the pick or release just made, in words, for the status line a screen reader announces
+function pickSummary(result) {
+  const gap = state.focusGap ? result.gaps.find((g) => g.number === state.focusGap) : null;
+  if (!gap) return "";
+  return gap.pinned !== null ? `Gap ${gap.number}: your reading ${currentReading(gap)}. ` : `Gap ${gap.number}: released. `;
 }
 
 // what the last run did, in words: gaps searched and the time it took; picked gaps were not searched
@@ -172,6 +196,7 @@ async function loadParallels(result) {
 
 function pin(number, candidate) {
   if (state.busy) return;
+  state.focusGap = number;
   if (state.pins[number] === candidate.text) {
     delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];
   } else {
@@ -182,6 +207,7 @@ function pin(number, candidate) {
 
 function unpin(number) {
   if (state.busy) return;
+  state.focusGap = number;
   delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];
   restore();
 }
@@ -195,6 +221,7 @@ function applyHint(number, mode, a, b) {
     state.hints[number] = [lo, hi];
   }
   delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];  // a new length: new candidates
+  state.focusGap = number;
   restore();
 }
 
@@ -307,7 +334,8 @@ function renderGap(gap) {
     el("span", { class: "num", text: String(i) }), `Gap ${i}`,
     originalMarker(gap) ? el("code", { text: originalMarker(gap) }) : null,
     el("span", { class: "where", text: [where, describeHint(gap.hint), describeEstimate(gap)].filter(Boolean).join(" · ") }),
-    el("span", { class: "badge " + (pinned ? "pinned" : "proposed"), text: pinned ? "picked" : "proposed" }));
+    el("span", { class: "badge " + (pinned ? "pinned" : gap.filled ? "proposed" : "open"),
+      text: pinned ? "picked" : gap.filled ? "proposed" : "open" }));
   const card = el("li", { class: "gap-card" + (pinned ? " pinned" : ""), id: `gap-${i}`, "aria-labelledby": `gap-${i}-title` }, heading);
   if (pinned) {
     card.append(el("p", { class: "pin-line" }, "Your reading: ", el("span", { class: "reading", lang: "grc", text: currentReading(gap) }), " ",
@@ -321,7 +349,8 @@ function renderGap(gap) {
     const notes = c.notes || []; // why the reading may be doubtful (Candidate.notes), as the CLI's note column
     return el("li", {}, el("button", {
       type: "button", class: "candidate" + (unknown ? " unknown" : ""), "aria-pressed": chosen ? "true" : "false",
-      "aria-label": `${shown(c)}, ${pct.replace("%", "percent")}${notes.length ? ", " + notes.join(", ") : ""}${chosen ? ", picked" : ""}`,
+      // no aria-label: the accessible name is what the button shows (rank, the reading and the model's
+      // letters in Greek, the percentage, the notes), so that it matches the visible label; aria-pressed says "picked"
       title: (chosen ? "Picked: select again to release" : "Pick this reading") + ` · model letters: ${c.text}`,
       onclick: () => pin(i, c),
     },

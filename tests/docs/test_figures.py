@@ -1,0 +1,46 @@
+"""A figure stated in several documents comes from one place (issue 46, item 5): how often a
+first reading shown at ≥ 80 % was right, and how many gaps had one, are those of the shipped
+model's ``calibration.json`` (``info.above_80_after_cross_fitted``) wherever they are written."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CALIBRATION = ROOT / "src" / "apollo_restore" / "models" / "default" / "calibration.json"
+PLACES = [
+    ROOT / "README.md",
+    ROOT / "MODEL_CARD.md",
+    ROOT / "docs" / "usage.md",
+    ROOT / "docs" / "web.md",
+    ROOT / "src" / "apollo_restore" / "web" / "static" / "index.html",
+    ROOT / "src" / "apollo_restore" / "restoration" / "types.py",
+]
+# "right 98 %", "98 % of those were right", "were right 98 % of the time", within a sentence after "80 %"
+_RIGHT = re.compile(r"80 %[^.]{0,200}?(?:right (\d+(?:\.\d+)?) %|(\d+(?:\.\d+)?) % of those were right)")
+
+
+def _flat(path: Path) -> str:
+    return re.sub(r"\s+#?:?\s*", " ", path.read_text(encoding="utf-8"))
+
+
+def test_the_right_share_above_80_is_the_calibrations_everywhere():
+    info = json.loads(CALIBRATION.read_text(encoding="utf-8"))["info"]["above_80_after_cross_fitted"]
+    right = round(100 * info["right"])
+    found = {}
+    for path in PLACES:
+        for match in _RIGHT.finditer(_flat(path)):
+            found.setdefault(path.name, []).append(float(match.group(1) or match.group(2)))
+    assert len(found) >= 5, found  # README, MODEL_CARD, usage, the page, the code's comment
+    wrong = {name: values for name, values in found.items() if any(v != right for v in values)}
+    assert not wrong, f"calibration.json says {right} %: {wrong}"
+
+
+def test_the_share_of_gaps_above_80_is_the_calibrations_everywhere():
+    info = json.loads(CALIBRATION.read_text(encoding="utf-8"))["info"]["above_80_after_cross_fitted"]
+    share = round(100 * info["share"])
+    text = " ".join(_flat(path) for path in PLACES)
+    stated = [float(m) for m in re.findall(r"(\d+(?:\.\d+)?) % (?:had one|of the gaps|of gaps)", text)]
+    assert stated and all(v == share for v in stated), (share, stated)
