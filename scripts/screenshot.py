@@ -40,14 +40,14 @@ TEXT = """1 [.7] [Δ]ι̣οφάντου Ἀλεξάνδρῳ
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, default=None)
+    parser.add_argument("--index", type=Path, default=None, help="text index folder (default: as `serve`)")
     parser.add_argument("--out", type=Path, default=Path("docs/web-screenshot.png"))
     args = parser.parse_args()
-    parallels = None
-    if args.index:
-        from apollo_restore.cli.serve import load_parallels
+    from apollo_restore.cli.serve import load_parallels
 
-        parallels = load_parallels(args.index)
+    # as `apollo-restore serve`: the index first (default: over the packaged text, built in the user
+    # cache on first use), so that the default model's members share it
+    parallels = load_parallels(args.index)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -60,13 +60,18 @@ def main() -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(600_000)  # the embedded model on a busy CPU: minutes, not playwright's 30 s
         page.goto(f"http://127.0.0.1:{port}/")
         page.fill("#leiden", TEXT)
         page.click("#restore")
-        page.wait_for_selector("#gap-1 .candidate")
-        page.locator("#gap-0 .candidate").nth(0).click()
-        page.wait_for_selector("#gap-0 .badge.pinned")
-        page.wait_for_selector("#gap-1 .candidate")
+        page.wait_for_selector("#gap-2 .candidate")  # gaps are numbered from 1, as the page shows them
+        page.locator("#gap-1 .candidate").nth(0).click()
+        page.wait_for_selector("#gap-1 .badge.pinned")
+        page.wait_for_selector("#gap-2 .candidate")
+        page.wait_for_function(  # each gap's parallel passages listed (or said to be none)
+            "[1, 2].every((n) => { const box = document.getElementById(`parallels-${n}`);"
+            " return box && box.querySelector('li, .none') && !box.textContent.includes('Searching'); })"
+        )
         page.check("#fill-all")  # the EpiDoc export: <app> with the next readings as <rdg>s
         page.click("#export-epidoc")
         page.wait_for_function("document.getElementById('export-output').value.includes('<app')")

@@ -261,7 +261,9 @@ def test_browser_after_a_pick_the_page_tells_the_truth(presented_stub, browser):
         page.wait_for_selector("#gap-1 .badge.pinned")
         help_text = page.inner_text("#prob-help")
         assert "calibrated" in help_text and "no calibration" not in help_text
-        assert page.inner_text("#status") == "Nothing to restore: the gap holds your reading."
+        # the pick is announced (the status is a live region), and no restoration is claimed
+        status = page.inner_text("#status")
+        assert status == "Gap 1: your reading κυρίῳ. Nothing to restore: the gap holds your reading."
         page.click("#export-leiden")
         page.wait_for_selector("#export-result:not([hidden])")
         exported = page.input_value("#export-output")

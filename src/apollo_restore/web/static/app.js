@@ -148,11 +148,15 @@ async function restore() {
 }
 
 // after a run, keyboard focus goes back where the user was: the reading just picked (or the gap
-// just released or re-run), else the restored text's heading; never to <body>
+// just released or re-run); else it stays where it is (the text, after Ctrl+Enter) unless the run
+// took it away (Restore is disabled while it runs), and then goes to the restored text's heading;
+// never to <body>
 function restoreFocus() {
   const number = state.focusGap;
   state.focusGap = null;
   const card = number ? $(`gap-${number}`) : null;
+  const active = document.activeElement;
+  if (!card && active && active !== document.body && !active.disabled && document.contains(active)) return;
   const target = card
     ? card.querySelector('.candidate[aria-pressed="true"]') || card.querySelector(".candidate") || card.querySelector("button")
     : $("text-heading");
@@ -293,14 +297,16 @@ function renderText() {
     box.append(text.slice(at, gap.span[0]));
     const pinned = gap.pinned !== null;
     const reading = pinned || gap.filled ? currentReading(gap) : "";
-    const kind = pinned ? "picked" : reading ? "proposed by the model" : "left open: no reading likely enough";
+    const kind = pinned ? "your reading" : reading ? "the model's reading" : "left open: no reading likely enough";
+    // named by what it shows ("Gap" is there for a screen reader only), so that the name holds the
+    // visible text (WCAG 2.5.3); what the reading is, and where the button goes, is its description
     box.append(el("button", {
       type: "button",
       class: "gap-mark" + (pinned ? " pinned" : reading ? " machine" : " open"),
       id: `mark-${gap.number}`,
-      "aria-label": `Gap ${gap.number}, ${originalMarker(gap)}: ${kind}${reading ? ", " + reading : ""}`,
+      title: `${originalMarker(gap)}: ${kind}. Go to the gap's candidates`,
       onclick: () => focusGap(gap.number),
-    }, el("sup", { text: String(gap.number) }),
+    }, el("span", { class: "visually-hidden", text: "Gap " }), el("sup", { text: String(gap.number) }),
     pinned ? `[${reading}]` : reading ? `⁅${reading}⁆` : el("span", { class: "empty", text: originalMarker(gap) })));
     at = gap.span[1];
   }
