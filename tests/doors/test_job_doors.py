@@ -24,7 +24,6 @@ from apollo_restore.data.formats import read_gapset, read_predictions
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.errors import FormatError
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration import load
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.schema.training import SettingError, check_probe_setting
 from apollo_restore.train.loop import TrainConfig
@@ -90,25 +89,6 @@ def test_tune_on_a_prepared_corpus_that_cannot_be_read_is_E705(tmp_path, tiny_pr
 
 
 # -- predict: a resume after the calibration changed -----------------------------------------
-
-
-@pytest.fixture
-def fillers(monkeypatch):
-    """The fillers the CLI's model loads give, in turn (set ``.queue``), as in test_predict_doors."""
-    state = type("Queue", (), {"queue": []})()
-    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: state.queue.pop(0))
-    return state
-
-
-@pytest.fixture
-def folder(tmp_path) -> Path:
-    """A stand-in model folder (the model itself is a stand-in filler): its files are fingerprinted."""
-    path = tmp_path / "model"
-    path.mkdir()
-    (path / "config.json").write_text('{"model_type": "mistral"}')
-    (path / "model.safetensors").write_bytes(b"\0" * 64)
-    (path / "tokenizer.json").write_text("{}")
-    return path
 
 
 def test_a_resume_after_the_calibration_was_fitted_again_is_E209_naming_it(tmp_path, fillers, folder):

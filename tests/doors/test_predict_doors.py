@@ -17,7 +17,6 @@ from apollo_restore.cli.app import app
 from apollo_restore.data import outputs
 from apollo_restore.data.formats import read_gapset
 from apollo_restore.errors import FileError, FormatError
-from apollo_restore.restoration import load
 from apollo_restore.restoration.predict import PredictJob, gapset_digest
 from apollo_restore.restoration.types import Candidate
 
@@ -46,25 +45,6 @@ def predict(*args) -> object:
 
 def lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-@pytest.fixture
-def fillers(monkeypatch):
-    """The fillers the CLI's model loads give, in turn (set ``.queue``)."""
-    state = type("Queue", (), {"queue": []})()
-    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: state.queue.pop(0))
-    return state
-
-
-@pytest.fixture
-def folder(tmp_path) -> Path:
-    """A stand-in model folder (the model itself is a stand-in filler): its files are fingerprinted."""
-    path = tmp_path / "model"
-    path.mkdir()
-    (path / "config.json").write_text('{"model_type": "mistral"}')
-    (path / "model.safetensors").write_bytes(b"\0" * 64)
-    (path / "tokenizer.json").write_text("{}")
-    return path
 
 
 def test_a_resume_with_another_gap_set_of_the_same_ids_is_E209(tmp_path, fillers, folder):
