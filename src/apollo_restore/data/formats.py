@@ -250,12 +250,6 @@ def _reason(p: Problem) -> str:
     return f"{where} is {p.value!r}; it must be {p.expected}"
 
 
-def is_json_number(value: Any) -> bool:
-    """A JSON number (an ``int`` or ``float``, not a ``bool``; infinities and NaN included, as
-    Python's ``json`` reads them): the one test every checked file uses."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def write_predictions(path: str | Path, predictions: Iterable[Prediction]) -> int:
     """Write predictions as JSONL; returns the number written."""
     return _write_jsonl(path, (p.to_dict() for p in predictions))

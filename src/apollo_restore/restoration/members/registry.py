@@ -105,11 +105,6 @@ def known_members() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def options_models() -> dict[str, type[Settings]]:
-    """Each registered member's declared options model, by name (for the generated reference)."""
-    return {name: _FACTORIES[name].options for name in known_members()}
-
-
 def _member_file(spec: MemberSpec, name: str) -> Path:
     """A member's file in the model folder (its name checked by the schema: a plain file name).
 
