@@ -48,6 +48,7 @@ from apollo_restore.model.verify import WEIGHTS_FILE, check_finite, read_json
 from apollo_restore.schema.base import SchemaError, check, folder_error
 from apollo_restore.schema.transport import (
     FORMAT,
+    FORMS,
     MAX_PACK_BYTES,
     MAX_PART_BYTES,
     MAX_PARTS,
@@ -56,7 +57,6 @@ from apollo_restore.schema.transport import (
     part_name,
 )
 
-FORMS = ("int8", "bf16")
 MANIFEST = "transport.json"
 PART_BYTES = 15 * 2**20
 #: The most bytes of a manifest read (one a pack writes is a few hundred bytes a part).

@@ -71,9 +71,6 @@ class RestoreConfig:
             raise RequestError("E310", name=f"RestoreConfig.{p.field}", expected=p.expected, value=p.value) from None
 
 
-#: The neural model's arithmetic settings (:attr:`RestoreConfig.precision`).
-PRECISIONS = ("fp32", "int8")
-
 #: The search settings used when a caller gives none.
 DEFAULT_RESTORE_CONFIG = RestoreConfig()
 

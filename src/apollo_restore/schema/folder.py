@@ -34,7 +34,9 @@ MAX_WEIGHT = 1000.0
 MAX_PARAMETER = 1000.0
 #: A member's file in the model folder: a plain name, no folder.
 FILE_NAME = r"^[^/\\\x00]+$"
-PRECISION = Literal["fp32", "int8"]
+#: The neural model's arithmetics on a CPU (``RestoreConfig.precision``, ``search.precision``).
+PRECISIONS = ("fp32", "int8")
+PRECISION = Literal[PRECISIONS]
 CALIBRATION_FORMAT = "apollo_restore calibration.v1"
 #: The hint conditions a calibration is fitted for; the product uses all three.
 CONDITIONS = ("exact", "range", "none")
@@ -230,7 +232,7 @@ class FittedFor(Record):
 class CalibrationFile(Settings):
     """``calibration.json``: written by ``apollo-restore tune --what calibration``."""
 
-    format: Literal["apollo_restore calibration.v1"]
+    format: Literal[CALIBRATION_FORMAT]
     conditions: Conditions
     unknown_word_penalty: number(0, MAX_PARAMETER, "nats") = 0.0
     info: FittedFor = FittedFor()

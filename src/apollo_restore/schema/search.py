@@ -4,12 +4,10 @@ from the CLI's options or the Python API): each bounded, as a model folder's ``s
     check(SearchSettings, {"k": 20, "beam_width": 40})   # SchemaError beyond a bound
 """
 
-from typing import Literal
-
 from pydantic import Field
 
 from apollo_restore.schema.base import Settings, number, whole
-from apollo_restore.schema.folder import MAX_BEAM_WIDTH, MAX_HINT_SLACK
+from apollo_restore.schema.folder import MAX_BEAM_WIDTH, MAX_HINT_SLACK, PRECISION
 
 #: Most readings a gap's list holds (the request limit's ``max_k``).
 MAX_READINGS = 200
@@ -29,4 +27,4 @@ class SearchSettings(Settings):
     hint_slack: whole(0, MAX_HINT_SLACK, "letters searched beyond a hint")
     hint_penalty: number(0, 100, "nats a letter outside the hint")
     beam_width: whole(1, MAX_BEAM_WIDTH, "rows the neural beam keeps per step") | None
-    precision: Literal["fp32", "int8"] | None = Field(description='"fp32", "int8" or null (the folder\'s)')
+    precision: PRECISION | None = Field(description='"fp32", "int8" or null (the folder\'s)')

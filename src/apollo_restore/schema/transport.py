@@ -19,6 +19,8 @@ from apollo_restore.schema.base import Settings, text, whole
 
 #: The ``format`` a manifest names.
 FORMAT = "apollo-transport-1"
+#: How the weights are stored (:mod:`apollo_restore.model.transport`'s forms).
+FORMS = ("int8", "bf16")
 #: The most parts a pack is cut into.
 MAX_PARTS = 4096
 #: The fewest and most bytes of one part (16 KiB, 2 GiB).
@@ -61,8 +63,8 @@ class Manifest(Settings):
         parts: 1 to :data:`MAX_PARTS` parts, named ``weights.part-000``, ``-001``… in order.
     """
 
-    format: Literal["apollo-transport-1"]
-    form: Literal["int8", "bf16"]
+    format: Literal[FORMAT]
+    form: Literal[FORMS]
     bytes: whole(8, MAX_PACK_BYTES, "the packed file's size in bytes")
     sha256: text(64, "the packed file's SHA-256, 64 lower-case hex digits", pattern=SHA256)
     parts: Annotated[

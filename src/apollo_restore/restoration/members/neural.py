@@ -28,7 +28,6 @@ from apollo_restore.model.verify import check_vocabulary
 from apollo_restore.restoration.config import (
     DEFAULT_MODEL,
     DEFAULT_RESTORE_CONFIG,
-    PRECISIONS,
     RestoreConfig,
     hint_slack,
     search_chars,
@@ -37,6 +36,7 @@ from apollo_restore.restoration.filler import LanguageModel
 from apollo_restore.restoration.members.beam import LengthBound, beam_search_many
 from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import PRECISIONS
 
 log = logging.getLogger(__name__)
 #: The probe every loaded model is run on (``norm.v1`` prefix and suffix of a gap of 6 letters).

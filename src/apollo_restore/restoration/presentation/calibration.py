@@ -45,10 +45,10 @@ from apollo_restore.model.folder import fingerprint_parts
 from apollo_restore.model.verify import read_json
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.base import SchemaError, check, folder_error
-from apollo_restore.schema.folder import CONDITIONS, CalibrationFile
+from apollo_restore.schema.folder import CALIBRATION_FORMAT, CONDITIONS, CalibrationFile
 
 CALIBRATION_FILE = "calibration.json"
-FORMAT = "apollo_restore calibration.v1"
+FORMAT = CALIBRATION_FORMAT
 #: Weight of the squared parameters (``log a``, ``b`` to ``f`` and ``δ``'s) added to the mean negative
 #: log-likelihood per gap while fitting: a weak prior, negligible next to a few hundred gaps.
 RIDGE = 1e-3
