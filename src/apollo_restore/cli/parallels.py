@@ -45,8 +45,7 @@ def parallels_command(
     try:  # a machine reading ⁅…⁆ is no letter of the text: refused before the index is opened
         check_no_machine_reading(source)
     except RequestError as err:
-        typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(2) from err
+        fail(err)
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
     except (FileNotFoundError, ValueError) as err:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import MAX_LIMIT, read_text_argument
+from apollo_restore.cli.common import MAX_LIMIT, fail, read_text_argument
 
 
 def provenance_command(
@@ -33,8 +33,7 @@ def provenance_command(
     try:  # a machine reading ⁅…⁆ is no letter of the text: refused before the index is opened
         check_no_machine_reading(source)
     except RequestError as err:
-        typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(2) from err
+        fail(err)
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
         result = provenance(source, idx, min_run=min_run, limit=limit)

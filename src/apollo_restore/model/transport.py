@@ -234,12 +234,18 @@ class _Beside:
 def part_bytes_of_mib(mib: float, out: object) -> int:
     """The part size in bytes of ``mib`` MiB (``--part-mib``), refused (``E528``, naming ``out``)
     when not finite or outside 1/64 MiB (:data:`MIN_PART_BYTES`) to 2048 MiB (:data:`MAX_PART_BYTES`)."""
-    if not math.isfinite(mib) or not MIN_PART_BYTES <= mib * 2**20 <= MAX_PART_BYTES:
+    _check_part_bytes(mib * 2**20, f"{mib:g} MiB", out)
+    return int(mib * 2**20)
+
+
+def _check_part_bytes(size: float, shown: str, out: object) -> None:
+    """Refuse (``E528``, naming ``out`` and ``shown``) a part size of ``size`` bytes that is not
+    finite or lies outside :data:`MIN_PART_BYTES` to :data:`MAX_PART_BYTES`."""
+    if not math.isfinite(size) or not MIN_PART_BYTES <= size <= MAX_PART_BYTES:
         raise ModelFolderError(
-            "E528", out, size=f"{mib:g} MiB", reason=f"a part is {MIN_PART_BYTES:,} to {MAX_PART_BYTES:,} bytes",
+            "E528", out, size=shown, reason=f"a part is {MIN_PART_BYTES:,} to {MAX_PART_BYTES:,} bytes",
             max_parts=MAX_PARTS,
         )  # fmt: skip
-    return int(mib * 2**20)
 
 
 def _folder_contents(folder: Path) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
@@ -300,11 +306,7 @@ def pack(
         raise ValueError(f"transport form must be one of {FORMS}, got {form!r}")
     if isinstance(part_bytes, bool) or not isinstance(part_bytes, int):
         raise ValueError(f"part_bytes must be a whole number of bytes, got {part_bytes!r}")
-    if not MIN_PART_BYTES <= part_bytes <= MAX_PART_BYTES:
-        raise ModelFolderError(
-            "E528", out, size=f"{part_bytes:,} bytes", max_parts=MAX_PARTS,
-            reason=f"a part is {MIN_PART_BYTES:,} to {MAX_PART_BYTES:,} bytes",
-        )  # fmt: skip
+    _check_part_bytes(part_bytes, f"{part_bytes:,} bytes", out)
     folder = source if isinstance(source, Path) else None
     target = _check_out(folder, out, "pack", (MANIFEST, "weights.part-*"))
     if folder is not None:

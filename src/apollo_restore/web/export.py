@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text
-from apollo_restore.data.readers.epidoc import lacuna_elements
+from apollo_restore.data.readers.epidoc import lacuna_elements, xml_parser
 from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
 from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
 from apollo_restore.data.splice import Fill, splice
@@ -187,7 +187,7 @@ def export_epidoc_edition(xml: str, readings: dict[int, MachineReading], model: 
     if not readings:
         return xml
     try:
-        tree = etree.ElementTree(etree.fromstring(xml.encode("utf-8"), parser=_xml_parser()))
+        tree = etree.ElementTree(etree.fromstring(xml.encode("utf-8"), parser=xml_parser()))
     except etree.XMLSyntaxError as err:
         raise RequestError("E313", name="the text", reason=f"not well-formed XML: {err}") from None
     root = tree.getroot()
@@ -210,11 +210,6 @@ def export_epidoc_edition(xml: str, readings: dict[int, MachineReading], model: 
     if title_stmt is not None and root.find(f".//{tei}respStmt[@{{{XML_NS}}}id='{RESP_ID}']") is None:
         title_stmt.append(_resp_stmt(model))
     return etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode("utf-8")
-
-
-def _xml_parser() -> etree.XMLParser:
-    """The EpiDoc reader's settings: no network, entities not resolved, comments kept."""
-    return etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=False)
 
 
 def _resp_stmt(model: str) -> etree._Element:

@@ -90,7 +90,7 @@ def parse_epidoc_file(
             ``atLeast`` or ``atMost`` is not a whole number of letters within bounds, named with its line.
     """
     try:
-        root = etree.fromstring(content, parser=_parser())
+        root = etree.fromstring(content, parser=xml_parser())
     except etree.XMLSyntaxError as exc:
         raise CorpusError(name, f"not well-formed XML: {exc}") from exc
     if root is None or not isinstance(root.tag, str):
@@ -121,8 +121,9 @@ def parse_epidoc_file(
     return Document(_doc_id(root, name), source, segments, meta)
 
 
-def _parser() -> etree.XMLParser:
-    # huge_tree off, no network, entities not resolved: corpus files are data, not programs
+def xml_parser() -> etree.XMLParser:
+    """How every EpiDoc file is parsed: huge_tree off, no network, entities not resolved (files
+    are data, not programs), comments kept."""
     return etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=False, recover=False)
 
 
