@@ -122,12 +122,14 @@ def parse_hint(item: str) -> tuple[int | str, str]:
 
 
 def _print(result, show: int) -> None:
+    # imported here, not at the top, to keep `apollo-restore --help` fast
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    from apollo_restore.restoration.presentation.labels import model_label  # here, not at the top: `--help` stays fast
-    from apollo_restore.restoration.types import MACHINE_CLOSE, MACHINE_OPEN, percent  # (the same)
+    from apollo_restore.data.splice import MACHINE_CLOSE, MACHINE_OPEN
+    from apollo_restore.restoration.presentation.labels import model_label
+    from apollo_restore.restoration.types import percent
 
     console = Console()
     console.print(f"[bold]Restored text[/bold] ({escape(model_label(result.model))}, {result.ms:.0f} ms):")

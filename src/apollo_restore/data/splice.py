@@ -64,7 +64,7 @@ def splice(text: str, markers: list[GapMarker], fills: Mapping[int, Fill]) -> st
         if marker.bracket is None:
             fill = fills.get(k)
             if fill is not None:
-                out += [text[at : marker.start], _alone(fill)]
+                out += [text[at : marker.start], written(fill)]
                 at = marker.end
             k += 1
             continue
@@ -80,8 +80,9 @@ def splice(text: str, markers: list[GapMarker], fills: Mapping[int, Fill]) -> st
     return "".join(out)
 
 
-def _alone(fill: Fill) -> str:
-    """A gap that is its own bracket (or has none), filled."""
+def written(fill: Fill) -> str:
+    """A gap that is its own bracket (or has none), filled: ``⁅reading⁆`` (and its mark) for the
+    machine's, ``[reading]`` for the caller's own."""
     if fill.machine:
         return f"{MACHINE_OPEN}{fill.text}{MACHINE_CLOSE}{fill.mark}"
     return f"[{fill.text}]{fill.mark}"

@@ -9,7 +9,7 @@ from typing import Any
 from apollo_restore.data.document import Lacuna
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.readers.leiden import GapMarker, find_gaps
-from apollo_restore.data.splice import Fill, splice
+from apollo_restore.data.splice import Fill, splice, written
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.line_lengths import LineEstimate
@@ -19,9 +19,6 @@ from apollo_restore.restoration.line_lengths import LineEstimate
 #: model's calibration (``calibration.json``, ``info.above_80_after_cross_fitted``): on 400 ddb
 #: validation gaps, first readings shown at ≥ 80 % were 11 % of the gaps and right 98 % of the time.
 FILL_THRESHOLD = 0.8
-#: How a machine reading is written in the restored text: ``⁅reading⁆`` (U+2045, U+2046), never the
-#: editor's ``[reading]``; a pinned reading (the caller's own) is written ``[reading]``.
-MACHINE_OPEN, MACHINE_CLOSE = "\u2045", "\u2046"  # as :mod:`apollo_restore.data.splice` writes them
 
 
 @dataclass
@@ -139,7 +136,7 @@ class GapResult:
         fill = self.filling(threshold)
         if fill is None:
             return None
-        return f"{MACHINE_OPEN}{fill.text}{MACHINE_CLOSE}" if fill.machine else f"[{fill.text}]"
+        return written(fill)
 
     def filling(self, threshold: float = FILL_THRESHOLD) -> Fill | None:
         """What :meth:`fill` writes, as a :class:`~apollo_restore.data.splice.Fill`: the letters
