@@ -106,12 +106,7 @@ def parse_epidoc_file(
             raise RequestError(
                 "E314", name=name, element=element, line=gap.sourceline, reason=reason, limit=MAX_LACUNA_LETTERS
             )
-    segments: list[Segment] = []
-    for edition in editions:
-        if segments:
-            segments.append(LineBreak(False))
-        _walk_children(edition, segments, "text", expansions)
-    segments = tidy_segments(segments)
+    segments = tidy_segments(_edition_segments(editions, expansions))
     if not any(isinstance(s, (Text, Supplied)) and s.text.strip() for s in segments):
         raise CorpusError(name, "Greek edition has no text")
     meta = metadata(root)
@@ -331,13 +326,22 @@ def lacuna_elements(root: etree._Element) -> list[etree._Element]:
     """The elements of an EpiDoc document's Greek edition that :func:`parse_epidoc_file` reads
     as lacunae (``<gap>``, a machine reading's ``<supplied resp="#apollo-restore">``), in the
     order of its :class:`Lacuna` segments: gap number ``n`` (from 1) is element ``n - 1``."""
-    segments: list[Segment] = []
     gaps: list[etree._Element] = []
-    for edition in greek_editions(root):
+    _edition_segments(greek_editions(root), True, gaps)
+    return gaps
+
+
+def _edition_segments(
+    editions: list[etree._Element], keep_ex: bool, gaps: list[etree._Element] | None = None
+) -> list[Segment]:
+    """The segments of the Greek editions, one after another with a line break between them
+    (untidied); with ``gaps``, the element of each :class:`Lacuna` is appended to it."""
+    segments: list[Segment] = []
+    for edition in editions:
         if segments:
             segments.append(LineBreak(False))
-        _walk_children(edition, segments, "text", True, gaps)
-    return gaps
+        _walk_children(edition, segments, "text", keep_ex, gaps)
+    return segments
 
 
 def _pick(el: etree._Element, wanted: tuple[str, ...], unwanted: tuple[str, ...]) -> etree._Element | None:
