@@ -122,3 +122,12 @@ def test_fit_demotions_demotes_the_doubt_that_hides_the_answers():
     found, value = fit_demotions(pools, gaps, start)
     assert found.repeat * 0.6 < 0.4 and value[0] == 1.0
     assert found.truncated == 1.0 and found.hint_miss == 1.0  # no reading has those doubts: ties keep the start
+
+
+def test_the_clis_copies_of_the_steps_and_the_gap_floor_are_tunes():
+    """``apollo-restore tune`` spells them out so that ``--help`` loads no torch: they must agree."""
+    from apollo_restore.cli import tune as cli
+    from apollo_restore.tune.folder import STEPS
+    from apollo_restore.tune.run import MIN_GAPS
+
+    assert (cli.STEPS, cli.MIN_GAPS) == (STEPS, MIN_GAPS)

@@ -14,6 +14,7 @@ import typer
 from apollo_restore.cli.common import MAX_SEED, fail, threads_option
 
 STEPS = ("weights", "demotions", "calibration")  # apollo_restore.tune.folder.STEPS, without importing torch
+MIN_GAPS = 50  # apollo_restore.tune.run.MIN_GAPS, without importing torch
 
 
 def _steps(value: str) -> list[str]:
@@ -43,7 +44,11 @@ def tune_command(
     plots: Path = typer.Option(None, "--plots", help="Folder for the calibration's reliability diagrams (PNG)."),
     force: bool = typer.Option(False, "--force", help="Replace the values the folder already holds."),
     min_gaps: int = typer.Option(
-        50, "--min-gaps", min=1, max=100_000, help="Fewest gaps under each hint condition a calibration is fitted on."
+        MIN_GAPS,
+        "--min-gaps",
+        min=1,
+        max=100_000,
+        help="Fewest gaps under each hint condition a calibration is fitted on.",
     ),
     threads: int = threads_option("Torch threads (default: the cores idle now, at most 2)."),
 ) -> None:
