@@ -47,7 +47,7 @@ SKIPPED = {
     ("bash", "scripts/check.sh"): "CI: ruff and the whole test suite, every folder alone",
     ("bash", "scripts/gpu_train.sh"): "packs training data, or trains on a GPU (minutes to hours)",
     ("apollo-restore", "tune"): "restores hundreds of validation gaps of data/prepared (an hour)",
-    ("apollo-restore", "prepare"): "reads the full corpora in ../shared/corpora (minutes)",
+    ("apollo-restore", "prepare"): "reads the full corpora (docs/training.md, minutes)",
     ("apollo-restore", "train"): "trains a model (hours on CPU)",
     ("apollo-restore", "index"): "needs data/prepared, which `prepare` writes from the full corpora",
     ("apollo-restore", "ngram"): "needs data/prepared, which `prepare` writes from the full corpora",
