@@ -174,7 +174,7 @@ train)
   # the schedule runs on all calls together (TOTAL_SECONDS); this call stops after SECONDS
   timeout $((seconds + ${MARGIN:-120})) $PY -m apollo_restore train --quiet --config "$CONFIG" out="$RUN" \
     prepared="$DATA" val_gaps="$PACK/val_gaps.jsonl" init_from="$INIT" \
-    max_seconds="${TOTAL_SECONDS:-900}" call_seconds="$seconds" "$@"
+    max_seconds="${TOTAL_SECONDS:-900}" time_limit="$seconds" "$@"
   tail -3 "$RUN/metrics.jsonl"
   ;;
 session)
