@@ -272,7 +272,7 @@ def train(
             )
         model.to(device).train()
         optimizer = run_optimizer(model, cfg)
-        # each earlier session with what it was trained on (its data mix), so the history adds up
+        # each earlier run with what it was trained on (its data mix), so the history adds up
         earlier = meta.get("training", {}).get("history", []) + [{**meta.get("training", {}), "data": meta.get("data")}]
         trainer["history"] = earlier
         # continue the data stream where the earlier runs stopped, rather than re-reading it: the
