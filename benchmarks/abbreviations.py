@@ -1,10 +1,10 @@
 """How to render an abbreviation ``Ὀξυρυγχ(ιτῶν)`` in the context a gap is restored with, on validation.
 
     python benchmarks/abbreviations.py --prepared data/prepared \\
-        --corpus ../shared/corpora/ddb-trismegistos-2016.tar.xz --gaps 32
+        --corpus corpora/ddb-trismegistos-2016.tar.xz --gaps 32
     python benchmarks/abbreviations.py ... --gaps 32 --skip 32 --out /tmp/abbr.jsonl   # the next 32
 
-Training text drops an editor's expansion (DESIGN §2: only the written letters, ``οξυρυγχ``). Is
+Training text drops an editor's expansion (docs/design.md, *Documents*: only the written letters, ``οξυρυγχ``). Is
 that the better rendering of a user's context, or does the expanded word (``οξυρυγχιτων``) help
 the model (the packaged text also holds editions that write the word in full)? (It does: a user's
 text now keeps expansions, BENCHMARKS.md "Abbreviations in the context".)

@@ -1,6 +1,6 @@
 """First1KGreek in the text index: read, normalise, cut out held-out text, build the index.
 
-    python benchmarks/first1k_index.py --corpus ../shared/corpora/first1k-grc.tar.xz \\
+    python benchmarks/first1k_index.py --corpus corpora/first1k-grc.tar.xz \\
         --prepared /work/data/prepared --out /work/data/first1k            # heldout-index, index-plus
     python benchmarks/first1k_index.py ... --pack                         # then: what shipping would cost
     APOLLO_RESTORE_INDEX=/work/data/first1k/index-plus apollo-restore evaluate ...   # then evaluate
@@ -193,7 +193,9 @@ def sign_test(wins: int, losses: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=Path("../shared/corpora/first1k-grc.tar.xz"))
+    parser.add_argument(
+        "--corpus", type=Path, required=True, help="the First1KGreek plain-text archive (docs/training.md)"
+    )
     parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
     parser.add_argument("--out", type=Path, required=True, help="folder for heldout-index, index-plus, masked text")
     parser.add_argument("--min-run", type=int, default=MIN_RUN, help="shortest held-out run cut out (letters)")

@@ -1,7 +1,7 @@
 """The line-length estimate of a lost extent, measured on ddb VALIDATION documents (issue 22).
 
     python benchmarks/line_lengths.py --prepared data/prepared \\
-        --corpus ../shared/corpora/ddb-trismegistos-2016.tar.xz --per-doc 3
+        --corpus corpora/ddb-trismegistos-2016.tar.xz --per-doc 3
 
 The DDB token XML keeps each word's row, so its documents have their lines. For each validation
 document, up to ``--per-doc`` intact lines of ≥ 6 letters are cut: the last (or, at random, the

@@ -1,6 +1,7 @@
 """Plot a training run's loss curve (train loss and validation bits per middle character).
 
-python benchmarks/loss_curve.py runs/default/metrics.jsonl [runs/default-middle/metrics.jsonl] --out docs/loss_curve.png
+python benchmarks/loss_curve.py runs/default/metrics.jsonl [runs/default-middle/metrics.jsonl] \\
+    --out docs/notes/runs/loss_curve.png
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Prepare every shared corpus and report documents/s, letters/s and the corpus statistics.
+"""Prepare every training corpus but First1KGreek and report documents/s, letters/s and the corpus statistics.
 
-    python benchmarks/prepare.py --out /tmp/prepared-bench [--workers 2]
+    python benchmarks/prepare.py --corpora corpora --out /tmp/prepared-bench [--workers 2]
 
 Prints a Markdown section for BENCHMARKS.md.
 """
@@ -14,11 +14,10 @@ from pathlib import Path
 
 from apollo_restore.data.prepare import CorpusSpec, format_stats, prepare
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 
-
-def shared_corpora(root: Path = SHARED) -> list[CorpusSpec]:
-    """Every training corpus in ``../shared/corpora`` (the idp-sample DDB files duplicate DDB-TM)."""
+def training_corpora(root: Path) -> list[CorpusSpec]:
+    """Every training corpus in the folder ``root`` but First1KGreek (docs/training.md, *Training data*;
+    the idp-sample DDB files duplicate DDB-TM)."""
     specs = [
         CorpusSpec("ddb", root / "ddb-trismegistos-2016.tar.xz"),
         CorpusSpec("literary", root / "tesserae-grc.tar.xz"),
@@ -30,11 +29,20 @@ def shared_corpora(root: Path = SHARED) -> list[CorpusSpec]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--corpora",
+        type=Path,
+        required=True,
+        help=(
+            "a folder of the corpora (docs/training.md, *Training data*): ddb-trismegistos-2016.tar.xz, "
+            "tesserae-grc.tar.xz, idp-sample/DCLP, inscriptions/*.tar.xz"
+        ),
+    )
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     started = time.perf_counter()
-    report = prepare(shared_corpora(), args.out, workers=args.workers, progress=False)
+    report = prepare(training_corpora(args.corpora), args.out, workers=args.workers, progress=False)
     seconds = time.perf_counter() - started
     files = report.documents + len(report.skipped)
     print(f"## Corpus preparation ({args.workers} workers)\n")

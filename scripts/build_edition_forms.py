@@ -1,9 +1,10 @@
 """Build the edition-form table shipped in the package, and measure it on validation words.
 
-    python scripts/build_edition_forms.py [--corpora ../shared/corpora] [--min-count 2] \\
+    python scripts/build_edition_forms.py --corpora corpora [--min-count 2] \\
         [--out src/apollo_restore/data/forms/edition_forms.txt.gz] [--workers 2]
 
-Reads every shared corpus in place (the readers of ``prepare``), counts the accented form of
+Reads every training corpus in place (the readers of ``prepare``; ``--corpora`` holds them as
+:func:`corpora` names them, docs/training.md says where each comes from), counts the accented form of
 each whole word of the **train** split (words touching a lacuna left out), keeps for each
 normalised word the most frequent form (a final-syllable acute before punctuation counted as
 the running-text grave), and keeps words seen at least ``--min-count`` times of which some
@@ -28,8 +29,6 @@ from apollo_restore.data.prepare import CorpusSpec, _chunks, reader_for
 from apollo_restore.data.readers.archive import iter_files
 from apollo_restore.data.splits import split_of
 from apollo_restore.errors import CorpusError
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 
 
 def corpora(root: Path) -> list[CorpusSpec]:
@@ -72,7 +71,15 @@ def merge(result: tuple[Counter, list], counts: dict[str, Counter], held: list) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", type=Path, default=SHARED)
+    parser.add_argument(
+        "--corpora",
+        type=Path,
+        required=True,
+        help=(
+            "a folder of the corpora (docs/training.md, *Training data*): ddb-trismegistos-2016.tar.xz, "
+            "tesserae-grc.tar.xz, idp-sample/DCLP, inscriptions/*.tar.xz"
+        ),
+    )
     parser.add_argument("--min-count", type=int, default=2)
     parser.add_argument("--out", type=Path, default=FORMS_FILE)
     parser.add_argument("--workers", type=int, default=2)

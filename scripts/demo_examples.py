@@ -1,7 +1,7 @@
 """Pick demonstration texts from the DDB test split and report, good or bad, how the shipped
 model restores them (the table in MODEL_CARD.md, "Evaluation", and the web page's default example).
 
-    python scripts/demo_examples.py [--corpus ../shared/corpora/ddb-trismegistos-2016.tar.xz] [--n 6]
+    python scripts/demo_examples.py --corpus corpora/ddb-trismegistos-2016.tar.xz [--n 6]
 
 Documents are taken in a fixed order (SHA-1 of the id) among **test-split** DDB documents whose
 Leiden text is 150–450 characters long and has at least two editor's supplements that are whole
@@ -26,8 +26,6 @@ from apollo_restore.data.splits import split_of
 from apollo_restore.evaluate.metrics import agnostic
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.load import load_filler
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 
 
 def letters(text: str) -> int:
@@ -65,7 +63,7 @@ def demo_of(doc) -> tuple[str, list[str]] | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=SHARED / "ddb-trismegistos-2016.tar.xz")
+    parser.add_argument("--corpus", type=Path, required=True, help="the DDB-TM archive (docs/training.md)")
     parser.add_argument("--n", type=int, default=6)
     args = parser.parse_args()
     found = []

@@ -4,7 +4,7 @@
     python scripts/gpu_data.py unpack --pack gpu-pack --out data/gpu/prepared               # on the GPU
 
 A device call carries at most 64 MiB, the tracked tree (the shipped model and the packaged train
-text, ``models/corpus/train-text.tsv.xz``, among it) included, and ``../shared`` stays behind. So:
+text, ``models/corpus/train-text.tsv.xz``, among it) included, and the corpora stay behind. So:
 
 - the **curated** sources' train split (ddb, dclp, inscription, Tesserae) is not packed again: it
   travels as the packaged train text (read with ``read_packed``);

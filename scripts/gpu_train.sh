@@ -26,10 +26,10 @@
 #   device (~9 min): carry ["gpu-pack"], TOTAL_SECONDS=420 bash scripts/gpu_train.sh session 420
 #   here:           bash scripts/gpu_train.sh slim off; bash scripts/gpu_train.sh receive FILES_AT
 # An int8 restart loses nothing measurable (bits per character of the shipped model −0.0002 ±
-# 0.0003 on 120 validation windows: benchmarks/transport.py, docs/gpu-training.md); weights come
+# 0.0003 on 120 validation windows: scripts/transport_sizes.py, scripts/README.md); weights come
 # back in bf16 (exact), so each session quantises once, on the way up.
 #
-# `train SECONDS` runs the training loop for SECONDS more of wall time, its validation passes
+# `train SECONDS` runs the training loop for SECONDS more of wall time (time_limit), its validation passes
 # included and the last one fitted inside (the call is killed at SECONDS + MARGIN, default 120 s,
 # for loading the data and the model; the LR schedule runs on all calls together, TOTAL_SECONDS,
 # default 900 = 2 × 450) and then writes runs/gpu/best (by validation accuracy). CONFIG picks the
@@ -174,7 +174,7 @@ train)
   # the schedule runs on all calls together (TOTAL_SECONDS); this call stops after SECONDS
   timeout $((seconds + ${MARGIN:-120})) $PY -m apollo_restore train --quiet --config "$CONFIG" out="$RUN" \
     prepared="$DATA" val_gaps="$PACK/val_gaps.jsonl" init_from="$INIT" \
-    max_seconds="${TOTAL_SECONDS:-900}" call_seconds="$seconds" "$@"
+    max_seconds="${TOTAL_SECONDS:-900}" time_limit="$seconds" "$@"
   tail -3 "$RUN/metrics.jsonl"
   ;;
 session)

@@ -1,4 +1,4 @@
-"""The package's layers: data flows one way (DESIGN.md §1, STYLE.md §2).
+"""The package's layers: data flows one way (docs/design.md, *Layers*).
 
     python -m pytest -q tests/test_layers.py
 

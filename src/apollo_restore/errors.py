@@ -220,31 +220,7 @@ class Errors:
     )
     E521 = "[E521] {path}: {field} = {value!r} is no ensemble member this code knows; it knows {known}"
     E522 = "[E522] {path}: {field} gives {option!r}, which {name} does not take; it takes {known}"
-    # weights packed in parts to travel (apollo_restore.model.transport)
-    E523 = (
-        "[E523] {path} is missing: a transport pack is that manifest and the parts it names "
-        "(weights.part-000, ...); copy the whole pack folder to {folder} again"
-    )
-    E524 = (
-        "[E524] {path} is missing: part {index} of {count} that {manifest} names; "
-        "copy that part back (a pack's parts come back together), then unpack again"
-    )
-    E525 = (
-        "[E525] {path} has {found_bytes:,} bytes and SHA-256 {found}, but {manifest} records {bytes:,} "
-        "bytes and {expected}: the part is damaged or belongs to another pack; copy it back again"
-    )
-    E526 = (
-        "[E526] will not write the {what} to {path}: {reason}; name a new folder, or one that holds an "
-        "old {what}, outside {source}"
-    )
-    E527 = (
-        "[E527] {path}: the file name {name!r} {reason}; a pack carries only plain file names (no '/', "
-        "'\\', '..', NUL, at most 255 bytes): give the file a plain name and pack the model folder again"
-    )
-    E528 = (
-        "[E528] cannot cut the pack {path} into parts of {size}: {reason}; give --part-mib from 1/64 "
-        "(16 KiB) to 2048 (2 GiB), large enough for at most {max_parts:,} parts"
-    )
+    # E523–E528 are taken (by scripts/transport.py, not by the package)
     E529 = (
         "[E529] {folder}: the model's log-probabilities on a probe text are not finite numbers in {precision} "
         "({reason}): its weights overflow in this arithmetic; nothing would be restored in a meaningful order. "
@@ -338,8 +314,7 @@ class RequestError(ValueError):
 
 class ModelFolderError(ValueError):
     """A model folder that cannot be loaded as it is (``E503``–``E512``, ``E517``, ``E518``,
-    ``E520``–``E522``), or a transport pack of one that cannot be reassembled (``E523``–``E525``)
-    or written where or as asked (``E526``–``E528``), naming its file.
+    ``E520``–``E522``, ``E529``), naming its file.
 
     Attributes:
         code: the message code (``"E506"``).

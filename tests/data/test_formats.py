@@ -26,7 +26,7 @@ from apollo_restore.data.formats import (
 from apollo_restore.errors import FormatError
 from apollo_restore.hint import NO_HINT, Hint
 
-#: copies of the shared interchange-format examples (../shared/formats), so the tests run anywhere
+#: one example of each interchange format (docs/design.md, *Interchange formats*)
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
 PREFIX = "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν "
 SUFFIX = " πυρραν κεχαραγμενον"

@@ -39,7 +39,7 @@ from apollo_restore.data.normalise import ALPHABET, GAP_CHAR, normalise, normali
         # the hyphen never survives
         ("ἔρχε-ται", "ερχε· ται"),
         ("- - -", "·"),
-        # stigma, koppa, sampi kept; digamma is outside the norm.v1 alphabet (DESIGN §3)
+        # stigma, koppa, sampi kept; digamma is outside the norm.v1 alphabet (docs/design.md, *Normalised text*)
         ("ϝ ϛ ϙ ϡ", "ϛ ϙ ϡ"),
     ],
 )

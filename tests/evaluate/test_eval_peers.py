@@ -22,7 +22,7 @@ from apollo_restore.evaluate.peers import (
 )
 from apollo_restore.hint import Hint
 
-#: copies of the shared interchange-format examples (../shared/formats), so the tests run anywhere
+#: one example of each interchange format (docs/design.md, *Interchange formats*)
 FORMATS = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
 
 

@@ -92,9 +92,9 @@ def test_train_resumes_where_it_stopped(tiny_prepared, tmp_path):
     assert uninterrupted["tokens"] == result["tokens"]
 
 
-def test_train_call_seconds_count_validation_and_keep_room_for_the_last(tiny_prepared, tmp_path):
-    # on the GPU (2026-11-25) a call's validation passes were not counted: the final one ran
-    # past the machine's limit and was lost. Each pass here takes 0.3 s, the call has 1.2 s.
+def test_train_time_limit_counts_validation_and_keeps_room_for_the_last(tiny_prepared, tmp_path):
+    # validation passes count against the limit, and the final one must end within it (on a GPU
+    # it once ran past a job's limit and was lost). Each pass here takes 0.3 s, the limit is 1.2 s.
     passes = []
 
     def slow_validate(model, layout):
@@ -105,7 +105,7 @@ def test_train_call_seconds_count_validation_and_keep_room_for_the_last(tiny_pre
 
     started = time.monotonic()
     result = train(
-        _cfg(tiny_prepared, tmp_path / "run", steps=1000, eval_every=1, call_seconds=1.2),
+        _cfg(tiny_prepared, tmp_path / "run", steps=1000, eval_every=1, time_limit=1.2),
         progress=False,
         validate=slow_validate,
     )
@@ -116,8 +116,8 @@ def test_train_call_seconds_count_validation_and_keep_room_for_the_last(tiny_pre
 
 
 def test_train_resumed_call_reserves_the_last_validation_time(tiny_prepared, tmp_path):
-    # on the GPU (2026-11-26) a resumed call knew no validation time, trained to its limit and
-    # its final pass was killed: the reserve travels in the checkpoint
+    # a resumed process must know the validation time before its first pass, or it trains to its
+    # limit and its final pass is killed: the reserve travels in the checkpoint
     def slow_validate(model, layout):
         time.sleep(0.3)
         return {"score": 0.0}
@@ -127,11 +127,11 @@ def test_train_resumed_call_reserves_the_last_validation_time(tiny_prepared, tmp
     )
     assert first["eval_seconds"] >= 0.3
     resumed = train(
-        _cfg(tiny_prepared, tmp_path / "run", steps=1000, eval_every=1000, call_seconds=0.25),
+        _cfg(tiny_prepared, tmp_path / "run", steps=1000, eval_every=1000, time_limit=0.25),
         progress=False,
         validate=slow_validate,
     )
-    assert resumed["step"] == 3  # one step, then the reserved pass: 0.3 s > the 0.25 s call
+    assert resumed["step"] == 3  # one step, then the reserved pass: 0.3 s > the 0.25 s limit
 
 
 def test_train_keeps_the_last_steps_when_the_final_validation_dies(tiny_prepared, tmp_path):

@@ -12,7 +12,11 @@ from apollo_restore.errors import FileError
 
 def prepare_command(
     corpus: list[str] = typer.Option(
-        ..., "--corpus", help="SOURCE=PATH (ddb, dclp, inscription, literary); repeatable."
+        ...,
+        "--corpus",
+        metavar="SOURCE=PATH",
+        help="A corpus to read: SOURCE is ddb, dclp, inscription or literary; PATH a .tar/.tar.gz/.tar.xz "
+        "archive, a folder or a file, read in place. Repeatable. Where the corpora come from: docs/training.md.",
     ),
     out: Path = typer.Option(..., "--out", help="Output folder."),
     dedup_threshold: float = typer.Option(

@@ -1,4 +1,4 @@
-"""Documents as sequences of Leiden segments, and their renderings (DESIGN §2–3).
+"""Documents as sequences of Leiden segments, and their renderings (docs/design.md, *Documents*, *Normalised text*).
 
 A :class:`Document` is what every corpus reader yields. Its ``segments`` keep the editorial
 distinctions (letters read, letters supplied by the editor, lost letters, line breaks), so one

@@ -1,4 +1,5 @@
-"""Interchange formats for gap sets and predictions (DESIGN §7; examples in ``shared/formats/``).
+"""Interchange formats for gap sets and predictions (docs/design.md, *Interchange formats*;
+examples in ``tests/fixtures/formats/``).
 
 * our gap set, JSONL: ``{"id", "source", "doc", "prefix", "suffix", "target", "hint", "kind"}``
   with ``hint`` ``null`` | ``7`` | ``[5, 8]`` → :class:`GapExample`;

@@ -1,4 +1,4 @@
-"""Text normalisation ``norm.v1`` (DESIGN §3; paper §3.2, App. C).
+"""Text normalisation ``norm.v1`` (docs/design.md, *Normalised text*; paper §3.2, App. C).
 
 One pure, idempotent function, :func:`normalise`, built from small rules applied in order:
 

@@ -1,4 +1,4 @@
-"""Cut out of extra text every run it shares with held-out text (DESIGN §6, "One text index").
+"""Cut out of extra text every run it shares with held-out text (docs/design.md, *Splits*).
 
     from apollo_restore.data.overlap import OverlapMask
     mask = OverlapMask(TextIndex.open("heldout-index"))   # an index over validation + test text

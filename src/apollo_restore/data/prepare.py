@@ -1,7 +1,10 @@
 """Corpus preparation: read every corpus, normalise, split, de-duplicate, write Parquet.
 
-    apollo-restore prepare --corpus ddb=../shared/corpora/ddb-trismegistos-2016.tar.xz \\
-        --corpus literary=../shared/corpora/tesserae-grc.tar.xz --out data/prepared
+    apollo-restore prepare --corpus ddb=corpora/ddb-trismegistos-2016.tar.xz \\
+        --corpus literary=corpora/tesserae-grc.tar.xz --out data/prepared
+
+Each ``--corpus SOURCE=PATH`` names a ``.tar``/``.tar.gz``/``.tar.xz`` archive, a folder or a file, read in place
+(where the corpora come from and their licences: docs/training.md, *Training data*).
 
 Writes ``documents.parquet`` (one row per document: normalised text in both uncertainty
 variants, supplied spans, split), ``stats.json``/``stats.md`` (documents, letters, lacunae

@@ -1,4 +1,4 @@
-"""Deterministic document-level splits (DESIGN §4): 90% train, 5% validation, 5% test.
+"""Deterministic document-level splits (docs/design.md, *Splits*): 90% train, 5% validation, 5% test.
 
 The split of a document depends only on its source and group key (the Trismegistos id where
 known, so editions of one text stay together), hashed with SHA-1: re-running gives the same

@@ -1,4 +1,4 @@
-"""One suffix-array text index over the normalised training text (DESIGN §6, "One text index").
+"""One suffix-array text index over the normalised training text (docs/design.md, *The text index*).
 
     from apollo_restore.data.textindex import open_default
     index = open_default()                 # first use: built from the packaged text in seconds

@@ -1,4 +1,4 @@
-"""Gap sets from a prepared split (DESIGN §7; paper §3.3–3.5, §5.5, App. E).
+"""Gap sets from a prepared split (docs/design.md, *Evaluation*; paper §3.3–3.5, §5.5, App. E).
 
     from apollo_restore.evaluate.gapsets import build_synthetic, build_true_lacunae
     table = load_documents(Path("data/prepared"), "test", ["ddb"])

@@ -1,4 +1,4 @@
-"""Restoration metrics and the two averaging protocols (DESIGN §7; paper §4.1, §5.6, App. H).
+"""Restoration metrics and the two averaging protocols (docs/design.md, *Evaluation*; paper §4.1, §5.6, App. H).
 
 Every comparison is *space-agnostic*: spaces, punctuation, ``·``, digits and gap markers are
 removed and final ``ς`` is folded to ``σ`` (:func:`agnostic`), as Cullhed et al. and Ithaca

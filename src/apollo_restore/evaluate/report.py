@@ -1,4 +1,4 @@
-"""The report folder: ``report.md``, ``metrics.json`` and per-length plots (DESIGN §7).
+"""The report folder: ``report.md``, ``metrics.json`` and per-length plots (docs/design.md, *Evaluation*).
 
     write_report(Path("reports/default-ddb"), metrics)
 

@@ -35,7 +35,7 @@ def restoration_validator(
     def validate(model: torch.nn.Module, layout: FimLayout) -> dict[str, float]:
         restorer = NeuralMember(model, tok, config=RestoreConfig(k=k), layout=layout)
         # searched together on a GPU (one gap's rows leave it idle: a pass of 200 gaps one at a
-        # time took ~100 s of a 7-minute H100 call for the `large` model)
+        # time took ~100 s on an H100 for the `large` model)
         together = batch_size(batch, next(model.parameters()).device.type)
         by_condition: dict[str, list] = {}
         with torch.no_grad():

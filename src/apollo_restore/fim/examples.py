@@ -1,4 +1,4 @@
-"""FIM examples (DESIGN §4; paper §3.1, §3.4, §3.6): windows, synthetic gaps and hints.
+"""FIM examples (docs/design.md, *FIM rules*; paper §3.1, §3.4, §3.6): windows, synthetic gaps and hints.
 
 How an example becomes tokens is its layout's business (:mod:`apollo_restore.fim.layout`).
 Every random choice draws from a ``numpy.random.Generator`` passed in by the caller, so a

@@ -1,4 +1,5 @@
-"""FIM sequences for any Hugging Face tokenizer (DESIGN §4, §5; paper §3.1, App. G).
+"""FIM sequences for any Hugging Face tokenizer (docs/design.md, *FIM rules*, *Models and model
+folders*; paper §3.1, App. G).
 
     from transformers import AutoTokenizer
     from apollo_restore.fim.hf_format import HfFim

@@ -2,7 +2,7 @@
 
 One :class:`FimLayout` object per versioned format computes the prompt, the scored join, the
 training labels and the packing overhead; training, packing, scoring, beam search and the
-Hugging Face path all ask it, so the layout lives in exactly one place (DESIGN §4).
+Hugging Face path all ask it, so the layout lives in exactly one place (docs/design.md, *FIM rules*).
 
 ``fim.join.v2`` (the character model's default; suffix first, the middle continues the prefix,
 the join scored explicitly)::

@@ -1,4 +1,4 @@
-"""Parallel passages on the text index (DESIGN §6, Retrieval).
+"""Parallel passages on the text index (docs/design.md, *The text index*).
 
     apollo-restore parallels "ετους [.5] αντωνινου καισαρος του κυριου"
 

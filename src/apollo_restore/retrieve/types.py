@@ -1,4 +1,4 @@
-"""Typed, JSON-ready retrieval results: gap parallels and phrase parallels (DESIGN §6)."""
+"""Typed, JSON-ready retrieval results: gap parallels and phrase parallels (docs/design.md, *The text index*)."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ class TrainingSettings(Settings):
     compile: bool
     compile_mode: NAME
     max_seconds: SECONDS | None
-    call_seconds: SECONDS | None
+    time_limit: SECONDS | None
     val_gaps: PATH | None
     teacher: PATH | None
     distill_weight: number(0, 1, "the distillation's share of the loss")

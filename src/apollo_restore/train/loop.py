@@ -81,11 +81,12 @@ class TrainConfig(RecipeConfig):
             (CUDA graphs: no kernel-launch gaps), ``"max-autotune"``, ``"max-autotune-no-cudagraphs"``
             (the GEMMs tuned at compile time: minutes); one for ``train --probe`` to compare.
         max_seconds: stop after this much training time; the LR schedule then runs on time.
-        call_seconds: stop this process after this many wall-clock seconds of its loop (training,
+        time_limit: stop this process after this many wall-clock seconds of its loop (training,
             validation passes and checkpoints), the time of the last validation pass kept in
             reserve so that the final one and its ``best/`` fit inside; checkpoint written. For a
-            run split over several calls of a time-limited machine: each call resumes from the
-            checkpoint, and the schedule still runs on ``max_seconds`` of all calls together.
+            job with a wall-time limit (a batch scheduler's, a preemptible machine's): the next
+            ``train`` with the same ``out`` resumes from the checkpoint, and the schedule still
+            runs on ``max_seconds`` of all the processes together.
         val_gaps: a gap-set JSONL scored by the ``validate`` callback (restoration accuracy).
         teacher: a model folder of the same tokenizer to distil from (:class:`~apollo_restore.train.step.Teacher`:
             its next-token distributions computed on the fly, bf16 like the student's forward);
@@ -108,7 +109,7 @@ class TrainConfig(RecipeConfig):
     compile: bool = False
     compile_mode: str = "default"
     max_seconds: float | None = None
-    call_seconds: float | None = None
+    time_limit: float | None = None
     val_gaps: str | None = None
     teacher: str | None = None
     distill_weight: float = 0.5
@@ -271,7 +272,7 @@ def train(
             )
         model.to(device).train()
         optimizer = run_optimizer(model, cfg)
-        # each earlier session with what it was trained on (its data mix), so the history adds up
+        # each earlier run with what it was trained on (its data mix), so the history adds up
         earlier = meta.get("training", {}).get("history", []) + [{**meta.get("training", {}), "data": meta.get("data")}]
         trainer["history"] = earlier
         # continue the data stream where the earlier runs stopped, rather than re-reading it: the
@@ -296,10 +297,10 @@ def train(
         "config": asdict(cfg),
         "data": train_stream.corpus.characters(),
     }
-    last_ckpt = call_started = time.monotonic()
+    last_ckpt = loop_started = time.monotonic()
     started_seconds = trainer["seconds"]
-    # the last validation pass's wall time, kept in reserve before call_seconds; carried in the
-    # checkpoint, so a resumed call reserves it from its first step
+    # the last validation pass's wall time, kept in reserve before time_limit; carried in the
+    # checkpoint, so a resumed process reserves it from its first step
     trainer.setdefault("eval_seconds", 0.0)
     bar = tqdm(total=cfg.steps, initial=trainer["step"], desc="train", unit="step", disable=not progress)
     batches = row_batches(train_stream, trainer["rows"], cfg)
@@ -323,10 +324,9 @@ def train(
         trainer["tokens"] += result.tokens
         elapsed = time.perf_counter() - step_started
         trainer["seconds"] += elapsed
-        this_call = trainer["seconds"] - started_seconds
-        out_of_time = (cfg.max_seconds is not None and this_call >= cfg.max_seconds) or (
-            cfg.call_seconds is not None
-            and time.monotonic() - call_started + trainer["eval_seconds"] >= cfg.call_seconds
+        this_process = trainer["seconds"] - started_seconds
+        out_of_time = (cfg.max_seconds is not None and this_process >= cfg.max_seconds) or (
+            cfg.time_limit is not None and time.monotonic() - loop_started + trainer["eval_seconds"] >= cfg.time_limit
         )
         last = trainer["step"] == cfg.steps or out_of_time
         bar.update(1)
@@ -334,7 +334,7 @@ def train(
             loss = result.loss.item()  # a device sync: only when it is logged
             bar.set_postfix(loss=f"{loss:.3f}", lr=f"{lr:.1e}")
             metrics.write(train_row(trainer, result, loss, lr, elapsed, utilisation=utilisation))
-        if last:  # the training first: a machine's limit may kill the final validation pass
+        if last:  # the training first: a time limit may kill the final validation pass
             save_checkpoint(
                 out / CHECKPOINT_DIR, model, tok, optimizer, trainer, {**meta, "training": _summary(trainer)}
             )

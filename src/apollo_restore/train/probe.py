@@ -1,5 +1,5 @@
-"""The throughput probe: a few seconds of real training steps per candidate setting, so that the
-first minute of a GPU session decides the settings of the run (issue 34).
+"""The throughput probe: a few seconds of real training steps per candidate setting, so that a
+minute on the GPU decides the settings of a run before it starts (issue 34).
 
     apollo-restore train --config configs/gpu_large.yaml --probe 12 \\
         --setting "batch_size=64 grad_accum=4" --setting "batch_size=256"

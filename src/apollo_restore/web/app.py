@@ -1,4 +1,4 @@
-"""HTTP API and web page: routes only (STYLE habit 6). Each route parses its request, calls the
+"""HTTP API and web page: routes only (no logic of their own). Each route parses its request, calls the
 restorer (or the parallels index, or the exporter) and returns a JSON-ready result.
 
     apollo-restore serve --model runs/small --port 8000     # then open http://127.0.0.1:8000/

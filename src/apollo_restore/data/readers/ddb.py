@@ -1,8 +1,11 @@
 """Reader for the DDB-TM archive: the Duke Databank (2016) as Trismegistos token XML.
 
 Each file holds one text: ``<file name="bgu.1.100" TM="8875" ...>`` with ``<word row=...
-original=...>`` tokens. ``original`` is what the papyrus has, in Leiden-like markup
-(see ``../shared/corpora/README.md``); :func:`parse_original` turns one token into segments.
+original=...>`` tokens. ``original`` is what the papyrus has, in Leiden-like markup: ``[ ]``
+letters the editor restored, ``|gap=5|`` and ``|gap=unknown|`` lacunae, a combining underdot
+for an uncertain letter, ``-`` a line break inside the word, ``( )`` an abbreviation's
+expansion, ``⟦ ⟧`` a deletion; :func:`parse_original` turns one token into segments
+(docs/design.md, *Documents*).
 
     from apollo_restore.data.readers.ddb import parse_file
     doc = parse_file(Path("bgu.1.100_lemmatized.xml").read_bytes(), "bgu.1.100_lemmatized.xml")

@@ -1,4 +1,4 @@
-"""EpiDoc TEI editions to :class:`Document` s (DESIGN §2): papyri.info and inscription corpora.
+"""EpiDoc TEI editions to :class:`Document` s (docs/design.md, *Documents*): papyri.info and inscription corpora.
 
 The edition is ``<div type="edition">``. A file yields one document made of its Greek
 editions (``xml:lang`` starting ``grc`` on the edition, on an ancestor up to ``<text>``, on a

@@ -1,4 +1,5 @@
-"""Leiden plain text, as a scholar types or pastes it, to a :class:`Document` (DESIGN §2, §6).
+"""Leiden plain text, as a scholar types or pastes it, to a :class:`Document` (docs/design.md,
+*Documents*, *Restoration*).
 
 Conventions understood (everything else is kept as text and left to the normaliser):
 

@@ -1,4 +1,4 @@
-"""The restoration engine: load a model once, restore many texts (DESIGN §6; paper App. F).
+"""The restoration engine: load a model once, restore many texts (docs/design.md, *Restoration*; paper App. F).
 
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.driver import restore_text

@@ -1,4 +1,4 @@
-"""Weights packed in parts to travel to a GPU machine and back: round trips within the int8
+"""Weights packed in parts by ``scripts/transport.py`` and back: round trips within the int8
 bound, bf16 exact, damaged and missing parts refused by number."""
 
 from __future__ import annotations
@@ -16,7 +16,18 @@ from apollo_restore.errors import ModelFolderError
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
 from apollo_restore.model.checkpoint import load_model, save_model
-from apollo_restore.model.transport import MANIFEST, SCALE_SUFFIX, encode, pack, quantise_rows, unpack, unpack_folder
+
+from . import script
+
+transport = script("transport")
+MANIFEST, SCALE_SUFFIX = transport.MANIFEST, transport.SCALE_SUFFIX
+encode, pack, quantise_rows, unpack, unpack_folder = (
+    transport.encode,
+    transport.pack,
+    transport.quantise_rows,
+    transport.unpack,
+    transport.unpack_folder,
+)
 
 TOK = CharTokenizer()
 ROOT = Path(__file__).resolve().parents[2]

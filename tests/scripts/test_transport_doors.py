@@ -1,4 +1,4 @@
-"""The transport tool's doors (``scripts/transport.py``, :mod:`apollo_restore.model.transport`),
+"""The transport tool's doors (``scripts/transport.py``),
 probed as an audit found them open: an output folder that is, holds or lies inside the folder
 read from (``E526``, nothing written), a part far larger than its manifest says (refused by its
 size, unread), a manifest nested 200,000 deep or larger than 1 MiB, file names that are no plain
@@ -8,7 +8,6 @@ Copies of the shipped model folder, packed once; no model is trained."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import time
@@ -18,21 +17,19 @@ import pytest
 import torch
 from safetensors.torch import save
 
-import apollo_restore.model.transport as transport
 from apollo_restore.errors import ModelFolderError
-from apollo_restore.model.transport import FILE_PREFIX, MANIFEST, pack, unpack
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.schema.transport import FORMAT, part_name
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("transport_script", ROOT / "scripts" / "transport.py")
-script = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(script)
+from . import script
+
+transport = script("transport")
+FILE_PREFIX, FORMAT, MANIFEST = transport.FILE_PREFIX, transport.FORMAT, transport.MANIFEST
+pack, part_name, unpack = transport.pack, transport.part_name, transport.unpack
 
 
 def _run(capsys, *argv: object) -> tuple[int, str]:
     """``scripts/transport.py ARGV`` in process: its exit status and stderr."""
-    code = script.main([str(a) for a in argv])
+    code = transport.main([str(a) for a in argv])
     return code, capsys.readouterr().err
 
 

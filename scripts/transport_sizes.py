@@ -1,9 +1,9 @@
-"""What the transport forms of a model's weights weigh, and what a warm restart from int8 loses.
+"""What the forms of ``scripts/transport.py`` weigh, and what a warm restart from int8 loses.
 
-    PYTHONPATH=src python benchmarks/transport.py --prepared data/prepared --windows 24
+    PYTHONPATH=src python scripts/transport_sizes.py --prepared data/prepared --windows 24
 
 (a) Sizes: the shipped ``medium`` folder and a ``large`` initialised at random (seeded), packed
-    by :mod:`apollo_restore.model.transport` in fp32 (a plain safetensors file), bf16 and int8
+    by ``scripts/transport.py`` in fp32 (a plain safetensors file), bf16 and int8
     (per-row scales), with the number of ≤ 15 MiB parts each needs.
 (b) Loss: bits per character (:func:`~apollo_restore.evaluate.harness.window_bits`, mode
     ``prefix``: the every-position loss the shipped model trains with; ``--mode middle``: the
@@ -28,12 +28,12 @@ from pathlib import Path
 import numpy as np
 import torch
 from safetensors.torch import save
+from transport import PART_BYTES, pack, unpack  # scripts/transport.py, beside this file
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.harness import window_bits, windows_of
 from apollo_restore.model.builders import build_model
 from apollo_restore.model.checkpoint import load_model
-from apollo_restore.model.transport import PART_BYTES, pack, unpack
 
 DEFAULT = Path(__file__).resolve().parents[1] / "src" / "apollo_restore" / "models" / "default"
 
