@@ -3,7 +3,7 @@
 # then (unless QUICK=1) show parallel passages and check the text's provenance. No separate index
 # step: the first command that needs the text index builds it from the packaged training text
 # into the user cache (10 s on a quiet machine, once). The install is the user's: the package and
-# CPU torch, no test or scale tools (the README's test command, scripts/setup.sh, adds those).
+# CPU torch, no test, training or scale tools (the README's test command, scripts/setup.sh, adds those).
 #   bash scripts/quickstart.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

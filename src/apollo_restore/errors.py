@@ -18,7 +18,9 @@ Codes:
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
           members (:func:`apollo_restore.restoration.load.load_filler`), the device they are loaded on.
     E6xx  the command line: usage errors (``E601``), ``train --probe``'s settings
-          (:mod:`apollo_restore.schema.training`).
+          (:mod:`apollo_restore.schema.training`), a command whose extra is not installed
+          (``E606``, ``E607``: the package alone restores, serves and evaluates; training, the
+          scale recipes and plots need ``[train]`` or ``[scale]``).
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
 """
 
@@ -165,6 +167,14 @@ class Errors:
     # the command line
     E601 = "[E601] {message}"
     E602 = "[E602] train --probe: {where} sets {field} = {value!r}; it must be {expected}"
+    E606 = (
+        "[E606] `apollo-restore {command}` needs the training extra ({missing} not installed): "
+        "pip install 'apollo-restore[train]'"
+    )
+    E607 = (
+        "[E607] `apollo-restore {command}` needs the scale extra ({missing} not installed): "
+        "pip install 'apollo-restore[scale]'"
+    )
     # model folders
     E501 = (
         "[E501] {folder}/apollo_restore.json names the ensemble member {member!r} but {path} is missing: "
@@ -339,6 +349,20 @@ class TextIndexError(ValueError):
         super().__init__(getattr(Errors, code).format(path=path, **fields))
         self.code, self.path = code, path
         self.fields = fields
+
+
+class ExtraMissing(ImportError):
+    """A command that needs an optional extra which is not installed (``E606`` ``[train]``,
+    ``E607`` ``[scale]``), naming the missing packages.
+
+    Attributes:
+        code: the message code (``"E606"``).
+        missing: the packages not installed (as pip names them: ``pyyaml``).
+    """
+
+    def __init__(self, code: str, command: str, missing: list[str]) -> None:
+        super().__init__(getattr(Errors, code).format(command=command, missing=", ".join(missing)))
+        self.code, self.missing = code, missing
 
 
 class RestoreStopped(RuntimeError):

@@ -40,11 +40,11 @@ def test_the_quickstart_provenance_reports_formulas_not_a_memorised_edition():
 
 def test_the_users_install_has_no_test_or_scale_tools_and_the_test_command_adds_them():
     """Issue 37: the quickstart installs the package alone; the README's test command (and CI)
-    run scripts/setup.sh, whose default installs the test and scale extras."""
+    run scripts/setup.sh, whose default installs the test, training and scale extras (issue 44)."""
     scripts = EXAMPLE.parents[1] / "scripts"
     quickstart = (scripts / "quickstart.sh").read_text(encoding="utf-8")
     setup = (scripts / "setup.sh").read_text(encoding="utf-8")
     assert "EXTRAS= bash scripts/setup.sh" in quickstart and "[test" not in quickstart
-    assert "EXTRAS=${EXTRAS-test,scale}" in setup and '".${EXTRAS:+[$EXTRAS]}"' in setup
+    assert "EXTRAS=${EXTRAS-test,train,scale}" in setup and '".${EXTRAS:+[$EXTRAS]}"' in setup
     readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
     assert "bash scripts/setup.sh && .venv/bin/python -m pytest -q" in readme

@@ -8,6 +8,7 @@ Bounds on option values are typer's (``min=``/``max=`` on ``typer.Option``: ``In
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import re
@@ -18,7 +19,7 @@ from typing import NoReturn
 import typer
 from typer.models import OptionInfo
 
-from apollo_restore.errors import FileError
+from apollo_restore.errors import ExtraMissing, FileError
 from apollo_restore.inputs import STDIN, read_text, source_name
 
 #: Most torch threads a command may ask: one per core, as the core's check
@@ -42,6 +43,28 @@ def fail(err: Exception) -> NoReturn:
     """Print ``err``'s numbered message and exit with status 2."""
     typer.echo(f"error: {err}", err=True)
     raise typer.Exit(2) from err
+
+
+#: The modules of each optional extra that commands need (import names: ``yaml`` is PyYAML); the
+#: package alone restores, serves, exports, predicts and evaluates without them (pyproject.toml).
+TRAIN_MODULES = ("transformers", "tokenizers", "yaml", "matplotlib")
+SCALE_MODULES = ("peft",)
+_DISTRIBUTIONS = {"yaml": "pyyaml"}  # what pip installs, where the import name differs
+
+
+def require_extra(command: str, *modules: str) -> None:
+    """Stop ``command`` with a numbered message naming the extra to install when one of
+    ``modules`` is not installed (``E606`` for :data:`TRAIN_MODULES`, else ``E607``), before it
+    imports any of them: a missing extra is one line, never a traceback.
+
+    Raises:
+        typer.Exit: status 2.
+    """
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    for code, extra in (("E606", TRAIN_MODULES), ("E607", SCALE_MODULES)):
+        names = [m for m in missing if m in extra]
+        if names:
+            fail(ExtraMissing(code, command, [_DISTRIBUTIONS.get(m, m) for m in names]))
 
 
 def finite(value: float | None) -> float | None:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from functools import partial
 from pathlib import Path
@@ -26,6 +27,9 @@ MAX_GAPS = 1_000_000
 PER_LENGTH_OPTION = typer.Option(50, "--per-length", min=0, max=MAX_GAPS, help="Synthetic gaps per letter count 1–20.")
 SEED_OPTION = typer.Option(0, "--seed", min=0, max=MAX_SEED)
 CONTEXT_OPTION = typer.Option(250, "--context-chars", min=1, max=100_000, help="Characters of context each side.")
+#: The report's note where bits per character are not measured for want of the ``[train]`` extra
+#: (the Hugging Face model runs them); the rest of the report is written.
+NO_BPC = "not measured: transformers is not installed (pip install 'apollo-restore[train]')"
 
 
 def _conditions(value: str) -> list[str]:
@@ -176,6 +180,7 @@ def evaluate_command(
     from apollo_restore.evaluate.gapsets import load_gaps
     from apollo_restore.evaluate.peers import load_peer, parse_peer_arg, read_ithaca_input_ids
     from apollo_restore.evaluate.pipeline import evaluate_to_folder
+    from apollo_restore.evaluate.report import NO_PLOTS, can_plot
     from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_k
 
     if gaps is None and prepared is None:
@@ -233,6 +238,12 @@ def evaluate_command(
     bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
     gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
     meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
+    # the package alone (no [train] extra): the report without what needs it, said now and in its header
+    if bpc_table is not None and bpc_windows > 0 and importlib.util.find_spec("transformers") is None:
+        bpc_table, meta["bpc_skipped"] = None, NO_BPC
+        typer.echo(f"note: bits per character {NO_BPC}", err=True)
+    if not can_plot():
+        typer.echo(f"note: plots {NO_PLOTS}", err=True)
     if missing:
         meta["MISSING PREDICTIONS"] = f"{len(missing):,} of the {len(gap_set):,} gaps have none: scored as wrong"
     metrics = evaluate_to_folder(

@@ -8,7 +8,8 @@
     apollo-restore consolidate runs/large/checkpoints/latest runs/large/model --dtype bfloat16
 
 The modules behind them (:mod:`apollo_restore.scale`) import torch, transformers and peft, so
-each command imports them only when it runs: ``apollo-restore --help`` stays fast.
+each command imports them only when it runs: ``apollo-restore --help`` stays fast. Each needs the
+``[train]`` extra (LoRA: ``[scale]``) and says so (``E606``, ``E607``) when it is not installed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import MAX_SEED, finite
+from apollo_restore.cli.common import MAX_SEED, SCALE_MODULES, finite, require_extra
 
 
 def shards_command(
@@ -38,6 +39,7 @@ def shards_command(
     text_column: str = typer.Option("text", "--text-column", help="text or text_uncertain_excluded."),
 ) -> None:
     """Export packed FIM rows of a prepared split as streaming Parquet shards (tokenised once)."""
+    require_extra("shards", "transformers", "tokenizers")  # E606 without [train]
     # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     from apollo_restore.data.table import SOURCE_WEIGHTS
     from apollo_restore.fim.examples import FimConfig
@@ -86,6 +88,7 @@ def finetune_command(
     out: str = typer.Option(None, "--out", help="Run folder."),
 ) -> None:
     """Fine-tune a Hugging Face causal LM on FIM shards in one process: full or LoRA."""
+    require_extra("finetune", "transformers", "tokenizers", "yaml")  # E606 without [train]
     # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     from apollo_restore.config import load_config
     from apollo_restore.scale.finetune import FinetuneConfig, finetune
@@ -96,6 +99,8 @@ def finetune_command(
         cfg = FinetuneConfig.from_dict(values)
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
+    if cfg.lora:
+        require_extra("finetune lora=true", *SCALE_MODULES)  # E607 without [scale]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", force=True)
     record = finetune(cfg)
     saved = record.get("model_dir") or Path(cfg.out) / "adapter"
@@ -107,6 +112,7 @@ def train_fsdp_command(
     config: Path = typer.Option(None, "--config", help="YAML file of FsdpConfig options."),
 ) -> None:
     """Distributed FIM fine-tuning with FSDP2, one process per device (torchrun -m apollo_restore train-fsdp)."""
+    require_extra("train-fsdp", "transformers", "tokenizers", "yaml")  # E606 without [train]
     # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     import torch.distributed as dist
 
@@ -140,6 +146,7 @@ def consolidate_command(
     ),
 ) -> None:
     """Turn a sharded FSDP checkpoint into one safetensors model folder (one process, no GPU)."""
+    require_extra("consolidate", "transformers", "tokenizers")  # E606 without [train]
     # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     from apollo_restore.scale.fsdp import consolidate
     from apollo_restore.scale.hf_model import DTYPES

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import fail, finite
+from apollo_restore.cli.common import fail, finite, require_extra
 
 #: Most seconds ``--probe`` times one setting (its warm-up and compilation come on top).
 MAX_PROBE_SECONDS = 600.0
@@ -34,6 +34,7 @@ def train_command(
 ) -> None:
     """Train or resume a model (every option: apollo_restore.train.loop.TrainConfig and its base,
     apollo_restore.train.recipe.RecipeConfig), or, with --probe, time candidate settings."""
+    require_extra("train", "transformers", "tokenizers", "yaml")  # E606 without [train]
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.config import load_config
     from apollo_restore.train.loop import TrainConfig, train

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import MAX_SEED, fail, threads_option
+from apollo_restore.cli.common import MAX_SEED, fail, require_extra, threads_option
 
 STEPS = ("weights", "demotions", "calibration")  # apollo_restore.tune.folder.STEPS, without importing torch
 MIN_GAPS = 50  # apollo_restore.tune.run.MIN_GAPS, without importing torch
@@ -41,7 +41,9 @@ def tune_command(
     ),
     seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Fixes the gaps, their hints and their order."),
     limit: int = typer.Option(None, "--limit", min=1, help="Fit on the first LIMIT gaps of the shuffled set only."),
-    plots: Path = typer.Option(None, "--plots", help="Folder for the calibration's reliability diagrams (PNG)."),
+    plots: Path = typer.Option(
+        None, "--plots", help="Folder for the calibration's reliability diagrams (PNG; needs the [train] extra)."
+    ),
     force: bool = typer.Option(False, "--force", help="Replace the values the folder already holds."),
     min_gaps: int = typer.Option(
         MIN_GAPS,
@@ -58,6 +60,8 @@ def tune_command(
     that already holds what is fitted is refused unless --force is given. Shows progress on a
     terminal; prints what changed and the validation figures before and after."""
     steps = _steps(what)
+    if plots is not None:
+        require_extra("tune --plots", "matplotlib")  # E606 without [train]: before the fit, not after it
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.errors import ModelFolderError, RequestError
     from apollo_restore.restoration.threads import use_threads

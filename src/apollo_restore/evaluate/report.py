@@ -11,6 +11,7 @@ beside it by the caller (the CLI keeps ``predictions.jsonl`` and ``gaps.jsonl``)
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,9 @@ from apollo_restore.evaluate.gapsets import CONDITIONS
 from apollo_restore.evaluate.metrics import PRIOR_LENGTHS, UNIFORM_LENGTHS
 
 REPORT_FILE, METRICS_FILE = "report.md", "metrics.json"
+RELIABILITY_PLOT = "reliability.png"
+#: The report's note where the plots are not drawn (the package alone, without its ``[train]`` extra).
+NO_PLOTS = "not drawn: matplotlib is not installed (pip install 'apollo-restore[train]')"
 CONDITION_NAMES = {
     "exact": "Exact", "range": "Range (contains truth)", "wrong10": "10% wrong", "wrong50": "50% wrong",
     "wrong100": "100% wrong", "none": "No hint",
@@ -248,8 +252,9 @@ def peers_section(peers: dict[str, Any] | None) -> list[str]:
     return lines + [""]
 
 
-def calibration_section(calibration: dict[str, Any] | None) -> list[str]:
-    """Expected calibration error per hint condition (synthetic gaps, uncertain-included)."""
+def calibration_section(calibration: dict[str, Any] | None, plotted: bool = True) -> list[str]:
+    """Expected calibration error per hint condition (synthetic gaps, uncertain-included), with
+    the reliability diagram when it was ``plotted``."""
     if not calibration:
         return []
     lines = [
@@ -264,9 +269,8 @@ def calibration_section(calibration: dict[str, Any] | None) -> list[str]:
     for cond, block in calibration.items():
         t1, t20 = block["top1"], block["top20"]
         rows.append([CONDITION_NAMES.get(cond, cond), str(t1["n"]), _f(t1["ece"]), _f(t20["ece"])])
-    return (
-        lines + _table(["hint", "gaps", "ECE top-1", "ECE top-20"], rows) + ["", "![reliability](reliability.png)", ""]
-    )
+    figure = ["", f"![reliability]({RELIABILITY_PLOT})"] if plotted else []
+    return lines + _table(["hint", "gaps", "ECE top-1", "ECE top-20"], rows) + figure + [""]
 
 
 def plot_reliability(calibration: dict[str, Any], path: Path, title: str = "reliability (all hint conditions)") -> None:
@@ -357,38 +361,51 @@ def plot_peers(peers: dict[str, Any], out: Path, condition: str = "exact") -> li
 
 
 def render_markdown(metrics: dict[str, Any], plots: list[str] | None = None) -> str:
-    """The text of ``report.md``."""
+    """The text of ``report.md`` (``plots``: the files drawn; ``None``: all of them)."""
     meta = metrics.get("meta", {})
     groups = metrics.get("groups", {})
     lines = [f"# Evaluation report: {meta.get('model', 'model')}", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items() if k != "model"]
     lines += [f"- gaps: {metrics.get('gaps')}, predicted: {metrics.get('predicted')}, k = {metrics.get('k')}", ""]
+    plotted = plots is None or RELIABILITY_PLOT in plots
     plots = plots or []
     lines += headline_section(groups)
     lines += robustness_section(groups)
     lines += silver_section(groups)
     lines += bpc_section(metrics.get("bpc"), meta.get("bpc_mode"))
     lines += uncertain_section(metrics.get("uncertain", {}))
-    lines += calibration_section(metrics.get("calibration"))
+    lines += calibration_section(metrics.get("calibration"), plotted)
     lines += per_length_section(groups, [p for p in plots if p.startswith("per_length")])
     lines += peers_section(metrics.get("peers"))
     lines += [f"![{p}]({p})" for p in plots if p.startswith("peers_")]
     return "\n".join(lines).rstrip() + "\n"
 
 
+def can_plot() -> bool:
+    """Whether the plots can be drawn: matplotlib (the ``[train]`` extra) is installed."""
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def write_report(out: Path, metrics: dict[str, Any]) -> Path:
-    """Write ``report.md``, ``metrics.json`` and the plots into ``out`` (created).
+    """Write ``report.md``, ``metrics.json`` and the plots into ``out`` (created). Without
+    matplotlib (the package installed without ``[train]``) the plots are left out and the
+    report's header says so (``meta["plots"]``: :data:`NO_PLOTS`).
 
     Returns:
         The path of ``report.md``.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    plots = plot_per_length(metrics.get("groups", {}), out)
-    if metrics.get("peers"):
-        plots += plot_peers(metrics["peers"], out)
-    if metrics.get("calibration", {}).get("all"):
-        plot_reliability(metrics["calibration"]["all"], out / "reliability.png")
+    plots: list[str] = []
+    if not can_plot():
+        metrics.setdefault("meta", {})["plots"] = NO_PLOTS
+    else:
+        plots = plot_per_length(metrics.get("groups", {}), out)
+        if metrics.get("peers"):
+            plots += plot_peers(metrics["peers"], out)
+        if metrics.get("calibration", {}).get("all"):
+            plot_reliability(metrics["calibration"]["all"], out / RELIABILITY_PLOT)
+            plots.append(RELIABILITY_PLOT)
     (out / METRICS_FILE).write_text(json.dumps(metrics, ensure_ascii=False, indent=1), encoding="utf-8")
     path = out / REPORT_FILE
     path.write_text(render_markdown(metrics, plots), encoding="utf-8")
@@ -397,7 +414,10 @@ def write_report(out: Path, metrics: dict[str, Any]) -> Path:
 
 __all__ = [
     "METRICS_FILE",
+    "NO_PLOTS",
+    "RELIABILITY_PLOT",
     "REPORT_FILE",
+    "can_plot",
     "plot_per_length",
     "plot_peers",
     "plot_reliability",
