@@ -22,6 +22,7 @@ class _Pool:
     """A filler returning a fixed pool, best first."""
 
     name = "pool"
+    batches = False
 
     class config:  # noqa: N801 - the attribute a filler carries
         k = 20

@@ -25,6 +25,8 @@ TEXT = "ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν [- - -]
 class Fixed:
     """Every gap gets the same first reading, ``δεύτερον``, at a chosen calibrated probability."""
 
+    batches = False
+
     name = "fixed"
     config = RestoreConfig(k=2)
 

@@ -26,6 +26,7 @@ class _Junk:
     """The readings a scholar called junk for ``πλεῖστα [.7] καὶ διὰ``, best first, the answer last."""
 
     name = "junk"
+    batches = False
 
     class config:  # noqa: N801 - the attribute a filler carries
         k = 4

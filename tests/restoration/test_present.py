@@ -16,6 +16,7 @@ FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "
 
 class _Fixed:
     name = "fixed"
+    batches = False
 
     class config:  # noqa: N801 - the attribute a filler carries
         k = 3

@@ -23,6 +23,8 @@ class StubFiller:
     """Fixed readings for every gap (κυριωι, θεου, the truncated κυρ): what the page shows of
     display forms, calibrated percentages and unknown words is then known in advance."""
 
+    batches = False
+
     name = "stub"
     config = RestoreConfig(k=3)
 

@@ -139,6 +139,8 @@ def test_page_reflows_at_320_px(server, browser):
 class _Confident:
     """κυριωι far ahead of θεου (which misses a 6-letter hint): a reading written into the text."""
 
+    batches = False
+
     name = "confident"
 
     def __init__(self) -> None:

@@ -15,7 +15,7 @@ from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors
 from apollo_restore.model.folder import META_FILE, fingerprint, read_meta
 from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS, kind_of
+from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.registry import build_member, ensemble_entry, member_entries
@@ -137,7 +137,7 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
     if not any(e.kind in LANGUAGE_MODEL_KINDS for e in entries):
         raise ValueError(Errors.E502.format(folder=path))
     members = [(build_member(path, e, search, device), e.weight) for e in entries]
-    neural = next((filler for filler, _ in members if kind_of(filler) == "neural"), None)
+    neural = next((filler for (filler, _), e in zip(members, entries) if e.kind == "neural"), None)
     if neural is None:  # for reports (bits per character), loaded when first asked
 
         def neural() -> NeuralMember:

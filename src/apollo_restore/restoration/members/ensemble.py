@@ -16,7 +16,13 @@ from collections.abc import Callable
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
-from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS, GapFiller, LanguageModel, candidates_many, kind_of
+from apollo_restore.restoration.filler import (
+    LANGUAGE_MODEL_KINDS,
+    GapFiller,
+    LanguageModel,
+    candidates_many,
+    member_kind,
+)
 from apollo_restore.restoration.members.candidates import to_candidates, union
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.types import Candidate
@@ -29,6 +35,7 @@ class LengthPrior:
 
     name = "length-prior"
     kind = "prior"  # its score is no log-probability: its weight stays out of the mean's denominator
+    batches = False
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         return []
@@ -60,7 +67,13 @@ class Ensemble:
     Each member's ``kind`` (:data:`~apollo_restore.restoration.filler.MemberKind`) says how it takes part: the
     ``neural`` one is given the hint as it is; only language models (``neural``,
     ``classical``) weigh in the denominator of the mean.
+
+    Raises:
+        ValueError: no member.
+        TypeError: a member that declares no kind (:func:`~apollo_restore.restoration.filler.member_kind`).
     """
+
+    batches = True  # candidates_many: the members that batch search the gaps together
 
     def __init__(
         self,
@@ -72,6 +85,7 @@ class Ensemble:
         if not members:
             raise ValueError("an ensemble needs at least one member")
         self.members, self.name, self.config = members, name, config
+        self.kinds = [member_kind(filler) for filler, _ in members]
         self._neural = neural
 
     @property
@@ -97,7 +111,7 @@ class Ensemble:
         for (_, weight), member_scores in zip(self.members, scores):
             for i, score in enumerate(member_scores):
                 totals[i] += weight * score
-        scale = sum(w for filler, w in self.members if kind_of(filler) in LANGUAGE_MODEL_KINDS) or 1.0
+        scale = sum(w for (_, w), kind in zip(self.members, self.kinds) if kind in LANGUAGE_MODEL_KINDS) or 1.0
         return [t / scale for t in totals]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
@@ -119,8 +133,8 @@ class Ensemble:
         # member → gap → candidates: each member proposes its whole pool, whatever k; the neural
         # member searches beyond the hint itself, with a penalty per letter outside it
         proposals = [
-            candidates_many(filler, gaps if kind_of(filler) == "neural" else widened, self.config.pool)
-            for filler, _ in self.members
+            candidates_many(filler, gaps if kind == "neural" else widened, self.config.pool)
+            for (filler, _), kind in zip(self.members, self.kinds)
         ]
         names = [filler.name for filler, _ in self.members]
         out = []

@@ -167,6 +167,8 @@ class Presented:
         demotions: probability factors of doubtful readings (:func:`doubts`).
     """
 
+    batches = True  # candidates_many: the wrapped filler searches the gaps together where it can
+
     def __init__(
         self,
         inner: GapFiller,
