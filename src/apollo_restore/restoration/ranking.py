@@ -113,9 +113,13 @@ class Ranking:
     def rank_doubted(self, pool: list[Candidate], flags: list[Doubts], hint: Hint) -> list[Candidate]:
         """:meth:`rank` of a pool whose doubts (:func:`~apollo_restore.restoration.demotions.doubts`)
         are ``flags`` (found once, e.g. to try many demotions on the same pools)."""
+        return self.rank_factored(pool, self.demotions.factors(pool, flags, hint), hint)
+
+    def rank_factored(self, pool: list[Candidate], phi: list[float], hint: Hint) -> list[Candidate]:
+        """:meth:`rank` of a pool whose stage-3 factors are ``phi`` (φ of each reading, e.g. another
+        treatment of doubtful readings a benchmark compares with :class:`Demotions`'s)."""
         if not pool:
             return []
-        phi = self.demotions.factors(pool, flags, hint)
         weighted = [c.prob * f for c, f in zip(pool, phi)]
         if all(f == 1.0 for f in phi):
             demoted = [c.prob for c in pool]
