@@ -15,7 +15,7 @@ one gap a line; a rerun restores only the gaps the file lacks.
 
 ``choose`` re-ranks the saved pools offline as :class:`~apollo_restore.restoration.presentation.present.Presented`
 would under each treatment of a missed count — the hint-miss factor alone (0.01 was shipped), a
-smaller factor, or :func:`~apollo_restore.restoration.presentation.present.hold_count` with a floor (every reading
+smaller factor, or :func:`~apollo_restore.restoration.demotions.hold_count` with a floor (every reading
 that misses the count goes below every right-length reading the filler rates at least the floor)
 — then applies the shipped calibration, and prints Markdown: uniform-weighted Top-1 / Top-20 per
 condition, the gaps whose first reading misses the count, and the mean shown probability of the
@@ -40,10 +40,11 @@ from apollo_restore.evaluate.metrics import agnostic, score_gap, uniform
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.context import GapContexts
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.demotions import Demotions, doubts, hold_count
+from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
 from apollo_restore.restoration.members.candidates import WHOLE_POOL
-from apollo_restore.restoration.presentation.calibration import load_for
-from apollo_restore.restoration.presentation.present import Demotions, Presented, demote, doubts, hold_count
+from apollo_restore.restoration.presentation.present import Presented, annotate
+from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.request import RestoreRequest
 from apollo_restore.restoration.types import Candidate
 
@@ -99,7 +100,7 @@ def pools(args: argparse.Namespace) -> None:
         done = {(r["condition"], r["id"]) for r in map(json.loads, args.out.open(encoding="utf-8"))}
     todo = [t for t in todo if (t[0], t[1].id) not in done]
     print(f"{2 * len(gaps)} restorations, {len(todo)} to run", flush=True)
-    filler = Presented(load_filler(present=False), default_forms(), None, NONE)
+    filler = Presented(load_filler(present=False), default_forms(), Ranking(NONE))
     started = time.perf_counter()
     with args.out.open("a", encoding="utf-8") as out:
         for i, (condition, gap, hint) in enumerate(todo):
@@ -117,7 +118,7 @@ def example(args: argparse.Namespace) -> None:
     torch.set_num_threads(1)
     request = RestoreRequest(EXAMPLE).validate()
     prefix, suffix = GapContexts(request.document.segments).context(0, [])
-    filler = Presented(load_filler(present=False), default_forms(), None, NONE)
+    filler = Presented(load_filler(present=False), default_forms(), Ranking(NONE))
     cands = filler.candidates(prefix, suffix, request.hints[0], WHOLE_POOL)
     row = {"id": "issue36", "prefix": prefix, "suffix": suffix, "target": "οικετου", "condition": "right"}
     row |= {"hint": request.hints[0].to_json(), "pool": [[c.text, c.prob, c.log_score] for c in cands]}
@@ -126,12 +127,11 @@ def example(args: argparse.Namespace) -> None:
 
 def annotated(path: Path) -> list[dict]:
     """The saved gaps, each pool annotated (display, unknown words, notes) with its :func:`doubts`."""
-    presenter = Presented(None, default_forms(), None, NONE)
     gaps = []
     for row in map(json.loads, path.open(encoding="utf-8")):
         hint = Hint.from_json(row["hint"])
         pool = [Candidate(text, prob, score) for text, prob, score in row["pool"]]
-        cands = presenter.annotate(pool, row["prefix"], row["suffix"], hint)
+        cands = annotate(pool, default_forms(), row["prefix"], row["suffix"], hint)
         flags = [doubts(c, row["prefix"], row["suffix"], hint) for c in cands]
         gaps.append(row | {"hint": hint, "cands": cands, "flags": flags})
     return gaps
@@ -144,13 +144,13 @@ def shown(gap: dict, miss: float, floor: float | None, of_count: bool | str, cal
     if floor is not None:
         missed = [f[2] for f in gap["flags"]]
         factors = hold_count(gap["cands"], factors, missed, floor, bool(of_count), of_count == "known")
-    return calibration.apply(demote(gap["cands"], factors), gap["hint"])[:SHOWN]
+    return Ranking(calibration=calibration).rank_factored(gap["cands"], factors, gap["hint"])[:SHOWN]
 
 
 def choose(args: argparse.Namespace) -> None:
     """Print the Markdown table of the module docstring."""
     gaps = annotated(args.pools)
-    calibration = load_for(DEFAULT_MODEL)
+    calibration = calibration_for(DEFAULT_MODEL, scoring_of(DEFAULT_MODEL))
     counts = {c: sum(g["condition"] == c for g in gaps) for c in ("right", "wrong")}
     print(f"{args.pools}: {counts['right']} gaps with the right count, {counts['wrong']} with a wrong one\n")
     examples = annotated(args.example) if args.example else []

@@ -23,7 +23,7 @@ hint-miss factor on those gaps, whether demoting a missed hint costs the gaps wh
 ``choose`` re-ranks the saved pools offline exactly as
 :class:`~apollo_restore.restoration.presentation.present.Presented` would for each pair of
 factors (repeat, hint miss): annotate, demote truncated readings by
-:data:`~apollo_restore.restoration.presentation.present.TRUNCATED_FACTOR` and flagged ones by the
+:data:`~apollo_restore.restoration.demotions.TRUNCATED_FACTOR` and flagged ones by the
 factors, then apply the shipped calibration. It prints Markdown: per factor pair the uniform-weighted Top-1 and
 Top-20 per condition, the share of shown (top-20) readings carrying each note (a missed hint:
 of the exact-hint gaps' readings), the gaps whose first reading repeats the context or misses an
@@ -48,11 +48,12 @@ from apollo_restore.evaluate.gapsets import build_synthetic, parse_gap_id
 from apollo_restore.evaluate.metrics import agnostic, reliability, score_gap, uniform
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.demotions import TRUNCATED_FACTOR, Demotions, doubts
+from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
 from apollo_restore.restoration.members.candidates import WHOLE_POOL
-from apollo_restore.restoration.presentation.calibration import load_for
 from apollo_restore.restoration.presentation.notes import notes_for, repeats
-from apollo_restore.restoration.presentation.present import TRUNCATED_FACTOR, Demotions, Presented, demote, doubts
+from apollo_restore.restoration.presentation.present import Presented, annotate
+from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import Candidate
 
 SHOWN = 20  # readings a list shows by default
@@ -68,7 +69,7 @@ def pools(args: argparse.Namespace) -> None:
     done = {json.loads(line)["id"] for line in args.out.open(encoding="utf-8")} if args.out.exists() else set()
     todo = [g for g in gaps if g.id not in done]
     print(f"{len(gaps)} gaps, {len(todo)} to restore", flush=True)
-    filler = Presented(load_filler(present=False), default_forms(), None, NONE)
+    filler = Presented(load_filler(present=False), default_forms(), Ranking(NONE))
     started = time.perf_counter()
     with args.out.open("a", encoding="utf-8") as out:
         for i, gap in enumerate(todo):
@@ -82,13 +83,12 @@ def pools(args: argparse.Namespace) -> None:
 
 def annotated(path: Path) -> list[dict]:
     """The saved gaps, each with its pool annotated (display, unknown words, notes) and the
-    :func:`~apollo_restore.restoration.presentation.present.doubts` of each reading."""
-    presenter = Presented(None, default_forms(), None, NONE)
+    :func:`~apollo_restore.restoration.demotions.doubts` of each reading."""
     gaps = []
     for row in map(json.loads, path.open(encoding="utf-8")):
         hint = Hint.from_json(row["hint"])
         pool = [Candidate(text, prob, score) for text, prob, score in row["pool"]]
-        cands = presenter.annotate(pool, row["prefix"], row["suffix"], hint)
+        cands = annotate(pool, default_forms(), row["prefix"], row["suffix"], hint)
         flags = [doubts(c, row["prefix"], row["suffix"], hint) for c in cands]
         gaps.append(row | {"hint": hint, "cands": cands, "flags": flags})
     return gaps
@@ -97,13 +97,13 @@ def annotated(path: Path) -> list[dict]:
 def repeat_table(gaps: list[dict]) -> None:
     """Per least repeat length: the gaps whose answer would be called a repeat (a wrong note)
     and the share of the shipped top 20 (truncation demoted, calibrated) that would be."""
-    calibration = load_for(DEFAULT_MODEL)
+    calibration = calibration_for(DEFAULT_MODEL, scoring_of(DEFAULT_MODEL))
     print("| repeat over ≥ N letters | answers called a repeat | top-20 readings called a repeat |")
     print("|---:|---:|---:|")
     shown = {}
     for g in gaps:
         factors = [Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None).factor(f) for f in g["flags"]]
-        shown[g["id"]] = calibration.apply(demote(g["cands"], factors), g["hint"])[:SHOWN]
+        shown[g["id"]] = Ranking(calibration=calibration).rank_factored(g["cands"], factors, g["hint"])[:SHOWN]
     for least in (2, 3, 4, 5, 6):
         wrong = sum(repeats(g["target"], g["prefix"], g["suffix"], least) is not None for g in gaps)
         flagged = [repeats(c.text, g["prefix"], g["suffix"], least) is not None for g in gaps for c in shown[g["id"]]]
@@ -114,13 +114,14 @@ def repeat_table(gaps: list[dict]) -> None:
 def measure(gaps: list[dict], demotions: Demotions) -> dict:
     """W.Top-1/W.Top-20 per condition, the share of shown readings with each note, ECE (top-1,
     top-20) under the shipped calibration, for one set of factors."""
-    calibration = load_for(DEFAULT_MODEL)
+    calibration = calibration_for(DEFAULT_MODEL, scoring_of(DEFAULT_MODEL))
     scores: dict[str, list] = {"exact": [], "none": []}
     noted = {"hint": 0, "repeat": 0, "word": 0, "any": 0, "shown": 0, "exact": 0, "first repeat": 0, "first miss": 0}
     top1, top20 = ([], []), ([], [])
     for g in gaps:
-        shown = demote(g["cands"], [demotions.factor(f) for f in g["flags"]])
-        shown = calibration.apply(shown, g["hint"])[:SHOWN]
+        shown = Ranking(calibration=calibration).rank_factored(
+            g["cands"], [demotions.factor(f) for f in g["flags"]], g["hint"]
+        )[:SHOWN]
         target = agnostic(g["target"])
         scores[g["hint"].kind].append(score_gap(g["target"], [c.text for c in shown], SHOWN))
         for c in shown:
@@ -146,15 +147,16 @@ def measure(gaps: list[dict], demotions: Demotions) -> dict:
 def calibration_table(gaps: list[dict]) -> None:
     """Per condition, before (truncation alone demoted) and with the shipped factors: the mean
     shown probability of the first reading and of the top 20 against how often they are right."""
-    calibration = load_for(DEFAULT_MODEL)
+    calibration = calibration_for(DEFAULT_MODEL, scoring_of(DEFAULT_MODEL))
     print("| demotions | condition | top-1 shown | top-1 right | top-20 shown (sum) | top-20 right |")
     print("|---|---|---:|---:|---:|---:|")
     for name, demotions in (("truncated only", Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None)), ("shipped", Demotions())):
         for kind in ("exact", "none"):
             rows = []
             for g in (g for g in gaps if g["hint"].kind == kind):
-                shown = demote(g["cands"], [demotions.factor(f) for f in g["flags"]])
-                shown = calibration.apply(shown, g["hint"])[:SHOWN]
+                shown = Ranking(calibration=calibration).rank_factored(
+                    g["cands"], [demotions.factor(f) for f in g["flags"]], g["hint"]
+                )[:SHOWN]
                 right = [agnostic(c.text) == agnostic(g["target"]) for c in shown]
                 rows.append((shown[0].prob, right[0], sum(c.prob for c in shown), any(right)))
             means = [sum(r[i] for r in rows) / len(rows) for i in range(4)]
@@ -168,12 +170,13 @@ def calibration_table(gaps: list[dict]) -> None:
 
 def wins(gaps: list[dict]) -> None:
     """Gaps whose first reading turns right / wrong with the shipped factors (vs truncation alone)."""
-    calibration = load_for(DEFAULT_MODEL)
+    calibration = calibration_for(DEFAULT_MODEL, scoring_of(DEFAULT_MODEL))
     won = lost = 0
     for g in gaps:
         right = []
         for demotions in (Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None), Demotions()):
-            shown = calibration.apply(demote(g["cands"], [demotions.factor(f) for f in g["flags"]]), g["hint"])
+            factors = [demotions.factor(f) for f in g["flags"]]
+            shown = Ranking(calibration=calibration).rank_factored(g["cands"], factors, g["hint"])
             right.append(bool(shown) and agnostic(shown[0].text) == agnostic(g["target"]))
         won, lost = won + (right[1] and not right[0]), lost + (right[0] and not right[1])
     print(f"Shipped factors vs truncation alone: first reading right on {won} more gaps, wrong on {lost} more.\n")
@@ -192,15 +195,16 @@ def note_cost(gaps: list[dict]) -> None:
 def wrong_hints(gaps: list[dict], factors: list[float]) -> None:
     """W.Top-1/W.Top-20 of gaps whose exact hint is wrong, per hint-miss factor (the shipped
     truncation and repeat factors): what the demotion of a missed hint costs when the hint is wrong."""
-    calibration = load_for(DEFAULT_MODEL)
+    calibration = calibration_for(DEFAULT_MODEL, scoring_of(DEFAULT_MODEL))
     print(f"{len(gaps)} gaps with a wrong exact hint:\n")
     print("| hint-miss factor | W.Top-1 | W.Top-20 |\n|---:|---:|---:|")
     for miss in factors:
         demotions = Demotions(hint_miss=miss, count_floor=None)
         scores = []
         for g in gaps:
-            shown = demote(g["cands"], [demotions.factor(f) for f in g["flags"]])
-            shown = calibration.apply(shown, g["hint"])[:SHOWN]
+            shown = Ranking(calibration=calibration).rank_factored(
+                g["cands"], [demotions.factor(f) for f in g["flags"]], g["hint"]
+            )[:SHOWN]
             scores.append(score_gap(g["target"], [c.text for c in shown], SHOWN))
         summary = uniform(scores)
         print(f"| {miss:g} | {summary.top1:.3f} | {summary.top20:.3f} |")

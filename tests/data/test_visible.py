@@ -97,6 +97,7 @@ def test_a_direction_override_inside_a_gap_goes_with_the_gap():
     """``[\u202e.8]`` restored printed nested brackets: the marker now spans the override."""
 
     class Constant:
+        batches = False
         name = "constant"
 
         def candidates(self, prefix, suffix, hint, k=None):

@@ -220,6 +220,8 @@ SERVE_PROBES = [
 class _Filler:
     """Answers one reading per gap after ``seconds``."""
 
+    batches = False
+
     name = "probe"
 
     def __init__(self, seconds: float = 0.0) -> None:

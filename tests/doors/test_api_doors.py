@@ -28,6 +28,8 @@ AFTER = " καισαρος " + "του κυριου " * 200  # 2,210 characters
 class Recording:
     """A filler that records the contexts it is given and answers one reading."""
 
+    batches = False
+
     name = "recording"
     config = RestoreConfig(k=3)
 

@@ -27,6 +27,8 @@ class Reading:
     """A filler that reads each gap's prefix back (so a line shows which gap set made it), and
     stops with ``error`` after ``stop_after`` gaps."""
 
+    batches = False
+
     name = "reading"
 
     def __init__(self, stop_after: int | None = None, error: type[BaseException] = KeyboardInterrupt) -> None:

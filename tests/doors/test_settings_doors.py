@@ -22,9 +22,9 @@ from apollo_restore.cli.app import app
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.verify import WEIGHTS_FILE
+from apollo_restore.restoration.calibration import CALIBRATION_FILE
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
 from apollo_restore.restoration.load import load_filler
-from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"
 PREFIX, SUFFIX = "κομων μουσαιου ", " χαιρειν"
@@ -99,7 +99,7 @@ def test_a_calibration_lacking_a_condition_is_not_applied_with_a_warning(folder,
     _edit(folder, CALIBRATION_FILE, lambda c: c["conditions"].pop("none"))
     with caplog.at_level(logging.WARNING):
         filler = load_filler(folder)
-    assert filler.calibration is None
+    assert filler.ranking.calibration is None
     assert "hint condition(s) none" in caplog.text and "uncalibrated" in caplog.text
     assert not any(c.calibrated for c in _top(filler, NO_HINT))
 
@@ -107,21 +107,21 @@ def test_a_calibration_lacking_a_condition_is_not_applied_with_a_warning(folder,
 def test_a_calibration_without_its_fingerprint_is_not_applied(folder, caplog):
     _edit(folder, CALIBRATION_FILE, lambda c: c["info"].pop("model_fingerprint"))
     with caplog.at_level(logging.WARNING):
-        assert load_filler(folder).calibration is None
+        assert load_filler(folder).ranking.calibration is None
     assert "records no model fingerprint" in caplog.text
 
 
 def test_another_precision_than_the_calibration_was_fitted_on_leaves_it_unapplied(caplog):
     with caplog.at_level(logging.WARNING):
         fp32 = load_filler(DEFAULT_MODEL, config=RestoreConfig(precision="fp32"))
-    assert fp32.calibration is None and "fitted on int8 scores, these are fp32" in caplog.text
+    assert fp32.ranking.calibration is None and "fitted on int8 scores, these are fp32" in caplog.text
     assert not any(c.calibrated for c in _top(fp32, Hint.exact(4)))
-    assert load_filler(DEFAULT_MODEL).calibration is not None  # the folder's own int8: applied
+    assert load_filler(DEFAULT_MODEL).ranking.calibration is not None  # the folder's own int8: applied
 
 
 def test_the_neural_model_alone_is_not_scored_by_the_ensembles_calibration(caplog):
     with caplog.at_level(logging.WARNING):
-        assert load_filler(DEFAULT_MODEL, use_ngram=False).calibration is None
+        assert load_filler(DEFAULT_MODEL, use_ngram=False).ranking.calibration is None
     assert "these are neural's" in caplog.text
 
 

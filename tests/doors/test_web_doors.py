@@ -14,6 +14,7 @@ from apollo_restore.web.app import create_app
 
 
 class Stub:
+    batches = False
     name = "stub"
     config = RestoreConfig(k=3)
 

@@ -25,6 +25,8 @@ from apollo_restore.restoration.types import Candidate
 class Oracle:
     """A gap filler that knows the answers of some contexts (any object with ``candidates``)."""
 
+    batches = False
+
     def __init__(self, answers: dict[tuple[str, str], str]):
         self.answers, self.calls = answers, 0
 

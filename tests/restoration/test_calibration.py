@@ -12,10 +12,20 @@ import pytest
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.folder import fingerprint
+from apollo_restore.restoration.calibration import Calibration, Scaling, Scoring, fit, gap_letters
 from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import calibration_for
-from apollo_restore.restoration.presentation.calibration import Calibration, Scaling, Scoring, fit, gap_letters
+from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import Candidate
+
+#: stage 3 leaving every reading alone: these tests look at stage 4
+NO_DEMOTIONS = Demotions(1.0, 1.0, 1.0, None)
+
+
+def _shown(cal: Calibration, cands: list[Candidate], hint: Hint) -> list[Candidate]:
+    """The readings as the ranking shows them with calibration ``cal`` and no demotion."""
+    return Ranking(NO_DEMOTIONS, cal).rank(cands, "", "", hint)
 
 
 def test_fit_learns_that_an_overconfident_filler_is_often_wrong():
@@ -25,7 +35,7 @@ def test_fit_learns_that_an_overconfident_filler_is_often_wrong():
     truth = np.where(rng.random(g) < 0.3, 0, -1)  # the top reading is right 30% of the time, else none is
     cal = fit(logq, np.zeros((g, k)), np.full(g, 5), np.full(g, -5.0), truth, ["exact"] * g)
     cands = [Candidate("α", 0.9, -5.0), Candidate("β", 0.04, -8.0), Candidate("γ", 0.03, -8.0)]
-    top = cal.apply(cands, Hint.exact(5))[0]
+    top = _shown(cal, cands, Hint.exact(5))[0]
     assert top.calibrated and abs(top.prob - 0.3) < 0.08
 
 
@@ -47,7 +57,7 @@ def test_fit_can_say_certain_and_tells_sure_gaps_from_hard_ones(differs):
         n, score = letters[group][0], top_score[group][0]
         sure = [Candidate("αβγ", 0.99, score), Candidate("δεζ", 0.006, -9.0), Candidate("ηθι", 0.004, -9.0)]
         right = (truth[group] == 0).mean()
-        assert cal.apply(sure, Hint.exact(int(n)))[0].prob == pytest.approx(right, abs=0.04)
+        assert _shown(cal, sure, Hint.exact(int(n)))[0].prob == pytest.approx(right, abs=0.04)
     assert (truth[easy] == 0).mean() > 0.9
 
 
@@ -56,11 +66,14 @@ def test_gap_letters_follow_the_hint_or_the_best_reading():
     assert gap_letters("και ο", NO_HINT) == 4 and gap_letters("", NO_HINT) == 1
 
 
-def test_apply_demotes_unknown_words_and_leaves_room_for_none():
+def test_calibration_demotes_unknown_words_and_leaves_room_for_none():
     cal = Calibration({"none": Scaling(1.0, 0.0)}, unknown_word_penalty=3.0)
     cands = [Candidate("τραπ", 0.6, -1.0, unknown_words=["τραπ"]), Candidate("τραπεζης", 0.4, -1.5)]
-    out = cal.apply(cands, NO_HINT)
-    assert [c.text for c in out] == ["τραπεζης", "τραπ"] and sum(c.prob for c in out) < 1
+    probs = cal.probabilities([0.6, 0.4], [True, False], cands[0], NO_HINT)
+    assert probs[0] < probs[1] and sum(probs) < 1  # in the order given: it orders nothing
+    out = _shown(cal, cands, NO_HINT)
+    assert [c.text for c in out] == ["τραπεζης", "τραπ"] and [c.prob for c in out] == probs[::-1]
+    assert cal.probabilities([0.6, 0.4], [True, False], cands[0], Hint.exact(4)) is None  # no such condition
     assert (NO_HINT.kind, Hint.exact(5).kind, Hint.span(4, 6).kind) == ("none", "exact", "range")
 
 

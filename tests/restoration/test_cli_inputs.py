@@ -28,6 +28,8 @@ EDITION = """<?xml version="1.0" encoding="UTF-8"?>
 class _Stub:
     """A filler proposing, for a hint of n letters, the first n letters of the alphabet."""
 
+    batches = False
+
     name = "stub"
 
     def __init__(self) -> None:

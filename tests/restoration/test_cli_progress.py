@@ -30,6 +30,8 @@ class Terminal(io.StringIO):
 class Counting:
     """Fixed readings; records how many gaps it was asked for."""
 
+    batches = False
+
     name = "counting"
     config = RestoreConfig(k=2)
 

@@ -11,8 +11,8 @@ import pytest
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restoration.config import DEFAULT_MODEL
+from apollo_restore.restoration.demotions import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR, Demotions
 from apollo_restore.restoration.load import calibration_for, scoring_of
-from apollo_restore.restoration.presentation.present import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR, Demotions
 
 PATH = Path("model") / META_FILE
 

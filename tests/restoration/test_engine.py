@@ -16,8 +16,9 @@ from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.context import context_of
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.members import neural as neural_module
 from apollo_restore.restoration.members.candidates import match_key, merge_equivalent
-from apollo_restore.restoration.members.neural import NeuralMember, length_batches
+from apollo_restore.restoration.members.neural import MAX_KEPT_PROMPTS, NeuralMember, length_batches
 
 from ..conftest import MEMORISED
 from ..ranking import assert_same_ranking
@@ -84,6 +85,36 @@ def test_engine_score_matches_beam(restorer):
     cands = restorer.candidates(prefix, suffix, NO_HINT, k=5)
     scores = restorer.score_readings(prefix, suffix, NO_HINT, [c.text for c in cands])
     assert scores == pytest.approx([c.log_score for c in cands], abs=1e-3)
+
+
+def test_a_score_does_not_depend_on_a_search_having_run_before(memorised_model):
+    """The kept prompts are a memo: the same scores (to float rounding) from a fresh member, one that
+    just searched the gap (its search's scores reused) and one that searched other gaps since."""
+    prefix, _, suffix = MEMORISED[1]
+    hint = Hint.exact(9)
+    searched = NeuralMember.load(memorised_model)
+    readings = [c.text for c in searched.candidates(prefix, suffix, hint, k=10)] + ["και", "αβγδεζηθι"]
+    after_search = searched.score_readings(prefix, suffix, hint, readings)
+    fresh = NeuralMember.load(memorised_model).score_readings(prefix, suffix, hint, readings)
+    assert after_search == pytest.approx(fresh, abs=1e-4)
+    other = [(p, s, NO_HINT) for p, _, s in MEMORISED if p != prefix]
+    searched.candidates_many(other)  # this gap's prompt is no longer kept
+    assert searched.score_readings(prefix, suffix, hint, readings) == pytest.approx(fresh, abs=1e-4)
+
+
+def test_the_kept_prompts_are_bounded_and_shrink_to_the_last_batch(memorised_model, monkeypatch):
+    monkeypatch.setattr(neural_module, "MAX_KEPT_PROMPTS", 3)
+    member = NeuralMember.load(memorised_model)
+    gaps = [(p + "και " * i, s, NO_HINT) for i in range(5) for p, _, s in MEMORISED[:1]]
+    member.candidates_many(gaps, k=2)
+    cache = member._cache()
+    assert len(cache.runs) == cache.kept == 3  # a batch larger than the bound keeps its last 3
+    for gap in gaps:  # scoring every gap of the batch still works; the bound still holds
+        member.score_readings(*gap, ["και"])
+        assert len(cache.runs) <= 3
+    member.candidates(*gaps[0], k=2)
+    assert len(cache.runs) == cache.kept == 1  # a batch of one keeps one: the cache never only grows
+    assert MAX_KEPT_PROMPTS >= 256  # covers a GPU batch of predict's default size
 
 
 def test_engine_restores_memorised_leiden_text(restorer):

@@ -32,6 +32,9 @@ NGRAM = {"name": "ngram", "weight": 1.0, "options": {"file": "ngram.npz"}}
 class Fixed:
     """A filler with fixed log-scores per reading."""
 
+    batches = False
+    kind = "classical"
+
     name = "fixed"
 
     def __init__(self, scores: dict[str, float]):

@@ -8,8 +8,10 @@ from __future__ import annotations
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restoration.demotions import COUNT_FLOOR, HOLD_MARGIN, Demotions, hold_count
 from apollo_restore.restoration.members.candidates import to_candidates
-from apollo_restore.restoration.presentation.present import COUNT_FLOOR, HOLD_MARGIN, Demotions, Presented, hold_count
+from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import Candidate
 
 FORMS = EditionForms.from_forms(["οἰκέτου", "τοῦ", "τὸ", "ἐπερωτῶντος", "Μηνᾶ", "διὰ"])
@@ -22,6 +24,7 @@ class _Pool:
     """A filler returning a fixed pool, best first."""
 
     name = "pool"
+    batches = False
 
     class config:  # noqa: N801 - the attribute a filler carries
         k = 20
@@ -37,7 +40,7 @@ class _Pool:
 
 
 def _first(pool, hint: Hint, demotions: Demotions | None = None) -> Candidate:
-    presented = Presented(_Pool(pool), FORMS, demotions=demotions or Demotions())
+    presented = Presented(_Pool(pool), FORMS, Ranking(demotions or Demotions()))
     return presented.candidates(PREFIX, SUFFIX, hint, 20)[0]
 
 

@@ -35,6 +35,8 @@ class Fixed:
     """Every gap gets the same first reading, ``δεύτερον``, at a chosen calibrated probability;
     the contexts each call saw are kept."""
 
+    batches = False
+
     name = "fixed"
     config = RestoreConfig(k=2)
 

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
 from apollo_restore.data.splice import MACHINE_CLOSE, MACHINE_OPEN
+from apollo_restore.restoration.calibration import Calibration
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.presentation.calibration import Calibration
 from apollo_restore.restoration.types import FILL_THRESHOLD, Candidate
 
 TEXT = "ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν [- - -] πυρρὰν κεχαραγμένην"
@@ -24,6 +24,8 @@ TEXT = "ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν [- - -]
 
 class Fixed:
     """Every gap gets the same first reading, ``δεύτερον``, at a chosen calibrated probability."""
+
+    batches = False
 
     name = "fixed"
     config = RestoreConfig(k=2)

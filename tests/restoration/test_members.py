@@ -15,14 +15,19 @@ from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT
 from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
+from apollo_restore.restoration.filler import candidates_many
 from apollo_restore.restoration.load import load_filler
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.registry import (
+    _FACTORIES,
+    MemberEntry,
+    build_member,
     known_members,
     member_entries,
     register_member,
     write_member_weights,
 )
+from apollo_restore.restoration.types import Candidate
 
 from ..conftest import PASSAGE_1, PASSAGE_2
 
@@ -66,7 +71,82 @@ def load_error(folder) -> str:
 def test_the_registry_knows_the_shipped_members_and_refuses_a_second_registration():
     assert {"neural", "infini", "ngram", "length", "copy", "words"} <= set(known_members())
     with pytest.raises(ValueError, match="registered already"):
-        register_member("infini", "classical")(lambda spec: None)
+        register_member("infini", "classical", batches=False)(lambda spec: None)
+
+
+def test_a_registration_declares_the_members_kind_and_whether_it_batches():
+    with pytest.raises(TypeError, match="batches"):
+        register_member("oracle", "classical")(lambda spec: None)  # batches not declared
+    with pytest.raises(TypeError, match="kind 'oracle'"):
+        register_member("oracle", "oracle", batches=False)
+    with pytest.raises(TypeError, match="batches must be True or False"):
+        register_member("oracle", "classical", batches=None)
+    assert "oracle" not in known_members()
+    assert {name: (f.kind, f.batches) for name, f in _FACTORIES.items() if name in ("neural", "infini")} == {
+        "neural": ("neural", True),
+        "infini": ("classical", False),
+    }
+
+
+class _Undeclared:
+    """A member class that declares neither its kind nor whether it batches."""
+
+    name = "undeclared"
+
+    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
+        return []
+
+    def score_readings(self, prefix, suffix, hint, readings):
+        return [0.0] * len(readings)
+
+    def language_model(self):
+        return None
+
+
+class _Declared(_Undeclared):
+    kind = "classical"
+    batches = False
+
+
+@pytest.mark.parametrize(
+    ("member", "message"),
+    [(_Undeclared(), "declares kind None"), (type("_NoBatches", (_Undeclared,), {"kind": "classical"})(), "batches")],
+)
+def test_a_member_built_without_its_declarations_is_refused(tmp_path, member, message):
+    register_member("undeclared-test", "classical", batches=False)(lambda spec: member)
+    try:
+        entry = MemberEntry("undeclared-test", 1.0, {}, "ensemble.members[0]")
+        with pytest.raises(TypeError, match=message):
+            build_member(tmp_path, entry, RestoreConfig())
+    finally:
+        del _FACTORIES["undeclared-test"]  # the registry is module state: leave it as found
+
+
+def test_an_ensemble_refuses_a_member_that_declares_no_kind():
+    with pytest.raises(TypeError, match="declares kind None"):
+        Ensemble([(_Declared(), 1.0), (_Undeclared(), 1.0)])
+    assert Ensemble([(_Declared(), 1.0)]).kinds == ["classical"]
+
+
+def test_batching_is_what_a_filler_declares_never_a_method_found_by_name():
+    class Many(_Declared):
+        calls: list[str] = []
+
+        def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
+            self.calls.append("one")
+            return [Candidate(prefix, 1.0, 0.0)]
+
+        def candidates_many(self, gaps, k=None):
+            self.calls.append("many")
+            return [[Candidate(prefix, 1.0, 0.0)] for prefix, _, _ in gaps]
+
+    gaps = [("α", "", NO_HINT), ("β", "", NO_HINT)]
+    quiet = Many()
+    assert candidates_many(quiet, gaps) == [[Candidate("α", 1.0, 0.0)], [Candidate("β", 1.0, 0.0)]]
+    assert quiet.calls == ["one", "one"]  # declares batches = False: its candidates_many is not used
+    loud = type("Loud", (Many,), {"batches": True, "calls": []})()
+    candidates_many(loud, gaps)
+    assert loud.calls == ["many"]
 
 
 def test_a_folder_builds_its_listed_members_each_of_its_declared_kind(folder):
@@ -79,6 +159,8 @@ def test_a_folder_builds_its_listed_members_each_of_its_declared_kind(folder):
 
 def test_only_the_language_models_weights_form_the_denominator_of_the_mean():
     class Constant:
+        batches = False
+
         def __init__(self, kind: str, score: float):
             self.kind, self.name, self.score = kind, kind, score
 

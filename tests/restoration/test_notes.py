@@ -12,9 +12,11 @@ from apollo_restore.cli.app import app
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
+from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.presentation.notes import REPEAT_LETTERS, hint_note, notes_for, repeats
-from apollo_restore.restoration.presentation.present import Demotions, Presented, demote
+from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import Candidate
 
 FORMS = EditionForms.from_forms(["πλεῖστα", "χαίρειν", "καὶ", "διὰ", "παντὸς", "ὑγιαίνειν", "σε"])
@@ -26,6 +28,7 @@ class _Junk:
     """The readings a scholar called junk for ``πλεῖστα [.7] καὶ διὰ``, best first, the answer last."""
 
     name = "junk"
+    batches = False
 
     class config:  # noqa: N801 - the attribute a filler carries
         k = 4
@@ -38,7 +41,7 @@ class _Junk:
 
 
 def _shown(demotions: Demotions) -> list[Candidate]:
-    return Presented(_Junk(), FORMS, demotions=demotions).candidates(PREFIX, SUFFIX, Hint.exact(7), 4)
+    return Presented(_Junk(), FORMS, Ranking(demotions)).candidates(PREFIX, SUFFIX, Hint.exact(7), 4)
 
 
 def test_each_doubtful_reading_says_why_and_the_answer_says_nothing():
@@ -68,7 +71,7 @@ def test_repeats_and_missed_hints_are_demoted_below_the_answer():
 
 
 def test_notes_without_edition_forms_still_say_repeats_and_hints():
-    shown = Presented(_Junk(), None, demotions=Demotions(1.0, 1.0, 1.0, None)).candidates(PREFIX, SUFFIX, Hint.exact(7))
+    shown = Presented(_Junk(), None, Ranking(Demotions(1.0, 1.0, 1.0, None))).candidates(PREFIX, SUFFIX, Hint.exact(7))
     assert {c.text: c.notes for c in shown}["χ και δια"] == ["repeats the text after the gap"]
 
 
@@ -110,12 +113,13 @@ def test_a_hint_note_exactly_when_the_letters_are_outside_the_hint(reading, lo, 
     assert note is None or note.startswith(f"{letter_count(reading)} letters, hint {lo}")
 
 
-@given(st.lists(st.tuples(st.floats(0.01, 1.0), st.sampled_from([1.0, 0.5, 0.1])), min_size=1, max_size=8))
+@given(st.lists(st.tuples(st.floats(0.01, 1.0), st.booleans(), st.booleans()), min_size=1, max_size=8))
 def test_demotion_keeps_a_ranked_distribution_ranked(rows):
     rows.sort(key=lambda row: -row[0])
-    total = sum(p for p, _ in rows)
-    cands = [Candidate(str(i), p / total, 0.0) for i, (p, _) in enumerate(rows)]
-    out = demote(cands, [f for _, f in rows])
+    total = sum(p for p, _, _ in rows)
+    cands = [Candidate(str(i), p / total, 0.0) for i, (p, _, _) in enumerate(rows)]
+    flags = [(truncated, repeat, False) for _, truncated, repeat in rows]
+    out = Ranking(Demotions(0.5, 0.1, 1.0, None)).rank_doubted(cands, flags, NO_HINT)
     assert abs(sum(c.prob for c in out) - 1.0) < 1e-9
     assert [c.prob for c in out] == sorted((c.prob for c in out), reverse=True)
     assert sorted(c.text for c in out) == sorted(c.text for c in cands)
@@ -129,7 +133,7 @@ def test_notes_for_lists_several_non_words_together():
 def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
     from apollo_restore.restoration import load
 
-    presented = Presented(_Junk(), FORMS, demotions=Demotions(0.1, 0.1, 0.1, None))
+    presented = Presented(_Junk(), FORMS, Ranking(Demotions(0.1, 0.1, 0.1, None)))
     monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: presented)
     monkeypatch.setenv("COLUMNS", "200")
     text = "τῷ ἀδελφῷ πλεῖστα [.7] καὶ διὰ παντὸς ὑγιαίνειν"

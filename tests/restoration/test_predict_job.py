@@ -29,6 +29,8 @@ from ..ranking import assert_same_ranking
 class Counting:
     """A filler that answers every gap at once and records which it was asked."""
 
+    batches = False
+
     name = "counting"
 
     def __init__(self, fail_at: int | None = None, error: type[BaseException] = RuntimeError) -> None:
@@ -59,6 +61,7 @@ from apollo_restore.restoration.types import Candidate
 
 class Dying:
     name = "dying"
+    batches = False
     calls = 0
 
     def candidates(self, prefix, suffix, hint, k=None):
@@ -101,15 +104,17 @@ def test_an_existing_output_survives_a_failed_run_and_a_resumed_one_replaces_it(
 class Batching(Counting):
     """A filler that searches gaps together, and records the batches it was asked."""
 
+    batches = True
+
     def __init__(self, fail_at_batch: int | None = None) -> None:
         super().__init__()
-        self.batches: list[int] = []
+        self.sizes: list[int] = []  # of the batches asked
         self.fail_at_batch = fail_at_batch
 
     def candidates_many(self, gaps, k=None):
-        if len(self.batches) == self.fail_at_batch:
+        if len(self.sizes) == self.fail_at_batch:
             raise RuntimeError("the filler stops here")
-        self.batches.append(len(gaps))
+        self.sizes.append(len(gaps))
         return [self.candidates(prefix, suffix, hint, k) for prefix, suffix, hint in gaps]
 
 
@@ -120,7 +125,7 @@ def test_a_batched_run_keeps_each_finished_batch_and_resumes_after_it(tmp_path, 
     assert ids(tmp_path / "preds.jsonl.partial") == [f"g{i}" for i in range(8)]  # two whole batches
     filler = Batching()
     assert PredictJob.open(gapset, out, k=5).run(filler, progress=False, batch=4) == 10
-    assert filler.batches == [2] and ids(out) == [f"g{i}" for i in range(10)]
+    assert filler.sizes == [2] and ids(out) == [f"g{i}" for i in range(10)]
 
 
 def test_restart_begins_again(tmp_path, gapset):
@@ -244,6 +249,8 @@ def test_cli_refuses_to_continue_a_run_made_with_another_k(tmp_path, gapset, mon
 
 class Echo:
     """A filler whose first reading is drawn from the gap and whose second names its process."""
+
+    batches = False
 
     name = "echo"
 

@@ -7,8 +7,10 @@ import pytest
 
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT
+from apollo_restore.restoration.demotions import Demotions, doubts, is_truncated
 from apollo_restore.restoration.members.candidates import to_candidates
-from apollo_restore.restoration.presentation.present import Demotions, Presented, demote, doubts, is_truncated
+from apollo_restore.restoration.presentation.present import Presented, annotate
+from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import percent
 
 FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "χαίρειν", "τῷ"])
@@ -16,6 +18,7 @@ FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "
 
 class _Fixed:
     name = "fixed"
+    batches = False
 
     class config:  # noqa: N801 - the attribute a filler carries
         k = 3
@@ -25,7 +28,7 @@ class _Fixed:
 
 
 def _annotated(prefix: str, suffix: str):
-    presented = Presented(_Fixed(), FORMS, demotions=Demotions(1.0, 1.0, 1.0, None))
+    presented = Presented(_Fixed(), FORMS, Ranking(Demotions(1.0, 1.0, 1.0, None)))
     return presented.candidates(prefix, suffix, NO_HINT, 3)
 
 
@@ -35,8 +38,7 @@ def test_a_reading_ending_inside_an_unknown_word_before_a_new_word_is_truncated(
 
 
 def test_the_prefix_partial_word_joins_the_reading():
-    presented = Presented(_Fixed(), FORMS)
-    cands = presented.annotate(to_candidates([("πεζης", -1.0), ("π", -1.5)]), "της τρα", " χαιρειν")
+    cands = annotate(to_candidates([("πεζης", -1.0), ("π", -1.5)]), FORMS, "της τρα", " χαιρειν")
     assert [is_truncated(c, "της τρα", " χαιρειν") for c in cands] == [False, True]  # τραπεζης, τραπ
 
 
@@ -49,14 +51,14 @@ def test_demotion_reranks_and_renormalises():
     cands = _annotated("της ", " χαιρειν")
     factors = [Demotions(truncated=0.1).factor(doubts(c, "της ", " χαιρειν", NO_HINT)) for c in cands]
     assert factors == [0.1, 1.0, 1.0]
-    out = demote(cands, factors)
+    out = Ranking(Demotions(truncated=0.1)).rank(cands, "της ", " χαιρειν", NO_HINT)
     assert [c.text for c in out] == ["τραπεζης", "κυριωι", "τραπ"]
     assert abs(sum(c.prob for c in out) - 1.0) < 1e-9
-    assert demote(cands, [1.0] * len(cands)) == cands
+    assert Ranking(Demotions(1.0, 1.0, 1.0, None)).rank(cands, "της ", " χαιρειν", NO_HINT) == cands
 
 
 def test_presented_applies_its_factor():
-    presented = Presented(_Fixed(), FORMS, demotions=Demotions(truncated=0.1))
+    presented = Presented(_Fixed(), FORMS, Ranking(Demotions(truncated=0.1)))
     assert presented.candidates("της ", " χαιρειν", NO_HINT, 3)[0].text == "τραπεζης"
 
 

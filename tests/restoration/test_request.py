@@ -23,6 +23,8 @@ GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος το�
 class Echo:
     """A gap filler answering one fixed reading, and counting its calls."""
 
+    batches = False
+
     name = "echo"
 
     def __init__(self, reading: str = "αβγ") -> None:

@@ -9,11 +9,13 @@ from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import Hint
 from apollo_restore.model.builders import build_model
 from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.members.candidates import match_key
 from apollo_restore.restoration.members.neural import NeuralMember
-from apollo_restore.restoration.presentation.present import Demotions, Presented
+from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented, with_parallels
 from apollo_restore.retrieve.parallels import ParallelIndex
@@ -106,7 +108,9 @@ def test_k_only_cuts_the_merged_pool(restorer: NeuralMember, index: ParallelInde
 def test_with_parallels_keeps_the_presentation_over_the_merged_pool(
     restorer: NeuralMember, index: ParallelIndex
 ) -> None:
-    shown = with_parallels(Presented(restorer, demotions=Demotions(1.0, 1.0, 1.0, None)), index, count_weight=1000.0)
+    shown = with_parallels(
+        Presented(restorer, ranking=Ranking(Demotions(1.0, 1.0, 1.0, None))), index, count_weight=1000.0
+    )
     assert isinstance(shown, Presented) and isinstance(shown.inner, RetrievalAugmented)
     cands = shown.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert cands[0].text == "τραιανου" and cands[0].origin == ["parallel"]

@@ -12,7 +12,7 @@ from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.filler import GapFiller, candidates_many
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.types import Candidate, GapResult, Restoration
 from apollo_restore.scale import vllm_backend
@@ -120,7 +120,10 @@ def test_vllm_backend_restores_a_document_with_the_engine_types():
 
 def test_vllm_backend_batches_gaps_in_one_call():
     r = _restorer()
-    batch = r.candidates_batch([("κομων ", " του", Hint.exact(3)), ("ετους ", "", NO_HINT)])
+    batch = r.candidates_many([("κομων ", " του", Hint.exact(3)), ("ετους ", "", NO_HINT)])
     assert len(batch) == 2 and len(r.llm.calls) == 1 and len(r.llm.calls[0][0]) == 2
+    # it declares that it batches: the driver's candidates_many sends the gaps in one call too
+    assert r.batches and candidates_many(r, [("κομων ", " του", Hint.exact(3)), ("ετους ", "", NO_HINT)]) == batch
+    assert len(r.llm.calls) == 2 and len(r.llm.calls[1][0]) == 2
     with pytest.raises(NotImplementedError):
         r.score_readings("a", "b", NO_HINT, ["x"])

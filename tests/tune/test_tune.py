@@ -14,9 +14,9 @@ from apollo_restore.data.formats import GapExample
 from apollo_restore.hint import Hint
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.ngram.model import NgramModel
+from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
-from apollo_restore.restoration.presentation.present import Demotions
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.demotions import fit_demotions
 from apollo_restore.tune.weights import Scored, fit_weights
@@ -75,8 +75,8 @@ def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder,
     assert calibration.info["gaps"] == 12 and set(calibration.conditions) <= {"exact", "range", "none"}
 
     shown = load_filler(ensemble_folder)
-    assert shown.demotions == Demotions(**demotions)
-    assert shown.calibration is not None and shown.calibration.conditions == calibration.conditions
+    assert shown.ranking.demotions == Demotions(**demotions)
+    assert shown.ranking.calibration is not None and shown.ranking.calibration.conditions == calibration.conditions
     assert isinstance(shown.inner, Ensemble) and shown.inner.config.hint_slack == slack
     assert sorted(w for _, w in shown.inner.members) == sorted(w for w in weights.values() if w > 0)
     cands = shown.candidates(PASSAGE_2[:28], PASSAGE_2[37:], Hint.exact(9))
@@ -105,7 +105,8 @@ def test_fit_weights_finds_the_member_that_ranks_the_answers_first():
     # member "good" scores each answer highest, "bad" a wrong reading; the folder starts with "bad" strong
     targets = ["αβγδε"[: n % 5 + 1] + "ζ" * (n // 5) for n in range(1, 21)]
     gaps = [GapExample(f"g{t}", "ddb", "d", "", "", t, Hint.exact(len(t))) for t in targets]
-    rows = [Scored([t, "ωω"], {"good": [-1.0, -2.0], "bad": [-5.0, -1.0]}) for t in targets]
+    kinds = {"good": "classical", "bad": "classical"}
+    rows = [Scored([t, "ωω"], {"good": [-1.0, -2.0], "bad": [-5.0, -1.0]}, kinds) for t in targets]
     weights, value = fit_weights(rows, gaps, {"good": 1.0, "bad": 8.0})
     assert weights["good"] == 1.0 and weights["bad"] < 0.25 and value[0] == 1.0
     kept, _ = fit_weights(rows, gaps, {"good": 1.0, "bad": 0.1})  # already right: nothing changes

@@ -23,6 +23,8 @@ class StubFiller:
     """Fixed readings for every gap (κυριωι, θεου, the truncated κυρ): what the page shows of
     display forms, calibrated percentages and unknown words is then known in advance."""
 
+    batches = False
+
     name = "stub"
     config = RestoreConfig(k=3)
 
@@ -36,9 +38,10 @@ class StubFiller:
 def presented_stub():
     """The stub wrapped as ``load_filler`` wraps a model: edition forms and a calibration."""
     from apollo_restore.data.orthography import EditionForms
-    from apollo_restore.restoration.presentation.calibration import Calibration, Scaling
+    from apollo_restore.restoration.calibration import Calibration, Scaling
     from apollo_restore.restoration.presentation.present import Presented
+    from apollo_restore.restoration.ranking import Ranking
 
     forms = EditionForms.from_forms(["κυρίῳ", "θεοῦ", "τῷ", "χαίρειν"])
     calibration = Calibration({c: Scaling(1.0, 0.0) for c in ("exact", "range", "none")}, unknown_word_penalty=2.0)
-    return Presented(StubFiller(), forms, calibration)
+    return Presented(StubFiller(), forms, Ranking(calibration=calibration))

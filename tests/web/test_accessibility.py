@@ -139,6 +139,8 @@ def test_page_reflows_at_320_px(server, browser):
 class _Confident:
     """κυριωι far ahead of θεου (which misses a 6-letter hint): a reading written into the text."""
 
+    batches = False
+
     name = "confident"
 
     def __init__(self) -> None:
@@ -156,11 +158,12 @@ def test_readings_as_an_edition_writes_them_pass_axe(presented_stub, browser):
     """What the tiny model never shows: readings in edition form with their letters in grey,
     notes on doubtful readings, a calibrated reading written into the text and badged
     "proposed", beside a gap left open."""
-    from apollo_restore.restoration.presentation.calibration import Calibration, Scaling
+    from apollo_restore.restoration.calibration import Calibration, Scaling
     from apollo_restore.restoration.presentation.present import Presented
+    from apollo_restore.restoration.ranking import Ranking
 
     sure = Calibration({c: Scaling() for c in ("exact", "range", "none")})  # no weight on "none of these"
-    confident = Presented(_Confident(), presented_stub.forms, sure)
+    confident = Presented(_Confident(), presented_stub.forms, Ranking(calibration=sure))
     with browser_tests.serving(confident) as url:
         page = browser_tests._restore_on_page(browser, url, "Model: confident", "τῷ [.6] χαίρειν [- - -] τῷ")
         page.wait_for_selector("#gap-2 .candidate")

@@ -27,6 +27,8 @@ TWO_GAPS = EXAMPLE  # [.4] and [.12]
 class SleepyFiller:
     """Sleeps ``seconds`` per gap, then answers one reading."""
 
+    batches = False
+
     name = "sleepy"
 
     def __init__(self, seconds: float) -> None:

@@ -204,6 +204,7 @@ def test_api_busy_server_answers_503_with_retry_after():
     refused at once)."""
 
     class Slow:
+        batches = False
         name = "slow"
 
         def candidates(self, prefix, suffix, hint, k=None):
@@ -232,6 +233,7 @@ def test_api_restorations_run_off_the_event_loop(tiny_restorer):
     started = threading.Event()
 
     class Slow:
+        batches = False
         name = "slow"
 
         def candidates(self, prefix, suffix, hint, k=None):

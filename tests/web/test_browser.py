@@ -277,6 +277,8 @@ def test_browser_after_a_pick_the_page_tells_the_truth(presented_stub, browser):
 class _LongReadings:
     """A filler whose best reading is a phrase of several words."""
 
+    batches = False
+
     name = "long"
 
     def __init__(self) -> None:

@@ -29,6 +29,8 @@ EPIDOC = (Path(__file__).resolve().parent.parent / "fixtures" / "epidoc" / "6106
 class SlowFiller:
     """A gap filler taking ``seconds`` per gap and counting the gaps it was asked for."""
 
+    batches = False
+
     name = "slow"
 
     def __init__(self, seconds: float) -> None:

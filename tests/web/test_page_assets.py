@@ -36,6 +36,8 @@ LINES = (
 class Fixed:
     """``δεύτερον`` first at 90 % (calibrated), ``κάμηλον`` next, for every gap."""
 
+    batches = False
+
     name = "default (neural+infini+infini_backward+length+copy+words)"
     config = RestoreConfig(k=2)
 

@@ -13,7 +13,7 @@ import typer
 
 from apollo_restore.cli.common import MAX_SEED, fail, require_extra, threads_option
 
-STEPS = ("weights", "demotions", "calibration")  # apollo_restore.tune.folder.STEPS, without importing torch
+STEPS = ("weights", "demotions", "calibration")  # apollo_restore.restoration.ranking.FITTED_STAGES, without torch
 MIN_GAPS = 50  # apollo_restore.tune.run.MIN_GAPS, without importing torch
 
 
@@ -31,8 +31,8 @@ def tune_command(
     what: str = typer.Option(
         ",".join(STEPS),
         "--what",
-        help="What to fit, comma-separated: weights (ensemble member weights and hint slack), demotions "
-        "(factors of doubtful readings), calibration. Each step uses the ones before it.",
+        help="What to fit, comma-separated: the ranking's stages weights (ensemble member weights and hint "
+        "slack), demotions (factors of doubtful readings), calibration. Each step uses the ones before it.",
     ),
     source: list[str] = typer.Option(["ddb"], "--source", help="Source(s) of the validation gaps (repeat)."),
     per_length: int = typer.Option(5, "--per-length", min=1, max=10_000, help="Gaps per letter count 1–20 and source."),

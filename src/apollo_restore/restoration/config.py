@@ -90,7 +90,11 @@ def search_chars(hint: Hint, cfg: RestoreConfig) -> int:
     return max(4, 2 * (hint.letters(cfg.max_chars)[1] + hint_slack(hint, cfg)) + 2)
 
 
+#: Gaps searched together on a GPU by default (:func:`batch_size`).
+GPU_BATCH = 256
+
+
 def batch_size(batch: int | None, device: str) -> int:
     """Gaps searched together: ``batch``, or by default 1 on the CPU (one gap's rows already fill
-    its matrices) and 256 on a GPU (which one gap's rows leave nearly idle)."""
-    return batch or (1 if device == "cpu" else 256)
+    its matrices) and :data:`GPU_BATCH` on a GPU (which one gap's rows leave nearly idle)."""
+    return batch or (1 if device == "cpu" else GPU_BATCH)

@@ -5,17 +5,22 @@ retrieval-augmented search, the presentation layer and the vLLM backend.
     filler.candidates(prefix, suffix, Hint.exact(7), k=20)   # ranked readings of one gap
     filler.score_readings(prefix, suffix, hint, ["και", "κατα"])   # log-probabilities (nats)
     filler.language_model()   # (model, tokenizer) for bits per character, or None
+    candidates_many(filler, gaps, k)   # several gaps: together when the filler declares it batches
 
 ``candidates`` proposes; ``score_readings`` scores readings proposed by anyone, on the scale the
 filler ranks by, which is what an ensemble multiplies (a filler that cannot score, e.g. a length
 prior proposing nothing, still answers both). ``language_model`` gives evaluation the neural
 model behind a filler — an ensemble answers with its neural member's, a classical filler with
 ``None`` — so that bits per character is reported, or plainly skipped, without guessing.
+
+What a filler can do is declared, never guessed: ``batches`` (a class attribute) says whether it
+has ``candidates_many`` (several gaps searched together), and an ensemble member declares its
+``kind`` (:data:`MemberKind`); :func:`member_kind` refuses a member that declares none.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Literal, NamedTuple, Protocol, get_args, runtime_checkable
 
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.types import Candidate
@@ -23,15 +28,28 @@ from apollo_restore.restoration.types import Candidate
 #: What a filler is as an ensemble member (its ``kind`` attribute): the neural FIM model; a
 #: classical language model (its scores are log-probabilities of the reading, like the neural
 #: one's); evidence from the gap's own document; a prior (a score that is neither). The weights
-#: of the first two form the denominator of the ensemble's weighted mean.
+#: of the first two form the denominator of the ensemble's weighted mean
+#: (:func:`~apollo_restore.restoration.ranking.weighted_mean`).
 MemberKind = Literal["neural", "classical", "document", "prior"]
+MEMBER_KINDS: tuple[str, ...] = get_args(MemberKind)
 LANGUAGE_MODEL_KINDS: frozenset[str] = frozenset({"neural", "classical"})
 
 
-def kind_of(filler: object) -> str:
-    """The member kind ``filler`` declares (its ``kind`` attribute); a filler that declares none
-    is taken as a classical language model (test stand-ins, retrieval wrappers)."""
-    return getattr(filler, "kind", "classical")
+def member_kind(filler: object) -> MemberKind:
+    """The member kind ``filler`` declares (its ``kind`` attribute).
+
+    Raises:
+        TypeError: it declares none, or one that is not a :data:`MemberKind` (a member's kind
+            decides whether its weight counts in the ensemble's denominator: never guessed).
+    """
+    kind = getattr(filler, "kind", None)
+    if kind not in MEMBER_KINDS:
+        name = getattr(filler, "name", type(filler).__name__)
+        raise TypeError(
+            f"ensemble member {name!r} ({type(filler).__name__}) declares kind {kind!r}: "
+            f"declare a class attribute kind, one of {', '.join(MEMBER_KINDS)}"
+        )
+    return kind
 
 
 class LanguageModel(NamedTuple):
@@ -48,9 +66,13 @@ class GapFiller(Protocol):
 
     Attributes:
         name: shown in results (the model folder, or the filler's kind).
+        batches: whether it has a ``candidates_many(gaps, k)`` method searching several gaps
+            together (:func:`candidates_many` calls it), each gap getting what :meth:`candidates`
+            gives it alone; a class attribute every filler declares.
     """
 
     name: str
+    batches: bool
 
     def candidates(self, prefix: str, suffix: str, hint: Hint, k: int | None = None) -> list[Candidate]:
         """Up to ``k`` readings (default: the filler's own ``k``), best first: the first ``k`` of a
@@ -77,9 +99,8 @@ def candidates_many(
     filler: GapFiller, gaps: list[tuple[str, str, Hint]], k: int | None = None
 ) -> list[list[Candidate]]:
     """:meth:`GapFiller.candidates` of each gap ``(prefix, suffix, hint)``: searched together by a
-    filler that can (one with a ``candidates_many`` method: the neural model batches its search
-    over the gaps), else one gap at a time. Each gap's candidates are those it gets alone."""
-    many = getattr(filler, "candidates_many", None)
-    if many is not None:
-        return many(gaps, k)
+    filler that declares it ``batches`` (its ``candidates_many``: the neural model batches its
+    search over the gaps), else one gap at a time. Each gap's candidates are those it gets alone."""
+    if filler.batches:
+        return filler.candidates_many(gaps, k)
     return [filler.candidates(prefix, suffix, hint, k) for prefix, suffix, hint in gaps]

@@ -14,13 +14,15 @@ from pathlib import Path
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors
 from apollo_restore.model.folder import META_FILE, fingerprint, read_meta
+from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration, Scoring, mismatch
 from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS, kind_of
+from apollo_restore.restoration.demotions import Demotions
+from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.registry import build_member, ensemble_entry, member_entries
-from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration, Scoring, mismatch
-from apollo_restore.restoration.presentation.present import Demotions, Presented
+from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.ranking import Ranking
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,8 @@ def load_filler(
     ``device`` (``"cpu"``, ``"cuda"``).
 
     With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
-    edition form (the package's form table), doubtful readings are demoted by the folder's
+    edition form (the package's form table) and are ranked by the folder's stages 3–4
+    (:class:`~apollo_restore.restoration.ranking.Ranking`): doubtful readings are demoted by its
     ``presentation.demotions`` factors (:meth:`Demotions.of_folder`) and, when the folder has a
     ``calibration.json`` fitted on these very scores (this folder, these members, this arithmetic:
     :func:`calibration_for`), probabilities are calibrated; ``present=False`` gives the bare
@@ -70,7 +73,7 @@ def load_filler(
     neural = filler if isinstance(filler, NeuralMember) else filler.neural
     if isinstance(neural, NeuralMember):  # int8 asked for where PyTorch has no int8 kernel runs in fp32
         scoring = replace(scoring, precision=neural.precision)
-    return Presented(filler, default_forms(), calibration_for(path, scoring), demotions)
+    return Presented(filler, default_forms(), Ranking(demotions, calibration_for(path, scoring)))
 
 
 def scoring_of(
@@ -98,7 +101,7 @@ def scoring_of(
 
 def calibration_for(folder: Path, scoring: Scoring) -> Calibration | None:
     """The folder's calibration when it was fitted for ``scoring``'s scores, else ``None`` (also
-    when it has none): then a warning says why (:func:`~.presentation.calibration.mismatch`) and
+    when it has none): then a warning says why (:func:`~.calibration.mismatch`) and
     readings are shown uncalibrated (``calibrated: false``) until ``apollo-restore tune --what
     calibration`` fits it again.
 
@@ -137,7 +140,7 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
     if not any(e.kind in LANGUAGE_MODEL_KINDS for e in entries):
         raise ValueError(Errors.E502.format(folder=path))
     members = [(build_member(path, e, search, device), e.weight) for e in entries]
-    neural = next((filler for filler, _ in members if kind_of(filler) == "neural"), None)
+    neural = next((filler for (filler, _), e in zip(members, entries) if e.kind == "neural"), None)
     if neural is None:  # for reports (bits per character), loaded when first asked
 
         def neural() -> NeuralMember:

@@ -42,7 +42,7 @@ class Candidate:
         notes: why the reading may be doubtful, in plain words (``"9 letters, hint 7"``,
             ``"repeats the text after the gap"``, ``"leaves a non-word: γεωρ"``; such readings
             are demoted: :mod:`apollo_restore.restoration.presentation.notes`); empty when nothing is.
-        calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restoration.presentation.calibration`).
+        calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restoration.calibration`).
     """
 
     text: str

@@ -60,6 +60,8 @@ class RetrievalAugmented:
         docs_per_reading: document ids cited per reading.
     """
 
+    batches = False  # one gap at a time: the parallels are looked up per gap
+
     def __init__(
         self,
         restorer: GapFiller,

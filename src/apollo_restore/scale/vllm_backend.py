@@ -4,7 +4,7 @@
     from apollo_restore.scale.vllm_backend import VllmRestorer
     r = VllmRestorer("runs/large/model", tensor_parallel_size=1)
     result = restore_text(r, "ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")  # a Restoration
-    batch = r.candidates_batch([(prefix, suffix, Hint.exact(7)), ...])      # one vLLM call
+    batch = r.candidates_many([(prefix, suffix, Hint.exact(7)), ...])       # one vLLM call
 
 :class:`VllmRestorer` is a :class:`~apollo_restore.restoration.filler.GapFiller` whose per-gap search
 runs ``vllm.LLM.beam_search`` (``BeamSearchParams(beam_width=k, max_tokens=…,
@@ -116,7 +116,12 @@ class VllmRestorer:
 
     Raises:
         VllmUnavailable: no ``llm`` given and vLLM or a GPU is missing.
+
+    It declares no ensemble ``kind``: it cannot score readings it did not propose, so an
+    :class:`~apollo_restore.restoration.members.ensemble.Ensemble` refuses it as a member.
     """
+
+    batches = True  # candidates_many: one beam_search call over the gaps
 
     def __init__(
         self,
@@ -142,7 +147,7 @@ class VllmRestorer:
         n = self.config.context_chars
         return self.fim.encode_prompt(prefix[-n:], suffix[:n], hint)
 
-    def candidates_batch(self, gaps: Sequence[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
+    def candidates_many(self, gaps: Sequence[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
         """Candidates for many gaps in one ``beam_search`` call (vLLM batches the beams).
 
         Args:
@@ -160,7 +165,7 @@ class VllmRestorer:
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap (same contract as :meth:`NeuralMember.candidates`)."""
-        return self.candidates_batch([(prefix, suffix, hint)], k)[0]
+        return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """Not available: vLLM's beam search gives no scores for readings it did not propose

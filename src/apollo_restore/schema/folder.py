@@ -194,7 +194,7 @@ Parameter = number(-MAX_PARAMETER, MAX_PARAMETER)
 
 
 class Scaling(Settings):
-    """One hint condition's parameters (see ``apollo_restore.restoration.presentation.calibration``)."""
+    """One hint condition's parameters (see ``apollo_restore.restoration.calibration``)."""
 
     a: number(0, MAX_PARAMETER, "inverse temperature; a ranking is never inverted", above=True) = 1.0
     b: Annotated[

@@ -1,4 +1,4 @@
-"""Fit a model folder's calibration (:mod:`apollo_restore.restoration.presentation.calibration`) on validation gaps.
+"""Fit the ranking's stage ``calibration`` (:mod:`apollo_restore.restoration.calibration`) on validation gaps.
 
     records = [record(gap, pool) for gap, pool in zip(gaps, shown_pools)]   # pools as calibration gets them
     calibration = fit_calibration(records)                                  # info: measured before/after
@@ -6,7 +6,7 @@
 A record holds one gap's whole ranked pool as the calibration receives it (annotated, doubtful
 readings demoted, probabilities normalised over the pool) and where the edition's reading is in
 it. The parameters are fitted by maximum likelihood on all records
-(:func:`~apollo_restore.restoration.presentation.calibration.fit`); its effect is measured by two-fold
+(:func:`~apollo_restore.restoration.calibration.fit`); its effect is measured by two-fold
 cross-fitting over documents (fit on one half, measure on the other) when both halves hold every
 hint condition, and recorded in the calibration's ``info``.
 """
@@ -23,7 +23,8 @@ from apollo_restore.evaluate.gapsets import condition_of
 from apollo_restore.evaluate.metrics import agnostic, reliability
 from apollo_restore.evaluate.report import plot_reliability
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.presentation.calibration import Calibration, calibrated, fit, gap_letters
+from apollo_restore.restoration.calibration import Calibration, calibrated, fit, gap_letters
+from apollo_restore.restoration.ranking import best_first
 from apollo_restore.restoration.types import Candidate
 
 SHOWN = 20  # readings a list shows by default (k): the "top-20" reliability is over them
@@ -59,7 +60,8 @@ def arrays(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
 
 def shown(records: list[dict], cal: Calibration | None) -> tuple[np.ndarray, np.ndarray]:
     """``(G, K)`` probabilities as shown (raw, or calibrated) and ``(G, K)`` correctness, both in
-    the displayed order (calibration may demote readings)."""
+    the order shown (the ranking's :func:`~apollo_restore.restoration.ranking.best_first` by ``p``
+    over the records' order, which is the order before calibration)."""
     logq, unknown, letters, top_score, truth, conds = arrays(records)
     probs = np.exp(logq)
     if cal is not None:
@@ -72,7 +74,7 @@ def shown(records: list[dict], cal: Calibration | None) -> tuple[np.ndarray, np.
     right = np.zeros_like(probs, dtype=bool)
     right[truth >= 0, truth[truth >= 0]] = True
     probs = np.where(np.isfinite(logq), probs, 0.0)
-    order = np.argsort(-probs, axis=1, kind="stable")
+    order = np.array([best_first(row) for row in probs.tolist()], dtype=int).reshape(probs.shape)
     return np.take_along_axis(probs, order, 1), np.take_along_axis(right, order, 1)
 
 

@@ -4,9 +4,10 @@ write them into it.
     result = tune(Path("my-model"), Path("data/prepared"), ["weights", "demotions", "calibration"], force=True)
     print("\\n".join(result.lines()))
 
-Steps run in the order of :data:`~apollo_restore.tune.folder.STEPS`, each on what the ones before
-it chose: the ensemble weights (and hint slack) rank the pools whose doubtful readings the
-demotions re-rank, and the calibration is fitted on the pools as they are shown. One restoration
+Steps run in the order of :data:`~apollo_restore.tune.folder.STEPS` — the ranking's stages with
+parameters (:mod:`apollo_restore.restoration.ranking`) — each on what the ones before it chose:
+stage ``weights`` (and the hint slack) gives the pools, stage ``demotions`` is fitted on them, and
+stage ``calibration`` on the pools as the demotions leave them, each with the ranking's own functions. One restoration
 pass serves the weights (every member's proposals and scores), one more serves both the demotions
 and the calibration (the folder's filler, with the new weights). ``apollo_restore.json`` is
 written first, then ``calibration.json`` with the fingerprint of the folder as written: each file
@@ -23,11 +24,11 @@ from pathlib import Path
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.evaluate.gapsets import condition_of
 from apollo_restore.model.folder import META_FILE, read_meta, write_meta
+from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
+from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import load_filler, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
-from apollo_restore.restoration.presentation.calibration import CALIBRATION_FILE, Calibration
-from apollo_restore.restoration.presentation.present import Demotions
 from apollo_restore.tune.calibration import fit_calibration, record
 from apollo_restore.tune.demotions import annotated, demoted, fit_demotions, whole_pools
 from apollo_restore.tune.demotions import value as demotions_value
@@ -173,7 +174,7 @@ def tune(
             result.demotions = (demotions, fitted_d)
             demotions, meta = fitted_d, with_demotions(meta, fitted_d)
         if "calibration" in steps:
-            records = [record(g, pool) for g, pool in zip(gaps, demoted(flagged, demotions))]
+            records = [record(g, pool) for g, pool in zip(gaps, demoted(flagged, gaps, demotions))]
             result.calibration = fit_calibration(records, plots)
             sources = ",".join(f"{s}={n}" for s, n in per_length.items())
             fitted_on = {"fitted_by": FITTED_BY, "split": "validation", "sources": sources, "seed": seed}

@@ -1,13 +1,15 @@
-"""Fit the ensemble member weights (and the hint slack) on validation gaps.
+"""Fit the ranking's stage ``weights`` (the ensemble member weights, and the hint slack) on validation gaps.
 
     rows = member_scores(members, gaps, slack=5)           # restores each gap once per member
     weights, value = fit_weights(rows, gaps, start={"neural": 1.0, "infini": 1.0, ...})
 
-Each member proposes ``config.pool`` readings per gap, as in the shipped ensemble (the neural
-member given the hint as it is and searching the slack itself, the others the hint widened by the
-slack); the union is scored once by every member, then weights are searched offline: the ensemble
-ranks a reading by ``Σ wᵢ · scoreᵢ`` (its weighted mean has the same order), so a ranking under any
-weights needs no model call. The search is coordinate ascent from the folder's weights over
+Each member proposes ``config.pool`` readings per gap, as in the shipped ensemble (the member of
+kind ``neural`` given the hint as it is and searching the slack itself, the others the hint widened
+by the slack); the union is scored once by every member (stage 1), then weights are searched
+offline: the ensemble ranks a reading by the weighted mean of its scores
+(:func:`~apollo_restore.restoration.ranking.weighted_mean`, in the order of
+:func:`~apollo_restore.restoration.ranking.best_first`), so a ranking under any weights needs no
+model call. The search is coordinate ascent from the folder's weights over
 :data:`GRID`, one member at a time, keeping a change only when it raises the objective
 (:func:`~apollo_restore.tune.measure.objective`); the first member with a non-zero weight is held
 fixed (scaling every weight changes no ranking).
@@ -22,8 +24,9 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample
 from apollo_restore.restoration.config import hint_slack as slack_of
-from apollo_restore.restoration.filler import GapFiller
+from apollo_restore.restoration.filler import GapFiller, member_kind
 from apollo_restore.restoration.members.candidates import union
+from apollo_restore.restoration.ranking import best_first, weighted_mean
 from apollo_restore.tune.measure import objective
 
 #: Weights tried for each member.
@@ -34,17 +37,21 @@ ROUNDS = 2
 
 @dataclass
 class Scored:
-    """One gap's pool: ``readings`` (the union of the members' proposals) and ``scores[name][i]``,
-    member ``name``'s score of reading ``i``."""
+    """One gap's pool: ``readings`` (the union of the members' proposals), ``scores[name][i]``,
+    member ``name``'s score of reading ``i``, and ``kinds[name]``, its kind."""
 
     readings: list[str]
     scores: dict[str, list[float]]
+    kinds: dict[str, str]
 
     def ranked(self, weights: dict[str, float]) -> list[str]:
-        """The readings by ``Σ wᵢ · scoreᵢ``, best first (ties in pool order)."""
-        total = [sum(w * self.scores[m][i] for m, w in weights.items() if w) for i in range(len(self.readings))]
-        order = sorted(range(len(self.readings)), key=lambda i: -total[i])
-        return [self.readings[i] for i in order]
+        """The readings as the ensemble weighted so ranks them (stage 2), best first; members
+        weighted 0 take no part, as the ensemble leaves them out."""
+        used = [m for m, w in weights.items() if w]
+        if not used or not self.readings:
+            return list(self.readings)
+        s = weighted_mean([self.scores[m] for m in used], [weights[m] for m in used], [self.kinds[m] for m in used])
+        return [self.readings[i] for i in best_first(s)]
 
 
 def member_scores(
@@ -53,19 +60,17 @@ def member_scores(
     """Each gap's union of the members' ``pool`` proposals, scored by every member (see the module
     docstring; ``members["neural"]`` searches the slack itself); with
     ``progress``, a progress bar on stderr."""
+    kinds = {name: member_kind(m) for name, m in members.items()}
     out = []
     for gap in tqdm(gaps, desc=f"members (slack {slack})", unit="gap", disable=not progress):
         widened = gap.hint.widen(slack_of(gap.hint, replace(members["neural"].config, hint_slack=slack)))
-        proposals = (
-            (
-                name,
-                [c.text for c in m.candidates(gap.prefix, gap.suffix, gap.hint if name == "neural" else widened, pool)],
-            )
-            for name, m in members.items()
-        )
+        proposals = []
+        for name, m in members.items():
+            hint = gap.hint if kinds[name] == "neural" else widened  # as the ensemble searches
+            proposals.append((name, [c.text for c in m.candidates(gap.prefix, gap.suffix, hint, pool)]))
         readings, _ = union(proposals)
         scores = {name: m.score_readings(gap.prefix, gap.suffix, gap.hint, readings) for name, m in members.items()}
-        out.append(Scored(readings, scores))
+        out.append(Scored(readings, scores, kinds))
     return out
 
 

@@ -113,6 +113,7 @@ class DocumentCopy:
 
     name = "document-copy"
     kind = "document"  # evidence from the gap's own document, not a language model
+    batches = False
 
     def __init__(self, config: CopyConfig = CopyConfig(), search: RestoreConfig = DEFAULT_RESTORE_CONFIG):
         self.config, self.settings = config, search

@@ -300,6 +300,7 @@ class DocumentWords:
 
     name = "document-words"
     kind = "document"  # evidence from the gap's own document, not a language model
+    batches = False
 
     def __init__(
         self,

@@ -1,8 +1,9 @@
 """A log-linear ensemble of gap fillers (e.g. the neural FIM model and the n-gram model).
 
 Each member proposes candidates; the union (merged by :func:`match_key`) is re-scored by every
-member, and readings are ranked by ``Σ wᵢ · log pᵢ(reading)``. The weights are chosen on the
-validation split (``apollo-restore tune``), never on test gaps.
+member, and readings are ranked by the weighted mean of their scores: stages 1 and 2 of
+:mod:`apollo_restore.restoration.ranking`, whose functions compute and order them. The weights are
+chosen on the validation split (``apollo-restore tune``), never on test gaps.
 
     from apollo_restore.restoration.members.ensemble import Ensemble
     ens = Ensemble([(neural, 1.0), (ngram, 0.6)])
@@ -16,9 +17,10 @@ from collections.abc import Callable
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
-from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS, GapFiller, LanguageModel, candidates_many, kind_of
-from apollo_restore.restoration.members.candidates import to_candidates, union
+from apollo_restore.restoration.filler import GapFiller, LanguageModel, candidates_many, member_kind
+from apollo_restore.restoration.members.candidates import union
 from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.ranking import ranked_pool, weighted_mean
 from apollo_restore.restoration.types import Candidate
 
 
@@ -29,6 +31,7 @@ class LengthPrior:
 
     name = "length-prior"
     kind = "prior"  # its score is no log-probability: its weight stays out of the mean's denominator
+    batches = False
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         return []
@@ -60,7 +63,13 @@ class Ensemble:
     Each member's ``kind`` (:data:`~apollo_restore.restoration.filler.MemberKind`) says how it takes part: the
     ``neural`` one is given the hint as it is; only language models (``neural``,
     ``classical``) weigh in the denominator of the mean.
+
+    Raises:
+        ValueError: no member.
+        TypeError: a member that declares no kind (:func:`~apollo_restore.restoration.filler.member_kind`).
     """
+
+    batches = True  # candidates_many: the members that batch search the gaps together
 
     def __init__(
         self,
@@ -72,6 +81,7 @@ class Ensemble:
         if not members:
             raise ValueError("an ensemble needs at least one member")
         self.members, self.name, self.config = members, name, config
+        self.kinds = [member_kind(filler) for filler, _ in members]
         self._neural = neural
 
     @property
@@ -87,18 +97,11 @@ class Ensemble:
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``Σ wᵢ · log pᵢ(reading) / Σ wᵢ`` for each reading (the language models' weights in
-        the denominator; members of other kinds only in the sum): the weighted mean, on the
-        scale of one model's log-probability, and the ``log_score`` of :meth:`candidates`."""
-        return self._combine([filler.score_readings(prefix, suffix, hint, readings) for filler, _ in self.members])
-
-    def _combine(self, scores: list[list[float]]) -> list[float]:
-        """The weighted mean of the members' scores (one list per member, in member order)."""
-        totals = [0.0] * len(scores[0])
-        for (_, weight), member_scores in zip(self.members, scores):
-            for i, score in enumerate(member_scores):
-                totals[i] += weight * score
-        scale = sum(w for filler, w in self.members if kind_of(filler) in LANGUAGE_MODEL_KINDS) or 1.0
-        return [t / scale for t in totals]
+        the denominator; members of other kinds only in the sum): the weighted mean
+        (:func:`~apollo_restore.restoration.ranking.weighted_mean`), on the scale of one model's
+        log-probability, and the ``log_score`` of :meth:`candidates`."""
+        scores = [filler.score_readings(prefix, suffix, hint, readings) for filler, _ in self.members]
+        return weighted_mean(scores, [w for _, w in self.members], self.kinds)
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """The first ``k`` of the union of the members' candidates, re-ranked by the weighted score.
@@ -119,8 +122,8 @@ class Ensemble:
         # member → gap → candidates: each member proposes its whole pool, whatever k; the neural
         # member searches beyond the hint itself, with a penalty per letter outside it
         proposals = [
-            candidates_many(filler, gaps if kind_of(filler) == "neural" else widened, self.config.pool)
-            for filler, _ in self.members
+            candidates_many(filler, gaps if kind == "neural" else widened, self.config.pool)
+            for (filler, _), kind in zip(self.members, self.kinds)
         ]
         names = [filler.name for filler, _ in self.members]
         out = []
@@ -130,7 +133,5 @@ class Ensemble:
             # k; the neural member reuses its search's scores); weighted mean rather than sum: the
             # same ranking, and the probabilities of a geometric mean rather than of a product,
             # which would be overconfident
-            scores = self.score_readings(prefix, suffix, hint, readings)
-            scored = sorted(zip(readings, scores), key=lambda item: -item[1])
-            out.append(to_candidates(scored, k))
+            out.append(ranked_pool(readings, self.score_readings(prefix, suffix, hint, readings), k))
         return out

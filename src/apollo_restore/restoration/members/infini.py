@@ -65,6 +65,7 @@ class InfiniFiller:
     """
 
     kind = "classical"  # an ensemble member whose scores are log-probabilities
+    batches = False
 
     def __init__(
         self,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from apollo_restore.model.verify import check_vocabulary
 from apollo_restore.restoration.config import (
     DEFAULT_MODEL,
     DEFAULT_RESTORE_CONFIG,
+    GPU_BATCH,
     RestoreConfig,
     hint_slack,
     search_chars,
@@ -43,13 +46,43 @@ log = logging.getLogger(__name__)
 PROBE_TEXT = ("ετους δευτερου αυτοκρατορος καισαρος τιτου αιλιου αδριανου αντωνινου σεβαστου ευσεβους του ", " μηνος")
 
 
+#: Most gaps' prompts one thread keeps (:class:`_PromptCache`): a batch's prompts are kept from its
+#: search for its scoring (an ensemble scores the batch's readings right after), up to a batch of
+#: the GPU's default size (:data:`~apollo_restore.restoration.config.GPU_BATCH`); a larger batch's
+#: first prompts run again when scored (the same scores, later).
+MAX_KEPT_PROMPTS = GPU_BATCH
+
+#: One gap's prompt run and the log P(middle + join) of the readings scored after it so far.
+_Run = tuple[Prompt, dict[str, float]]
+
+
 @dataclass
 class _PromptCache:
-    """One thread's last gaps' prompts (as many as its last batch): prompt ids → (the prompt
-    run, reading → log P(middle + join) found so far)."""
+    """One thread's most recently used gaps' prompts: prompt ids → :data:`_Run`, at most ``kept``
+    (the size of the thread's last batch, at most :data:`MAX_KEPT_PROMPTS`), the least recently
+    used dropped first. A pure memo: what it holds is what running the prompt and scoring the
+    readings gives (up to float rounding), so a score never depends on what ran before."""
 
-    runs: dict[tuple[int, ...], tuple[Prompt, dict[str, float]]] = field(default_factory=dict)
+    runs: OrderedDict[tuple[int, ...], _Run] = field(default_factory=OrderedDict)
     kept: int = 1
+
+    def keep(self, gaps: int) -> None:
+        """Keep the prompts of a batch of ``gaps`` gaps (at most :data:`MAX_KEPT_PROMPTS`)."""
+        self.kept = max(1, min(gaps, MAX_KEPT_PROMPTS))
+        self._trim()
+
+    def run(self, key: tuple[int, ...], make: Callable[[], Prompt]) -> _Run:
+        """The run of prompt ``key``: kept, or made now (and kept)."""
+        if key in self.runs:
+            self.runs.move_to_end(key)
+        else:
+            self.runs[key] = (make(), {})
+            self._trim()
+        return self.runs[key]
+
+    def _trim(self) -> None:
+        while len(self.runs) > self.kept:
+            self.runs.popitem(last=False)  # the least recently used
 
 
 def in_precision(lean: LeanModel, precision: str | None) -> LeanModel:
@@ -91,14 +124,16 @@ class NeuralMember:
         folder: the model folder (to load :attr:`model` from when it was not given).
 
     The last gap's prompt is kept after a search (the last batch's, after
-    :meth:`candidates_many`), with the log-probabilities of the readings the search found, so
-    that scoring that gap's readings next (an ensemble does) neither runs the prompt again nor
-    re-scores what the search already scored. It is kept per thread (:class:`threading.local`):
-    two threads restoring with one loaded model (the web server's workers) never evict or read
-    each other's prompts.
+    :meth:`candidates_many`, up to :data:`MAX_KEPT_PROMPTS`), with the log-probabilities of the
+    readings the search found, so that scoring that gap's readings next (an ensemble does) neither
+    runs the prompt again nor re-scores what the search already scored: only faster, since the
+    search's score of a reading is the quantity :meth:`score_readings` computes (equal up to float
+    rounding). It is kept per thread (:class:`threading.local`): two threads restoring with one
+    loaded model (the web server's workers) never evict or read each other's prompts.
     """
 
     kind = "neural"  # as an ensemble member: the one that searches beyond the hint itself
+    batches = True  # candidates_many: one beam search over several gaps
 
     def __init__(
         self,
@@ -200,15 +235,10 @@ class NeuralMember:
             cache = self._local.cache = _PromptCache()
         return cache
 
-    def _run(self, ids: list[int]) -> tuple[Prompt, dict[str, float]]:
-        """The prompt run (once per gap: kept from this thread's last call) and the readings
+    def _run(self, ids: list[int]) -> _Run:
+        """The prompt run (once per gap: kept from this thread's last batch) and the readings
         scored after it."""
-        cache, key = self._cache(), tuple(ids)
-        if key not in cache.runs:
-            while len(cache.runs) >= cache.kept:
-                del cache.runs[next(iter(cache.runs))]  # the oldest
-            cache.runs[key] = (self.lean.prompt(ids), {})
-        return cache.runs[key]
+        return self._cache().run(tuple(ids), lambda: self.lean.prompt(ids))
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         """Ranked readings for one gap given normalised context (the gap-set interface).
@@ -229,8 +259,7 @@ class NeuralMember:
         (:func:`~apollo_restore.restoration.members.beam.beam_search_many`: one batch per step on the
         model's device); each gap's candidates are those :meth:`candidates` gives it alone."""
         k = k or self.config.k
-        cache = self._cache()
-        cache.kept = max(cache.kept, len(gaps))
+        self._cache().keep(len(gaps))
         pieces = [self._prompt_and_join(prefix, suffix, hint) for prefix, suffix, hint in gaps]
         runs = [self._run(ids) for ids, _ in pieces]
         bounds = [_bound(hint, self.config) for _, _, hint in gaps]

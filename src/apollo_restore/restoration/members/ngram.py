@@ -69,6 +69,7 @@ class NgramRestorer:
     :meth:`apollo_restore.restoration.members.neural.NeuralMember.candidates`)."""
 
     kind = "classical"  # an ensemble member whose scores are log-probabilities
+    batches = False
 
     def __init__(
         self,
@@ -268,6 +269,7 @@ class ReversedFiller:
     with the forward model, each side of the gap gets a full n-gram context."""
 
     kind = "classical"
+    batches = False
 
     def __init__(self, inner: NgramRestorer):
         self.inner, self.name = inner, inner.name

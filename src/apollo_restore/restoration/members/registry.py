@@ -10,9 +10,12 @@ A folder's ``apollo_restore.json`` holds::
 
 Each name is a factory registered here with :func:`register_member`: it checks its options (an
 unknown one, or a value of the wrong type, is a numbered error naming the file and the field) and
-builds the member. Each member class declares its
-:data:`~apollo_restore.restoration.filler.MemberKind` in a ``kind`` attribute,
-which is what the :class:`~apollo_restore.restoration.members.ensemble.Ensemble` reads (never its type).
+builds the member. A registration declares what the member is — its
+:data:`~apollo_restore.restoration.filler.MemberKind` and whether it ``batches`` (searches several
+gaps together) — and is refused without them; each member class declares the same two in class
+attributes ``kind`` and ``batches``, which is what the
+:class:`~apollo_restore.restoration.members.ensemble.Ensemble` reads (never its type), and a member
+built with other ones than registered is refused (:func:`build_member`).
 
     from apollo_restore.restoration.members.registry import build_member, member_entries
     from apollo_restore.restoration.members.registry import register_member, write_member_weights
@@ -32,7 +35,7 @@ from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, check_meta, write_meta
 from apollo_restore.restoration.config import RestoreConfig
-from apollo_restore.restoration.filler import GapFiller, MemberKind, kind_of
+from apollo_restore.restoration.filler import MEMBER_KINDS, GapFiller, MemberKind, member_kind
 from apollo_restore.restoration.members.document_copy import DocumentCopy
 from apollo_restore.restoration.members.document_words import DocumentWords, Vocabulary
 from apollo_restore.restoration.members.ensemble import LengthPrior
@@ -67,11 +70,12 @@ class MemberSpec:
 
 @dataclass(frozen=True)
 class Factory:
-    """A registered member: its name, its kind, the declared model of its options
+    """A registered member: its name, its kind, whether it batches, the declared model of its options
     (:data:`~apollo_restore.schema.folder.MEMBER_OPTIONS`), and the function that builds it."""
 
     name: str
     kind: MemberKind
+    batches: bool
     make: Callable[..., GapFiller]
     options: type[Settings]
 
@@ -80,21 +84,27 @@ _FACTORIES: dict[str, Factory] = {}
 
 
 def register_member(
-    name: str, kind: MemberKind, options: type[Settings] | None = None
+    name: str, kind: MemberKind, *, batches: bool, options: type[Settings] | None = None
 ) -> Callable[[Callable[..., GapFiller]], Callable[..., GapFiller]]:
     """Register ``make(spec, **options) → member`` under ``name``: it builds members of ``kind``
-    (the ``kind`` their class declares: known before anything loads); ``options`` is the declared
-    model of the options it takes (default: the built-in member's of that name in
-    :data:`~apollo_restore.schema.folder.MEMBER_OPTIONS`, else none).
+    that batch or not (``batches``: what their class declares, known before anything loads);
+    ``options`` is the declared model of the options it takes (default: the built-in member's of
+    that name in :data:`~apollo_restore.schema.folder.MEMBER_OPTIONS`, else none).
 
     Raises:
+        TypeError: ``kind`` is not a :data:`~apollo_restore.restoration.filler.MemberKind`, or
+            ``batches`` not a bool.
         ValueError: ``name`` is registered already.
     """
+    if kind not in MEMBER_KINDS:
+        raise TypeError(f"ensemble member {name!r}: kind {kind!r} is not one of {', '.join(MEMBER_KINDS)}")
+    if not isinstance(batches, bool):
+        raise TypeError(f"ensemble member {name!r}: batches must be True or False, not {batches!r}")
 
     def register(make: Callable[..., GapFiller]) -> Callable[..., GapFiller]:
         if name in _FACTORIES:
             raise ValueError(f"an ensemble member named {name!r} is registered already")
-        _FACTORIES[name] = Factory(name, kind, make, options or MEMBER_OPTIONS.get(name, NoOptions))
+        _FACTORIES[name] = Factory(name, kind, batches, make, options or MEMBER_OPTIONS.get(name, NoOptions))
         return make
 
     return register
@@ -120,17 +130,17 @@ def _member_file(spec: MemberSpec, name: str) -> Path:
 # -- the members --------------------------------------------------------------------------------
 
 
-@register_member("neural", "neural")
+@register_member("neural", "neural", batches=True)
 def _neural(spec: MemberSpec) -> GapFiller:
     return NeuralMember.load(spec.folder, config=spec.search, device=spec.device)
 
 
-@register_member("infini", "classical")
+@register_member("infini", "classical", batches=False)
 def _infini(spec: MemberSpec, direction: str = "forward", **options: Any) -> GapFiller:
     return load_infini(direction, search=spec.search, **options)
 
 
-@register_member("ngram", "classical")
+@register_member("ngram", "classical", batches=False)
 def _ngram(spec: MemberSpec, file: str) -> GapFiller:
     path = _member_file(spec, file)
     try:
@@ -140,17 +150,17 @@ def _ngram(spec: MemberSpec, file: str) -> GapFiller:
         raise ModelFolderError("E519", path, field=field, expected=expected, reason=str(err)[:120]) from None
 
 
-@register_member("length", "prior")
+@register_member("length", "prior", batches=False)
 def _length(spec: MemberSpec) -> GapFiller:
     return LengthPrior()
 
 
-@register_member("copy", "document")
+@register_member("copy", "document", batches=False)
 def _copy(spec: MemberSpec) -> GapFiller:
     return DocumentCopy(search=spec.search)
 
 
-@register_member("words", "document")
+@register_member("words", "document", batches=False)
 def _words(spec: MemberSpec, vocabulary: bool = False) -> GapFiller:
     return DocumentWords(vocabulary=Vocabulary(default_forms().keys) if vocabulary else None, search=spec.search)
 
@@ -226,11 +236,19 @@ def build_member(folder: Path, entry: MemberEntry, search: RestoreConfig, device
     """The member ``entry`` describes, built by its registered factory (of the kind it declares).
 
     Raises:
-        TypeError: the factory built a member of another kind than it was registered with.
+        TypeError: the member built declares no kind or ``batches``, or others than its factory
+            was registered with.
     """
-    member = _FACTORIES[entry.name].make(MemberSpec(folder, search, device, entry.field), **entry.options)
-    if kind_of(member) != entry.kind:
-        raise TypeError(f"member {entry.name!r} is registered as {entry.kind} but built a {kind_of(member)} member")
+    factory = _FACTORIES[entry.name]
+    member = factory.make(MemberSpec(folder, search, device, entry.field), **entry.options)
+    kind, batches = member_kind(member), getattr(member, "batches", None)
+    if kind != factory.kind:
+        raise TypeError(f"member {entry.name!r} is registered as {factory.kind} but built a {kind} member")
+    if batches is not factory.batches:
+        raise TypeError(
+            f"member {entry.name!r} is registered with batches={factory.batches} but built a member "
+            f"declaring batches={batches!r} (declare a class attribute batches)"
+        )
     return member
 
 

@@ -1,2 +1,2 @@
-"""What the user reads: edition forms, demotions of doubtful readings, calibrated probabilities,
-notes and labels."""
+"""What the user reads: edition forms, notes and labels around the readings the ranking
+(:mod:`apollo_restore.restoration.ranking`) orders; presentation never reorders."""

@@ -15,8 +15,9 @@ Three doubts, each a fact of the reading and its gap (no score is read):
 - **a non-word**: it makes with the context a word no training edition spells (its
   :attr:`~apollo_restore.restoration.types.Candidate.unknown_words`): ``leaves a non-word: γεωρ``.
 
-:mod:`apollo_restore.restoration.presentation.present` demotes readings with the first two (factors chosen on
-validation) and fills in the notes.
+:mod:`apollo_restore.restoration.demotions` demotes readings with the first two (stage 3 of the
+ranking; factors chosen on validation); :mod:`apollo_restore.restoration.presentation.present`
+fills in the notes.
 """
 
 from __future__ import annotations

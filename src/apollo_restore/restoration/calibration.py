@@ -1,4 +1,5 @@
-"""Calibrated probabilities: how often a reading shown at p is the edition's reading.
+"""Stage 4 of the ranking (:mod:`apollo_restore.restoration.ranking`): calibrated probabilities,
+how often a reading shown at p is the edition's reading.
 
 A filler's own probabilities are normalised over its ranked pool, so they sum to 1 even when
 no reading is right. The calibration maps them, per hint condition (exact, range, none), to
@@ -8,19 +9,22 @@ probabilities fitted on validation gaps, with room for "none of these":
     none   = b − c · max_j z_j + d · log n + e · m + f · s
     p_i    = exp(z_i) / (Σ_j exp(z_j) + exp(none))
 
-``q_i`` is the filler's probability (normalised over its whole pool, which does not depend on
-``k``, so neither does any ``p_i``), ``a`` a temperature (``1/T``), ``b`` the log-weight of
-"the right reading is not in the list" when the filler is sure of its best reading
-(``max z = 0``) for a one-letter gap, ``c`` how much that weight grows as the filler is less
-sure, and ``d``, ``e``, ``f`` how it moves with three things the filler knows of the gap: the
-log of its letters ``n`` (the hint's middle count, or with no hint the letters of the filler's
-best reading: :func:`gap_letters`), the margin ``m = log q_1 − log q_2`` (nats) by which the
+``q_i`` is the reading's probability after the demotions (stage 3: normalised over the filler's
+whole pool, which does not depend on ``k``, so neither does any ``p_i``), ``a`` a temperature
+(``1/T``), ``b`` the log-weight of "the right reading is not in the list" when the filler is sure
+of its best reading (``max z = 0``) for a one-letter gap, ``c`` how much that weight grows as the
+filler is less sure, and ``d``, ``e``, ``f`` how it moves with three things the filler knows of
+the gap: the log of its letters ``n`` (the hint's middle count, or with no hint the letters of the
+best reading: :func:`gap_letters`), the margin ``m = log q_(1) − log q_(2)`` (nats) by which the
 best reading stands above the runner-up, and ``s``, the filler's own log-score of its best
 reading (nats, ≤ 0: how probable it is in absolute terms, where ``q`` only says how much more
-than the others; a formula the model knows by heart scores near 0). ``δ`` is the demotion of
-readings that leave an unknown word (e.g. a truncated word where the gap ends at a word
-boundary). The shown probabilities then sum to the chance that the list holds the right
+than the others; a formula the model knows by heart scores near 0). The best reading is the one
+of highest ``q`` (:class:`~apollo_restore.restoration.ranking.Ranking` names it). ``δ`` is the
+demotion of readings that leave an unknown word (e.g. a truncated word where the gap ends at a
+word boundary). The shown probabilities then sum to the chance that the list holds the right
 reading. ``b`` is not bounded: a sure filler on a short gap can be shown near 100 %.
+
+This module computes numbers and never orders readings: the ranking sorts once, by ``p``.
 
 The parameters live in ``calibration.json`` in the model folder, written by
 ``apollo-restore tune --what calibration`` (rerun it whenever the model changes); a folder without one
@@ -32,7 +36,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -177,21 +181,20 @@ class Calibration:
         }
         write_atomic(Path(path), (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
 
-    def apply(self, candidates: list[Candidate], hint: Hint) -> list[Candidate]:
-        """Candidates (a filler's whole ranked pool, best first) re-ranked by ``z`` with
-        calibrated ``prob`` (``calibrated=True``); ``log_score`` and the rest unchanged. Unchanged
-        (``calibrated=False``) under a hint condition it has no parameters for (a folder's
-        calibration lacking one is not loaded at all: :func:`mismatch`)."""
+    def probabilities(self, q: list[float], unknown: list[bool], best: Candidate, hint: Hint) -> list[float] | None:
+        """``p`` of each reading (in the order given) whose probability after the demotions is
+        ``q`` and which leaves an unknown word where ``unknown``; ``best`` is the reading of
+        highest ``q`` (``n`` and ``s`` of the module docstring are read from it). ``None`` under a
+        hint condition it has no parameters for (a folder's calibration lacking one is not loaded
+        at all: :func:`mismatch`)."""
         s = self.conditions.get(hint.kind)
-        if not candidates or s is None:  # a condition not fitted: left uncalibrated (calibrated=False)
-            return candidates
-        q = np.array([max(c.prob, FLOOR) for c in candidates])
-        unknown = np.array([bool(c.unknown_words) for c in candidates], dtype=float)
-        n = np.array([gap_letters(candidates[0].text, hint)])
-        top_score = np.array([candidates[0].log_score])
-        probs = calibrated(np.log(q)[None], unknown[None], n, top_score, s, self.unknown_word_penalty)[0]
-        order = np.argsort(-probs, kind="stable")
-        return [replace(candidates[i], prob=float(probs[i]), calibrated=True) for i in order]
+        if not q or s is None:  # a condition not fitted: left uncalibrated (calibrated=False)
+            return None
+        logq = np.log(np.maximum(np.array(q, dtype=float), FLOOR))
+        flags = np.array(unknown, dtype=float)
+        n = np.array([gap_letters(best.text, hint)])
+        top_score = np.array([best.log_score])
+        return calibrated(logq[None], flags[None], n, top_score, s, self.unknown_word_penalty)[0].tolist()
 
 
 def gap_letters(best: str, hint: Hint) -> int:
@@ -203,9 +206,9 @@ def gap_letters(best: str, hint: Hint) -> int:
 def calibrated(
     logq: np.ndarray, unknown: np.ndarray, letters: np.ndarray, top_score: np.ndarray, s: Scaling, penalty: float
 ) -> np.ndarray:
-    """``p`` of the module docstring for a batch: ``logq``/``unknown`` are ``(G, K)``, each row in
-    the filler's order (pad missing readings with ``logq = -inf``), ``letters`` (``n``) and
-    ``top_score`` (``s``, nats) ``(G,)``; returns ``(G, K)``."""
+    """``p`` of the module docstring for a batch: ``logq``/``unknown`` are ``(G, K)``, in any order
+    (pad missing readings with ``logq = -inf``), ``letters`` (``n``) and ``top_score`` (``s``,
+    nats) ``(G,)``; returns ``(G, K)`` in the same order."""
     z = s.a * logq - penalty * unknown
     zmax = z.max(axis=1, keepdims=True)
     x = features(logq, letters, top_score)
@@ -216,10 +219,12 @@ def calibrated(
 
 
 def features(logq: np.ndarray, letters: np.ndarray, top_score: np.ndarray) -> np.ndarray:
-    """``(G, 3)``: ``log n``, the margin ``m`` and ``s`` of each gap (see the module docstring);
-    a missing runner-up counts as probability :data:`FLOOR`."""
-    second = logq[:, 1] if logq.shape[1] > 1 else np.full(len(logq), -np.inf)
-    margin = logq[:, 0] - np.maximum(second, math.log(FLOOR))
+    """``(G, 3)``: ``log n``, the margin ``m`` and ``s`` of each gap (see the module docstring):
+    the margin is read off the two highest ``logq`` of a row, wherever they stand; a missing
+    runner-up counts as probability :data:`FLOOR`."""
+    highest = -np.sort(-logq, axis=1)  # each row best first
+    second = highest[:, 1] if logq.shape[1] > 1 else np.full(len(logq), -np.inf)
+    margin = highest[:, 0] - np.maximum(second, math.log(FLOOR))
     return np.stack([np.log(letters), margin, top_score], axis=1)
 
 
