@@ -37,7 +37,7 @@ from apollo_restore.data.readers.ddb import parse_original
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.metrics import agnostic
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 
 CONTEXT = 250  # characters of context either side, as gap sets have
 NEAR = 2  # words between the gap and an abbreviation, at most
@@ -110,7 +110,7 @@ def main() -> None:
     started = time.perf_counter()
     chosen = gaps(args.prepared, args.corpus, args.gaps, args.skip)
     print(f"{len(chosen)} gaps near an abbreviation ({time.perf_counter() - started:.0f} s to read)", flush=True)
-    filler = load_filler()
+    restorer = load_restorer()
     hits: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
     for gap in chosen:
         truth = agnostic(gap["target"])
@@ -118,7 +118,7 @@ def main() -> None:
         for rendering in ("dropped", "expanded"):
             prefix, suffix = gap[rendering]
             for condition, hint in (("exact", Hint.exact(letter_count(gap["target"]))), ("none", NO_HINT)):
-                keys = [agnostic(c.text) for c in filler.candidates(prefix, suffix, hint, 20)]
+                keys = [agnostic(c.text) for c in restorer.candidates(prefix, suffix, hint, 20)]
                 hits.setdefault((rendering, condition), []).append((keys[:1] == [truth], truth in keys))
                 outcome[f"{rendering} {condition}"] = [keys[:1] == [truth], truth in keys]
         if args.out:

@@ -55,16 +55,19 @@ import json, statistics, sys, time
 import torch
 torch.set_num_threads(1)
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.load import load_filler
-filler = load_filler()
-restore_text(filler, {TEXT!r}, k=20)  # warm: the text index and the first prompt
+try:
+    from apollo_restore.restoration.load import load_restorer
+except ImportError:  # a tree from before load_filler was renamed load_restorer
+    from apollo_restore.restoration.load import load_filler as load_restorer
+restorer = load_restorer()
+restore_text(restorer, {TEXT!r}, k=20)  # warm: the text index and the first prompt
 out = {{}}
 for text in {TEXTS!r}:
     for k in {KS!r}:
         times = []
         for _ in range(int(sys.argv[1])):
             started = time.perf_counter()
-            best = restore_text(filler, text, k=k).gaps[0].candidates[0]
+            best = restore_text(restorer, text, k=k).gaps[0].candidates[0]
             times.append(time.perf_counter() - started)
         out[f"{{text}}|{{k}}"] = [statistics.median(times), best.text, best.prob]
 print(json.dumps(out))

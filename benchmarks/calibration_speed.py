@@ -2,7 +2,7 @@
 
     python benchmarks/calibration_speed.py --gaps gaps.jsonl --limit 40 [--neural-only]
 
-Loads the shipped filler twice (``load_filler``: presented; ``--neural-only`` its neural member
+Loads the shipped restorer twice (``load_restorer``: presented; ``--neural-only`` its neural member
 alone): from the embedded model folder, and from a copy of it without ``calibration.json``. Each
 gap of the set (the first ``--limit``; ``apollo-restore gaps`` writes one) is restored by both, in
 turn, each going first in turn, on one torch thread, so that the load of a shared machine falls on
@@ -31,7 +31,7 @@ from apollo_restore.evaluate.gapsets import load_gaps
 from apollo_restore.model.folder import fingerprint
 from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 
 
 def copy_without_calibration(out: Path) -> Path:
@@ -42,10 +42,10 @@ def copy_without_calibration(out: Path) -> Path:
     return out
 
 
-def restore(filler, gap: GapExample, k: int) -> tuple[float, list]:
+def restore(restorer, gap: GapExample, k: int) -> tuple[float, list]:
     """CPU milliseconds of one gap's restoration, and its readings."""
     cpu = time.process_time()
-    cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, k)
+    cands = restorer.candidates(gap.prefix, gap.suffix, gap.hint, k)
     return (time.process_time() - cpu) * 1000, cands
 
 
@@ -63,13 +63,13 @@ def main() -> None:
         cpu = time.process_time()
         fingerprint(copy)  # a path not seen yet: hashed afresh, as in a new process
         check = time.process_time() - cpu
-        fillers = {
-            name: load_filler(folder, use_ngram=not args.neural_only)
+        restorers = {
+            name: load_restorer(folder, neural_only=args.neural_only)
             for name, folder in (("with", DEFAULT_MODEL), ("without", copy))
         }
-        assert fillers["with"].calibration is not None and fillers["without"].calibration is None
-        for filler in fillers.values():  # first-call costs (the index opened, tables read) out of the timings
-            restore(filler, gaps[0], args.k)
+        assert restorers["with"].calibration is not None and restorers["without"].calibration is None
+        for restorer in restorers.values():  # first-call costs (the index opened, tables read) out of the timings
+            restore(restorer, gaps[0], args.k)
         calls = 0
         apply = Calibration.apply
 
@@ -82,18 +82,18 @@ def main() -> None:
         ms: dict[str, list[float]] = {"with": [], "without": []}
         for i, gap in enumerate(gaps):
             for name in ("with", "without") if i % 2 == 0 else ("without", "with"):
-                ms[name].append(restore(fillers[name], gap, args.k)[0])
+                ms[name].append(restore(restorers[name], gap, args.k)[0])
         profile = cProfile.Profile()
         profile.enable()
         for gap in gaps:
-            restore(fillers["with"], gap, args.k)
+            restore(restorers["with"], gap, args.k)
         profile.disable()
         Calibration.apply = apply
     w, wo = np.array(ms["with"]), np.array(ms["without"])
     stats = pstats.Stats(profile)
     applied = sum(v[3] for f, v in stats.stats.items() if f[2] == "counted")  # cumulative seconds
     print(
-        f"{len(gaps)} gaps ({fillers['with'].name}), CPU ms per gap with / without: "
+        f"{len(gaps)} gaps ({restorers['with'].name}), CPU ms per gap with / without: "
         f"mean {w.mean():.0f} / {wo.mean():.0f}, median {np.median(w):.0f} / {np.median(wo):.0f}, "
         f"median ratio {np.median(w / wo):.3f}; the calibration ran {calls} times "
         f"({2 * len(gaps)} calibrated restorations): {1000 * applied / len(gaps):.2f} ms a gap, "

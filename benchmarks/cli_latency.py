@@ -4,8 +4,8 @@
 
 Runs ``python -m apollo_restore restore TEXT`` ``--runs`` times (a fresh process each time,
 as a user would) and reports the median and best wall seconds and the median CPU seconds;
-then, in one process, the CPU seconds of each stage: importing the CLI, importing the restore code, loading the filler,
-restoring. With ``--against``, the same for another source tree (e.g. the main branch's),
+then, in one process, the CPU seconds of each stage: importing the CLI, importing the restore code, loading the
+restorer, restoring. With ``--against``, the same for another source tree (e.g. the main branch's),
 the runs interleaved so that both see the same machine load, and the ratio of medians.
 Prints a Markdown section for BENCHMARKS.md.
 """
@@ -29,11 +29,14 @@ t = time.process_time()
 import apollo_restore.cli.app
 t1 = time.process_time()
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.load import load_filler
+try:
+    from apollo_restore.restoration.load import load_restorer
+except ImportError:  # a tree from before load_filler was renamed load_restorer
+    from apollo_restore.restoration.load import load_filler as load_restorer
 t2 = time.process_time()
-filler = load_filler()
+restorer = load_restorer()
 t3 = time.process_time()
-restore_text(filler, sys.argv[1], k=20)
+restore_text(restorer, sys.argv[1], k=20)
 t4 = time.process_time()
 loaded = [int(name in sys.modules) for name in ("torch", "transformers")]
 print(f"{t1 - t:.2f} {t2 - t1:.2f} {t3 - t2:.2f} {t4 - t3:.2f}", *loaded)

@@ -22,7 +22,7 @@ DocumentCopy's evidence plus ``words`` × :func:`document_letters`; the two weig
 on a grid by mean W.Top-1 (exact, none) of the ``sample`` gaps, out of fold by document (chosen
 on one half of the documents, scored on the other).
 
-``--timing N`` runs the shipped default (:func:`load_filler`, bare) and the same ensemble (its
+``--timing N`` runs the shipped default (:func:`load_restorer`, bare) and the same ensemble (its
 own copy: no prompt run is shared) with the document members added (weights ``--copy``,
 ``--words``), one after the other on the same N sample gaps (exact and none; which goes
 first alternates), and prints CPU ms per gap, p50 and p95 (``time.process_time``, one torch
@@ -50,7 +50,7 @@ from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import agnostic, answer_in_context, score_gap, uniform
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.candidates import union
 from apollo_restore.restoration.members.document_copy import DocumentCopy
 from apollo_restore.restoration.members.document_words import DocumentWords, Vocabulary, WordConfig, document_letters
@@ -123,8 +123,8 @@ def collect(args) -> None:
                 "prefix": gap.prefix, "suffix": gap.suffix, "target": gap.target, "readings": readings,
                 "origin": origins,
             }  # fmt: skip
-            for member, filler in scorers.items():
-                row[member] = filler.score_readings(gap.prefix, gap.suffix, gap.hint, readings)
+            for member, restorer in scorers.items():
+                row[member] = restorer.score_readings(gap.prefix, gap.suffix, gap.hint, readings)
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             out.flush()
 
@@ -336,23 +336,23 @@ def timing(args) -> None:
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", args.per_length, ("exact", "none"), seed=11)
     gaps = gaps[:: max(1, len(gaps) // args.timing)][: args.timing]
-    shipped = load_filler(args.model, present=False)
-    base = load_filler(args.model, present=False)  # its own neural model: no prompt shared
+    shipped = load_restorer(args.model, present=False)
+    base = load_restorer(args.model, present=False)  # its own neural model: no prompt shared
     after = Ensemble(
         [*base.members, (DocumentCopy(), args.copy), (DocumentWords(), args.words)],
         config=base.config,
         neural=base.neural,
     )
-    fillers = {"shipped": shipped, "with document words": after}
-    for filler in fillers.values():  # warm up
-        filler.candidates(gaps[0].prefix, gaps[0].suffix, gaps[0].hint)
-    times: dict[str, list[float]] = {name: [] for name in fillers}
+    restorers = {"shipped": shipped, "with document words": after}
+    for restorer in restorers.values():  # warm up
+        restorer.candidates(gaps[0].prefix, gaps[0].suffix, gaps[0].hint)
+    times: dict[str, list[float]] = {name: [] for name in restorers}
     for n, gap in enumerate(tqdm(gaps, desc="timing")):
-        for name in list(fillers)[:: 1 if n % 2 else -1]:  # alternate which goes first
+        for name in list(restorers)[:: 1 if n % 2 else -1]:  # alternate which goes first
             start = time.process_time()
-            fillers[name].candidates(gap.prefix, gap.suffix, gap.hint)
+            restorers[name].candidates(gap.prefix, gap.suffix, gap.hint)
             times[name].append(1000 * (time.process_time() - start))
-    print("| filler | gaps | CPU ms p50 | p95 |\n|---|---:|---:|---:|")
+    print("| restorer | gaps | CPU ms p50 | p95 |\n|---|---:|---:|---:|")
     for name, ms in times.items():
         print(f"| {name} | {len(ms)} | {np.percentile(ms, 50):.0f} | {np.percentile(ms, 95):.0f} |")
     ratio = np.array(times["with document words"]) / np.array(times["shipped"])

@@ -9,14 +9,14 @@
 ``pools`` takes ddb **validation** gaps (lengths 1–20, ``--per-length`` spans each, seed 36) and
 restores each ONCE under two conditions: the right count (``[.n]``) and a wrong one (``n`` ± 1–3
 letters, the side drawn at random, never below 1). It runs the shipped default
-(:func:`~apollo_restore.restoration.load.load_filler`) with no demotion and no calibration, and appends
-each gap's whole ranked pool (readings, filler probabilities normalised over the pool, log-scores),
+(:func:`~apollo_restore.restoration.load.load_restorer`) with no demotion and no calibration, and appends
+each gap's whole ranked pool (readings, restorer probabilities normalised over the pool, log-scores),
 one gap a line; a rerun restores only the gaps the file lacks.
 
 ``choose`` re-ranks the saved pools offline as :class:`~apollo_restore.restoration.presentation.present.Presented`
 would under each treatment of a missed count — the hint-miss factor alone (0.01 was shipped), a
 smaller factor, or :func:`~apollo_restore.restoration.demotions.hold_count` with a floor (every reading
-that misses the count goes below every right-length reading the filler rates at least the floor)
+that misses the count goes below every right-length reading the restorer rates at least the floor)
 — then applies the shipped calibration, and prints Markdown: uniform-weighted Top-1 / Top-20 per
 condition, the gaps whose first reading misses the count, and the mean shown probability of the
 first reading against how often it is right; with ``--example``, the first reading of each saved
@@ -41,7 +41,7 @@ from apollo_restore.hint import Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.context import GapContexts
 from apollo_restore.restoration.demotions import Demotions, doubts, hold_count
-from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
+from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
 from apollo_restore.restoration.members.candidates import WHOLE_POOL
 from apollo_restore.restoration.presentation.present import Presented, annotate
 from apollo_restore.restoration.ranking import Ranking
@@ -100,11 +100,11 @@ def pools(args: argparse.Namespace) -> None:
         done = {(r["condition"], r["id"]) for r in map(json.loads, args.out.open(encoding="utf-8"))}
     todo = [t for t in todo if (t[0], t[1].id) not in done]
     print(f"{2 * len(gaps)} restorations, {len(todo)} to run", flush=True)
-    filler = Presented(load_filler(present=False), default_forms(), Ranking(NONE))
+    restorer = Presented(load_restorer(present=False), default_forms(), Ranking(NONE))
     started = time.perf_counter()
     with args.out.open("a", encoding="utf-8") as out:
         for i, (condition, gap, hint) in enumerate(todo):
-            cands = filler.candidates(gap.prefix, gap.suffix, hint, WHOLE_POOL)
+            cands = restorer.candidates(gap.prefix, gap.suffix, hint, WHOLE_POOL)
             row = gap.to_dict() | {"condition": condition, "hint": hint.to_json()}
             row["pool"] = [[c.text, c.prob, c.log_score] for c in cands]
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -118,8 +118,8 @@ def example(args: argparse.Namespace) -> None:
     torch.set_num_threads(1)
     request = RestoreRequest(EXAMPLE).validate()
     prefix, suffix = GapContexts(request.document.segments).context(0, [])
-    filler = Presented(load_filler(present=False), default_forms(), Ranking(NONE))
-    cands = filler.candidates(prefix, suffix, request.hints[0], WHOLE_POOL)
+    restorer = Presented(load_restorer(present=False), default_forms(), Ranking(NONE))
+    cands = restorer.candidates(prefix, suffix, request.hints[0], WHOLE_POOL)
     row = {"id": "issue36", "prefix": prefix, "suffix": suffix, "target": "οικετου", "condition": "right"}
     row |= {"hint": request.hints[0].to_json(), "pool": [[c.text, c.prob, c.log_score] for c in cands]}
     args.out.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")

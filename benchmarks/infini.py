@@ -7,9 +7,9 @@
 Gaps: synthetic gaps of the chosen split and ``--source`` (default ddb; ``build_synthetic``, seed 11,
 ``--per-length`` per letter count 1–20), exact hint and no hint. The index is the default one, or
 the folder ``$APOLLO_RESTORE_INDEX`` names (e.g. one with First1K: ``benchmarks/first1k_index.py``).
-Rows: each filler alone on its own beam, the forward + backward members as an
+Rows: each restorer alone on its own beam, the forward + backward members as an
 :class:`~apollo_restore.restoration.members.ensemble.Ensemble` (weights 1, 1), and the
-shipped default (``load_filler()``: what ``apollo-restore restore`` runs, all its members).
+shipped default (``load_restorer()``: what ``apollo-restore restore`` runs, all its members).
 W.Top-1 / W.Top-20 are uniform-weighted over lengths 1–20 (``evaluate.metrics.uniform``); ms are
 per gap, p50 and p95, wall-clock, and the p50 of the process's CPU time per gap (less sensitive
 to other jobs on the machine; NumPy runs single-threaded here). Prints Markdown.
@@ -28,7 +28,7 @@ from apollo_restore.data.prepare import load_documents
 from apollo_restore.data.textindex import PACKED_TEXT, TextIndex, build_text_index, read_packed
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.infini import InfiniConfig, load_infini
 from apollo_restore.restoration.members.ngram import load_ngram
@@ -86,10 +86,10 @@ def main() -> None:
         pair = [load_ngram(p) for p in args.ngram]
         return Ensemble([(pair[0], 1.0), (pair[1], 1.0)])
 
-    # (name, factory): a row's filler is loaded only when the row runs (--only)
+    # (name, factory): a row's restorer is loaded only when the row runs (--only)
     rows = [("unbounded forward", lambda: fwd), ("unbounded backward", lambda: bwd),
             ("unbounded forward + backward", lambda: Ensemble([(fwd, 1.0), (bwd, 1.0)])),
-            ("shipped default (load_filler)", load_filler)]  # fmt: skip
+            ("shipped default (load_restorer)", load_restorer)]  # fmt: skip
     rows += [(f"n-gram {p.stem}", lambda p=p: load_ngram(p)) for p in args.ngram]
     if len(args.ngram) == 2:
         rows.append(("n-gram forward + backward", ngram_pair))
@@ -99,15 +99,15 @@ def main() -> None:
           f"D = {args.discount}, max context {args.max_context}, beam {args.beam}, suffix {args.suffix_chars}, "
           f"close {args.close}, pool {args.pool}, "
           f"{os.cpu_count()} cores\n")  # fmt: skip
-    print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in conds) + " | ms p50 | ms p95 | CPU ms p50 |")
+    print("| restorer | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in conds) + " | ms p50 | ms p95 | CPU ms p50 |")
     print("|---|" + "---:|" * (len(conds) + 3))
     for name, make in rows:
-        filler = make()
+        restorer = make()
         scores: dict[str, list] = {c: [] for c in conds}
         ms, cpu = [], []
         for gap in gaps:
             started, cpu_started = time.perf_counter(), time.process_time()
-            cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, 20)
+            cands = restorer.candidates(gap.prefix, gap.suffix, gap.hint, 20)
             ms.append((time.perf_counter() - started) * 1000)
             cpu.append((time.process_time() - cpu_started) * 1000)
             scores[condition_of(gap)].append(score_gap(gap.target, [c.text for c in cands]))

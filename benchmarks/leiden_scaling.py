@@ -6,7 +6,7 @@ with a growing number of gaps.
 Prints a Markdown table: seconds to parse Leiden text of 250 KB to 1 MB (a papyrus-like mix of
 words, supplements, underdots and line breaks), and seconds to parse a text of 1,000 to 4,000
 gaps and build the context of every gap left to right (each earlier gap filled), as
-:func:`apollo_restore.restoration.members.neural.restore_text` does. Best of two runs.
+:func:`apollo_restore.restoration.driver.restore_text` does. Best of two runs.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import context_of
 from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates, lines_of
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 
 BANDS = ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
 
@@ -59,7 +59,7 @@ def cut(lines: list[list[Segment]], row: int, lost: int, at_start: bool) -> tupl
 def restore_cuts(cuts: list[tuple[list[Segment], int, str, LineEstimate]], per_band: int) -> None:
     """Top-1 and Δlen of the default model on ``per_band`` cuts per band of lost letters, with
     no hint, the estimate as a range hint, and the true length."""
-    filler = load_filler(present=False)
+    restorer = load_restorer(present=False)
     chosen = []
     for lo, hi in BANDS:
         chosen += [c for c in cuts if lo <= letter_count(c[2]) <= hi][:per_band]
@@ -69,7 +69,7 @@ def restore_cuts(cuts: list[tuple[list[Segment], int, str, LineEstimate]], per_b
     for c in tqdm(chosen, desc="restore"):
         prefix, suffix = context_of(c[0], c[1], [])
         for name, hint in hints.items():
-            found = filler.candidates(prefix[-250:], suffix[:250], hint(c), 20)
+            found = restorer.candidates(prefix[-250:], suffix[:250], hint(c), 20)
             scores[name].append(score_gap(c[2], [x.text for x in found]))
     print(f"\n### The default model on {len(chosen)} cut lines ({per_band} per band): W.Top-1 / W.Δlen\n")
     print("| hint | W.Top-1 | W.Top-20 | W.Δlen |")

@@ -10,10 +10,10 @@ measures a grid of them, the notes' repeat length and the ECE under the shipped 
     python benchmarks/list_notes.py pools ... --per-length 3 --conditions wrong100 --out /tmp/wrong.jsonl
     python benchmarks/list_notes.py choose --pools /tmp/wrong.jsonl   # every exact hint wrong
 
-``pools`` runs the shipped default (:func:`~apollo_restore.restoration.load.load_filler`) ONCE over
+``pools`` runs the shipped default (:func:`~apollo_restore.restoration.load.load_restorer`) ONCE over
 ddb **validation** gaps (lengths 1–20, ``--per-length`` spans each, hint conditions exact and
 none, seed 21) and appends each gap's whole ranked pool, as the presentation layer receives it
-from the ensemble (readings, filler probabilities normalised over the pool, log-scores), to a
+from the ensemble (readings, restorer probabilities normalised over the pool, log-scores), to a
 JSONL file, one gap a line; a rerun restores only the gaps the file lacks.
 
 With ``--conditions wrong100`` every gap gets a wrong exact hint
@@ -49,7 +49,7 @@ from apollo_restore.evaluate.metrics import agnostic, reliability, score_gap, un
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.demotions import TRUNCATED_FACTOR, Demotions, doubts
-from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
+from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
 from apollo_restore.restoration.members.candidates import WHOLE_POOL
 from apollo_restore.restoration.presentation.notes import notes_for, repeats
 from apollo_restore.restoration.presentation.present import Presented, annotate
@@ -69,11 +69,11 @@ def pools(args: argparse.Namespace) -> None:
     done = {json.loads(line)["id"] for line in args.out.open(encoding="utf-8")} if args.out.exists() else set()
     todo = [g for g in gaps if g.id not in done]
     print(f"{len(gaps)} gaps, {len(todo)} to restore", flush=True)
-    filler = Presented(load_filler(present=False), default_forms(), Ranking(NONE))
+    restorer = Presented(load_restorer(present=False), default_forms(), Ranking(NONE))
     started = time.perf_counter()
     with args.out.open("a", encoding="utf-8") as out:
         for i, gap in enumerate(todo):
-            cands = filler.candidates(gap.prefix, gap.suffix, gap.hint, WHOLE_POOL)
+            cands = restorer.candidates(gap.prefix, gap.suffix, gap.hint, WHOLE_POOL)
             row = gap.to_dict() | {"pool": [[c.text, c.prob, c.log_score] for c in cands]}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             out.flush()

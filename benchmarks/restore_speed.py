@@ -3,8 +3,8 @@
     git archive ce80386 src | tar -x -C /tmp/base           # the tree to compare with
     python benchmarks/restore_speed.py --prepared data/prepared --baseline /tmp/base/src --per-length 3
 
-Each tree runs in its own worker process (``PYTHONPATH`` set to it), loads the shipped filler
-(``load_filler()``: the embedded model, its ensemble and presentation) and restores the same ddb
+Each tree runs in its own worker process (``PYTHONPATH`` set to it), loads the shipped restorer
+(``load_restorer()``: the embedded model, its ensemble and presentation) and restores the same ddb
 validation gaps (exact hint and no hint, lengths 1–20); the gaps are sent to the two workers in
 turn, each going first in turn, so that the load of a shared machine falls on all alike.
 Prints Markdown: p50/p95 of each tree's CPU milliseconds per gap and of the per-gap CPU ratio
@@ -43,7 +43,7 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of, load_gaps
 from apollo_restore.evaluate.metrics import GapScore, answer_in_context, score_gap, uniform
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.candidates import match_key
 from apollo_restore.restoration.predict import predict
 from apollo_restore.restoration.threads import use_threads
@@ -56,16 +56,20 @@ import json, sys, time, torch
 from dataclasses import replace
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
-from apollo_restore.restoration.load import load_filler
+try:
+    from apollo_restore.restoration.load import load_restorer
+except ImportError:  # a tree from before load_filler was renamed load_restorer
+    from apollo_restore.restoration.load import load_filler as load_restorer
 torch.set_num_threads(int(sys.argv[1]))
 overrides = json.loads(sys.argv[2])
 folder = overrides.pop("model", None)
-filler = load_filler(folder, config=replace(DEFAULT_RESTORE_CONFIG, **overrides)) if overrides else load_filler(folder)
+config = replace(DEFAULT_RESTORE_CONFIG, **overrides) if overrides else DEFAULT_RESTORE_CONFIG
+restorer = load_restorer(folder, config=config)
 print("ready", flush=True)
 for line in sys.stdin:
     gap = json.loads(line)
     wall, cpu = time.perf_counter(), time.process_time()
-    cands = filler.candidates(gap["prefix"], gap["suffix"], Hint(gap["lo"], gap["hi"]), gap["k"])
+    cands = restorer.candidates(gap["prefix"], gap["suffix"], Hint(gap["lo"], gap["hi"]), gap["k"])
     wall, cpu = (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
     out = {"texts": [c.text for c in cands], "probs": [c.prob for c in cands], "wall": wall, "cpu": cpu}
     print(json.dumps(out, ensure_ascii=False), flush=True)
@@ -73,7 +77,7 @@ for line in sys.stdin:
 
 
 def start_worker(src: Path, threads: int, overrides: dict | None = None) -> subprocess.Popen:
-    """A worker process importing ``apollo_restore`` from ``src``, once it has loaded the filler
+    """A worker process importing ``apollo_restore`` from ``src``, once it has loaded the restorer
     (with these ``RestoreConfig`` fields changed from the tree's default)."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     argv = [sys.executable, "-c", WORKER, str(threads), json.dumps(overrides or {})]
@@ -187,15 +191,15 @@ def throughput(args: argparse.Namespace) -> None:
     per_length = -(-args.gaps // 40)  # 20 lengths × 2 conditions
     gaps = build_synthetic(table, "ddb", "validation", per_length, ("exact", "none"), seed=args.seed)[: args.gaps]
     use_threads(args.threads)
-    filler = load_filler(device=args.device, use_ngram=not args.neural_only)
+    restorer = load_restorer(device=args.device, neural_only=args.neural_only)
     started = time.perf_counter()
-    batched = list(predict(filler, gaps, args.k, progress=False, batch=args.batch))
+    batched = list(predict(restorer, gaps, args.k, progress=False, batch=args.batch))
     seconds = time.perf_counter() - started
     what = "the neural model alone" if args.neural_only else "the shipped default"
     print(f"## {what}, {len(gaps)} ddb validation gaps on {args.device}, batch {args.batch}, k = {args.k}\n")
     print(f"{seconds:.0f} s: {len(gaps) / seconds:.1f} gaps/s")
     if args.check:
-        cpu = load_filler(use_ngram=not args.neural_only)
+        cpu = load_restorer(neural_only=args.neural_only)
         alone = list(predict(cpu, gaps[: args.check], args.k, progress=False))
         texts = [([t for t, _ in a.candidates], [t for t, _ in b.candidates]) for a, b in zip(alone, batched)]
         same, top1 = sum(a == b for a, b in texts), sum(a[:1] == b[:1] for a, b in texts)

@@ -4,7 +4,7 @@ where a faster restore must cut, and how close to this CPU's matrix rate it alre
     python benchmarks/restore_tokens.py --prepared data/prepared --every 4
 
 Restores every ``--every``-th ddb validation gap (1 per length, exact hint and no hint, seed 21)
-with ``load_filler()`` on one torch thread and counts, per gap: the prompt's tokens, the neural
+with ``load_restorer()`` on one torch thread and counts, per gap: the prompt's tokens, the neural
 beam's row-steps (joining rows, forced through the join characters, and free rows, still
 writing the middle) and the padded tokens of the re-scoring of the other members' readings.
 It also times each kind of model call (CPU seconds) and counts its arithmetic from the model's
@@ -28,7 +28,7 @@ import torch
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic
 from apollo_restore.model import lean
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members import beam
 
 PROMPT, JOINING, FREE, RESCORE = "prompt", "beam joining row-steps", "beam free row-steps", "re-scoring (padded)"
@@ -109,7 +109,7 @@ def main() -> None:
     torch.set_num_threads(1)
     table = load_documents(args.prepared, split="validation", sources=["ddb"])
     gaps = build_synthetic(table, "ddb", "validation", 1, conditions=("exact", "none"), seed=21)[:: args.every]
-    filler = load_filler()
+    restorer = load_restorer()
     tally: Counter = Counter()
     seconds: Counter = Counter()
     flop: Counter = Counter()
@@ -117,7 +117,7 @@ def main() -> None:
     total = 0.0
     for gap in gaps:
         start = time.process_time()
-        filler.candidates(gap.prefix, gap.suffix, gap.hint, 20)
+        restorer.candidates(gap.prefix, gap.suffix, gap.hint, 20)
         total += time.process_time() - start
     n = len(gaps)
     print(f"| per gap ({n} ddb validation gaps) | tokens |\n|---|---:|")

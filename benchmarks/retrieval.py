@@ -224,12 +224,12 @@ def compare_engines(args: argparse.Namespace) -> None:
 
 def rag_eval(args: argparse.Namespace) -> None:
     """Top-1 / Top-20 of the same gap set with retrieval off and on."""
-    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration.load import load_restorer
     from apollo_restore.restoration.predict import predict
     from apollo_restore.retrieve.augment import RetrievalAugmented
 
     gaps = read_gapset(args.rag_eval)[: args.limit]
-    restorer = load_filler(args.model)
+    restorer = load_restorer(args.model)
     index = ParallelIndex.open(args.index)
     print(
         f"{len(gaps)} gaps from {args.rag_eval}; model {restorer.name}; "
@@ -242,10 +242,10 @@ def rag_eval(args: argparse.Namespace) -> None:
         subset = [g for g in gaps if g.kind == kind]
         with_parallels = sum(bool(index.gap_parallels(g.prefix, g.suffix, g.hint).groups) for g in subset)
         for enabled in (False, True):
-            filler = RetrievalAugmented(restorer, index, enabled=enabled, count_weight=args.count_weight)
+            augmented = RetrievalAugmented(restorer, index, enabled=enabled, count_weight=args.count_weight)
             top1 = top20 = 0
             ms = []
-            for gap, pred in zip(subset, predict(filler, subset, k=20, progress=False)):
+            for gap, pred in zip(subset, predict(augmented, subset, k=20, progress=False)):
                 keys = [match_key(text) for text, _ in pred.candidates]
                 want = match_key(gap.target)
                 top1 += bool(keys) and keys[0] == want

@@ -31,7 +31,7 @@ from apollo_restore.evaluate.gapsets import load_gaps
 from apollo_restore.evaluate.metrics import score_gap
 from apollo_restore.hint import NO_HINT
 from apollo_restore.model.lean import LeanDecoder
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.neural import NeuralMember
 
 BANDS = ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
@@ -96,7 +96,7 @@ def main() -> None:
     torch.set_num_threads(1)
     gaps = [g for g in load_gaps(args.gap_file) if not g.hint.given]
     restorer = NeuralMember.load()
-    shipped = load_filler() if args.compare else None
+    shipped = load_restorer() if args.compare else None
     rows = []
     for gap in tqdm(gaps, desc="gaps"):
         lengths = sampled_lengths(restorer, gap.prefix, gap.suffix, args.samples, args.join)

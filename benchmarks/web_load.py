@@ -43,18 +43,18 @@ TYPICAL = [
 HEAVY = " ".join(f"ἔτους δευτέρου Αὐτοκράτορος Καίσαρος [.{30 + 20 * (i % 2)}] τοῦ κυρίου καὶ" for i in range(20))
 
 
-def load_restorer(model: Path | None, threads: int | None):
+def restorer_for(model: Path | None, threads: int | None):
     import torch
 
     from apollo_restore.restoration.config import DEFAULT_MODEL
-    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration.load import load_restorer
     from apollo_restore.restoration.members.neural import NeuralMember
 
     if threads:
         torch.set_num_threads(threads)
     folder = model or (DEFAULT_MODEL if (DEFAULT_MODEL / "config.json").exists() else None)
     if folder is not None:
-        return load_filler(folder)
+        return load_restorer(folder)
     from apollo_restore.fim.tokenizer import CharTokenizer
     from apollo_restore.model.builders import build_model
 
@@ -157,7 +157,7 @@ def main() -> int:
     from apollo_restore.web.limits import Limits, measure_cost
     from apollo_restore.web.server import background_server
 
-    restorer = load_restorer(args.model, args.threads)
+    restorer = restorer_for(args.model, args.threads)
     limits = Limits(
         max_concurrent=args.max_concurrent,
         max_queued=max(Limits().max_queued, args.requests),

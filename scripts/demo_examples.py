@@ -25,7 +25,7 @@ from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.data.splits import split_of
 from apollo_restore.evaluate.metrics import agnostic
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 
 
 def letters(text: str) -> int:
@@ -76,10 +76,10 @@ def main() -> None:
             continue
         if split_of(doc.group) == "test" and (demo := demo_of(doc)):
             found.append((hashlib.sha1(doc.id.encode()).hexdigest(), doc.id, *demo))
-    filler = load_filler()
+    restorer = load_restorer()
     print(f"{len(found)} qualifying test documents; the first {args.n} by SHA-1 of the id:\n")
     for _, doc_id, leiden, answers in sorted(found)[: args.n]:
-        result = restore_text(filler, leiden, k=20)
+        result = restore_text(restorer, leiden, k=20)
         print(f"### {doc_id}\n\n```\n{leiden}\n```\n")
         print("| gap | edition | model's top 3 (probability) | edition's rank |")
         print("|---|---|---|---:|")

@@ -3,7 +3,7 @@
     PYTHONPATH=src python scripts/record_restorations.py            # writes the fixture
     PYTHONPATH=src python scripts/record_restorations.py --check    # compares, exit 1 on a change
 
-The model is loaded the way the CLI loads it (:func:`load_filler` with no folder: the embedded
+The model is loaded the way the CLI loads it (:func:`load_restorer` with no folder: the embedded
 model, its ensemble members, edition forms and calibration). Its unbounded-order members read a
 text index; to keep the check fast and independent of the user's cache, the index is built over
 the first :data:`INDEX_DOCUMENTS` documents of the packaged training text (about a second).
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from apollo_restore.data.textindex import PACKED_TEXT, build_text_index
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "restorations" / "default_model.json"
 INDEX_DOCUMENTS = 2000
@@ -65,7 +65,7 @@ def load(index_dir: Path):
     before = os.environ.get("APOLLO_RESTORE_INDEX")
     os.environ["APOLLO_RESTORE_INDEX"] = str(index_dir)
     try:
-        return load_filler()
+        return load_restorer()
     finally:
         if before is None:
             del os.environ["APOLLO_RESTORE_INDEX"]
@@ -73,9 +73,9 @@ def load(index_dir: Path):
             os.environ["APOLLO_RESTORE_INDEX"] = before
 
 
-def restoration(filler, text: str) -> dict:
+def restoration(restorer, text: str) -> dict:
     """``{"text", "hint", "candidates": [[normalised, edition form, prob], ...]}`` for a one-gap text."""
-    gap = restore_text(filler, text, k=K).gaps[0]
+    gap = restore_text(restorer, text, k=K).gaps[0]
     cands = [[c.text, c.display, round(c.prob, 4)] for c in gap.candidates[:TOP]]
     return {"text": text, "hint": gap.hint_label, "candidates": cands}
 
@@ -91,8 +91,8 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="compare with the fixture instead of writing it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        filler = load(build_index(Path(tmp) / "index"))
-        records = [restoration(filler, text) for text in TEXTS]
+        restorer = load(build_index(Path(tmp) / "index"))
+        records = [restoration(restorer, text) for text in TEXTS]
     if args.check:
         expected = json.loads(FIXTURE.read_text(encoding="utf-8"))["restorations"]
         same = expected == records

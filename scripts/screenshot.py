@@ -17,7 +17,7 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.web.app import create_app
 
 ARGS = [
@@ -52,7 +52,7 @@ def main() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(create_app(load_filler(), parallels), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(create_app(load_restorer(), parallels), host="127.0.0.1", port=port, log_level="warning")
     )
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:

@@ -102,7 +102,7 @@ def paths(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the model was loaded")
 
-    monkeypatch.setattr(load, "load_filler", refuse)
+    monkeypatch.setattr(load, "load_restorer", refuse)
     gaps = tmp_path / "gaps.jsonl"
     row = {"id": "g", "source": "ddb", "doc": "d", "prefix": "και ", "suffix": " του", "target": "αβ", "hint": 2}
     gaps.write_text(json.dumps(row, ensure_ascii=False) + "\n" + json.dumps({**row, "id": "h"}) + "\n")

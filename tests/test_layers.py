@@ -36,9 +36,9 @@ LAYERS = {
     "model": 3,  # networks and checkpoints
     "train": 4,  # the training loop
     "restoration": 5,  # requests and the driver, the members and their ensemble, presentation, the predict job
-    "ngram": 3,  # classical language models (n-gram counts, the unbounded-order model); fillers in restoration
-    "scale": 5,  # large-model recipes: HF fine-tuning and FSDP (on train), a vLLM filler (on restoration)
-    "evaluate": 6,  # metrics, gap sets, reports over any filler
+    "ngram": 3,  # classical language models (n-gram counts, the unbounded-order model); restorers in restoration
+    "scale": 5,  # large-model recipes: HF fine-tuning and FSDP (on train), a vLLM restorer (on restoration)
+    "evaluate": 6,  # metrics, gap sets, reports over any restorer
     "retrieve": 6,  # parallel passages and provenance over the text index; retrieval-augmented filling
     "web": 7,  # HTTP API and page over restore and retrieve
     "tune": 7,  # fits a model folder's weights, demotions and calibration on validation (over restore, evaluate)

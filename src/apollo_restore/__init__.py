@@ -17,12 +17,12 @@ __all__ = ["restore", "provenance", "export", "load_restorer", "Hint", "NeuralMe
 
 if TYPE_CHECKING:
     from apollo_restore.hint import Hint
-    from apollo_restore.restoration.filler import GapFiller
     from apollo_restore.restoration.members.neural import NeuralMember
+    from apollo_restore.restoration.restorer import Restorer
     from apollo_restore.restoration.types import Restoration
 
 
-def load_restorer(model: str | None = None, threads: int | None = None) -> GapFiller:
+def load_restorer(model: str | None = None, threads: int | None = None) -> Restorer:
     """The restorer of a model folder (default: the embedded model: the neural model in an
     ensemble with its classical members), loaded once per folder.
 
@@ -47,12 +47,12 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> GapFi
 
 
 @lru_cache(maxsize=4)
-def _load(model: str | None) -> GapFiller:
+def _load(model: str | None) -> Restorer:
     """:func:`load_restorer`'s folder, loaded once."""
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
-    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration import load
 
-    return load_filler(model)
+    return load.load_restorer(model)
 
 
 def restore(

@@ -16,7 +16,7 @@ Codes:
           folder (:mod:`apollo_restore.data.indexcache`).
     W4xx  warnings about the text index (a damaged cache is built again).
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
-          members (:func:`apollo_restore.restoration.load.load_filler`), the device they are loaded on.
+          members (:func:`apollo_restore.restoration.load.load_restorer`), the device they are loaded on.
     E6xx  the command line: usage errors (``E601``), ``train --probe``'s settings
           (:mod:`apollo_restore.schema.training`), a command whose extra is not installed
           (``E606``, ``E607``: the package alone restores, serves and evaluates; training, the
@@ -178,7 +178,7 @@ class Errors:
     # model folders
     E501 = (
         "[E501] {folder}/apollo_restore.json names the ensemble member {member!r} but {path} is missing: "
-        "restore the file, or leave the classical members out (--neural-only; use_ngram=False)"
+        "restore the file, or leave the classical members out (--neural-only; neural_only=True)"
     )
     E502 = (
         "[E502] {folder}/apollo_restore.json has an ensemble with no language model weighted above 0: "

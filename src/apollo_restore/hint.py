@@ -3,10 +3,10 @@
     from apollo_restore.hint import NO_HINT, Hint
     Hint.exact(7).format()                  # '7 letters'
     Hint.from_json([5, 8]).widen(2)         # Hint(lo=3, hi=10)
-    Hint.exact(7).letters(25)               # (7, 7): the letter counts a filler searches
+    Hint.exact(7).letters(25)               # (7, 7): the letter counts a restorer searches
     NO_HINT.letters(25)                     # (1, 25)
 
-One value type for every layer (readers, FIM examples, fillers, evaluation, the web API). Hints
+One value type for every layer (readers, FIM examples, restorers, evaluation, the web API). Hints
 count letters, never spaces or punctuation. An exact hint is a range of one count (``lo == hi``);
 on disk (gap sets, requests, the web API) a hint is JSON ``null``, ``7`` or ``[5, 8]``, and
 :meth:`Hint.to_json` writes exactly that form back (a one-count range ``[7, 7]`` reads as, and is
@@ -120,9 +120,9 @@ class Hint:
         return 0 if self.lo is None else max(self.lo - n, n - self.hi, 0)
 
     def letters(self, max_letters: int) -> tuple[int, int]:
-        """The letter budget of a search, the one rule every filler follows: ``(lo, hi)`` letter
+        """The letter budget of a search, the one rule every restorer follows: ``(lo, hi)`` letter
         counts a reading may have — at least 1 (a gap holds a letter), and with no hint 1 to
-        ``max_letters`` (the filler's longest search)."""
+        ``max_letters`` (the restorer's longest search)."""
         if self.lo is None:
             return 1, max_letters
         return max(1, self.lo), max(1, self.hi)

@@ -1,4 +1,4 @@
-"""Fixtures of the predict doors (``test_predict_doors``, ``test_job_doors``): stand-in fillers
+"""Fixtures of the predict doors (``test_predict_doors``, ``test_job_doors``): stand-in restorers
 the CLI's model loads give in turn, and a stand-in model folder whose files are fingerprinted."""
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ from apollo_restore.restoration import load
 
 
 @pytest.fixture
-def fillers(monkeypatch):
-    """The fillers the CLI's model loads give, in turn (set ``.queue``)."""
+def restorers(monkeypatch):
+    """The restorers the CLI's model loads give, in turn (set ``.queue``)."""
     state = type("Queue", (), {"queue": []})()
-    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: state.queue.pop(0))
+    monkeypatch.setattr(load, "load_restorer", lambda *args, **kwargs: state.queue.pop(0))
     return state
 
 
 @pytest.fixture
 def folder(tmp_path) -> Path:
-    """A stand-in model folder (the model itself is a stand-in filler): its files are fingerprinted."""
+    """A stand-in model folder (the model itself is a stand-in restorer): its files are fingerprinted."""
     path = tmp_path / "model"
     path.mkdir()
     (path / "config.json").write_text('{"model_type": "mistral"}')

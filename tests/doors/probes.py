@@ -11,7 +11,7 @@ that happened with the outcome seen (exit status and first line, HTTP status and
 CLI probes that could hang or eat the machine when the checks they test are missing (``serve``
 binds and serves, ``/dev/zero`` on stdin, thousands of threads, a killed ``predict``) run in a
 subprocess with a time limit; the others run in this process (``typer``'s test runner, the web
-app through its ASGI interface, a stand-in filler: no model is loaded for the web probes).
+app through its ASGI interface, a stand-in restorer: no model is loaded for the web probes).
 """
 
 from __future__ import annotations
@@ -214,10 +214,10 @@ SERVE_PROBES = [
 ]  # fmt: skip
 
 
-# -- the web API (a stand-in filler; no model) ----------------------------------------------------
+# -- the web API (a stand-in restorer; no model) ----------------------------------------------------
 
 
-class _Filler:
+class _StandInRestorer:
     """Answers one reading per gap after ``seconds``."""
 
     batches = False
@@ -247,7 +247,7 @@ def _client():
 
     from apollo_restore.web.app import create_app
 
-    return TestClient(create_app(_Filler(), parallels=_Parallels()))
+    return TestClient(create_app(_StandInRestorer(), parallels=_Parallels()))
 
 
 def web_status(method: str, path: str, status: int, code: str = "", **kwargs) -> Callable[[Path], tuple[bool, str]]:
@@ -276,7 +276,7 @@ def no_cors(workdir: Path) -> tuple[bool, str]:
 
 
 def burst(seconds_per_gap: float, n: int, limit_s: float) -> Callable[[Path], tuple[bool, str]]:
-    """A probe: ``n`` simultaneous two-gap requests to a server whose filler sleeps per gap."""
+    """A probe: ``n`` simultaneous two-gap requests to a server whose restorer sleeps per gap."""
 
     def run(workdir: Path) -> tuple[bool, str]:
         import httpx
@@ -285,9 +285,9 @@ def burst(seconds_per_gap: float, n: int, limit_s: float) -> Callable[[Path], tu
         from apollo_restore.web.limits import Limits, measure_cost
 
         limits = Limits(max_concurrent=2, request_timeout_s=limit_s)
-        filler = _Filler(seconds_per_gap)
-        app = create_app(filler, limits=limits)
-        measure_cost(app.state.gate, filler)
+        restorer = _StandInRestorer(seconds_per_gap)
+        app = create_app(restorer, limits=limits)
+        measure_cost(app.state.gate, restorer)
 
         async def fire():
             transport = httpx.ASGITransport(app=app)
@@ -336,7 +336,7 @@ WEB_PROBES = [
           "422 E307, as /api/restore", parallels_pin({"7": "ωρου"})),
     Probe("parallels-pin-leiden", "web", "/api/parallels with a pin holding Leiden brackets",
           "422 E307, as /api/restore", parallels_pin({"0": "ωρ[ου]"})),
-    Probe("burst-beyond-capacity", "web", "60 simultaneous requests, 0.2 s each, 2 slots, 2 s limit (stand-in filler)",
+    Probe("burst-beyond-capacity", "web", "60 simultaneous requests, 0.2 s each, 2 slots, 2 s limit (a stand-in)",
           "each 200 within the limit or 503 + Retry-After at once", burst(0.1, 60, 2.0)),
     Probe("host-header", "web", "a request with Host: evil.example", "400",
           web_status("GET", "/api/health", 400, headers={"host": "evil.example"})),

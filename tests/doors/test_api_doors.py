@@ -26,7 +26,7 @@ AFTER = " καισαρος " + "του κυριου " * 200  # 2,210 characters
 
 
 class Recording:
-    """A filler that records the contexts it is given and answers one reading."""
+    """A restorer that records the contexts it is given and answers one reading."""
 
     batches = False
 
@@ -50,21 +50,21 @@ def test_restore_with_a_model_that_is_not_a_path_is_numbered(model) -> None:
         apollo_restore.load_restorer(model)
 
 
-def test_restore_gives_the_filler_at_most_the_window() -> None:
-    filler = Recording()
-    result = restore_text(filler, LONG + SHORT + "[.9]" + AFTER)
-    assert filler.seen and all(p <= DEFAULT_WINDOW and s <= DEFAULT_WINDOW for p, s in filler.seen)
+def test_restore_gives_the_restorer_at_most_the_window() -> None:
+    restorer = Recording()
+    result = restore_text(restorer, LONG + SHORT + "[.9]" + AFTER)
+    assert restorer.seen and all(p <= DEFAULT_WINDOW and s <= DEFAULT_WINDOW for p, s in restorer.seen)
     assert result.gaps[0].candidates[0].text == "αντωνινου"
 
 
-def test_a_gap_set_gap_is_cut_before_the_filler_sees_it(tmp_path: Path) -> None:
+def test_a_gap_set_gap_is_cut_before_the_restorer_sees_it(tmp_path: Path) -> None:
     gap = GapExample("g1", "ddb", "d1", LONG + SHORT, AFTER, "αντωνινου", Hint.exact(9))
     checked = check_gap(gap)
     assert checked.prefix == (LONG + SHORT)[-DEFAULT_WINDOW:] and checked.suffix == AFTER[:DEFAULT_WINDOW]
     assert checked.target == gap.target and checked.hint == gap.hint and checked.id == gap.id
-    filler = Recording()
-    (prediction,) = predict(filler, [gap], k=2, progress=False)
-    assert filler.seen == [(DEFAULT_WINDOW, DEFAULT_WINDOW)]
+    restorer = Recording()
+    (prediction,) = predict(restorer, [gap], k=2, progress=False)
+    assert restorer.seen == [(DEFAULT_WINDOW, DEFAULT_WINDOW)]
     # through the job, as `predict --gaps` reads a file
     gapset = tmp_path / "gaps.jsonl"
     gapset.write_text(json.dumps(gap.to_dict(), ensure_ascii=False) + "\n")
@@ -74,6 +74,6 @@ def test_a_gap_set_gap_is_cut_before_the_filler_sees_it(tmp_path: Path) -> None:
 
 
 def test_presented_candidates_cut_the_context_first() -> None:
-    inner = Recording()
-    cands = Presented(inner).candidates(LONG + SHORT, AFTER, Hint.exact(9), k=2)
-    assert inner.seen == [(DEFAULT_WINDOW, DEFAULT_WINDOW)] and cands[0].text == "αντωνινου"
+    restorer = Recording()
+    cands = Presented(restorer).candidates(LONG + SHORT, AFTER, Hint.exact(9), k=2)
+    assert restorer.seen == [(DEFAULT_WINDOW, DEFAULT_WINDOW)] and cands[0].text == "αντωνινου"

@@ -26,11 +26,11 @@ from apollo_restore.model.lean import LeanModel
 from apollo_restore.model.verify import CONFIG_FILE, WEIGHTS_FILE, check_finite
 from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
+from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
 
 
 def load_for(folder: Path) -> Calibration | None:
-    """The folder's calibration as its default filler loads it (``None``: not applied)."""
+    """The folder's calibration as its default restorer loads it (``None``: not applied)."""
     return calibration_for(folder, scoring_of(folder))
 
 
@@ -164,4 +164,4 @@ def _edit_meta(folder: Path, edit) -> None:
 
 
 def test_the_shipped_folder_still_loads_calibrated():
-    assert load_filler(DEFAULT_MODEL, present=True).ranking.calibration is not None
+    assert load_restorer(DEFAULT_MODEL, present=True).ranking.calibration is not None

@@ -91,11 +91,11 @@ def test_tune_on_a_prepared_corpus_that_cannot_be_read_is_E705(tmp_path, tiny_pr
 # -- predict: a resume after the calibration changed -----------------------------------------
 
 
-def test_a_resume_after_the_calibration_was_fitted_again_is_E209_naming_it(tmp_path, fillers, folder):
+def test_a_resume_after_the_calibration_was_fitted_again_is_E209_naming_it(tmp_path, restorers, folder):
     gaps = write_gaps(tmp_path / "gaps.jsonl", [gap_row(i) for i in range(6)])
     out = tmp_path / "preds.jsonl"
     (folder / "calibration.json").write_text('{"conditions": {}, "fitted": 1}')
-    fillers.queue = [Reading(stop_after=2), Reading()]
+    restorers.queue = [Reading(stop_after=2), Reading()]
     assert predict("--gaps", gaps, "--out", out, "--model", folder).exit_code == 130
     record = json.loads(out.with_name("preds.jsonl.partial.json").read_text())["settings"]
     assert record["calibration"] != "none" and record["version"] == __version__
@@ -110,10 +110,10 @@ def test_a_resume_after_the_calibration_was_fitted_again_is_E209_naming_it(tmp_p
     assert "calibration=none" in predict("--gaps", gaps, "--out", out, "--model", folder).output
 
 
-def test_a_resume_with_the_same_calibration_continues(tmp_path, fillers, folder):
+def test_a_resume_with_the_same_calibration_continues(tmp_path, restorers, folder):
     gaps = write_gaps(tmp_path / "gaps.jsonl", [gap_row(i) for i in range(6)])
     out = tmp_path / "preds.jsonl"
-    fillers.queue = [Reading(stop_after=2), Reading()]
+    restorers.queue = [Reading(stop_after=2), Reading()]
     assert predict("--gaps", gaps, "--out", out, "--model", folder).exit_code == 130
     finished = predict("--gaps", gaps, "--out", out, "--model", folder)
     assert finished.exit_code == 0 and "resuming: 2 of 6" in finished.output

@@ -2,7 +2,7 @@
 work (the gap set's content and the model folder's fingerprint are recorded, anything else is
 ``E209``), a partial file with no record or that is a link is refused, a full disk is a numbered
 error after which the resume is right, a line nested 100,000 deep is ``E201``, and a gap needs
-no answer to be predicted. No model is trained: the fillers are stand-ins."""
+no answer to be predicted. No model is trained: the restorers are stand-ins."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from ..gapfiles import gap, write_gaps
 
 
 class Reading:
-    """A filler that reads each gap's prefix back (so a line shows which gap set made it), and
+    """A restorer that reads each gap's prefix back (so a line shows which gap set made it), and
     stops with ``error`` after ``stop_after`` gaps."""
 
     batches = False
@@ -49,12 +49,12 @@ def lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_a_resume_with_another_gap_set_of_the_same_ids_is_E209(tmp_path, fillers, folder):
+def test_a_resume_with_another_gap_set_of_the_same_ids_is_E209(tmp_path, restorers, folder):
     """The issue's reproduction: gap set B has A's ids and other contexts."""
     a = write_gaps(tmp_path / "a.jsonl", [gap(i) for i in range(12)])
     b = write_gaps(tmp_path / "b.jsonl", [gap(i, prefix="μουσαιου του ηρακλειτου ") for i in range(12)])
     out = tmp_path / "preds.jsonl"
-    fillers.queue = [Reading(stop_after=4), Reading()]
+    restorers.queue = [Reading(stop_after=4), Reading()]
     assert predict("--gaps", a, "--out", out, "--model", folder).exit_code == 130
     refused = predict("--gaps", b, "--out", out, "--model", folder)
     assert refused.exit_code == 2 and "E209" in refused.output and "gap set=sha256:" in refused.output
@@ -65,20 +65,20 @@ def test_a_resume_with_another_gap_set_of_the_same_ids_is_E209(tmp_path, fillers
     assert [row["candidates"][0]["text"] for row in lines(out)] == ["ετους"] * 12
 
 
-def test_a_resume_with_other_weights_behind_the_same_model_path_is_E209(tmp_path, fillers, folder):
+def test_a_resume_with_other_weights_behind_the_same_model_path_is_E209(tmp_path, restorers, folder):
     gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(i) for i in range(6)])
     out = tmp_path / "preds.jsonl"
-    fillers.queue = [Reading(stop_after=2)]
+    restorers.queue = [Reading(stop_after=2)]
     assert predict("--gaps", gaps, "--out", out, "--model", folder).exit_code == 130
     (folder / "model.safetensors").write_bytes(b"\1" * 64)  # the same size, other weights
     refused = predict("--gaps", gaps, "--out", out, "--model", folder)
     assert refused.exit_code == 2 and "E209" in refused.output and "model fingerprint=" in refused.output
 
 
-def test_an_unrelated_file_in_the_model_folder_does_not_stop_a_resume(tmp_path, fillers, folder):
+def test_an_unrelated_file_in_the_model_folder_does_not_stop_a_resume(tmp_path, restorers, folder):
     gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(i) for i in range(6)])
     out = tmp_path / "preds.jsonl"
-    fillers.queue = [Reading(stop_after=2), Reading()]
+    restorers.queue = [Reading(stop_after=2), Reading()]
     assert predict("--gaps", gaps, "--out", out, "--model", folder).exit_code == 130
     (folder / "junk.bin").write_bytes(b"junk")
     (folder / "README.md").write_text("notes")
@@ -96,7 +96,7 @@ def test_the_gap_set_digest_is_its_content_not_its_spelling(tmp_path):
         assert digest(read_gapset(write_gaps(tmp_path / "other.jsonl", changed))) != digest(read_gapset(plain))
 
 
-def test_a_partial_file_with_no_record_is_refused_and_kept(tmp_path, fillers):
+def test_a_partial_file_with_no_record_is_refused_and_kept(tmp_path, restorers):
     gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(i) for i in range(3)])
     out = tmp_path / "preds.jsonl"
     partial = tmp_path / "preds.jsonl.partial"
@@ -106,7 +106,7 @@ def test_a_partial_file_with_no_record_is_refused_and_kept(tmp_path, fillers):
     assert partial.read_text().startswith('{"id": "g0"') and not out.exists()
 
 
-def test_a_partial_file_that_is_a_link_is_refused_and_its_target_kept(tmp_path, fillers):
+def test_a_partial_file_that_is_a_link_is_refused_and_its_target_kept(tmp_path, restorers):
     gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(i) for i in range(3)])
     precious = tmp_path / "precious.txt"
     precious.write_text("a scholar's notes, no newline at the end")  # a torn line would be cut
@@ -153,7 +153,7 @@ def test_a_full_disk_is_E205_and_the_resume_after_it_is_right(tmp_path, monkeypa
     assert [row["id"] for row in lines(out)] == [f"g{i}" for i in range(8)]
 
 
-def test_a_gap_line_nested_100000_deep_is_E201_not_a_crash(tmp_path, fillers):
+def test_a_gap_line_nested_100000_deep_is_E201_not_a_crash(tmp_path, restorers):
     gaps = tmp_path / "gaps.jsonl"
     gaps.write_text(json.dumps(gap(0)) + "\n" + '{"id": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
     with pytest.raises(FormatError, match=r"E201\] .*gaps\.jsonl, line 2: values nested more than"):
@@ -162,10 +162,10 @@ def test_a_gap_line_nested_100000_deep_is_E201_not_a_crash(tmp_path, fillers):
     assert result.exit_code == 2 and "E201" in result.output and "Traceback" not in result.output
 
 
-def test_gaps_without_their_answer_are_predicted(tmp_path, fillers):
+def test_gaps_without_their_answer_are_predicted(tmp_path, restorers):
     rows = [{key: value for key, value in gap(i).items() if key != "target"} for i in range(3)]
     gaps = write_gaps(tmp_path / "gaps.jsonl", rows)
-    fillers.queue = [Reading()]
+    restorers.queue = [Reading()]
     result = predict("--gaps", gaps, "--out", tmp_path / "preds.jsonl")
     assert result.exit_code == 0, result.output
     assert [row["id"] for row in lines(tmp_path / "preds.jsonl")] == ["g0", "g1", "g2"]

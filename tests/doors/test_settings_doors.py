@@ -24,7 +24,7 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.verify import WEIGHTS_FILE
 from apollo_restore.restoration.calibration import CALIBRATION_FILE
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"
 PREFIX, SUFFIX = "κομων μουσαιου ", " χαιρειν"
@@ -43,10 +43,10 @@ def _edit(folder: Path, name: str, edit) -> None:
 
 
 def _refused_at_load(folder: Path, code: str, field: str) -> None:
-    """``load_filler`` refuses at once (no search), and ``restore`` exits 2 with the message."""
+    """``load_restorer`` refuses at once (no search), and ``restore`` exits 2 with the message."""
     started = time.perf_counter()
     with pytest.raises(ModelFolderError) as err:
-        load_filler(folder)
+        load_restorer(folder)
     assert err.value.code == code and field in str(err.value) and str(folder) in str(err.value)
     assert time.perf_counter() - started < 30
     done = CliRunner().invoke(app, ["restore", TEXT, "--model", str(folder)])
@@ -91,37 +91,37 @@ def test_serve_refuses_an_unbounded_member_option_at_start(folder):
     assert done.exit_code == 2 and "[E505]" in done.output and "max_context" in done.output, done.output
 
 
-def _top(filler, hint):
-    return filler.candidates(PREFIX, SUFFIX, hint, k=3)
+def _top(restorer, hint):
+    return restorer.candidates(PREFIX, SUFFIX, hint, k=3)
 
 
 def test_a_calibration_lacking_a_condition_is_not_applied_with_a_warning(folder, caplog):
     _edit(folder, CALIBRATION_FILE, lambda c: c["conditions"].pop("none"))
     with caplog.at_level(logging.WARNING):
-        filler = load_filler(folder)
-    assert filler.ranking.calibration is None
+        restorer = load_restorer(folder)
+    assert restorer.ranking.calibration is None
     assert "hint condition(s) none" in caplog.text and "uncalibrated" in caplog.text
-    assert not any(c.calibrated for c in _top(filler, NO_HINT))
+    assert not any(c.calibrated for c in _top(restorer, NO_HINT))
 
 
 def test_a_calibration_without_its_fingerprint_is_not_applied(folder, caplog):
     _edit(folder, CALIBRATION_FILE, lambda c: c["info"].pop("model_fingerprint"))
     with caplog.at_level(logging.WARNING):
-        assert load_filler(folder).ranking.calibration is None
+        assert load_restorer(folder).ranking.calibration is None
     assert "records no model fingerprint" in caplog.text
 
 
 def test_another_precision_than_the_calibration_was_fitted_on_leaves_it_unapplied(caplog):
     with caplog.at_level(logging.WARNING):
-        fp32 = load_filler(DEFAULT_MODEL, config=RestoreConfig(precision="fp32"))
+        fp32 = load_restorer(DEFAULT_MODEL, config=RestoreConfig(precision="fp32"))
     assert fp32.ranking.calibration is None and "fitted on int8 scores, these are fp32" in caplog.text
     assert not any(c.calibrated for c in _top(fp32, Hint.exact(4)))
-    assert load_filler(DEFAULT_MODEL).ranking.calibration is not None  # the folder's own int8: applied
+    assert load_restorer(DEFAULT_MODEL).ranking.calibration is not None  # the folder's own int8: applied
 
 
 def test_the_neural_model_alone_is_not_scored_by_the_ensembles_calibration(caplog):
     with caplog.at_level(logging.WARNING):
-        assert load_filler(DEFAULT_MODEL, use_ngram=False).ranking.calibration is None
+        assert load_restorer(DEFAULT_MODEL, neural_only=True).ranking.calibration is None
     assert "these are neural's" in caplog.text
 
 
@@ -132,7 +132,7 @@ def test_finite_weights_that_overflow_are_E529_at_load_never_nan(folder, precisi
     tensors[name] = torch.full_like(tensors[name], torch.finfo(torch.bfloat16).max)
     save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
     with pytest.raises(ModelFolderError) as err:
-        load_filler(folder, config=RestoreConfig(precision=precision))
+        load_restorer(folder, config=RestoreConfig(precision=precision))
     assert err.value.code == "E529" and str(folder) in str(err.value)
     args = ["restore", TEXT, "--model", str(folder), "--json"]
     done = CliRunner().invoke(app, args)

@@ -1,4 +1,4 @@
-"""The harness: any filler, joins by id, grouping, uncertain comparison, bits per character."""
+"""The harness: any restorer, joins by id, grouping, uncertain comparison, bits per character."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from apollo_restore.restoration.types import Candidate
 
 
 class Oracle:
-    """A gap filler that knows the answers of some contexts (any object with ``candidates``)."""
+    """A restorer that knows the answers of some contexts (any object with ``candidates``)."""
 
     batches = False
 
@@ -38,7 +38,7 @@ class Oracle:
         return [Candidate(text, 0.9, -0.1), Candidate("αλλο", 0.1, -2.3)]
 
 
-def test_harness_any_filler_grouped_by_condition_variant_source(toy_table):
+def test_harness_any_restorer_grouped_by_condition_variant_source(toy_table):
     gaps = build_synthetic(
         toy_table,
         "ddb",

@@ -85,7 +85,7 @@ def test_report_bpc_of_an_ensemble_is_its_neural_model(toy_table, tmp_path):
     # as the CLI loads it: presented (edition forms, calibration) around the ensemble
     presented = evaluate_to_folder(tmp_path / "presented", Presented(ensemble), **args)
     assert presented["bpc"] == alone["bpc"]
-    # no neural model behind the filler: said, not silently left out
+    # no neural model behind the restorer: said, not silently left out
     classical = evaluate_to_folder(tmp_path / "classical", Ensemble([(LengthPrior(), 1.0)]), **args)
     assert "bpc" not in classical and classical["meta"]["bpc_skipped"].startswith("no neural language model")
 

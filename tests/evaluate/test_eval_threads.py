@@ -46,7 +46,7 @@ def test_evaluate_sets_threads_before_the_model_loads(
 
     torch.set_num_threads(before)
     monkeypatch.setattr(threads, "idle_cores", lambda limit=threads.DEFAULT_LIMIT: idle)
-    monkeypatch.setattr(load, "load_filler", stub)
+    monkeypatch.setattr(load, "load_restorer", stub)
     gaps = tmp_path / "gaps.jsonl"
     gaps.write_text(json.dumps(GAP, ensure_ascii=False) + "\n")
     done = CliRunner().invoke(app, ["evaluate", "--gaps", str(gaps), "--out", str(tmp_path / "r"), *options])

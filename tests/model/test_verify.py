@@ -20,7 +20,7 @@ from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.model.verify import CONFIG_FILE, WEIGHTS_FILE, check_weights, read_folder_json, read_json
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.neural import NeuralMember
 
 
@@ -31,9 +31,9 @@ def folder(tmp_path: Path) -> Path:
 
 
 def _refused(folder: Path, code: str, file: str) -> ModelFolderError:
-    """The error ``load_filler`` (the door every command uses) raises for ``folder``, checked."""
+    """The error ``load_restorer`` (the door every command uses) raises for ``folder``, checked."""
     with pytest.raises(ModelFolderError) as err:
-        load_filler(folder)
+        load_restorer(folder)
     assert err.value.code == code and str(err.value).startswith(f"[{code}]"), err.value
     assert str(folder / file) in str(err.value)
     return err.value

@@ -1,4 +1,4 @@
-"""The unbounded-order model on a tiny text index: counts, smoothing, both directions, the filler."""
+"""The unbounded-order model on a tiny text index: counts, smoothing, both directions, the restorer."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from apollo_restore.data.textindex import TextIndex, build_text_index
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import InfiniGram, K
-from apollo_restore.restoration.filler import GapFiller
-from apollo_restore.restoration.members.infini import InfiniFiller, load_infini
+from apollo_restore.restoration.members.infini import InfiniMember, load_infini
+from apollo_restore.restoration.restorer import Restorer
 
 TEXTS = [
     "ετους δευτερου αυτοκρατορος καισαρος τραιανου σεβαστου μηνος θωθ",
@@ -89,7 +89,7 @@ def test_infini_count_dependent_discounts_sum_to_one(index: TextIndex, discount:
     # one discount for every count is plain absolute discounting
     same = InfiniGram.forward(index, discount=(0.6, 0.6, 0.6)).distribution(lm.start(contexts))[0]
     assert np.allclose(same, InfiniGram.forward(index, discount=0.6).distribution(lm.start(contexts))[0])
-    # and each step of the filler's score is one of these rows
+    # and each step of the restorer's score is one of these rows
     codes = lm.encode("σεβαστου")
     state = lm.start([lm.encode("καισαρος τραιανου ")])
     want = 0.0
@@ -115,23 +115,25 @@ def test_infini_marker_cuts_the_context(index: TextIndex) -> None:
 
 
 @pytest.mark.parametrize("direction", ["forward", "backward"])
-def test_infini_filler_restores_and_scores_consistently(index: TextIndex, direction: str) -> None:
-    filler = load_infini(direction, index)
-    assert isinstance(filler, InfiniFiller) and isinstance(filler, GapFiller) and filler.language_model() is None
-    cands = filler.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8))
-    pool = filler.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8), filler.config.pool)
+def test_infini_member_restores_and_scores_consistently(index: TextIndex, direction: str) -> None:
+    restorer = load_infini(direction, index)
+    assert isinstance(restorer, InfiniMember) and isinstance(restorer, Restorer) and restorer.language_model() is None
+    cands = restorer.candidates("ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8))
+    pool = restorer.candidates(
+        "ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8), restorer.config.pool
+    )
     assert cands[0].text == "τραιανου" and abs(sum(c.prob for c in pool) - 1) < 1e-9
     assert cands == pool[: len(cands)]  # k only cuts the pool: probabilities normalised over all of it
-    scores = filler.score_readings(
+    scores = restorer.score_readings(
         "ετους δευτερου αυτοκρατορος καισαρος ", " σεβαστου", Hint.exact(8), [c.text for c in cands[:3]]
     )
     assert np.allclose(scores, [c.log_score for c in cands[:3]])
     # no hint: the reading's length is chosen by how well it meets the suffix
-    free = filler.candidates("του κυριου αυτοκρατορος ", " τραιανου σεβαστου", NO_HINT)
+    free = restorer.candidates("του κυριου αυτοκρατορος ", " τραιανου σεβαστου", NO_HINT)
     assert free[0].text == "καισαρος"
 
 
 def test_infini_reading_spelled_as_in_the_corpus(index: TextIndex) -> None:
-    filler = load_infini("forward", index)
-    assert filler.spell(filler.model.encode("καισαροστραιανου")) == "καισαρος τραιανου"
-    assert filler.spell(filler.model.encode("ξυλοσ")) == "ξυλος"
+    restorer = load_infini("forward", index)
+    assert restorer.spell(restorer.model.encode("καισαροστραιανου")) == "καισαρος τραιανου"
+    assert restorer.spell(restorer.model.encode("ξυλοσ")) == "ξυλος"

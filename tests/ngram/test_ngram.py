@@ -1,4 +1,4 @@
-"""The character n-gram model and its gap filler (apollo_restore.ngram)."""
+"""The character n-gram model and its restorer (apollo_restore.ngram)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from apollo_restore.data.readers.archive import iter_files
 from apollo_restore.data.readers.ddb import parse_file
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import SYMBOLS, NgramModel, encode
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.members.candidates import match_key
-from apollo_restore.restoration.members.ngram import FillConfig, NgramRestorer, ReversedFiller
+from apollo_restore.restoration.members.ngram import FillConfig, NgramRestorer, ReversedRestorer
+from apollo_restore.restoration.restorer import Restorer
 
 SENTENCES = [
     "ετους δευτερου αυτοκρατορος καισαρος μαρκου αυρηλιου αντωνινου σεβαστου μεσορη",
@@ -88,9 +88,9 @@ def test_score_readings_match_search_scores(restorer: NgramRestorer) -> None:
     np.testing.assert_allclose(scores, [s for _, s in found], rtol=1e-9)
 
 
-def test_ngram_fillers_follow_the_protocol(restorer: NgramRestorer) -> None:
-    assert isinstance(restorer, GapFiller) and restorer.language_model() is None
-    assert isinstance(ReversedFiller(restorer), GapFiller) and ReversedFiller(restorer).language_model() is None
+def test_ngram_restorers_follow_the_protocol(restorer: NgramRestorer) -> None:
+    assert isinstance(restorer, Restorer) and restorer.language_model() is None
+    assert isinstance(ReversedRestorer(restorer), Restorer) and ReversedRestorer(restorer).language_model() is None
 
 
 def test_save_load_round_trip(lm: NgramModel, restorer: NgramRestorer, tmp_path) -> None:

@@ -28,7 +28,7 @@ def _shown(cal: Calibration, cands: list[Candidate], hint: Hint) -> list[Candida
     return Ranking(NO_DEMOTIONS, cal).rank(cands, "", "", hint)
 
 
-def test_fit_learns_that_an_overconfident_filler_is_often_wrong():
+def test_fit_learns_that_an_overconfident_restorer_is_often_wrong():
     rng = np.random.default_rng(0)
     g, k = 400, 5
     logq = np.log(np.tile([0.9, 0.04, 0.03, 0.02, 0.01], (g, 1)))
@@ -41,8 +41,8 @@ def test_fit_learns_that_an_overconfident_filler_is_often_wrong():
 
 @pytest.mark.parametrize("differs", ["letters", "score"])
 def test_fit_can_say_certain_and_tells_sure_gaps_from_hard_ones(differs):
-    """A filler always 99 % sure of its first reading, right 97 % of the time on easy gaps and
-    40 % on hard ones, which are longer (``letters``) or whose best reading the filler itself
+    """A restorer always 99 % sure of its first reading, right 97 % of the time on easy gaps and
+    40 % on hard ones, which are longer (``letters``) or whose best reading the restorer itself
     finds improbable (``score``, nats per letter): the fit shows the easy ones well above 50 %
     (the family before issue 23 capped every reading at ½) and the hard ones near 40 %."""
     rng = np.random.default_rng(1)

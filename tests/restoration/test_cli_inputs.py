@@ -26,7 +26,7 @@ EDITION = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 class _Stub:
-    """A filler proposing, for a hint of n letters, the first n letters of the alphabet."""
+    """A restorer proposing, for a hint of n letters, the first n letters of the alphabet."""
 
     batches = False
 
@@ -42,9 +42,9 @@ class _Stub:
 
 @pytest.fixture
 def stub(monkeypatch) -> _Stub:
-    filler = _Stub()
-    monkeypatch.setattr(cli_restore, "_restorer", lambda model, parallels, **options: filler)
-    return filler
+    restorer = _Stub()
+    monkeypatch.setattr(cli_restore, "_restorer", lambda model, parallels, **options: restorer)
+    return restorer
 
 
 def test_an_epidoc_file_is_restored(tmp_path, stub):

@@ -70,16 +70,16 @@ def terminal_stderr(monkeypatch):
     """The CLI with :class:`Counting` as its model and a terminal as its standard error."""
     stream = Terminal()
     monkeypatch.setattr(cli_progress, "_stderr", lambda: stream)
-    filler = Counting()
-    monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: filler)
-    return stream, filler
+    restorer = Counting()
+    monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: restorer)
+    return stream, restorer
 
 
 def test_cli_shows_progress_on_a_terminal(terminal_stderr):
-    stream, filler = terminal_stderr
+    stream, restorer = terminal_stderr
     result = CliRunner().invoke(app, ["restore", TEXT])
     assert result.exit_code == 0, result.output
-    assert filler.calls == 3 and "restoring gap 3 of 3" in stream.getvalue()
+    assert restorer.calls == 3 and "restoring gap 3 of 3" in stream.getvalue()
     assert "restoring" not in result.stdout  # the results stay clean
 
 

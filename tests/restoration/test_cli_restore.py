@@ -26,7 +26,7 @@ def no_model(monkeypatch):
 
     from apollo_restore.restoration import load
 
-    monkeypatch.setattr(load, "load_filler", refuse)
+    monkeypatch.setattr(load, "load_restorer", refuse)
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,7 @@ def test_a_model_folder_declares_the_words_member(memorised_model, tmp_path):
     import shutil
 
     from apollo_restore.ngram.model import NgramModel
-    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration.load import load_restorer
 
     from ..conftest import PASSAGE_1
 
@@ -101,7 +101,7 @@ def test_a_model_folder_declares_the_words_member(memorised_model, tmp_path):
         ]
     }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
-    members = load_filler(folder, present=False).members
+    members = load_restorer(folder, present=False).members
     assert [type(f).__name__ for f, _ in members] == ["NgramRestorer", "DocumentWords", "LengthPrior"]
     words, weight = members[1]
     assert weight == 0.3 and words.vocabulary is not None and "κυριου" in words.vocabulary.keys

@@ -11,7 +11,7 @@ from apollo_restore.data.textindex import build_text_index
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.ensemble import Ensemble
 
 
@@ -45,9 +45,9 @@ def test_default_model_restores_offline(monkeypatch, tiny_index):
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
     monkeypatch.setattr(socket, "getaddrinfo", no_network)
-    filler = load_filler()
-    assert isinstance(filler.inner, Ensemble)
-    result = restore_text(filler, "ἔτους δευτέρου καὶ εἰκοστοῦ Ἀντωνίνου Καίσαρος τοῦ [.6] Τῦβι", k=20)
+    shown = load_restorer()
+    assert isinstance(shown.restorer, Ensemble)
+    result = restore_text(shown, "ἔτους δευτέρου καὶ εἰκοστοῦ Ἀντωνίνου Καίσαρος τοῦ [.6] Τῦβι", k=20)
     cands = result.gaps[0].candidates
     # calibrated: the probabilities sum to the chance that the list holds the reading (< 1)
     assert 1 <= len(cands) <= 20 and 0 < sum(c.prob for c in cands) < 1 and all(c.calibrated for c in cands)
@@ -65,8 +65,8 @@ def test_default_model_restores_offline(monkeypatch, tiny_index):
 def test_default_model_readings_do_not_depend_on_k(tiny_index, text):
     """k only cuts the ranked pool: the same readings in the same order with the same
     (calibrated) probabilities for k = 5, 20, 50 and 200."""
-    filler = load_filler()
-    lists = {k: restore_text(filler, text, k=k).gaps[0].candidates for k in (5, 20, 50, 200)}
+    restorer = load_restorer()
+    lists = {k: restore_text(restorer, text, k=k).gaps[0].candidates for k in (5, 20, 50, 200)}
     pool = lists[200]
     for k, cands in lists.items():
         assert [(c.text, c.prob) for c in cands] == [(c.text, c.prob) for c in pool[:k]]

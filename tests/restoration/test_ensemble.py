@@ -1,4 +1,4 @@
-"""Ensemble of gap fillers, the length prior, the backward n-gram, and model-folder loading."""
+"""Ensemble of restorers, the length prior, the backward n-gram, and model-folder loading."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.filler import GapFiller
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.candidates import to_candidates, union
 from apollo_restore.restoration.members.ensemble import Ensemble, LengthPrior
 from apollo_restore.restoration.members.neural import NeuralMember
-from apollo_restore.restoration.members.ngram import ReversedFiller, load_ngram
+from apollo_restore.restoration.members.ngram import ReversedRestorer, load_ngram
+from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import Candidate
 
 from ..conftest import MEMORISED, PASSAGE_1, PASSAGE_2
@@ -30,7 +30,7 @@ NGRAM = {"name": "ngram", "weight": 1.0, "options": {"file": "ngram.npz"}}
 
 
 class Fixed:
-    """A filler with fixed log-scores per reading."""
+    """A restorer with fixed log-scores per reading."""
 
     batches = False
     kind = "classical"
@@ -50,9 +50,9 @@ class Fixed:
         return None
 
 
-def test_every_filler_follows_the_one_protocol():
-    assert isinstance(Fixed({}), GapFiller) and isinstance(LengthPrior(), GapFiller)
-    assert isinstance(Ensemble([(Fixed({}), 1.0)]), GapFiller)
+def test_every_restorer_follows_the_one_protocol():
+    assert isinstance(Fixed({}), Restorer) and isinstance(LengthPrior(), Restorer)
+    assert isinstance(Ensemble([(Fixed({}), 1.0)]), Restorer)
     assert Ensemble([(Fixed({}), 1.0)]).language_model() is None  # no neural member: nothing to report
 
 
@@ -103,7 +103,7 @@ def ngram_files(tmp_path_factory):
 
 def test_backward_ngram_restores_memorised_word(ngram_files):
     bwd = load_ngram(ngram_files / "bwd.npz")
-    assert isinstance(bwd, ReversedFiller)
+    assert isinstance(bwd, ReversedRestorer)
     for prefix, middle, suffix in MEMORISED:
         cands = bwd.candidates(prefix, suffix, Hint.exact(len(middle)))
         assert cands[0].text == middle
@@ -112,7 +112,7 @@ def test_backward_ngram_restores_memorised_word(ngram_files):
         assert score == pytest.approx(cands[0].log_score, abs=1e-6)
 
 
-def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, tmp_path):
+def test_load_restorer_builds_the_declared_ensemble(memorised_model, ngram_files, tmp_path):
     import shutil
 
     folder = tmp_path / "model"
@@ -129,10 +129,10 @@ def test_load_filler_builds_the_declared_ensemble(memorised_model, ngram_files, 
         ]
     }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
-    ens = load_filler(folder)
-    assert isinstance(ens.inner, Ensemble) and len(ens.inner.members) == 4
-    assert isinstance(load_filler(folder, use_ngram=False).inner, NeuralMember)
-    assert isinstance(load_filler(folder, present=False), Ensemble)
+    ens = load_restorer(folder)
+    assert isinstance(ens.restorer, Ensemble) and len(ens.restorer.members) == 4
+    assert isinstance(load_restorer(folder, neural_only=True).restorer, NeuralMember)
+    assert isinstance(load_restorer(folder, present=False), Ensemble)
     result = restore_text(ens, "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
     assert result.gaps[0].candidates[0].text == "πεπρακεναι"
 
@@ -146,7 +146,7 @@ def test_a_neural_member_weighted_zero_is_not_loaded(memorised_model, ngram_file
     meta = json.loads((folder / "apollo_restore.json").read_text())
     meta["ensemble"] = {"members": [NGRAM, {"name": "neural", "weight": 0.0}]}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
-    ens = load_filler(folder, present=False)
+    ens = load_restorer(folder, present=False)
     assert callable(ens._neural) and [type(f).__name__ for f, _ in ens.members] == ["NgramRestorer"]
     model, tok = ens.language_model()  # loaded when a report asks for it: bits per character
     assert isinstance(ens.neural, NeuralMember) and model is ens.neural.model and tok is ens.neural.tok
@@ -154,7 +154,7 @@ def test_a_neural_member_weighted_zero_is_not_loaded(memorised_model, ngram_file
 
 
 @pytest.mark.parametrize("missing", ["ngram.npz", "ngram-backward.npz"])
-def test_load_filler_fails_loudly_when_a_member_file_is_missing(memorised_model, ngram_files, tmp_path, missing):
+def test_load_restorer_fails_loudly_when_a_member_file_is_missing(memorised_model, ngram_files, tmp_path, missing):
     import shutil
 
     folder = tmp_path / "model"
@@ -167,22 +167,22 @@ def test_load_filler_fails_loudly_when_a_member_file_is_missing(memorised_model,
     meta["ensemble"] = {"members": [{"name": "neural", "weight": 1.0}, NGRAM, backward]}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     with pytest.raises(FileNotFoundError) as err:
-        load_filler(folder)
+        load_restorer(folder)
     assert str(err.value).startswith("[E501]") and str(folder / missing) in str(err.value)
     done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])
     assert done.exit_code == 2 and done.output.startswith("error: [E501]"), done.output
-    assert isinstance(load_filler(folder, use_ngram=False).inner, NeuralMember)  # asked for: neural only
+    assert isinstance(load_restorer(folder, neural_only=True).restorer, NeuralMember)  # asked for: neural only
     meta["ensemble"] = {"members": [{"name": "neural", "weight": 0.0}, {"name": "length", "weight": 1.0}]}
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match=r"^\[E502\]"):  # nothing weighted that proposes readings
-        load_filler(folder)
+        load_restorer(folder)
 
 
-def test_load_filler_builds_the_unbounded_order_ensemble(memorised_model, tmp_path, monkeypatch):
+def test_load_restorer_builds_the_unbounded_order_ensemble(memorised_model, tmp_path, monkeypatch):
     import shutil
 
     from apollo_restore.data.textindex import build_text_index
-    from apollo_restore.restoration.members.infini import InfiniFiller
+    from apollo_restore.restoration.members.infini import InfiniMember
 
     build_text_index(["a", "b"], ["ddb", "ddb"], [PASSAGE_1, PASSAGE_2], tmp_path / "ix")
     monkeypatch.setenv("APOLLO_RESTORE_INDEX", str(tmp_path / "ix"))
@@ -198,8 +198,8 @@ def test_load_filler_builds_the_unbounded_order_ensemble(memorised_model, tmp_pa
         ]
     }
     (folder / "apollo_restore.json").write_text(json.dumps(meta))
-    ens = load_filler(folder, present=False)
-    assert [type(f) for f, _ in ens.members] == [InfiniFiller, InfiniFiller, LengthPrior]
+    ens = load_restorer(folder, present=False)
+    assert [type(f) for f, _ in ens.members] == [InfiniMember, InfiniMember, LengthPrior]
     assert ens.members[0][0].index is ens.members[1][0].index  # one text index, opened once
     result = restore_text(ens, "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν")
     assert result.gaps[0].candidates[0].text == "πεπρακεναι"
@@ -273,7 +273,7 @@ def test_the_neural_member_widens_the_hint_itself_and_the_others_are_given_it_wi
 
 
 def test_the_shipped_neural_member_searches_the_folders_slack():
-    ens = load_filler(present=False)
+    ens = load_restorer(present=False)
     slack = ens.config.hint_slack
     assert slack > 0 and ens.neural.config.hint_slack == slack
     found = ens.neural.candidates("ετους δευτερου και εικοστου ", " καισαρος του κυριου", Hint.exact(9))
@@ -297,10 +297,10 @@ def _folder_with_search(memorised_model, ngram_files, tmp_path, **search):
 
 def test_a_model_folder_sets_the_neural_beam_width_unless_the_caller_does(memorised_model, ngram_files, tmp_path):
     folder = _folder_with_search(memorised_model, ngram_files, tmp_path, beam_width=40, hint_slack=3)
-    ens = load_filler(folder, present=False)
+    ens = load_restorer(folder, present=False)
     assert (ens.neural.config.beam_width, ens.neural.config.hint_slack, ens.config.hint_slack) == (40, 3, 3)
-    assert load_filler(folder, RestoreConfig(beam_width=7), present=False).neural.config.beam_width == 7
-    bare = load_filler(_folder_with_search(memorised_model, ngram_files, tmp_path / "b"), present=False)
+    assert load_restorer(folder, RestoreConfig(beam_width=7), present=False).neural.config.beam_width == 7
+    bare = load_restorer(_folder_with_search(memorised_model, ngram_files, tmp_path / "b"), present=False)
     default = RestoreConfig()  # no "search" entry: the one default of the search settings
     assert bare.neural.config.beam_width is None and bare.config.hint_slack == default.hint_slack
 
@@ -309,9 +309,9 @@ def test_a_model_folder_sets_the_neural_precision_unless_the_caller_does(memoris
     from apollo_restore.model.lean import Int8Weight
 
     folder = _folder_with_search(memorised_model, ngram_files, tmp_path, precision="int8")
-    ens = load_filler(folder, present=False)
+    ens = load_restorer(folder, present=False)
     assert ens.neural.config.precision == "int8" and isinstance(ens.neural.lean.head, Int8Weight)
-    plain = load_filler(folder, RestoreConfig(precision="fp32"), present=False).neural
+    plain = load_restorer(folder, RestoreConfig(precision="fp32"), present=False).neural
     assert isinstance(plain.lean.head, torch.Tensor)
     gap = ("ετους δευτερου και εικοστου ", " καισαρος του κυριου", Hint.exact(5))
     quick, exact = ens.neural.candidates(*gap), plain.candidates(*gap)
@@ -319,7 +319,7 @@ def test_a_model_folder_sets_the_neural_precision_unless_the_caller_does(memoris
 
 
 def test_the_shipped_default_keeps_a_wider_neural_beam_than_its_pool():
-    ens = load_filler(present=False)
+    ens = load_restorer(present=False)
     assert ens.neural.config.beam_width > ens.neural.config.pool
 
 
@@ -335,7 +335,7 @@ def test_a_bad_search_setting_of_a_model_folder_is_e505_naming_it(memorised_mode
 
     folder = _folder_with_search(memorised_model, ngram_files, tmp_path, **{name: value})
     with pytest.raises(ModelFolderError) as err:
-        load_filler(folder)
+        load_restorer(folder)
     message = str(err.value)
     assert message.startswith("[E505]") and f"ensemble.search.{name}" in message and "apollo_restore.json" in message
     done = CliRunner().invoke(app, ["restore", "καὶ [.3] τοῦ θεοῦ", "--model", str(folder)])

@@ -21,12 +21,12 @@ POOL = [("οικετου το", -15.94), ("οικετου του", -16.82), ("ο
 
 
 class _Pool:
-    """A filler returning a fixed pool, best first."""
+    """A restorer returning a fixed pool, best first."""
 
     name = "pool"
     batches = False
 
-    class config:  # noqa: N801 - the attribute a filler carries
+    class config:  # noqa: N801 - the attribute a restorer carries
         k = 20
 
     def __init__(self, pool: list[tuple[str, float]]) -> None:

@@ -37,14 +37,14 @@ def test_no_estimate_without_enough_lines_or_with_two_unknown_gaps_on_a_line():
 
 
 def test_a_restoration_shows_the_estimate_of_a_gap_without_length():
-    filler = Fixed({"εἰκοστοῦ καὶ": -1.0})  # 11 letters: within the estimate
-    gap = restore_text(filler, TEXT).gaps[0]
+    restorer = Fixed({"εἰκοστοῦ καὶ": -1.0})  # 11 letters: within the estimate
+    gap = restore_text(restorer, TEXT).gaps[0]
     assert gap.hint == NO_HINT and gap.length_estimate == LineEstimate(10, 11, 4)  # shown, not searched with
     assert gap.hint_label == "no length hint; ≈ 10–11 letters, from line lengths"
-    assert restore_text(filler, TEXT).to_dict()["gaps"][0]["length_estimate"] == {
+    assert restore_text(restorer, TEXT).to_dict()["gaps"][0]["length_estimate"] == {
         "lo": 10, "hi": 11, "lines": 4, "agrees": True,
     }  # fmt: skip
-    hinted = restore_text(filler, TEXT.replace("[---]", "[.10]")).gaps[0]
+    hinted = restore_text(restorer, TEXT.replace("[---]", "[.10]")).gaps[0]
     assert hinted.length_estimate is None and hinted.hint_label == "10 letters"
 
 

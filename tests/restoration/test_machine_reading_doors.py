@@ -1,7 +1,7 @@
 """A machine reading is never a letter of the text (issue 46, items 2 and 3): ``⁅ ⁆`` is
 refused with ``E312`` at every door that takes text, a reading or a context; the restored text
 never writes a machine reading inside the editor's ``[ ]``, across line breaks too; gap-set
-contexts reach the fillers in the normal form restore gives its own texts."""
+contexts reach the restorers in the normal form restore gives its own texts."""
 
 from __future__ import annotations
 
@@ -116,13 +116,13 @@ def test_an_nfd_and_an_nfc_copy_of_one_gap_give_one_prediction():
             ]
         )
     ]
-    filler = Fixed()
-    list(predict(filler, copies, k=2, progress=False))
-    assert len(set(filler.seen)) == 1
-    assert filler.seen[0] == ("αντωνινου καισαρος του ", " τυβι εκτηι και εικαδι")
+    restorer = Fixed()
+    list(predict(restorer, copies, k=2, progress=False))
+    assert len(set(restorer.seen)) == 1
+    assert restorer.seen[0] == ("αντωνινου καισαρος του ", " τυβι εκτηι και εικαδι")
     restored = Fixed()
     restore_text(restored, "Ἀντωνίνου Καίσαρος τοῦ [.6] Τῦβι ἕκτῃ καὶ εἰκάδι", k=2)
-    assert restored.seen == filler.seen[:1]  # as restore gives its own text
+    assert restored.seen == restorer.seen[:1]  # as restore gives its own text
 
 
 def test_cli_export_writes_the_text_as_given(tmp_path):

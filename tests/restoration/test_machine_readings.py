@@ -47,7 +47,7 @@ def test_a_likely_reading_is_written_marked_as_the_models():
 
 
 @pytest.mark.parametrize(
-    "filler,why",
+    "restorer,why",
     [
         (Fixed(FILL_THRESHOLD - 0.01), "below the threshold"),
         (Fixed(0.05), "the 5 % reading of the issue"),
@@ -55,8 +55,8 @@ def test_a_likely_reading_is_written_marked_as_the_models():
         (Fixed(0.99, unknown=["δευτερον"]), "a non-word (προσπορίζ) is never written"),
     ],
 )
-def test_an_unlikely_reading_leaves_the_gap_open(filler, why):
-    result = restore_text(filler, TEXT, k=2)
+def test_an_unlikely_reading_leaves_the_gap_open(restorer, why):
+    result = restore_text(restorer, TEXT, k=2)
     assert "σοι [.7] θήλειαν" in result.restored_leiden, why
     assert MACHINE_OPEN not in result.restored_leiden and not result.to_dict()["gaps"][0]["filled"]
     assert result.gaps[0].candidates[0].text == "δευτερον"  # the reading is still listed
@@ -91,10 +91,10 @@ def test_the_threshold_is_what_the_shipped_calibration_measured():
 
 @pytest.fixture
 def cli_with(monkeypatch):
-    """The CLI with a :class:`Fixed` filler instead of the model folder."""
+    """The CLI with a :class:`Fixed` restorer instead of the model folder."""
 
-    def use(filler):
-        monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: filler)
+    def use(restorer):
+        monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: restorer)
 
     return use
 

@@ -15,8 +15,7 @@ from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT
 from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
-from apollo_restore.restoration.filler import candidates_many
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.registry import (
     _FACTORIES,
@@ -27,6 +26,7 @@ from apollo_restore.restoration.members.registry import (
     register_member,
     write_member_weights,
 )
+from apollo_restore.restoration.restorer import candidates_many
 from apollo_restore.restoration.types import Candidate
 
 from ..conftest import PASSAGE_1, PASSAGE_2
@@ -64,7 +64,7 @@ def write(folder, ensemble) -> None:
 
 def load_error(folder) -> str:
     with pytest.raises(ModelFolderError) as err:
-        load_filler(folder)
+        load_restorer(folder)
     return str(err.value)
 
 
@@ -128,7 +128,7 @@ def test_an_ensemble_refuses_a_member_that_declares_no_kind():
     assert Ensemble([(_Declared(), 1.0)]).kinds == ["classical"]
 
 
-def test_batching_is_what_a_filler_declares_never_a_method_found_by_name():
+def test_batching_is_what_a_restorer_declares_never_a_method_found_by_name():
     class Many(_Declared):
         calls: list[str] = []
 
@@ -151,7 +151,7 @@ def test_batching_is_what_a_filler_declares_never_a_method_found_by_name():
 
 def test_a_folder_builds_its_listed_members_each_of_its_declared_kind(folder):
     write(folder, {"members": GOOD, "search": {"hint_slack": 1}})
-    ens = load_filler(folder, present=False)
+    ens = load_restorer(folder, present=False)
     assert [f.kind for f, _ in ens.members] == ["neural", "classical", "prior", "document", "document"]
     assert [w for _, w in ens.members] == [1.0, 1.0, 2.0, 0.2, 0.1]
     assert ens.config.hint_slack == 1 and ens.neural is ens.members[0][0]

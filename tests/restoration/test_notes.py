@@ -30,7 +30,7 @@ class _Junk:
     name = "junk"
     batches = False
 
-    class config:  # noqa: N801 - the attribute a filler carries
+    class config:  # noqa: N801 - the attribute a restorer carries
         k = 4
 
     def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
@@ -134,7 +134,7 @@ def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
     from apollo_restore.restoration import load
 
     presented = Presented(_Junk(), FORMS, Ranking(Demotions(0.1, 0.1, 0.1, None)))
-    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: presented)
+    monkeypatch.setattr(load, "load_restorer", lambda *args, **kwargs: presented)
     monkeypatch.setenv("COLUMNS", "200")
     text = "τῷ ἀδελφῷ πλεῖστα [.7] καὶ διὰ παντὸς ὑγιαίνειν"
     out = CliRunner().invoke(app, ["restore", text, "--show", "4"]).output

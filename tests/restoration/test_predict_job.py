@@ -27,7 +27,7 @@ from ..ranking import assert_same_ranking
 
 
 class Counting:
-    """A filler that answers every gap at once and records which it was asked."""
+    """A restorer that answers every gap at once and records which it was asked."""
 
     batches = False
 
@@ -39,7 +39,7 @@ class Counting:
 
     def candidates(self, prefix, suffix, hint, k=None):
         if len(self.asked) == self.fail_at:
-            raise self.error("the filler stops here")
+            raise self.error("the restorer stops here")
         self.asked.append(prefix)
         return [Candidate("αβγ", 0.75, -0.3), Candidate("δεζ", 0.25, -1.4)]
 
@@ -83,9 +83,9 @@ def test_a_killed_run_resumes_and_finishes_with_every_gap_exactly_once(tmp_path,
     kept = ids(partial) if partial.exists() else []  # the partial file is made by the first prediction
     assert not out.exists() and kept == [f"g{i}" for i in range(killed_after)]  # every finished gap kept
     job = PredictJob.open(gapset, out, k=5)
-    filler = Counting()
-    assert job.run(filler, progress=False) == 10
-    assert len(filler.asked) == 10 - killed_after  # the kept gaps are not asked again
+    restorer = Counting()
+    assert job.run(restorer, progress=False) == 10
+    assert len(restorer.asked) == 10 - killed_after  # the kept gaps are not asked again
     assert ids(out) == [f"g{i}" for i in range(10)] and not partial.exists()
 
 
@@ -102,7 +102,7 @@ def test_an_existing_output_survives_a_failed_run_and_a_resumed_one_replaces_it(
 
 
 class Batching(Counting):
-    """A filler that searches gaps together, and records the batches it was asked."""
+    """A restorer that searches gaps together, and records the batches it was asked."""
 
     batches = True
 
@@ -113,7 +113,7 @@ class Batching(Counting):
 
     def candidates_many(self, gaps, k=None):
         if len(self.sizes) == self.fail_at_batch:
-            raise RuntimeError("the filler stops here")
+            raise RuntimeError("the restorer stops here")
         self.sizes.append(len(gaps))
         return [self.candidates(prefix, suffix, hint, k) for prefix, suffix, hint in gaps]
 
@@ -123,18 +123,18 @@ def test_a_batched_run_keeps_each_finished_batch_and_resumes_after_it(tmp_path, 
     with pytest.raises(RuntimeError):
         PredictJob.open(gapset, out, k=5).run(Batching(fail_at_batch=2), progress=False, batch=4)
     assert ids(tmp_path / "preds.jsonl.partial") == [f"g{i}" for i in range(8)]  # two whole batches
-    filler = Batching()
-    assert PredictJob.open(gapset, out, k=5).run(filler, progress=False, batch=4) == 10
-    assert filler.sizes == [2] and ids(out) == [f"g{i}" for i in range(10)]
+    restorer = Batching()
+    assert PredictJob.open(gapset, out, k=5).run(restorer, progress=False, batch=4) == 10
+    assert restorer.sizes == [2] and ids(out) == [f"g{i}" for i in range(10)]
 
 
 def test_restart_begins_again(tmp_path, gapset):
     out = tmp_path / "preds.jsonl"
     with pytest.raises(RuntimeError):
         PredictJob.open(gapset, out, k=5).run(Counting(fail_at=3), progress=False)
-    filler = Counting()
-    PredictJob.open(gapset, out, k=5, restart=True).run(filler, progress=False)
-    assert len(filler.asked) == 10 and ids(out) == [f"g{i}" for i in range(10)]
+    restorer = Counting()
+    PredictJob.open(gapset, out, k=5, restart=True).run(restorer, progress=False)
+    assert len(restorer.asked) == 10 and ids(out) == [f"g{i}" for i in range(10)]
 
 
 def test_an_unfinished_file_of_another_gap_set_is_refused(tmp_path, gapset):
@@ -177,7 +177,7 @@ def no_model(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the model was loaded")
 
-    monkeypatch.setattr(load, "load_filler", refuse)
+    monkeypatch.setattr(load, "load_restorer", refuse)
 
 
 def predict(*args: str | Path):
@@ -223,8 +223,8 @@ def test_cli_unreadable_gap_sets_are_numbered_errors(tmp_path, no_model, content
 
 
 def test_cli_runs_resumes_and_stops_cleanly(tmp_path, gapset, monkeypatch):
-    fillers = iter([Counting(fail_at=4, error=KeyboardInterrupt), Counting()])
-    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: next(fillers))
+    restorers = iter([Counting(fail_at=4, error=KeyboardInterrupt), Counting()])
+    monkeypatch.setattr(load, "load_restorer", lambda *args, **kwargs: next(restorers))
     out = tmp_path / "preds.jsonl"
     stopped = predict("--gaps", gapset, "--out", out)
     assert stopped.exit_code == 130 and "run the same command again" in stopped.output and not out.exists()
@@ -235,8 +235,8 @@ def test_cli_runs_resumes_and_stops_cleanly(tmp_path, gapset, monkeypatch):
 
 
 def test_cli_refuses_to_continue_a_run_made_with_another_k(tmp_path, gapset, monkeypatch):
-    fillers = iter([Counting(fail_at=4, error=KeyboardInterrupt), Counting(), Counting()])
-    monkeypatch.setattr(load, "load_filler", lambda *args, **kwargs: next(fillers))
+    restorers = iter([Counting(fail_at=4, error=KeyboardInterrupt), Counting(), Counting()])
+    monkeypatch.setattr(load, "load_restorer", lambda *args, **kwargs: next(restorers))
     out = tmp_path / "preds.jsonl"
     assert predict("--gaps", gapset, "--out", out, "--k", 20).exit_code == 130
     other = predict("--gaps", gapset, "--out", out, "--k", 5)
@@ -248,7 +248,7 @@ def test_cli_refuses_to_continue_a_run_made_with_another_k(tmp_path, gapset, mon
 
 
 class Echo:
-    """A filler whose first reading is drawn from the gap and whose second names its process."""
+    """A restorer whose first reading is drawn from the gap and whose second names its process."""
 
     batches = False
 
@@ -263,7 +263,7 @@ class Echo:
 
 
 def test_workers_restore_every_gap_once_in_order_in_other_processes(tmp_path):
-    names = "αβγδεζηθ"  # Greek: a context reaches the filler normalised (digits dropped)
+    names = "αβγδεζηθ"  # Greek: a context reaches the restorer normalised (digits dropped)
     gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(i, prefix=f"{PREFIX}λ{names[i]} ") for i in range(8)])
     alone, shared = tmp_path / "alone.jsonl", tmp_path / "shared.jsonl"
     PredictJob.open(gaps, alone, k=5).run(Echo(0.0), progress=False)

@@ -20,7 +20,7 @@ class _Fixed:
     name = "fixed"
     batches = False
 
-    class config:  # noqa: N801 - the attribute a filler carries
+    class config:  # noqa: N801 - the attribute a restorer carries
         k = 3
 
     def candidates(self, prefix, suffix, hint=NO_HINT, k=None):

@@ -124,12 +124,12 @@ FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "χαίρειν"
 
 
 class _Pool:
-    """A filler with a fixed pool, best first."""
+    """A restorer with a fixed pool, best first."""
 
     name = "pool"
     batches = False
 
-    class config:  # noqa: N801 - the attribute a filler carries
+    class config:  # noqa: N801 - the attribute a restorer carries
         k = 3
 
     def candidates(self, prefix, suffix, hint=NO_HINT, k=None):

@@ -24,7 +24,7 @@ FAST = {0, 5}  # "[.6]" (exact) and "[.5-7]" (range): the quickest two
 
 
 @pytest.fixture(scope="module")
-def filler(tmp_path_factory):
+def restorer(tmp_path_factory):
     return recorder.load(recorder.build_index(tmp_path_factory.mktemp("regression") / "index"))
 
 
@@ -38,9 +38,9 @@ def test_fixture_covers_every_hint_form():
 @pytest.mark.parametrize(
     "i", [i if i in FAST else pytest.param(i, marks=pytest.mark.slow) for i in range(len(recorder.TEXTS))]
 )
-def test_same_restorations_as_recorded(filler, i):
+def test_same_restorations_as_recorded(restorer, i):
     expected = EXPECTED["restorations"][i]
-    found = recorder.restoration(filler, expected["text"])
+    found = recorder.restoration(restorer, expected["text"])
     assert found["hint"] == expected["hint"]
     # recorded on another machine: probabilities within 2e-4 (4 decimals, and other CPUs' kernels),
     # readings in the same order up to near ties (tests/ranking.py), each in the same edition form

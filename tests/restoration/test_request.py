@@ -21,7 +21,7 @@ GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος το�
 
 
 class Echo:
-    """A gap filler answering one fixed reading, and counting its calls."""
+    """A restorer answering one fixed reading, and counting its calls."""
 
     batches = False
 
@@ -172,12 +172,12 @@ def test_a_superscript_digit_as_gap_number_is_a_numbered_error():
 
 
 def test_restore_text_validates_and_never_reads_silently():
-    filler = Echo()
+    restorer = Echo()
     for bad in ("", "ἔτους δευτέρου", "abc [.3] def"):
         with pytest.raises(RequestError):
-            restore_text(filler, bad)
-    assert filler.calls == 0
-    result = restore_text(filler, GREEK + " καὶ [.3] Marcus", k=1)
+            restore_text(restorer, bad)
+    assert restorer.calls == 0
+    result = restore_text(restorer, GREEK + " καὶ [.3] Marcus", k=1)
     assert result.restored_text.count("αβγ") == 2 and result.warnings
 
 

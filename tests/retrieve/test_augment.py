@@ -11,11 +11,11 @@ from apollo_restore.model.builders import build_model
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.members.candidates import match_key
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented, with_parallels
 from apollo_restore.retrieve.parallels import ParallelIndex
@@ -92,7 +92,7 @@ def test_augment_count_prior_and_truncation(
 
 def test_augment_restore_leiden(restorer: NeuralMember, index: ParallelIndex) -> None:
     rag = RetrievalAugmented(restorer, index, count_weight=1000.0)
-    assert isinstance(rag, GapFiller) and rag.language_model() == restorer.language_model()
+    assert isinstance(rag, Restorer) and rag.language_model() == restorer.language_model()
     result = restore_text(rag, "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ", k=3)
     gap = result.gaps[0]
     assert gap.candidates[0].text == "τραιανου" and gap.candidates[0].citations and result.model == "tiny+parallels"
@@ -111,7 +111,7 @@ def test_with_parallels_keeps_the_presentation_over_the_merged_pool(
     shown = with_parallels(
         Presented(restorer, ranking=Ranking(Demotions(1.0, 1.0, 1.0, None))), index, count_weight=1000.0
     )
-    assert isinstance(shown, Presented) and isinstance(shown.inner, RetrievalAugmented)
+    assert isinstance(shown, Presented) and isinstance(shown.restorer, RetrievalAugmented)
     cands = shown.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)
     assert cands[0].text == "τραιανου" and cands[0].origin == ["parallel"]
-    assert with_parallels(restorer, index).restorer is restorer  # a bare filler is wrapped as it is
+    assert with_parallels(restorer, index).restorer is restorer  # a bare restorer is wrapped as it is

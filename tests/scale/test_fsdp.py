@@ -1,5 +1,5 @@
 """FSDP2 under torchrun on CPU (gloo, 2 ranks): train from streaming shards, resume,
-consolidate, restore through the single-process engine."""
+consolidate, restore through the single-process neural member."""
 
 from __future__ import annotations
 

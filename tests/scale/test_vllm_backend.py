@@ -12,8 +12,8 @@ from apollo_restore.fim.layout import SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.filler import GapFiller, candidates_many
 from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.restorer import Restorer, candidates_many
 from apollo_restore.restoration.types import Candidate, GapResult, Restoration
 from apollo_restore.scale import vllm_backend
 from apollo_restore.scale.vllm_backend import VllmRestorer, VllmUnavailable, beams_to_readings
@@ -70,9 +70,9 @@ def test_vllm_backend_imports_without_vllm_and_says_what_to_install(monkeypatch)
     assert "pip install 'apollo-restore[vllm]'" in str(err.value) and "GPU" in str(err.value)
 
 
-def test_vllm_backend_is_a_gap_filler_not_a_restorer_subclass():
+def test_vllm_backend_is_a_restorer_not_a_neural_member_subclass():
     r = _restorer()
-    assert isinstance(r, GapFiller) and not isinstance(r, NeuralMember)
+    assert isinstance(r, Restorer) and not isinstance(r, NeuralMember)
     assert r.language_model() is None  # the model runs inside vLLM: no bits per character from here
 
 
@@ -108,7 +108,7 @@ def test_vllm_backend_readings_from_raw_output():
     assert beams_to_readings(out, len(prompt), fim, k=4)[-1] == ("ηραικ", -3.0)
 
 
-def test_vllm_backend_restores_a_document_with_the_engine_types():
+def test_vllm_backend_restores_a_document_with_the_shared_result_types():
     r = _restorer()
     result = restore_text(r, parse_leiden("κομων μουσαιου του [.3]κλειτου χαιρειν [- - -] ομολογω"), k=5)
     assert isinstance(result, Restoration) and len(result.gaps) == 2

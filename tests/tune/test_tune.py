@@ -15,7 +15,7 @@ from apollo_restore.hint import Hint
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restoration.demotions import Demotions
-from apollo_restore.restoration.load import calibration_for, load_filler, scoring_of
+from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.demotions import fit_demotions
@@ -74,11 +74,11 @@ def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder,
     assert calibration is not None and calibration.info["fitted_by"] == "apollo-restore tune"
     assert calibration.info["gaps"] == 12 and set(calibration.conditions) <= {"exact", "range", "none"}
 
-    shown = load_filler(ensemble_folder)
+    shown = load_restorer(ensemble_folder)
     assert shown.ranking.demotions == Demotions(**demotions)
     assert shown.ranking.calibration is not None and shown.ranking.calibration.conditions == calibration.conditions
-    assert isinstance(shown.inner, Ensemble) and shown.inner.config.hint_slack == slack
-    assert sorted(w for _, w in shown.inner.members) == sorted(w for w in weights.values() if w > 0)
+    assert isinstance(shown.restorer, Ensemble) and shown.restorer.config.hint_slack == slack
+    assert sorted(w for _, w in shown.restorer.members) == sorted(w for w in weights.values() if w > 0)
     cands = shown.candidates(PASSAGE_2[:28], PASSAGE_2[37:], Hint.exact(9))
     assert cands and all(c.calibrated for c in cands) and sum(c.prob for c in cands) <= 1 + 1e-9
 

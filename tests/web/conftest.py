@@ -19,7 +19,7 @@ def tiny_restorer() -> NeuralMember:
     )
 
 
-class StubFiller:
+class StubRestorer:
     """Fixed readings for every gap (κυριωι, θεου, the truncated κυρ): what the page shows of
     display forms, calibrated percentages and unknown words is then known in advance."""
 
@@ -36,7 +36,7 @@ class StubFiller:
 
 @pytest.fixture(scope="session")
 def presented_stub():
-    """The stub wrapped as ``load_filler`` wraps a model: edition forms and a calibration."""
+    """The stub wrapped as ``load_restorer`` wraps a model: edition forms and a calibration."""
     from apollo_restore.data.orthography import EditionForms
     from apollo_restore.restoration.calibration import Calibration, Scaling
     from apollo_restore.restoration.presentation.present import Presented
@@ -44,4 +44,4 @@ def presented_stub():
 
     forms = EditionForms.from_forms(["κυρίῳ", "θεοῦ", "τῷ", "χαίρειν"])
     calibration = Calibration({c: Scaling(1.0, 0.0) for c in ("exact", "range", "none")}, unknown_word_penalty=2.0)
-    return Presented(StubFiller(), forms, Ranking(calibration=calibration))
+    return Presented(StubRestorer(), forms, Ranking(calibration=calibration))

@@ -1,6 +1,6 @@
 """Admission by cost: the server refuses at once (503 ``W017`` with ``Retry-After``) the work it
 cannot finish within its time limit, from the cost it measured; what it admits ends in time.
-A fake filler that sleeps per gap stands in for the model.
+A fake restorer that sleeps per gap stands in for the model.
 
     python -m pytest -q tests/web/test_admission.py
 """
@@ -24,7 +24,7 @@ from apollo_restore.web.schemas import EXAMPLE
 TWO_GAPS = EXAMPLE  # [.4] and [.12]
 
 
-class SleepyFiller:
+class SleepyRestorer:
     """Sleeps ``seconds`` per gap, then answers one reading."""
 
     batches = False
@@ -79,9 +79,9 @@ def test_the_cost_model_follows_recent_restorations():
 def test_requests_beyond_capacity_are_refused_at_once_and_the_admitted_end_in_time():
     """60 simultaneous requests of 0.2 s each, 2 slots, a 2 s limit: about a dozen fit."""
     limits = Limits(max_concurrent=2, request_timeout_s=2.0)
-    filler = SleepyFiller(0.1)  # two gaps: 0.2 s a request
-    app = create_app(filler, limits=limits)
-    assert 0.15 < measure_cost(app.state.gate, filler) < 1.0
+    restorer = SleepyRestorer(0.1)  # two gaps: 0.2 s a request
+    app = create_app(restorer, limits=limits)
+    assert 0.15 < measure_cost(app.state.gate, restorer) < 1.0
     assert app.state.gate.cost.seconds_per_unit is not None
     results = asyncio.run(_fire(app, [{"text": TWO_GAPS, "k": 1}] * 60))
     served = [r for r in results if r[0] == 200]
@@ -97,9 +97,9 @@ def test_requests_beyond_capacity_are_refused_at_once_and_the_admitted_end_in_ti
 
 def test_a_request_too_big_for_the_limit_is_refused_on_an_idle_server():
     limits = Limits(request_timeout_s=1.0)
-    filler = SleepyFiller(0.1)
-    app = create_app(filler, limits=limits)
-    measure_cost(app.state.gate, filler)
+    restorer = SleepyRestorer(0.1)
+    app = create_app(restorer, limits=limits)
+    measure_cost(app.state.gate, restorer)
     many = " ".join(f"ἔτους δευτέρου Αὐτοκράτορος [.{5 + i}] τοῦ κυρίου" for i in range(20))  # about 2 s
     [(status, code, seconds, retry)] = asyncio.run(_fire(app, [{"text": many, "k": 1}]))
     assert (status, code) == (503, "W017") and seconds < 0.3 and retry is not None
@@ -107,7 +107,7 @@ def test_a_request_too_big_for_the_limit_is_refused_on_an_idle_server():
 
 def test_before_any_measurement_at_most_one_round_waits():
     """A cold server cannot estimate: it queues no more requests than it has slots."""
-    app = create_app(SleepyFiller(0.05), limits=Limits(max_concurrent=2, request_timeout_s=5.0))
+    app = create_app(SleepyRestorer(0.05), limits=Limits(max_concurrent=2, request_timeout_s=5.0))
     results = asyncio.run(_fire(app, [{"text": TWO_GAPS, "k": 1}] * 8))
     assert sorted(code for _, code, _, _ in results) == [""] * 4 + ["W009"] * 4
     measured = TestClient(app).get("/api/health").json()["seconds_per_unit"]

@@ -49,20 +49,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serving(filler):
-    """The app of ``filler`` on loopback in a background thread; yields its base URL."""
-    return serving_app(filler, None)
+def serving(restorer):
+    """The app of ``restorer`` on loopback in a background thread; yields its base URL."""
+    return serving_app(restorer, None)
 
 
 @contextlib.contextmanager
-def serving_app(filler, parallels):
-    """The app of ``filler`` (and ``parallels``) on loopback in a background thread; yields its base URL."""
+def serving_app(restorer, parallels):
+    """The app of ``restorer`` (and ``parallels``) on loopback in a background thread; yields its base URL."""
     import uvicorn
 
     from apollo_restore.web.app import create_app
 
     port = free_port()
-    app = create_app(filler, parallels=parallels)
+    app = create_app(restorer, parallels=parallels)
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -275,7 +275,7 @@ def test_browser_after_a_pick_the_page_tells_the_truth(presented_stub, browser):
 
 
 class _LongReadings:
-    """A filler whose best reading is a phrase of several words."""
+    """A restorer whose best reading is a phrase of several words."""
 
     batches = False
 

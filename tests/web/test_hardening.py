@@ -26,8 +26,8 @@ MANY_GAPS = " ".join(f"λόγος ἐστὶν [.{i % 5 + 1}] ἐν ἀρχῇ" 
 EPIDOC = (Path(__file__).resolve().parent.parent / "fixtures" / "epidoc" / "61067.xml").read_bytes()
 
 
-class SlowFiller:
-    """A gap filler taking ``seconds`` per gap and counting the gaps it was asked for."""
+class SlowRestorer:
+    """A restorer taking ``seconds`` per gap and counting the gaps it was asked for."""
 
     batches = False
 
@@ -50,32 +50,32 @@ def client(tiny_restorer) -> TestClient:
 def test_unknown_host_is_refused(client):
     assert client.get("/api/health", headers={"host": "attacker.example"}).status_code == 400
     assert client.get("/api/health", headers={"host": "localhost:8000"}).status_code == 200
-    open_app = TestClient(create_app(SlowFiller(0), allowed_hosts=["*"]))
+    open_app = TestClient(create_app(SlowRestorer(0), allowed_hosts=["*"]))
     assert open_app.get("/api/health", headers={"host": "anything.example"}).status_code == 200
 
 
 @pytest.mark.parametrize("bad", ["\x00", "\x07", "\x1b[31m", "\x85", "\ufffd"])
 def test_control_characters_are_422_before_any_model_work(bad):
-    filler = SlowFiller(0)
-    client = TestClient(create_app(filler))
+    restorer = SlowRestorer(0)
+    client = TestClient(create_app(restorer))
     r = client.post("/api/restore", json={"text": BGU.replace("τοῦ", "τοῦ" + bad)})
-    assert r.status_code == 422 and r.json()["error"]["code"] == "E309" and filler.calls == 0
+    assert r.status_code == 422 and r.json()["error"]["code"] == "E309" and restorer.calls == 0
     export = client.post("/api/export", json={"text": BGU + bad, "format": "epidoc"})
     assert export.status_code == 422 and export.json()["error"]["code"] == "E309"
 
 
 def test_lone_surrogate_is_422_and_the_connection_survives():
-    filler = SlowFiller(0)
-    client = TestClient(create_app(filler))
+    restorer = SlowRestorer(0)
+    client = TestClient(create_app(restorer))
     body = ('{"text": "' + BGU.replace("τοῦ", "\\ud800") + '"}').encode()
     r = client.post("/api/restore", content=body, headers={"content-type": "application/json"})
-    assert r.status_code == 422 and filler.calls == 0
+    assert r.status_code == 422 and restorer.calls == 0
     assert client.get("/api/health").status_code == 200
 
 
 @pytest.mark.parametrize("quantity", ["inf", "1e308", "-4", "99999999999999999999"])
 def test_epidoc_with_absurd_gaps_is_a_numbered_error_naming_the_element(quantity):
-    client = TestClient(create_app(SlowFiller(0)))
+    client = TestClient(create_app(SlowRestorer(0)))
     xml = EPIDOC.replace(b'quantity="4"', f'quantity="{quantity}"'.encode(), 1)
     doc = client.post("/api/epidoc", files={"file": ("x.xml", xml, "text/xml")})
     assert doc.status_code == 422 and doc.json()["error"]["code"] == "E314"
@@ -83,7 +83,7 @@ def test_epidoc_with_absurd_gaps_is_a_numbered_error_naming_the_element(quantity
 
 
 def test_epidoc_with_bracket_text_restores():
-    client = TestClient(create_app(SlowFiller(0)))
+    client = TestClient(create_app(SlowRestorer(0)))
     xml = EPIDOC.replace(b"</ab>", b" [ ? ] 12 vac. - ( \xe2\x80\xa6 </ab>", 1)
     doc = client.post("/api/epidoc", files={"file": ("x.xml", xml, "text/xml")})
     assert doc.status_code == 200, doc.text
@@ -118,7 +118,7 @@ def _raw(url: str) -> socket.socket:
 
 def test_slow_request_head_and_body_time_out():
     limits = Limits(read_timeout_s=0.5)
-    with background_server(create_app(SlowFiller(0), limits=limits), limits) as url:
+    with background_server(create_app(SlowRestorer(0), limits=limits), limits) as url:
         head = _raw(url)
         head.sendall(b"POST /api/restore HTTP/1.1\r\nHost: localhost\r\n")  # the head never ends
         started = time.monotonic()
@@ -133,20 +133,20 @@ def test_slow_request_head_and_body_time_out():
 
 
 def test_time_limit_stops_the_work_and_answers_503():
-    filler = SlowFiller(0.2)
+    restorer = SlowRestorer(0.2)
     limits = Limits(request_timeout_s=1.0)
-    with background_server(create_app(filler, limits=limits), limits) as url:
+    with background_server(create_app(restorer, limits=limits), limits) as url:
         started = time.monotonic()
         r = httpx.post(url + "/api/restore", json={"text": MANY_GAPS}, headers={"host": "localhost"}, timeout=10)
         elapsed = time.monotonic() - started
     assert r.status_code == 503 and r.json()["error"]["code"] == "W014" and "retry-after" in r.headers
-    assert elapsed < 1.0 + 0.2 + 0.6 and filler.calls < 20
+    assert elapsed < 1.0 + 0.2 + 0.6 and restorer.calls < 20
 
 
 def test_abandoned_request_stops_and_does_not_delay_the_next():
-    filler = SlowFiller(0.2)  # 20 gaps: 4 s when left to run
+    restorer = SlowRestorer(0.2)  # 20 gaps: 4 s when left to run
     limits = Limits(max_concurrent=1, request_timeout_s=30)
-    with background_server(create_app(filler, limits=limits), limits) as url:
+    with background_server(create_app(restorer, limits=limits), limits) as url:
         client_gone = threading.Event()
 
         def abandon() -> None:
@@ -162,4 +162,4 @@ def test_abandoned_request_stops_and_does_not_delay_the_next():
         waited = time.monotonic() - started
     assert r.status_code == 200
     assert waited < 1.5  # the abandoned restoration stopped within a gap or two, not after 4 s
-    assert filler.calls < 20
+    assert restorer.calls < 20

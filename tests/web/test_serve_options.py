@@ -24,7 +24,7 @@ def nothing_loads(monkeypatch):
         raise AssertionError("serve loaded something with a hostile option value")
 
     monkeypatch.setattr(serve, "load_parallels", loaded)
-    monkeypatch.setattr(load, "load_filler", loaded)
+    monkeypatch.setattr(load, "load_restorer", loaded)
 
 
 HOSTILE = [

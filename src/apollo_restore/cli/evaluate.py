@@ -18,7 +18,7 @@ from pathlib import Path
 import typer
 
 from apollo_restore.cli.common import MAX_SEED, fail, threads_option
-from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, WORKERS_OPTION
+from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, NEURAL_ONLY_OPTION, WORKERS_OPTION
 from apollo_restore.errors import FileError, FormatError, RequestError
 
 _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
@@ -156,9 +156,7 @@ def evaluate_command(
     threads: int = threads_option("Torch threads (default: the cores idle now, at most 2; 1 each with --workers)."),
     device: str = DEVICE_OPTION,
     batch: int | None = BATCH_OPTION,
-    neural_only: bool = typer.Option(
-        False, "--neural-only", help="Leave out the model folder's n-gram ensemble member."
-    ),
+    neural_only: bool = NEURAL_ONLY_OPTION,
     workers: int = WORKERS_OPTION,
     allow_missing: bool = typer.Option(
         False,
@@ -215,27 +213,27 @@ def evaluate_command(
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restoration.config import RestoreConfig, batch_size
 
-    filler, name, pool = None, "predictions", None
+    restorer, name, pool = None, "predictions", None
     if not predictions:
         # the model's imports (torch) only when a model restores: scoring a predictions file needs none
-        from apollo_restore.restoration.load import load_filler
+        from apollo_restore.restoration.load import load_restorer
         from apollo_restore.restoration.predict import Workers
         from apollo_restore.restoration.threads import use_threads
 
         options = {
             "config": RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length),
-            "use_ngram": not neural_only, "device": device,
+            "neural_only": neural_only, "device": device,
         }  # fmt: skip
         try:
             # as `predict` chooses: torch's own default (every core) spins on a busy machine, 3–7×
             # slower per gap (docs/notes/2026-11-27-cpu-speed.md)
             threads = use_threads(threads if threads or workers == 1 else 1)
-            filler = load_filler(model, **options)
+            restorer = load_restorer(model, **options)
         except (FileNotFoundError, ValueError) as err:  # E501–E513: a broken folder, or a GPU where there is none
             fail(err)
-        name = filler.name
-        pool = Workers(partial(load_filler, model, **options), workers, threads) if workers > 1 else None
-    bpc_table = load_documents(prepared, split, source or None) if prepared and filler is not None else None
+        name = restorer.name
+        pool = Workers(partial(load_restorer, model, **options), workers, threads) if workers > 1 else None
+    bpc_table = load_documents(prepared, split, source or None) if prepared and restorer is not None else None
     gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
     meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
     # the package alone (no [train] extra): the report without what needs it, said now and in its header
@@ -248,7 +246,7 @@ def evaluate_command(
         meta["MISSING PREDICTIONS"] = f"{len(missing):,} of the {len(gap_set):,} gaps have none: scored as wrong"
     metrics = evaluate_to_folder(
         out,
-        filler,
+        restorer,
         gap_set,
         k,
         ours,

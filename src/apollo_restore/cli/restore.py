@@ -14,9 +14,12 @@ from apollo_restore.cli.common import MAX_THREADS, fail, read_text_argument, tex
 from apollo_restore.cli.progress import gap_progress
 from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
 
-# options shared by `restore` and `predict`
+# options shared by `restore` and `predict` (and `evaluate`)
 NEURAL_ONLY_OPTION = typer.Option(
-    False, "--neural-only", help="Leave out the model folder's classical ensemble members."
+    False,
+    "--neural-only",
+    help="The neural member alone: leave out the model folder's classical members "
+    "(the shipped folder's unbounded-order, document and length-prior members).",
 )
 #: Most gaps one ``--batch`` may search together (16 × the GPU default; more only risks the GPU's memory).
 MAX_BATCH = 4096
@@ -90,7 +93,7 @@ def restore_command(
         use_threads(threads)
     except (LeidenError, RequestError) as err:
         fail(err)
-    restorer = _load(partial(_restorer, parallels=parallels), model, use_ngram=not neural_only)
+    restorer = _load(partial(_restorer, parallels=parallels), model, neural_only=neural_only)
     with gap_progress(enabled=not as_json) as progress:  # a bar on a terminal's stderr, nothing else
         result = restore_text(restorer, request, progress=progress)
     for warning in result.warnings:
@@ -102,7 +105,7 @@ def restore_command(
 
 
 def _load(build, model: Path | None, **options):
-    """``build(model, **options)``: the model folder's filler, or exit 2 with the numbered message
+    """``build(model, **options)``: the model folder's restorer, or exit 2 with the numbered message
     when a file it names is missing (``E501``), a file is broken (``E503``–``E512``), its ensemble
     entry is unusable (``E502``) or ``device`` is a GPU this PyTorch cannot see (``E513``)."""
     try:
@@ -215,7 +218,7 @@ def predict_command(
     if job.output.resumed:
         done = job.total - len(job.todo)
         typer.echo(f"resuming: {done} of {job.total} gaps already in {job.output.partial}", err=True)
-    options = {"config": RestoreConfig(k=k, exact_length=exact_length), "use_ngram": not neural_only, "device": device}
+    options = {"config": RestoreConfig(k=k, exact_length=exact_length), "neural_only": neural_only, "device": device}
     # loaded here also with --workers: a broken folder fails at once, with its numbered message,
     # and the parallel index is built (once) before the workers read it
     try:
@@ -265,13 +268,13 @@ def _file_digest(path: Path) -> str:
 
 
 def _restorer(model: Path | None, parallels: bool, **options):
-    """The model folder's filler (:func:`load_filler` with ``options``), with the parallel
-    passages' readings when ``parallels``; module-level, so that ``--workers`` processes build
-    their own from it."""
+    """The model folder's restorer (:func:`~apollo_restore.restoration.load.load_restorer` with
+    ``options``), with the parallel passages' readings when ``parallels``; module-level, so that
+    ``--workers`` processes build their own from it."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration.load import load_restorer
 
-    restorer = load_filler(model, **options)
+    restorer = load_restorer(model, **options)
     if not parallels:
         return restorer
     # imported here, not at the top, to keep `apollo-restore --help` fast

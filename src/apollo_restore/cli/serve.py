@@ -62,7 +62,7 @@ def serve_command(
     check_address(host, port)  # before the imports below: a bad value fails in a moment
     check_allowed_hosts(allowed_host or [])
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restoration.load import load_filler
+    from apollo_restore.restoration.load import load_restorer
     from apollo_restore.restoration.threads import use_threads
     from apollo_restore.web.app import LOCAL_HOSTS, create_app
     from apollo_restore.web.limits import Limits, measure_cost
@@ -72,7 +72,7 @@ def serve_command(
     parallels = load_parallels(index)  # first: the default model's members then share its text index
     try:
         use_threads(threads)  # as `restore` and the Python API choose
-        restorer = load_filler(model)
+        restorer = load_restorer(model)
     except (FileNotFoundError, ValueError) as err:
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
     limits = Limits(max_concurrent=max_concurrent, max_queued=max_queued, request_timeout_s=request_timeout)

@@ -17,7 +17,7 @@ def split_of(group: str, train: int = 90, validation: int = 5) -> str:
     """The split of a document group, by percentage buckets of its SHA-1 hash.
 
     Args:
-        group: the document's group key (see :attr:`Document.group`).
+        group: the document's group key (see :attr:`~apollo_restore.data.document.Document.group`).
         train: percentage for training; ``validation`` likewise; the rest is test.
     """
     bucket = int.from_bytes(hashlib.sha1(group.encode("utf-8")).digest()[:8], "big") % 100

@@ -1,11 +1,11 @@
-"""Run any gap filler over a gap set and score it; bits per character on held-out text.
+"""Run any restorer over a gap set and score it; bits per character on held-out text.
 
     from apollo_restore.evaluate.harness import evaluate
     predictions, metrics = evaluate(NeuralMember.load(), gaps, k=20)
 
-The filler is anything with ``candidates(prefix, suffix, hint, k)``
-(:class:`~apollo_restore.restoration.predict.GapFiller`): the neural restorer, the n-gram model,
-an ensemble. Predictions are joined to gaps by id; a gap without a prediction scores as wrong.
+The restorer is anything with ``candidates(prefix, suffix, hint, k)``
+(:class:`~apollo_restore.restoration.restorer.Restorer`): the neural member, a classical
+member, an ensemble. Predictions are joined to gaps by id; a gap without a prediction scores as wrong.
 Metrics are grouped by kind (synthetic / true), context variant (uncertain-included /
 -excluded), hint condition and source (:func:`group_metrics`).
 
@@ -35,8 +35,8 @@ from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
 from apollo_restore.evaluate.gapsets import condition_of, is_excluded, parse_gap_id
 from apollo_restore.evaluate.metrics import GapScore, reliability, score_gap, summarise, uniform
 from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.predict import Workers, predict
+from apollo_restore.restoration.restorer import Restorer
 
 BPC_MODES = ("prefix", "middle")
 PERIODS = ("BC", "1st–3rd c. AD", "4th c. AD+", "unknown")
@@ -63,12 +63,12 @@ def base_id(gap_id: str) -> str:
 
 
 def run(
-    filler: GapFiller | None, gaps: Iterable[GapExample], k: int = 20, progress: bool = True, batch: int = 1,
+    restorer: Restorer | None, gaps: Iterable[GapExample], k: int = 20, progress: bool = True, batch: int = 1,
     workers: Workers | None = None,
 ) -> list[Prediction]:  # fmt: skip
-    """Predictions of ``filler`` for each gap, in order (``batch`` gaps searched together; with
+    """Predictions of ``restorer`` for each gap, in order (``batch`` gaps searched together; with
     ``workers``, by their processes instead)."""
-    return list(predict(filler, gaps, k, progress, batch=batch, workers=workers))
+    return list(predict(restorer, gaps, k, progress, batch=batch, workers=workers))
 
 
 def score_predictions(gaps: Iterable[GapExample], predictions: Iterable[Prediction], k: int = 20) -> list[ScoredGap]:
@@ -134,7 +134,7 @@ def uncertain_comparison(scored: Iterable[ScoredGap], kind: str = "synthetic") -
 
 
 def evaluate(
-    filler: GapFiller | None, gaps: list[GapExample], k: int = 20,
+    restorer: Restorer | None, gaps: list[GapExample], k: int = 20,
     predictions: list[Prediction] | None = None, progress: bool = True, batch: int = 1,
     workers: Workers | None = None,
 ) -> tuple[list[Prediction], dict[str, Any]]:  # fmt: skip
@@ -146,12 +146,12 @@ def evaluate(
         "uncertain"}``; ``groups`` as :func:`group_metrics`.
 
     Raises:
-        ValueError: neither a filler nor predictions.
+        ValueError: neither a restorer nor predictions.
     """
     if predictions is None:
-        if filler is None:
-            raise ValueError("evaluate needs a gap filler or predictions")
-        predictions = run(filler, gaps, k, progress, batch, workers)
+        if restorer is None:
+            raise ValueError("evaluate needs a restorer or predictions")
+        predictions = run(restorer, gaps, k, progress, batch, workers)
     scored = score_predictions(gaps, predictions, k)
     metrics = {
         "gaps": len(gaps),

@@ -1,4 +1,4 @@
-"""Model selection on what users get: restoration accuracy of the neural filler alone on a
+"""Model selection on what users get: restoration accuracy of the neural member alone on a
 fixed validation gap set, scored during training (the ``validate`` callback of
 :func:`apollo_restore.train.loop.train`).
 """

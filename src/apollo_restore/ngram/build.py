@@ -21,7 +21,8 @@ def build_from_prepared(
     backward: bool = False,
 ) -> NgramModel:
     """An :class:`NgramModel` over the ``text`` column of one split of ``documents.parquet``;
-    ``backward`` counts the texts reversed (a right-to-left model, see ``fill.ReversedFiller``)."""
+    ``backward`` counts the texts reversed (a right-to-left model, see
+    :class:`~apollo_restore.restoration.members.ngram.ReversedRestorer`)."""
     table = load_documents(Path(prepared), split=split, sources=sources or None)
     texts = table["text"].to_pylist()
     model = NgramModel.build([t[::-1] for t in texts] if backward else texts, order=order, min_count=min_count)

@@ -1,7 +1,7 @@
 """Stage 4 of the ranking (:mod:`apollo_restore.restoration.ranking`): calibrated probabilities,
 how often a reading shown at p is the edition's reading.
 
-A filler's own probabilities are normalised over its ranked pool, so they sum to 1 even when
+A restorer's own probabilities are normalised over its ranked pool, so they sum to 1 even when
 no reading is right. The calibration maps them, per hint condition (exact, range, none), to
 probabilities fitted on validation gaps, with room for "none of these":
 
@@ -9,26 +9,26 @@ probabilities fitted on validation gaps, with room for "none of these":
     none   = b − c · max_j z_j + d · log n + e · m + f · s
     p_i    = exp(z_i) / (Σ_j exp(z_j) + exp(none))
 
-``q_i`` is the reading's probability after the demotions (stage 3: normalised over the filler's
+``q_i`` is the reading's probability after the demotions (stage 3: normalised over the restorer's
 whole pool, which does not depend on ``k``, so neither does any ``p_i``), ``a`` a temperature
-(``1/T``), ``b`` the log-weight of "the right reading is not in the list" when the filler is sure
+(``1/T``), ``b`` the log-weight of "the right reading is not in the list" when the restorer is sure
 of its best reading (``max z = 0``) for a one-letter gap, ``c`` how much that weight grows as the
-filler is less sure, and ``d``, ``e``, ``f`` how it moves with three things the filler knows of
+restorer is less sure, and ``d``, ``e``, ``f`` how it moves with three things the restorer knows of
 the gap: the log of its letters ``n`` (the hint's middle count, or with no hint the letters of the
 best reading: :func:`gap_letters`), the margin ``m = log q_(1) − log q_(2)`` (nats) by which the
-best reading stands above the runner-up, and ``s``, the filler's own log-score of its best
+best reading stands above the runner-up, and ``s``, the restorer's own log-score of its best
 reading (nats, ≤ 0: how probable it is in absolute terms, where ``q`` only says how much more
 than the others; a formula the model knows by heart scores near 0). The best reading is the one
 of highest ``q`` (:class:`~apollo_restore.restoration.ranking.Ranking` names it). ``δ`` is the
 demotion of readings that leave an unknown word (e.g. a truncated word where the gap ends at a
 word boundary). The shown probabilities then sum to the chance that the list holds the right
-reading. ``b`` is not bounded: a sure filler on a short gap can be shown near 100 %.
+reading. ``b`` is not bounded: a sure restorer on a short gap can be shown near 100 %.
 
 This module computes numbers and never orders readings: the ranking sorts once, by ``p``.
 
 The parameters live in ``calibration.json`` in the model folder, written by
 ``apollo-restore tune --what calibration`` (rerun it whenever the model changes); a folder without one
-gives the filler's probabilities unchanged.
+gives the restorer's probabilities unchanged.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ FORMAT = CALIBRATION_FORMAT
 #: Weight of the squared parameters (``log a``, ``b`` to ``f`` and ``δ``'s) added to the mean negative
 #: log-likelihood per gap while fitting: a weak prior, negligible next to a few hundred gaps.
 RIDGE = 1e-3
-#: The features of "none of these" beyond the filler's own certainty (``d``, ``e``, ``f``).
+#: The features of "none of these" beyond the restorer's own certainty (``d``, ``e``, ``f``).
 TERMS = ("letters", "margin", "score")
 #: Smallest probability a reading is taken to have (its log is finite).
 FLOOR = 1e-12
@@ -199,7 +199,7 @@ class Calibration:
 
 def gap_letters(best: str, hint: Hint) -> int:
     """``n`` of the module docstring: the hint's middle letter count, or with no hint the
-    letters of the filler's best reading ``best`` (at least 1)."""
+    letters of the restorer's best reading ``best`` (at least 1)."""
     return max(1, hint.middle if hint.given else letter_count(best))
 
 

@@ -1,4 +1,4 @@
-"""The one search-settings object of the gap fillers (:class:`RestoreConfig`: ``k``, ``pool``,
+"""The one search-settings object of the restorers (:class:`RestoreConfig`: ``k``, ``pool``,
 the longest readings, ``hint_slack``, ``beam_width``, ``precision``; a model folder's
 ``"search"`` entry sets the last three) and where the embedded default model lives."""
 
@@ -18,13 +18,13 @@ DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "default"
 
 @dataclass(frozen=True)
 class RestoreConfig:
-    """The search settings, shared by every filler (each member's own config holds only what is
+    """The search settings, shared by every restorer (each member's own config holds only what is
     its own: beam sizes, smoothing).
 
     Attributes:
-        k: candidates per gap (the default of every filler's ``candidates``): it only cuts the
+        k: candidates per gap (the default of every restorer's ``candidates``): it only cuts the
             ranked pool.
-        pool: readings each filler proposes to a gap's ranked pool, whatever ``k``: the neural
+        pool: readings each restorer proposes to a gap's ranked pool, whatever ``k``: the neural
             beam width, and the count each ensemble member adds to the union. Fixed, so that the
             ranking and its probabilities never depend on ``k`` (a larger ``k`` than the pool
             holds gives the whole pool).

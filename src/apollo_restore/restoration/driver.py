@@ -1,4 +1,4 @@
-"""The one driver that restores every lacuna of a text, left to right, with any gap filler (the
+"""The one driver that restores every lacuna of a text, left to right, with any restorer (the
 CLI, the Python API and the web all call :func:`restore_text`).
 
 Gaps are filled left to right: for gap *i*, earlier gaps hold their pinned or best reading,
@@ -14,14 +14,14 @@ from typing import Any
 from apollo_restore.data.document import Document
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.restoration.context import GapContexts
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.line_lengths import line_estimates
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
+from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import GapResult, Restoration
 
 
 def restore_text(
-    filler: GapFiller,
+    restorer: Restorer,
     text: str | Document | RestoreRequest,
     hints: Mapping[Any, Any] | None = None,
     pins: Mapping[Any, str] | None = None,
@@ -29,10 +29,10 @@ def restore_text(
     limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
     progress: Callable[[int, int], None] | None = None,
 ) -> Restoration:
-    """Restore every lacuna of a Leiden text, left to right, with any gap filler.
+    """Restore every lacuna of a Leiden text, left to right, with any restorer.
 
     Args:
-        filler: any :class:`GapFiller` (its ``name`` is recorded in the result).
+        restorer: any :class:`Restorer` (its ``name`` is recorded in the result).
         text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...), a
             parsed :class:`Document`, or a request already validated (then ``hints``,
             ``pins`` and ``k`` are its own).
@@ -72,7 +72,7 @@ def restore_text(
         hint = request.hints[i]
         prefix, suffix = contexts.context(i, fills)
         pinned = request.pins.get(i)
-        cands = [] if pinned is not None else filler.candidates(prefix, suffix, hint, request.k)
+        cands = [] if pinned is not None else restorer.candidates(prefix, suffix, hint, request.k)
         span = spans[i] if i < len(spans) else None
         estimate = None if hint.given else estimates[i]
         gap = GapResult(i + 1, hint, prefix, suffix, cands, pinned, span, length_estimate=estimate)
@@ -83,4 +83,4 @@ def restore_text(
             progress(i + 1, len(contexts))
     prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
     ms = round((time.perf_counter() - started) * 1000, 1)
-    return Restoration(request.text, gaps, filler.name, ms, prefix + fills[-1] + suffix, request.warnings)
+    return Restoration(request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings)

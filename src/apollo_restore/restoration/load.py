@@ -1,8 +1,8 @@
-"""Load the filler a model folder describes: the neural model alone, or its ensemble with the
+"""Load the restorer a model folder describes: the neural model alone, or its ensemble with the
 classical members, wrapped for presentation (edition forms, calibration).
 
-    from apollo_restore.restoration.load import load_filler
-    filler = load_filler()          # the embedded default model, as the CLI loads it
+    from apollo_restore.restoration.load import load_restorer
+    restorer = load_restorer()        # the embedded default model, as the CLI loads it
 """
 
 from __future__ import annotations
@@ -17,20 +17,20 @@ from apollo_restore.model.folder import META_FILE, fingerprint, read_meta
 from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration, Scoring, mismatch
 from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.demotions import Demotions
-from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.registry import build_member, ensemble_entry, member_entries
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.restorer import LANGUAGE_MODEL_KINDS
 
 log = logging.getLogger(__name__)
 
 
-def load_filler(
+def load_restorer(
     folder: str | Path | None = None,
     config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
-    use_ngram: bool = True,
+    neural_only: bool = False,
     present: bool = True,
     device: str = "cpu",
 ) -> Presented | NeuralMember | Ensemble:
@@ -43,14 +43,14 @@ def load_filler(
     ``presentation.demotions`` factors (:meth:`Demotions.of_folder`) and, when the folder has a
     ``calibration.json`` fitted on these very scores (this folder, these members, this arithmetic:
     :func:`calibration_for`), probabilities are calibrated; ``present=False`` gives the bare
-    filler (for fitting).
+    restorer (for fitting).
 
     Bare, a folder whose ``apollo_restore.json`` has an ``ensemble`` entry gives an :class:`Ensemble`
     of the members it lists by name (``"members": [{"name", "weight", "options"}]``, registered in
     :mod:`apollo_restore.restoration.members.registry`: ``neural``, ``infini``, ``ngram``, ``length``,
     ``copy``, ``words``), searched with its ``"search"`` settings (``hint_slack``, the letters
     beyond a hint every member searches; ``beam_width``, the free rows the neural beam keeps per
-    step, unless ``config`` sets one). Any other folder (or ``use_ngram=False``) gives the plain
+    step, unless ``config`` sets one). Any other folder (or ``neural_only=True``) gives the plain
     neural :class:`NeuralMember`. A member weighted 0 is left out (its search would change no
     ranking). A member file that is missing is an error, never a silent fall-back to the neural
     model alone. Format: ``docs/model-folders.md``.
@@ -65,33 +65,33 @@ def load_filler(
             this PyTorch cannot see (E513).
     """
     path = Path(folder) if folder else DEFAULT_MODEL
-    filler = _load_bare(path, config, use_ngram, device)
+    restorer = _load_bare(path, config, neural_only, device)
     if not present:
-        return filler
+        return restorer
     demotions = Demotions.of_folder(read_meta(path), path / META_FILE)
-    scoring = scoring_of(path, config, use_ngram, device)
-    neural = filler if isinstance(filler, NeuralMember) else filler.neural
+    scoring = scoring_of(path, config, neural_only, device)
+    neural = restorer if isinstance(restorer, NeuralMember) else restorer.neural
     if isinstance(neural, NeuralMember):  # int8 asked for where PyTorch has no int8 kernel runs in fp32
         scoring = replace(scoring, precision=neural.precision)
-    return Presented(filler, default_forms(), Ranking(demotions, calibration_for(path, scoring)))
+    return Presented(restorer, default_forms(), Ranking(demotions, calibration_for(path, scoring)))
 
 
 def scoring_of(
-    folder: Path, config: RestoreConfig = DEFAULT_RESTORE_CONFIG, use_ngram: bool = True, device: str = "cpu"
+    folder: Path, config: RestoreConfig = DEFAULT_RESTORE_CONFIG, neural_only: bool = False, device: str = "cpu"
 ) -> Scoring:
-    """What scores the readings of the filler :func:`load_filler` builds from ``folder`` with these
+    """What scores the readings of the restorer :func:`load_restorer` builds from ``folder`` with these
     options: the folder's fingerprint, the members weighted above 0 (``neural`` alone without an
-    ensemble or with ``use_ngram=False``) and the neural model's arithmetic (``config.precision``,
+    ensemble or with ``neural_only=True``) and the neural model's arithmetic (``config.precision``,
     else the folder's ``search.precision``, else fp32; ``gpu`` on a GPU). Reads the folder's
     settings only (nothing is loaded).
 
     Raises:
-        ModelFolderError, FileNotFoundError: as :func:`load_filler`, for a broken folder.
+        ModelFolderError, FileNotFoundError: as :func:`load_restorer`, for a broken folder.
     """
     spec = read_meta(folder).get("ensemble")
     precision = config.precision
     members = "neural"
-    if use_ngram and spec:
+    if spec and not neural_only:
         search = search_settings(folder, spec, config)
         members = "+".join(e.label for e in member_entries(folder, spec, search, device) if e.weight > 0)
         precision = search.precision
@@ -122,8 +122,8 @@ def calibration_for(folder: Path, scoring: Scoring) -> Calibration | None:
     return cal
 
 
-def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) -> NeuralMember | Ensemble:
-    """The folder's filler without presentation (see :func:`load_filler`).
+def _load_bare(path: Path, config: RestoreConfig, neural_only: bool, device: str) -> NeuralMember | Ensemble:
+    """The folder's restorer without presentation (see :func:`load_restorer`).
 
     Raises:
         FileNotFoundError: no model folder, or a member file the folder names is missing (E501).
@@ -133,14 +133,14 @@ def _load_bare(path: Path, config: RestoreConfig, use_ngram: bool, device: str) 
             this PyTorch cannot see (E513).
     """
     spec = read_meta(path).get("ensemble")
-    if not (use_ngram and spec):
+    if neural_only or not spec:
         return NeuralMember.load(path, config=config, device=device)
     search = search_settings(path, spec, config)  # checked before anything loads: a broken folder fails at once
     entries = [e for e in member_entries(path, spec, search, device) if e.weight > 0]
     if not any(e.kind in LANGUAGE_MODEL_KINDS for e in entries):
         raise ValueError(Errors.E502.format(folder=path))
     members = [(build_member(path, e, search, device), e.weight) for e in entries]
-    neural = next((filler for (filler, _), e in zip(members, entries) if e.kind == "neural"), None)
+    neural = next((restorer for (restorer, _), e in zip(members, entries) if e.kind == "neural"), None)
     if neural is None:  # for reports (bits per character), loaded when first asked
 
         def neural() -> NeuralMember:

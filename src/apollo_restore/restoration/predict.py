@@ -1,7 +1,7 @@
 """Run a gap set through a restorer and write predictions (the interchange format), as a durable job.
 
     job = PredictJob.open(Path("gaps.jsonl"), Path("preds.jsonl"), k=20)   # every check; no model yet
-    job.run(filler, batch=256)                                               # resumes, then replaces
+    job.run(restorer, batch=256)                                             # resumes, then replaces
 
 :meth:`PredictJob.open` checks everything before a model is loaded: ``k``, the gap set (read
 through the input layer; every gap through the request check
@@ -14,7 +14,7 @@ gaps it holds (``restart`` begins again), but only for the same gap set (:func:`
 ``k`` and settings, recorded when the job starts (``E209`` names what differs). When every gap
 is predicted the file is renamed over ``OUT``: gap-set order, every gap exactly once.
 
-With :class:`Workers` the gaps are shared among processes that each build their own filler
+With :class:`Workers` the gaps are shared among processes that each build their own restorer
 (``job.run(None, workers=Workers(make, 4))``): each gap gets what it gets in one process, and
 the predictions are still written in gap-set order, each as soon as it and all before it are done.
 """
@@ -39,13 +39,13 @@ from tqdm.auto import tqdm
 from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read_gapset, read_predictions
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError
-from apollo_restore.restoration.filler import GapFiller, candidates_many
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
+from apollo_restore.restoration.restorer import Restorer, candidates_many
 from apollo_restore.restoration.threads import use_threads
 
 
 def predict(
-    filler: GapFiller | None,
+    restorer: Restorer | None,
     gaps: Iterable[GapExample],
     k: int = 20,
     progress: bool = True,
@@ -55,21 +55,21 @@ def predict(
 ) -> Iterator[Prediction]:
     """Predictions for each gap, in order, with the milliseconds each took.
 
-    ``batch`` gaps are restored at a time, searched together where the filler can
-    (:func:`~apollo_restore.restoration.filler.candidates_many`; on a GPU, many gaps fill one batch);
+    ``batch`` gaps are restored at a time, searched together where the restorer can
+    (:func:`~apollo_restore.restoration.restorer.candidates_many`; on a GPU, many gaps fill one batch);
     each gets the candidates it would get alone, and the batch's time shared evenly. With
-    ``workers`` (then ``filler`` is not used) the batches are shared among processes.
+    ``workers`` (then ``restorer`` is not used) the batches are shared among processes.
 
     Raises:
         RequestError: ``k`` beyond ``limits``, or a gap :func:`check_gap` refuses (every gap is
             checked before any search, so that a bad one fails at once).
     """
     check_k(k, limits)
-    yield from _predictions(filler, [check_gap(gap, limits) for gap in gaps], k, progress, batch, workers)
+    yield from _predictions(restorer, [check_gap(gap, limits) for gap in gaps], k, progress, batch, workers)
 
 
 def _predictions(
-    filler: GapFiller | None, gaps: list[GapExample], k: int, progress: bool, batch: int = 1,
+    restorer: Restorer | None, gaps: list[GapExample], k: int, progress: bool, batch: int = 1,
     workers: Workers | None = None,
 ) -> Iterator[Prediction]:  # fmt: skip
     """The predictions of :func:`predict` for gaps already checked, ``batch`` gaps at a time (by
@@ -81,7 +81,7 @@ def _predictions(
         for start in range(0, len(gaps), batch):
             chunk = gaps[start : start + batch]
             started = time.perf_counter()
-            found = candidates_many(filler, [(gap.prefix, gap.suffix, gap.hint) for gap in chunk], k)
+            found = candidates_many(restorer, [(gap.prefix, gap.suffix, gap.hint) for gap in chunk], k)
             ms = round((time.perf_counter() - started) * 1000 / len(chunk), 1)
             for gap, cands in zip(chunk, found):
                 yield Prediction(gap.id, [(c.text, round(c.prob, 6)) for c in cands], ms)
@@ -90,29 +90,29 @@ def _predictions(
 
 @dataclass(frozen=True)
 class Workers:
-    """Processes that each build their own filler and restore a share of the gaps.
+    """Processes that each build their own restorer and restore a share of the gaps.
 
     Attributes:
-        make: builds the filler, once in each process; picklable (a module-level function or a
+        make: builds the restorer, once in each process; picklable (a module-level function or a
             ``functools.partial`` of one), since the processes are started fresh (``spawn``).
         count: processes.
         threads: torch threads in each process.
     """
 
-    make: Callable[[], GapFiller]
+    make: Callable[[], Restorer]
     count: int
     threads: int = 1
 
 
-#: the filler of this worker process, built once by :func:`_start_worker`
-_worker_filler: GapFiller | None = None
+#: the restorer of this worker process, built once by :func:`_start_worker`
+_worker_restorer: Restorer | None = None
 
 
-def _start_worker(make: Callable[[], GapFiller], threads: int) -> None:
-    global _worker_filler
+def _start_worker(make: Callable[[], Restorer], threads: int) -> None:
+    global _worker_restorer
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     use_threads(threads)
-    _worker_filler = make()
+    _worker_restorer = make()
 
 
 def _exit_with_parent() -> None:
@@ -124,7 +124,7 @@ def _exit_with_parent() -> None:
 
 def _predict_chunk(chunk: list[GapExample], k: int) -> list[Prediction]:
     """One worker's predictions for ``chunk``, its gaps searched together."""
-    return list(_predictions(_worker_filler, chunk, k, progress=False, batch=len(chunk)))
+    return list(_predictions(_worker_restorer, chunk, k, progress=False, batch=len(chunk)))
 
 
 def _predictions_in_workers(
@@ -226,20 +226,20 @@ class PredictJob:
         return cls([gap for gap in gaps if gap.id not in done], len(gaps), k, output)
 
     def run(
-        self, filler: GapFiller | None, progress: bool = True, batch: int = 1, workers: Workers | None = None
+        self, restorer: Restorer | None, progress: bool = True, batch: int = 1, workers: Workers | None = None
     ) -> int:
         """Predict the gaps still to do, ``batch`` at a time (see :func:`predict`), then make the
         output; returns the gaps in the gap set.
 
         Each batch's predictions are appended to the partial file as soon as the batch is done: a
         failure (or a kill) leaves the predictions made so far there for the next run, and any
-        earlier output untouched. With ``workers`` (then ``filler`` is not used) the batches are
+        earlier output untouched. With ``workers`` (then ``restorer`` is not used) the batches are
         shared among processes and their predictions appended in gap-set order.
 
         Raises:
             FileError: ``E205`` a line cannot be written (a full disk): the next run resumes.
         """
-        found = _predictions(filler, self.todo, self.k, progress, batch, workers)  # checked by open()
+        found = _predictions(restorer, self.todo, self.k, progress, batch, workers)  # checked by open()
         try:
             for prediction in found:
                 self.output.append(jsonl_line(prediction.to_dict()))

@@ -1,11 +1,11 @@
 """One place ranks a gap's readings: the scoring pipeline, stage by stage, and its one order.
 
     scores = weighted_mean([m.score_readings(p, s, hint, readings) for m in members], weights, kinds)
-    pool = ranked_pool(readings, scores)                      # stages 1–2: the filler's ranked pool
+    pool = ranked_pool(readings, scores)                      # stages 1–2: the restorer's ranked pool
     shown = Ranking(demotions, calibration).rank(annotated_pool, prefix, suffix, hint)   # stages 3–4
 
 Every reading ``r`` of a gap's pool ``U`` goes through four stages (:data:`STAGES`); the first two
-give a filler's ranked pool (an ensemble's, or one filler's alone), the last two what is shown:
+give a restorer's ranked pool (an ensemble's, or one restorer's alone), the last two what is shown:
 
 1. **members**: each member ``i`` scores ``r``: ``log pᵢ(r)`` (nats, its ``score_readings``);
    ``U`` is the union of the members' proposals (merged by
@@ -16,7 +16,7 @@ give a filler's ranked pool (an ensemble's, or one filler's alone), the last two
        q(r) = exp s(r) / Σ_{r' ∈ U} exp s(r')
 
    language models being the members of kind ``neural`` or ``classical``; a prior's or a
-   document's score counts in the sum only. A filler on its own (the neural member, retrieval)
+   document's score counts in the sum only. A restorer on its own (the neural member, retrieval)
    gives ``s`` (its own score) and ``q`` the same way (:func:`~.members.candidates.to_candidates`).
 3. **demotions** (:class:`~apollo_restore.restoration.demotions.Demotions`)::
 
@@ -52,8 +52,8 @@ from dataclasses import dataclass, field, replace
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.calibration import Calibration
 from apollo_restore.restoration.demotions import Demotions, Doubts, doubts
-from apollo_restore.restoration.filler import LANGUAGE_MODEL_KINDS
 from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.restorer import LANGUAGE_MODEL_KINDS
 from apollo_restore.restoration.types import Candidate
 
 #: The stages of the ranking, in order (the module docstring).
@@ -75,7 +75,7 @@ def weighted_mean(scores: Sequence[Sequence[float]], weights: Sequence[float], k
     Args:
         scores: one list per member (in member order) of its scores of the readings.
         weights: each member's weight.
-        kinds: each member's :data:`~apollo_restore.restoration.filler.MemberKind`; only the
+        kinds: each member's :data:`~apollo_restore.restoration.restorer.MemberKind`; only the
             language models' weights form the denominator (1 when there is none).
     """
     totals = [0.0] * len(scores[0])
@@ -136,5 +136,5 @@ class Ranking:
         return [replace(pool[i], prob=probs[i], **calibrated) for i in best_first(probs, weighted)]
 
 
-#: The ranking of a filler presented without a model folder's settings: the default demotions, no calibration.
+#: The ranking of a restorer presented without a model folder's settings: the default demotions, no calibration.
 DEFAULT_RANKING = Ranking()

@@ -318,7 +318,7 @@ def check_gap(gap: GapExample, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -
     Returns:
         the gap in restore's normal form (:func:`cut_context`), with at most
         :data:`~apollo_restore.restoration.context.DEFAULT_WINDOW` characters each side: what a
-        filler is given, as :func:`~apollo_restore.restoration.driver.restore_text` gives it.
+        restorer is given, as :func:`~apollo_restore.restoration.driver.restore_text` gives it.
 
     Raises:
         RequestError: ``E309`` or ``E312`` (naming the gap's id and side), ``E302``, ``E304`` or ``E308``.

@@ -29,7 +29,7 @@ class Candidate:
         text: the restored letters (``norm.v1``); scoring and matching use this.
         prob: with ``calibrated``, the fitted chance that this is the edition's reading (the
             list's probabilities sum to the chance that it holds the right one); without,
-            the filler's probability normalised over the returned candidates.
+            the restorer's probability normalised over the returned candidates.
         log_score: the model's log-probability of the middle and its end (nats).
         origin: ``"model"`` (beam search), ``"parallel"`` (found in a parallel passage and
             scored by the model), or both.

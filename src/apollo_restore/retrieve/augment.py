@@ -10,10 +10,11 @@
         print(c.text, c.prob, c.origin, c.citations)
 
 The model still decides: each reading found between the gap's contexts in the training
-corpus is scored by the model (:meth:`NeuralMember.score_readings`, the same log-probability
-beam search ranks by) and merged with the beams by :func:`match_key`. An optional prior
+corpus is scored by the model
+(:meth:`~apollo_restore.restoration.members.neural.NeuralMember.score_readings`, the same
+log-probability beam search ranks by) and merged with the beams by :func:`match_key`. An optional prior
 ``count_weight · log(1 + count)`` favours frequent parallels (default 0: pure model score).
-Like every filler, it ranks a pool that does not depend on ``k`` (the model's whole pool and the
+Like every restorer, it ranks a pool that does not depend on ``k`` (the model's whole pool and the
 parallels' readings), probabilities normalised over all of it; ``k`` only cuts.
 
 What a scholar sees wraps it (:func:`with_parallels`): the presentation (edition forms, flags,
@@ -27,9 +28,9 @@ import math
 from dataclasses import dataclass, field
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration.filler import GapFiller, LanguageModel
 from apollo_restore.restoration.members.candidates import WHOLE_POOL, match_key, to_candidates
 from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.restorer import LanguageModel, Restorer
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.parallels import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
@@ -48,7 +49,7 @@ class RetrievalAugmented:
     """A restorer whose beams are joined by readings from parallel passages.
 
     Args:
-        restorer: the model: any :class:`GapFiller` with search settings ``config`` (the
+        restorer: the model: any :class:`Restorer` with search settings ``config`` (the
             neural :class:`~apollo_restore.restoration.members.neural.NeuralMember`, the default ensemble).
         index: the parallel-passage index (training split only).
         enabled: ``False`` returns exactly the restorer's candidates.
@@ -64,7 +65,7 @@ class RetrievalAugmented:
 
     def __init__(
         self,
-        restorer: GapFiller,
+        restorer: Restorer,
         index: ParallelIndex,
         enabled: bool = True,
         max_parallels: int = 20,
@@ -157,11 +158,11 @@ class RetrievalAugmented:
         return self.restorer.language_model()
 
 
-def with_parallels(filler: GapFiller, index: ParallelIndex, **options) -> GapFiller:
-    """``filler`` with the readings of parallel passages joining its pool: inside its
+def with_parallels(restorer: Restorer, index: ParallelIndex, **options) -> Restorer:
+    """``restorer`` with the readings of parallel passages joining its pool: inside its
     presentation when it has one (a :class:`~apollo_restore.restoration.presentation.present.Presented`, as
-    ``load_filler`` returns), so that display forms, flags and calibration cover the parallels'
+    ``load_restorer`` returns), so that display forms, flags and calibration cover the parallels'
     readings too; ``options`` go to :class:`RetrievalAugmented`."""
-    if isinstance(filler, Presented):
-        return filler.around(lambda inner: RetrievalAugmented(inner, index, **options))
-    return RetrievalAugmented(filler, index, **options)
+    if isinstance(restorer, Presented):
+        return restorer.around(lambda presented: RetrievalAugmented(presented, index, **options))
+    return RetrievalAugmented(restorer, index, **options)

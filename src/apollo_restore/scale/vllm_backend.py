@@ -1,4 +1,4 @@
-"""vLLM restoration backend: beam search (20 candidates) on a GPU, same results as the engine.
+"""vLLM restoration backend: beam search (20 candidates) on a GPU, same results as the neural member.
 
     pip install "apollo-restore[vllm]"          # on a machine with a CUDA GPU
     from apollo_restore.scale.vllm_backend import VllmRestorer
@@ -6,17 +6,17 @@
     result = restore_text(r, "ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")  # a Restoration
     batch = r.candidates_many([(prefix, suffix, Hint.exact(7)), ...])       # one vLLM call
 
-:class:`VllmRestorer` is a :class:`~apollo_restore.restoration.filler.GapFiller` whose per-gap search
+:class:`VllmRestorer` is a :class:`~apollo_restore.restoration.restorer.Restorer` whose per-gap search
 runs ``vllm.LLM.beam_search`` (``BeamSearchParams(beam_width=k, max_tokens=…,
 length_penalty=0)``, so beams rank by summed log-probability, ``[EOS]`` included, like the
-default engine). Prompts are token ids in the FIM layout built by
+neural member). Prompts are token ids in the FIM layout built by
 :class:`~apollo_restore.fim.hf_format.HfFim` from the model folder's own tokenizer, so the
 backend serves both the character models and a fine-tuned Mistral. Everything after the search
-is shared with the engine: equivalent readings merged, probabilities normalised over the
+is shared with the neural member: equivalent readings merged, probabilities normalised over the
 returned candidates, multi-gap texts filled left to right, the same ``Candidate`` /
 ``GapResult`` / ``Restoration`` types.
 
-Differences from the default engine: vLLM's beam search cannot mask the vocabulary, so a
+Differences from the neural member: vLLM's beam search cannot mask the vocabulary, so a
 reading holding characters outside the middle alphabet (Greek letters, space, ``·``), a double
 space, or no letter at all is dropped after the search instead of never being proposed (fewer
 than ``k`` candidates may remain); ``score_readings`` is not available.
@@ -86,7 +86,7 @@ def beams_to_readings(output: Any, prompt_len: int, fim: HfFim, k: int) -> list[
     """One ``BeamSearchOutput`` → up to ``k`` ``(text, log_score)`` readings, best first.
 
     Beams cut by ``max_tokens`` (no ``[EOS]``) are returned only when fewer than ``k`` beams
-    finished, as in the default engine; the caller ranks everything by score after merging.
+    finished, as in the neural member; the caller ranks everything by score after merging.
     ``sequence.tokens`` holds the prompt too, so the middle is ``tokens[prompt_len:]``.
     """
     finished, cut = [], []
@@ -95,7 +95,7 @@ def beams_to_readings(output: Any, prompt_len: int, fim: HfFim, k: int) -> list[
         done = bool(middle) and middle[-1] == fim.eos_id
         text = fim.decode(middle[:-1] if done else middle).strip()
         if not set(text) <= MIDDLE_ALPHABET or "  " in text or letter_count(text) == 0:
-            continue  # what the engine's masked search never proposes: other characters, no letter
+            continue  # what the neural member's masked search never proposes: other characters, no letter
         (finished if done else cut).append((text, float(seq.cum_logprob)))
     ranked = sorted(finished, key=lambda r: -r[1])[:k]
     if len(ranked) < k:
@@ -104,7 +104,7 @@ def beams_to_readings(output: Any, prompt_len: int, fim: HfFim, k: int) -> list[
 
 
 class VllmRestorer:
-    """A gap filler whose beam search runs in vLLM (the engine's search settings and results).
+    """A restorer whose beam search runs in vLLM (the neural member's search settings and results).
 
     Args:
         model: local model folder (``config.json``, safetensors, tokenizer files).
@@ -164,15 +164,16 @@ class VllmRestorer:
         ]
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        """Ranked readings for one gap (same contract as :meth:`NeuralMember.candidates`)."""
+        """Ranked readings for one gap (same contract as
+        :meth:`~apollo_restore.restoration.members.neural.NeuralMember.candidates`)."""
         return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """Not available: vLLM's beam search gives no scores for readings it did not propose
-        (an ensemble or retrieval needs the default engine,
+        (an ensemble or retrieval needs the neural member,
         :class:`~apollo_restore.restoration.members.neural.NeuralMember`)."""
         raise NotImplementedError(
-            "score_readings needs the default engine (apollo_restore.restoration.members.neural.NeuralMember)"
+            "score_readings needs the neural member (apollo_restore.restoration.members.neural.NeuralMember)"
         )
 
     def language_model(self) -> None:

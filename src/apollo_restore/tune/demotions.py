@@ -1,7 +1,7 @@
 """Fit the ranking's stage ``demotions`` (:class:`~apollo_restore.restoration.demotions.Demotions`,
 the factors of doubtful readings) on validation gaps.
 
-    pools = whole_pools(filler, gaps)                 # the bare filler's whole ranked pool per gap (stage 2)
+    pools = whole_pools(restorer, gaps)               # the bare restorer's whole ranked pool per gap (stage 2)
     flagged = annotated(pools, gaps)                  # each reading's doubts, once
     demotions, value = fit_demotions(flagged, gaps, start=Demotions())
 
@@ -23,10 +23,10 @@ from tqdm.auto import tqdm
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.restoration.demotions import Demotions, Doubts, doubts
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.members.candidates import WHOLE_POOL
 from apollo_restore.restoration.presentation.present import annotate
 from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.measure import objective
 
@@ -37,11 +37,11 @@ GRID = (1.0, 0.5, 0.3, 0.1, 0.03, 0.01, 0.001)
 Flagged = list[tuple[Candidate, Doubts]]
 
 
-def whole_pools(filler: GapFiller, gaps: Sequence[GapExample], progress: bool = False) -> list[list[Candidate]]:
-    """Each gap's whole ranked pool from the bare filler (no presentation); with ``progress``, a
+def whole_pools(restorer: Restorer, gaps: Sequence[GapExample], progress: bool = False) -> list[list[Candidate]]:
+    """Each gap's whole ranked pool from the bare restorer (no presentation); with ``progress``, a
     progress bar on stderr."""
     bar = tqdm(gaps, desc="pools", unit="gap", disable=not progress)
-    return [filler.candidates(g.prefix, g.suffix, g.hint, WHOLE_POOL) for g in bar]
+    return [restorer.candidates(g.prefix, g.suffix, g.hint, WHOLE_POOL) for g in bar]
 
 
 def annotated(pools: Sequence[list[Candidate]], gaps: Sequence[GapExample], forms: EditionForms) -> list[Flagged]:

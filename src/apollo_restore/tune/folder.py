@@ -5,7 +5,7 @@
     write_meta(folder, meta)        # apollo_restore.model.folder: apollo_restore.json, atomically
 
 The ensemble entry's format is the registry's (:mod:`apollo_restore.restoration.members.registry`);
-here ``tune`` sees its members by label (``{label: weight}`` and a filler per label).
+here ``tune`` sees its members by label (``{label: weight}`` and a restorer per label).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.demotions import PRESENTATION, Demotions
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.load import search_settings
 from apollo_restore.restoration.members.registry import build_member, member_entries, with_member_weights
 from apollo_restore.restoration.ranking import FITTED_STAGES
+from apollo_restore.restoration.restorer import Restorer
 
 #: What ``tune`` fits, in the order it fits them (each step uses the ones before it): the ranking's
 #: stages with parameters, by their names (:data:`~apollo_restore.restoration.ranking.FITTED_STAGES`).
@@ -82,9 +82,9 @@ def with_demotions(meta: dict[str, Any], demotions: Demotions) -> dict[str, Any]
     return dict(meta, **{PRESENTATION: dict(meta.get(PRESENTATION, {}), demotions=demotions.to_json())})
 
 
-def named_members(folder: Path, config: RestoreConfig, slack: int, device: str = "cpu") -> dict[str, GapFiller]:
+def named_members(folder: Path, config: RestoreConfig, slack: int, device: str = "cpu") -> dict[str, Restorer]:
     """Every member the folder's ensemble entry lists, weighted 0 or not, by its label, built by
-    its registered factory as :func:`~apollo_restore.restoration.load.load_filler` builds them, all
+    its registered factory as :func:`~apollo_restore.restoration.load.load_restorer` builds them, all
     searching ``slack`` letters beyond a hint (the neural one itself, the others given the hint widened).
 
     Raises:

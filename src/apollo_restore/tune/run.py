@@ -9,7 +9,7 @@ parameters (:mod:`apollo_restore.restoration.ranking`) — each on what the ones
 stage ``weights`` (and the hint slack) gives the pools, stage ``demotions`` is fitted on them, and
 stage ``calibration`` on the pools as the demotions leave them, each with the ranking's own functions. One restoration
 pass serves the weights (every member's proposals and scores), one more serves both the demotions
-and the calibration (the folder's filler, with the new weights). ``apollo_restore.json`` is
+and the calibration (the folder's restorer, with the new weights). ``apollo_restore.json`` is
 written first, then ``calibration.json`` with the fingerprint of the folder as written: each file
 whole (renamed over the old one). A folder already holding what a step writes is refused
 (``E701``) unless ``force`` is given.
@@ -27,7 +27,7 @@ from apollo_restore.model.folder import META_FILE, read_meta, write_meta
 from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restoration.demotions import Demotions
-from apollo_restore.restoration.load import load_filler, scoring_of
+from apollo_restore.restoration.load import load_restorer, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.tune.calibration import fit_calibration, record
 from apollo_restore.tune.demotions import annotated, demoted, fit_demotions, whole_pools
@@ -143,7 +143,7 @@ def tune(
         raise TuneError("E704", folder=folder, minimum=min_gaps, found=found)
     result = TuneResult(folder, len(gaps))
     meta, config = read_meta(folder), DEFAULT_RESTORE_CONFIG
-    filler = None
+    restorer = None
     if "weights" in steps:
         start, old_slack = read_weights(folder), hint_slack(folder)
         best, before = None, None
@@ -163,10 +163,10 @@ def tune(
         chosen = f"{FITTED_BY} on validation gaps of {prepared} ({len(gaps)}, seed {seed}); see docs/training.md"
         meta = with_weights(folder, meta, weights, slack, chosen)
         used = [(members[n], w) for n, w in weights.items() if n in members and w > 0]
-        filler = Ensemble(used, name=folder.name, config=replace(config, hint_slack=slack), neural=members["neural"])
+        restorer = Ensemble(used, name=folder.name, config=replace(config, hint_slack=slack), neural=members["neural"])
     if "demotions" in steps or "calibration" in steps:
-        filler = filler or load_filler(folder, present=False)
-        flagged = annotated(whole_pools(filler, gaps, progress), gaps, default_forms())
+        restorer = restorer or load_restorer(folder, present=False)
+        flagged = annotated(whole_pools(restorer, gaps, progress), gaps, default_forms())
         demotions = Demotions.of_folder(meta, folder / META_FILE)
         if "demotions" in steps:
             fitted_d, value = fit_demotions(flagged, gaps, demotions)
@@ -181,7 +181,7 @@ def tune(
             result.calibration.info = fitted_on | result.calibration.info | {"gaps_per_condition": counts}
     if "weights" in steps or "demotions" in steps:
         write_meta(folder, meta)
-    if result.calibration is not None:  # what it was fitted for: the folder as written, as load_filler scores it
+    if result.calibration is not None:  # what it was fitted for: the folder as written, as load_restorer scores it
         result.calibration.info |= scoring_of(folder).info(folder)
         write_calibration(folder, result.calibration)
     return result

@@ -24,9 +24,9 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample
 from apollo_restore.restoration.config import hint_slack as slack_of
-from apollo_restore.restoration.filler import GapFiller, member_kind
 from apollo_restore.restoration.members.candidates import union
 from apollo_restore.restoration.ranking import best_first, weighted_mean
+from apollo_restore.restoration.restorer import Restorer, member_kind
 from apollo_restore.tune.measure import objective
 
 #: Weights tried for each member.
@@ -55,7 +55,7 @@ class Scored:
 
 
 def member_scores(
-    members: dict[str, GapFiller], gaps: Sequence[GapExample], slack: int, pool: int, progress: bool = False
+    members: dict[str, Restorer], gaps: Sequence[GapExample], slack: int, pool: int, progress: bool = False
 ) -> list[Scored]:
     """Each gap's union of the members' ``pool`` proposals, scored by every member (see the module
     docstring; ``members["neural"]`` searches the slack itself); with

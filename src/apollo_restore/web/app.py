@@ -4,7 +4,7 @@ restorer (or the parallels index, or the exporter) and returns a JSON-ready resu
     apollo-restore serve --model runs/small --port 8000     # then open http://127.0.0.1:8000/
 
     from apollo_restore.web.app import create_app
-    app = create_app(load_filler(), parallels=None)         # any ASGI server, or TestClient (load_filler: restore.load)
+    app = create_app(load_restorer(), parallels=None)       # any ASGI server, or TestClient (restoration.load)
 
 Endpoints (documented at ``/docs``, from packaged assets, and ``/openapi.json``):
 ``POST /api/restore``, ``POST /api/parallels``, ``POST /api/provenance``, ``POST /api/epidoc``, ``POST /api/export``,
@@ -32,9 +32,9 @@ from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.presentation.labels import model_label
 from apollo_restore.restoration.request import RestoreRequest, check_k, check_reading, check_text
+from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
 from apollo_restore.web.export import Alternative, MachineReading, count_gaps, export_text
@@ -59,7 +59,7 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1", "testserver")
 
 
 def create_app(
-    restorer: GapFiller,
+    restorer: Restorer,
     parallels: ParallelsProvider | None = None,
     limits: Limits = DEFAULT_SERVER_LIMITS,
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
@@ -67,7 +67,7 @@ def create_app(
     """The FastAPI app serving ``restorer`` (and ``parallels`` when an index is loaded).
 
     Args:
-        restorer: a loaded gap filler (:func:`~apollo_restore.restoration.load.load_filler`); it runs
+        restorer: a loaded restorer (:func:`~apollo_restore.restoration.load.load_restorer`); it runs
             in worker threads.
         parallels: an object with ``parallels(request, gap, k) -> dict`` and
             ``provenance(text, min_run) -> dict`` (:class:`~apollo_restore.web.parallels.IndexParallels`), or ``None``

@@ -18,7 +18,7 @@ with its gap, its line (the number the text gives it), the lacuna as written and
     ⁽ᵐ¹⁾ gap 1, line 1, [.4]: κομω (42 %); alternatives: κωμη (10 %), ...
 
 Readings are written in edition form (accents, breathings, iota subscript) when the caller
-gives one (:attr:`MachineReading.display`), else as the normalised letters. A text holding
+gives one (:attr:`MachineReading.text`), else as the normalised letters. A text holding
 ``⁅ ⁆`` is refused (``E312``): the export cannot be read back as the papyrus's letters.
 
 The editor's own supplements ``[αβγ]`` stay unmarked; gaps without a chosen reading stay as

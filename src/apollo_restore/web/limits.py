@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.request import WEB_LIMITS, RequestLimits, RestoreRequest
+from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.web.errors import ApiError, WebErrors, error_body
 from apollo_restore.web.schemas import EXAMPLE
 
@@ -331,7 +331,7 @@ class Gate:
         return release
 
 
-def measure_cost(gate: Gate, restorer: GapFiller) -> float:
+def measure_cost(gate: Gate, restorer: Restorer) -> float:
     """Restore the API's example text in every restoration slot at once with ``restorer``, as
     requests would run side by side, and give each one's time to ``gate``'s cost model (so that
     admission works from the first request, with the slots' slowdown of each other in it);

@@ -1,5 +1,6 @@
 """Running the web app under uvicorn with read timeouts: a request head not complete within the
-limit closes the connection (no slow-loris), a body not complete gets 408 (:class:`BodyLimit`).
+limit closes the connection (no slow-loris), a body not complete gets 408
+(:class:`~apollo_restore.web.limits.BodyLimit`).
 
     serve(app, "127.0.0.1", 8000, limits)                 # blocks, as ``apollo-restore serve``
     with background_server(app, limits) as url: ...       # a free loopback port, in a thread

@@ -36,7 +36,7 @@ brackets of one type, ``[.0]``, ``[.8-5]``, ``[]``, a stray ``]``) raises
 :class:`~apollo_restore.errors.LeidenError` with the line and column of the problem.
 
 :func:`find_gaps` lists each lacuna with its character span in the input and its length hint
-(``None`` | ``int`` | ``(lo, hi)``): what the restoration engine needs to fill it in place.
+(``None`` | ``int`` | ``(lo, hi)``): what a restorer needs to fill it in place.
 """
 
 from __future__ import annotations

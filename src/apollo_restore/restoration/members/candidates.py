@@ -1,11 +1,11 @@
 """Candidate algebra: the identity of a reading, merging equivalent readings, and scores to
-probabilities. Every filler turns its ``(reading, log_score)`` pairs into candidates here.
+probabilities. Every restorer turns its ``(reading, log_score)`` pairs into candidates here.
 
     readings = merge_equivalent([("και ", -1.2), ("και", -1.5), ("κατα", -2.0)])
     to_candidates(readings)      # two candidates, probabilities normalised over them
     to_candidates(readings, 1)   # the first of them, its probability still over both
 
-A filler ranks a pool of readings that does not depend on ``k`` (``RestoreConfig.pool``);
+A restorer ranks a pool of readings that does not depend on ``k`` (``RestoreConfig.pool``);
 ``k`` only cuts it, so asking for more readings never changes the best one or its probability.
 """
 
@@ -59,7 +59,7 @@ def union(proposals: Iterable[tuple[str, Iterable[str]]]) -> tuple[list[str], li
     return list(first.values()), list(origins.values())
 
 
-#: ``k`` that asks a filler for its whole ranked pool (no pool is this large).
+#: ``k`` that asks a restorer for its whole ranked pool (no pool is this large).
 WHOLE_POOL = 1_000_000
 
 

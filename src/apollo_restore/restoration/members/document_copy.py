@@ -105,7 +105,7 @@ def _letters(text: str) -> str:
 
 class DocumentCopy:
     """Readings and scores from the gap's own document (a
-    :class:`~apollo_restore.restoration.filler.GapFiller`; see the module docstring).
+    :class:`~apollo_restore.restoration.restorer.Restorer`; see the module docstring).
 
     Args:
         config: run lengths, smoothing and proposal limits.

@@ -158,7 +158,7 @@ def _rights(ctx: _Context, min_stem: int) -> list[str]:
 
 
 def _inside(ctx: _Context, min_stem: int) -> list[str]:
-    """Fillers ``z`` of a gap inside one word: ``L + z + R`` is a context word or its stem with
+    """Readings ``z`` of a gap inside one word: ``L + z + R`` is a context word or its stem with
     another ending (:func:`_meets`)."""
     left, right = _key(ctx.left), _key(ctx.right)
     if not (left or right):
@@ -180,7 +180,7 @@ def word_readings(
     max_letters: int = DEFAULT_RESTORE_CONFIG.max_letters,
 ) -> list[str]:
     """Readings of the gap made of the context's own words (see the module docstring), each
-    once (σ-folded, spaces ignored), in the letter counts ``hint`` allows: fillers of a gap
+    once (σ-folded, spaces ignored), in the letter counts ``hint`` allows: readings of a gap
     inside one word first, then readings with fewer parts, shorter middles first, at most
     ``config.limit`` of them; ``max_letters`` with no hint."""
     lo, hi = hint.letters(max_letters)
@@ -209,7 +209,7 @@ def word_readings(
 
 
 class Vocabulary:
-    """Known words searched by their beginning (a bisection) for fillers of a gap inside one word.
+    """Known words searched by their beginning (a bisection) for readings of a gap inside one word.
 
     Args:
         keys: ``norm.v1`` words, sorted (as :class:`~apollo_restore.data.orthography.EditionForms`
@@ -227,7 +227,7 @@ class Vocabulary:
         config: WordConfig = WordConfig(),
         max_letters: int = DEFAULT_RESTORE_CONFIG.max_letters,
     ) -> list[str]:
-        """Fillers ``z`` of a gap inside one word (both edges cut) with ``L + z + R`` a known
+        """Readings ``z`` of a gap inside one word (both edges cut) with ``L + z + R`` a known
         word, in the letter counts ``hint`` allows; at most ``config.vocabulary_limit``, those
         nearest the middle of the allowed counts first (with no hint: the shortest, at most
         ``max_letters``)."""
@@ -284,7 +284,7 @@ def document_letters(
 
 class DocumentWords:
     """Readings made of the document's own words, and a score for making them (a
-    :class:`~apollo_restore.restoration.filler.GapFiller`).
+    :class:`~apollo_restore.restoration.restorer.Restorer`).
 
     *Proposals*: :func:`word_readings` (and, with a ``vocabulary``, its completions of a gap
     inside one word), best first by the score, at most ``k``.

@@ -1,12 +1,14 @@
-"""A log-linear ensemble of gap fillers (e.g. the neural FIM model and the n-gram model).
+"""A log-linear ensemble of restorers, its members (e.g. the neural member, the unbounded-order
+and document members, the length prior).
 
-Each member proposes candidates; the union (merged by :func:`match_key`) is re-scored by every
-member, and readings are ranked by the weighted mean of their scores: stages 1 and 2 of
+Each member proposes candidates; the union (merged by
+:func:`~apollo_restore.restoration.members.candidates.match_key`) is re-scored by every member,
+and readings are ranked by the weighted mean of their scores: stages 1 and 2 of
 :mod:`apollo_restore.restoration.ranking`, whose functions compute and order them. The weights are
 chosen on the validation split (``apollo-restore tune``), never on test gaps.
 
     from apollo_restore.restoration.members.ensemble import Ensemble
-    ens = Ensemble([(neural, 1.0), (ngram, 0.6)])
+    ens = Ensemble([(neural, 1.0), (infini, 0.6)])
     ens.candidates(prefix, suffix, Hint.exact(7))
 """
 
@@ -17,10 +19,10 @@ from collections.abc import Callable
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
-from apollo_restore.restoration.filler import GapFiller, LanguageModel, candidates_many, member_kind
 from apollo_restore.restoration.members.candidates import union
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.ranking import ranked_pool, weighted_mean
+from apollo_restore.restoration.restorer import LanguageModel, Restorer, candidates_many, member_kind
 from apollo_restore.restoration.types import Candidate
 
 
@@ -44,10 +46,10 @@ class LengthPrior:
 
 
 class Ensemble:
-    """Weighted product of experts over gap fillers.
+    """Weighted product of experts over restorers.
 
     Args:
-        members: ``(filler, weight)`` pairs; weights multiply each member's log-score.
+        members: ``(restorer, weight)`` pairs; weights multiply each member's log-score.
         name: shown in results.
         config: the search settings: ``k`` (candidates returned by default), ``pool`` (readings
             each member proposes) and ``hint_slack`` (letters beyond the hint either side every
@@ -60,20 +62,20 @@ class Ensemble:
             function that loads it when first asked (a member weighted 0 is never loaded
             for restoring, which spares importing torch).
 
-    Each member's ``kind`` (:data:`~apollo_restore.restoration.filler.MemberKind`) says how it takes part: the
+    Each member's ``kind`` (:data:`~apollo_restore.restoration.restorer.MemberKind`) says how it takes part: the
     ``neural`` one is given the hint as it is; only language models (``neural``,
     ``classical``) weigh in the denominator of the mean.
 
     Raises:
         ValueError: no member.
-        TypeError: a member that declares no kind (:func:`~apollo_restore.restoration.filler.member_kind`).
+        TypeError: a member that declares no kind (:func:`~apollo_restore.restoration.restorer.member_kind`).
     """
 
     batches = True  # candidates_many: the members that batch search the gaps together
 
     def __init__(
         self,
-        members: list[tuple[GapFiller, float]],
+        members: list[tuple[Restorer, float]],
         name: str = "ensemble",
         config: RestoreConfig = DEFAULT_RESTORE_CONFIG,
         neural: NeuralMember | Callable[[], NeuralMember] | None = None,
@@ -81,12 +83,13 @@ class Ensemble:
         if not members:
             raise ValueError("an ensemble needs at least one member")
         self.members, self.name, self.config = members, name, config
-        self.kinds = [member_kind(filler) for filler, _ in members]
+        self.kinds = [member_kind(restorer) for restorer, _ in members]
         self._neural = neural
 
     @property
     def neural(self) -> NeuralMember | None:
-        """The neural filler of the model folder, whether or not it is a member; loaded on first use."""
+        """The model folder's neural member, whether or not it takes part in the ensemble; loaded on
+        first use."""
         if callable(self._neural):
             self._neural = self._neural()
         return self._neural
@@ -100,7 +103,7 @@ class Ensemble:
         the denominator; members of other kinds only in the sum): the weighted mean
         (:func:`~apollo_restore.restoration.ranking.weighted_mean`), on the scale of one model's
         log-probability, and the ``log_score`` of :meth:`candidates`."""
-        scores = [filler.score_readings(prefix, suffix, hint, readings) for filler, _ in self.members]
+        scores = [restorer.score_readings(prefix, suffix, hint, readings) for restorer, _ in self.members]
         return weighted_mean(scores, [w for _, w in self.members], self.kinds)
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
@@ -114,7 +117,7 @@ class Ensemble:
 
     def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
         """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``: the members that can
-        search them together do (:func:`~apollo_restore.restoration.filler.candidates_many`)."""
+        search them together do (:func:`~apollo_restore.restoration.restorer.candidates_many`)."""
         k = k or self.config.k
         widened = [
             (prefix, suffix, hint.widen(hint_slack(hint, self.config))) for prefix, suffix, hint in gaps
@@ -122,10 +125,10 @@ class Ensemble:
         # member → gap → candidates: each member proposes its whole pool, whatever k; the neural
         # member searches beyond the hint itself, with a penalty per letter outside it
         proposals = [
-            candidates_many(filler, gaps if kind == "neural" else widened, self.config.pool)
-            for (filler, _), kind in zip(self.members, self.kinds)
+            candidates_many(restorer, gaps if kind == "neural" else widened, self.config.pool)
+            for (restorer, _), kind in zip(self.members, self.kinds)
         ]
-        names = [filler.name for filler, _ in self.members]
+        names = [restorer.name for restorer, _ in self.members]
         out = []
         for g, (prefix, suffix, hint) in enumerate(gaps):
             readings, _ = union((name, [c.text for c in member[g]]) for name, member in zip(names, proposals))

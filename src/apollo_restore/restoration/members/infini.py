@@ -55,9 +55,9 @@ class InfiniConfig:
     close: int = 12
 
 
-class InfiniFiller:
+class InfiniMember:
     """Gap candidates and reading scores from an :class:`InfiniGram` (a
-    :class:`~apollo_restore.restoration.filler.GapFiller`).
+    :class:`~apollo_restore.restoration.restorer.Restorer`).
 
     Args:
         model: forward or backward (``model.reverse``) model.
@@ -190,8 +190,8 @@ def load_infini(
     config: InfiniConfig = InfiniConfig(),
     search: RestoreConfig = DEFAULT_RESTORE_CONFIG,
     **options,
-) -> InfiniFiller:
-    """The unbounded-order filler over ``index`` (default: the packaged text index, built in the
+) -> InfiniMember:
+    """The unbounded-order restorer over ``index`` (default: the packaged text index, built in the
     user cache on first use) in one direction.
 
     ``options`` are :class:`InfiniGram` arguments (``discount``, ``max_context``) or
@@ -207,4 +207,4 @@ def load_infini(
         if direction == "forward"
         else InfiniGram.backward(index, **model_options)
     )
-    return InfiniFiller(model, index, config, search)
+    return InfiniMember(model, index, config, search)

@@ -1,4 +1,4 @@
-"""The restoration engine: load a model once, restore many texts (docs/design.md, *Restoration*; paper App. F).
+"""The neural member: load a model once, restore many texts (docs/design.md, *Restoration*; paper App. F).
 
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.driver import restore_text
@@ -35,9 +35,9 @@ from apollo_restore.restoration.config import (
     hint_slack,
     search_chars,
 )
-from apollo_restore.restoration.filler import LanguageModel
 from apollo_restore.restoration.members.beam import LengthBound, beam_search_many
 from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
+from apollo_restore.restoration.restorer import LanguageModel
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import PRECISIONS
 
@@ -112,7 +112,7 @@ def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
 
 
 class NeuralMember:
-    """The neural gap filler: a loaded model and its tokenizer, searched by KV-cached beam search.
+    """The neural member: a loaded model and its tokenizer, searched by KV-cached beam search.
 
     Args:
         model: a Hugging Face causal LM in eval mode (``None`` with ``lean`` given: it is

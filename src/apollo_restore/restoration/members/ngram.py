@@ -263,25 +263,25 @@ def _decode(codes: np.ndarray) -> str:
     return "".join(SYMBOLS[c - 1] for c in codes)
 
 
-class ReversedFiller:
-    """A right-to-left n-gram model as a gap filler: the gap is filled from its right edge,
+class ReversedRestorer:
+    """A right-to-left n-gram model as a restorer: the gap is filled from its right edge,
     the suffix read backwards as the context and the prefix as what must follow. Combined
     with the forward model, each side of the gap gets a full n-gram context."""
 
     kind = "classical"
     batches = False
 
-    def __init__(self, inner: NgramRestorer):
-        self.inner, self.name = inner, inner.name
+    def __init__(self, restorer: NgramRestorer):
+        self.restorer, self.name = restorer, restorer.name
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        cands = self.inner.candidates(suffix[::-1], prefix[::-1], hint, k)
+        cands = self.restorer.candidates(suffix[::-1], prefix[::-1], hint, k)
         for cand in cands:
             cand.text = cand.text[::-1]
         return cands
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
-        return self.inner.score_readings(suffix[::-1], prefix[::-1], hint, [r[::-1] for r in readings])
+        return self.restorer.score_readings(suffix[::-1], prefix[::-1], hint, [r[::-1] for r in readings])
 
     def language_model(self) -> None:
         """None: a count model, no neural language model to report bits per character for."""
@@ -290,8 +290,8 @@ class ReversedFiller:
 
 def load_ngram(
     path: str | Path, config: FillConfig = FillConfig(), search: RestoreConfig = DEFAULT_RESTORE_CONFIG
-) -> NgramRestorer | ReversedFiller:
-    """The gap filler of an n-gram file: forward, or wrapped in :class:`ReversedFiller` when
+) -> NgramRestorer | ReversedRestorer:
+    """The restorer of an n-gram file: forward, or wrapped in :class:`ReversedRestorer` when
     it was counted right to left."""
-    filler = NgramRestorer.load(path, config, search)
-    return ReversedFiller(filler) if filler.model.meta.get("direction") == "backward" else filler
+    restorer = NgramRestorer.load(path, config, search)
+    return ReversedRestorer(restorer) if restorer.model.meta.get("direction") == "backward" else restorer

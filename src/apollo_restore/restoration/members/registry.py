@@ -11,7 +11,7 @@ A folder's ``apollo_restore.json`` holds::
 Each name is a factory registered here with :func:`register_member`: it checks its options (an
 unknown one, or a value of the wrong type, is a numbered error naming the file and the field) and
 builds the member. A registration declares what the member is — its
-:data:`~apollo_restore.restoration.filler.MemberKind` and whether it ``batches`` (searches several
+:data:`~apollo_restore.restoration.restorer.MemberKind` and whether it ``batches`` (searches several
 gaps together) — and is refused without them; each member class declares the same two in class
 attributes ``kind`` and ``batches``, which is what the
 :class:`~apollo_restore.restoration.members.ensemble.Ensemble` reads (never its type), and a member
@@ -35,13 +35,13 @@ from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, check_meta, write_meta
 from apollo_restore.restoration.config import RestoreConfig
-from apollo_restore.restoration.filler import MEMBER_KINDS, GapFiller, MemberKind, member_kind
 from apollo_restore.restoration.members.document_copy import DocumentCopy
 from apollo_restore.restoration.members.document_words import DocumentWords, Vocabulary
 from apollo_restore.restoration.members.ensemble import LengthPrior
 from apollo_restore.restoration.members.infini import load_infini
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.ngram import load_ngram
+from apollo_restore.restoration.restorer import MEMBER_KINDS, MemberKind, Restorer, member_kind
 from apollo_restore.schema.base import SchemaError, Settings, check, folder_error
 from apollo_restore.schema.folder import MEMBER_OPTIONS, Ensemble, NoOptions
 
@@ -76,7 +76,7 @@ class Factory:
     name: str
     kind: MemberKind
     batches: bool
-    make: Callable[..., GapFiller]
+    make: Callable[..., Restorer]
     options: type[Settings]
 
 
@@ -85,14 +85,14 @@ _FACTORIES: dict[str, Factory] = {}
 
 def register_member(
     name: str, kind: MemberKind, *, batches: bool, options: type[Settings] | None = None
-) -> Callable[[Callable[..., GapFiller]], Callable[..., GapFiller]]:
+) -> Callable[[Callable[..., Restorer]], Callable[..., Restorer]]:
     """Register ``make(spec, **options) → member`` under ``name``: it builds members of ``kind``
     that batch or not (``batches``: what their class declares, known before anything loads);
     ``options`` is the declared model of the options it takes (default: the built-in member's of
     that name in :data:`~apollo_restore.schema.folder.MEMBER_OPTIONS`, else none).
 
     Raises:
-        TypeError: ``kind`` is not a :data:`~apollo_restore.restoration.filler.MemberKind`, or
+        TypeError: ``kind`` is not a :data:`~apollo_restore.restoration.restorer.MemberKind`, or
             ``batches`` not a bool.
         ValueError: ``name`` is registered already.
     """
@@ -101,7 +101,7 @@ def register_member(
     if not isinstance(batches, bool):
         raise TypeError(f"ensemble member {name!r}: batches must be True or False, not {batches!r}")
 
-    def register(make: Callable[..., GapFiller]) -> Callable[..., GapFiller]:
+    def register(make: Callable[..., Restorer]) -> Callable[..., Restorer]:
         if name in _FACTORIES:
             raise ValueError(f"an ensemble member named {name!r} is registered already")
         _FACTORIES[name] = Factory(name, kind, batches, make, options or MEMBER_OPTIONS.get(name, NoOptions))
@@ -131,17 +131,17 @@ def _member_file(spec: MemberSpec, name: str) -> Path:
 
 
 @register_member("neural", "neural", batches=True)
-def _neural(spec: MemberSpec) -> GapFiller:
+def _neural(spec: MemberSpec) -> Restorer:
     return NeuralMember.load(spec.folder, config=spec.search, device=spec.device)
 
 
 @register_member("infini", "classical", batches=False)
-def _infini(spec: MemberSpec, direction: str = "forward", **options: Any) -> GapFiller:
+def _infini(spec: MemberSpec, direction: str = "forward", **options: Any) -> Restorer:
     return load_infini(direction, search=spec.search, **options)
 
 
 @register_member("ngram", "classical", batches=False)
-def _ngram(spec: MemberSpec, file: str) -> GapFiller:
+def _ngram(spec: MemberSpec, file: str) -> Restorer:
     path = _member_file(spec, file)
     try:
         return load_ngram(path, search=spec.search)
@@ -151,17 +151,17 @@ def _ngram(spec: MemberSpec, file: str) -> GapFiller:
 
 
 @register_member("length", "prior", batches=False)
-def _length(spec: MemberSpec) -> GapFiller:
+def _length(spec: MemberSpec) -> Restorer:
     return LengthPrior()
 
 
 @register_member("copy", "document", batches=False)
-def _copy(spec: MemberSpec) -> GapFiller:
+def _copy(spec: MemberSpec) -> Restorer:
     return DocumentCopy(search=spec.search)
 
 
 @register_member("words", "document", batches=False)
-def _words(spec: MemberSpec, vocabulary: bool = False) -> GapFiller:
+def _words(spec: MemberSpec, vocabulary: bool = False) -> Restorer:
     return DocumentWords(vocabulary=Vocabulary(default_forms().keys) if vocabulary else None, search=spec.search)
 
 
@@ -232,7 +232,7 @@ def ensemble_entry(file: Path, ensemble: Any) -> Ensemble:
     return check_meta(file, {"ensemble": ensemble}).ensemble
 
 
-def build_member(folder: Path, entry: MemberEntry, search: RestoreConfig, device: str = "cpu") -> GapFiller:
+def build_member(folder: Path, entry: MemberEntry, search: RestoreConfig, device: str = "cpu") -> Restorer:
     """The member ``entry`` describes, built by its registered factory (of the kind it declares).
 
     Raises:

@@ -1,9 +1,9 @@
-"""What a scholar sees: any gap filler's readings in edition form, annotated, in the ranking's order.
+"""What a scholar sees: any restorer's readings in edition form, annotated, in the ranking's order.
 
-    filler = Presented(load_raw_filler(), forms=default_forms(), ranking=Ranking(demotions, calibration))
-    filler.candidates(prefix, suffix, Hint.exact(7))   # display forms, unknown words, notes, shown probs
+    shown = Presented(load_restorer(present=False), forms=default_forms(), ranking=Ranking(demotions, calibration))
+    shown.candidates(prefix, suffix, Hint.exact(7))   # display forms, unknown words, notes, shown probs
 
-This layer presents and never orders: the wrapped filler ranks ``norm.v1`` readings (stages 1–2 of
+This layer presents and never orders: the wrapped restorer ranks ``norm.v1`` readings (stages 1–2 of
 :mod:`apollo_restore.restoration.ranking`); it adds :attr:`Candidate.display`,
 :attr:`Candidate.unknown_words` and :attr:`Candidate.notes` (why a reading may be doubtful:
 :mod:`apollo_restore.restoration.presentation.notes`) — :func:`annotate` — then hands the annotated
@@ -23,10 +23,10 @@ from apollo_restore.errors import RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.context import DEFAULT_WINDOW
-from apollo_restore.restoration.filler import GapFiller, LanguageModel, candidates_many
 from apollo_restore.restoration.members.candidates import WHOLE_POOL
 from apollo_restore.restoration.presentation.notes import notes_for
 from apollo_restore.restoration.ranking import DEFAULT_RANKING, Ranking
+from apollo_restore.restoration.restorer import LanguageModel, Restorer, candidates_many
 from apollo_restore.restoration.types import Candidate
 
 
@@ -48,10 +48,10 @@ def annotate(
 
 
 class Presented:
-    """A gap filler whose candidates carry display forms and notes, in its ranking's order.
+    """A restorer whose candidates carry display forms and notes, in its ranking's order.
 
     Args:
-        inner: the filler presented (the neural model or an ensemble: a :class:`GapFiller`
+        restorer: the restorer presented (the neural model or an ensemble: a :class:`Restorer`
             with search settings ``config``); its name, settings, scores and language model
             are its own.
         forms: the edition-form table (``None``: no display forms, no unknown words).
@@ -59,30 +59,30 @@ class Presented:
             default demotions, no calibration).
     """
 
-    batches = True  # candidates_many: the wrapped filler searches the gaps together where it can
+    batches = True  # candidates_many: the wrapped restorer searches the gaps together where it can
 
-    def __init__(self, inner: GapFiller, forms: EditionForms | None = None, ranking: Ranking = DEFAULT_RANKING):
-        self.inner, self.forms, self.ranking = inner, forms, ranking
+    def __init__(self, restorer: Restorer, forms: EditionForms | None = None, ranking: Ranking = DEFAULT_RANKING):
+        self.restorer, self.forms, self.ranking = restorer, forms, ranking
 
-    def around(self, wrap: Callable[[GapFiller], GapFiller]) -> Presented:
-        """The same presentation of ``wrap(inner)`` (e.g. the inner filler with parallels'
+    def around(self, wrap: Callable[[Restorer], Restorer]) -> Presented:
+        """The same presentation of ``wrap(restorer)`` (e.g. the presented restorer with parallels'
         readings joining its pool)."""
-        return Presented(wrap(self.inner), self.forms, self.ranking)
+        return Presented(wrap(self.restorer), self.forms, self.ranking)
 
     @property
     def name(self) -> str:
-        return self.inner.name
+        return self.restorer.name
 
     @property
     def config(self) -> RestoreConfig:
-        return self.inner.config
+        return self.restorer.config
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
-        """The wrapped filler's scores (presentation changes no score)."""
-        return self.inner.score_readings(prefix, suffix, hint, readings)
+        """The wrapped restorer's scores (presentation changes no score)."""
+        return self.restorer.score_readings(prefix, suffix, hint, readings)
 
     def language_model(self) -> LanguageModel | None:
-        return self.inner.language_model()
+        return self.restorer.language_model()
 
     def present(self, pool: list[Candidate], prefix: str, suffix: str, hint: Hint) -> list[Candidate]:
         """A gap's whole ranked pool as shown: annotated (:func:`annotate`), then in the order and
@@ -98,18 +98,18 @@ class Presented:
         return shown
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
-        """The first ``k`` of the wrapped filler's whole ranked pool as shown (:meth:`present`):
+        """The first ``k`` of the wrapped restorer's whole ranked pool as shown (:meth:`present`):
         the pool does not depend on ``k``, nor do the probabilities (the calibration's "none of
         these" included) nor the order."""
         return self.candidates_many([(prefix, suffix, hint)], k)[0]
 
     def candidates_many(self, gaps: list[tuple[str, str, Hint]], k: int | None = None) -> list[list[Candidate]]:
-        """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``, the wrapped filler
-        searching them together where it can (:func:`~apollo_restore.restoration.filler.candidates_many`).
+        """:meth:`candidates` of several gaps ``(prefix, suffix, hint)``, the wrapped restorer
+        searching them together where it can (:func:`~apollo_restore.restoration.restorer.candidates_many`).
         Each context is first cut to :data:`~apollo_restore.restoration.context.DEFAULT_WINDOW`
         characters next to the gap, as :func:`~apollo_restore.restoration.driver.restore_text` cuts
         it: a longer one costs more and changes nothing the model reads."""
-        k = k or self.inner.config.k
+        k = k or self.restorer.config.k
         gaps = [(prefix[-DEFAULT_WINDOW:], suffix[:DEFAULT_WINDOW], hint) for prefix, suffix, hint in gaps]
-        pools = candidates_many(self.inner, gaps, WHOLE_POOL)
+        pools = candidates_many(self.restorer, gaps, WHOLE_POOL)
         return [self.present(pool, prefix, suffix, hint)[:k] for (prefix, suffix, hint), pool in zip(gaps, pools)]

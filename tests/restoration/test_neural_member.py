@@ -1,4 +1,4 @@
-"""Restoration engine: memorised passages at rank 1, probabilities, hints, multi-gap, pins."""
+"""The neural member: memorised passages at rank 1, probabilities, hints, multi-gap, pins."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.context import context_of
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.filler import GapFiller
 from apollo_restore.restoration.members import neural as neural_module
 from apollo_restore.restoration.members.candidates import match_key, merge_equivalent
 from apollo_restore.restoration.members.neural import MAX_KEPT_PROMPTS, NeuralMember, length_batches
+from apollo_restore.restoration.restorer import Restorer
 
 from ..conftest import MEMORISED
 from ..ranking import assert_same_ranking
@@ -30,7 +30,7 @@ def restorer(memorised_model) -> NeuralMember:
 
 
 @pytest.mark.parametrize("hint_kind", ["none", "exact", "range"])
-def test_engine_memorised_passage_at_rank_one(restorer, hint_kind):
+def test_neural_member_memorised_passage_at_rank_one(restorer, hint_kind):
     for prefix, middle, suffix in MEMORISED:
         n = len(middle)
         hint = {"none": NO_HINT, "exact": Hint.exact(n), "range": Hint.span(n - 2, n + 1)}[hint_kind]
@@ -38,12 +38,12 @@ def test_engine_memorised_passage_at_rank_one(restorer, hint_kind):
         assert cands[0].text == middle
 
 
-def test_engine_is_a_gap_filler_with_its_language_model(restorer):
-    assert isinstance(restorer, GapFiller)
+def test_neural_member_is_a_restorer_with_its_language_model(restorer):
+    assert isinstance(restorer, Restorer)
     assert restorer.language_model() == (restorer.model, restorer.tok)  # bits per character reads these
 
 
-def test_engine_probabilities_sorted_and_at_most_one(restorer):
+def test_neural_member_probabilities_sorted_and_at_most_one(restorer):
     prefix, _, suffix = MEMORISED[0]
     cands = restorer.candidates(prefix, suffix, NO_HINT, k=20)
     probs = [c.prob for c in cands]
@@ -53,7 +53,7 @@ def test_engine_probabilities_sorted_and_at_most_one(restorer):
     assert [c.log_score for c in cands] == sorted((c.log_score for c in cands), reverse=True)
 
 
-def test_engine_k_only_cuts_the_ranked_pool(restorer):
+def test_neural_member_k_only_cuts_the_ranked_pool(restorer):
     """The beam is ``config.pool`` wide whatever k: asking for fewer readings neither changes
     the best one nor any probability (before issue 23, k was the beam width)."""
     prefix, _, suffix = MEMORISED[0]
@@ -62,14 +62,14 @@ def test_engine_k_only_cuts_the_ranked_pool(restorer):
         assert restorer.candidates(prefix, suffix, NO_HINT, k=k) == full[:k]
 
 
-def test_engine_exact_length_mode(memorised_model):
+def test_neural_member_exact_length_mode(memorised_model):
     exact = NeuralMember.load(memorised_model, config=RestoreConfig(exact_length=True))
     prefix, _, suffix = MEMORISED[0]
     for cand in exact.candidates(prefix, suffix, Hint.exact(6)):
         assert letter_count(cand.text) == 6
 
 
-def test_engine_beam_width_narrows_only_the_free_rows(memorised_model, restorer):
+def test_neural_member_beam_width_narrows_only_the_free_rows(memorised_model, restorer):
     """``beam_width`` keeps fewer middles growing per step; the pool's own width is the
     default, and a narrow beam still finds the memorised passage and up to ``pool`` readings."""
     prefix, middle, suffix = MEMORISED[0]
@@ -80,7 +80,7 @@ def test_engine_beam_width_narrows_only_the_free_rows(memorised_model, restorer)
     assert cands[0].text == middle and 4 < len(cands) <= narrow.config.pool
 
 
-def test_engine_score_matches_beam(restorer):
+def test_neural_member_score_matches_beam(restorer):
     prefix, middle, suffix = MEMORISED[1]
     cands = restorer.candidates(prefix, suffix, NO_HINT, k=5)
     scores = restorer.score_readings(prefix, suffix, NO_HINT, [c.text for c in cands])
@@ -117,7 +117,7 @@ def test_the_kept_prompts_are_bounded_and_shrink_to_the_last_batch(memorised_mod
     assert MAX_KEPT_PROMPTS >= 256  # covers a GPU batch of predict's default size
 
 
-def test_engine_restores_memorised_leiden_text(restorer):
+def test_neural_member_restores_memorised_leiden_text(restorer):
     result = restore_text(
         restorer, "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν"
     )
@@ -126,7 +126,7 @@ def test_engine_restores_memorised_leiden_text(restorer):
     assert result.restored_text == MEMORISED[0][0] + "πεπρακεναι" + MEMORISED[0][2]
 
 
-def test_engine_restores_leiden_text_with_several_gaps(restorer):
+def test_neural_member_restores_leiden_text_with_several_gaps(restorer):
     text = (
         "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι Ὥρου χαίρειν. ὁμολογῶ [.10] σοι κάμηλον θήλειαν | "
         "ἔτους δευτέρου καὶ εἰκοστοῦ [- - -] Καίσαρος"
@@ -144,7 +144,7 @@ def test_engine_restores_leiden_text_with_several_gaps(restorer):
     assert result.to_dict()["gaps"][0]["candidates"][0]["text"] == result.gaps[0].best
 
 
-def test_engine_pin_reruns_following_gaps(restorer):
+def test_neural_member_pin_reruns_following_gaps(restorer):
     text = "ὁμολογῶ [.10] σοι κάμηλον [.3] θήλειαν"
     free = restore_text(restorer, text)
     pinned = restore_text(restorer, text, pins={1: "ζζζζ"})
@@ -167,18 +167,18 @@ def test_engine_pin_reruns_following_gaps(restorer):
         ("???", Hint.exact(3)),
     ],
 )
-def test_engine_hint_forms(restorer, leiden, hint):
+def test_neural_member_hint_forms(restorer, leiden, hint):
     result = restore_text(restorer, f"και {leiden} του", k=3)
     assert result.gaps[0].hint == hint
 
 
-def test_engine_hint_override_and_removal(restorer):
+def test_neural_member_hint_override_and_removal(restorer):
     result = restore_text(restorer, "και [.5] του [.3] θεου", hints={1: Hint.span(2, 9), 2: None}, k=2)
     assert result.gaps[0].hint == Hint.span(2, 9) and result.gaps[1].hint == NO_HINT
 
 
 @pytest.mark.parametrize("bad", ["και [αβ του", "και ]αβ", "[.0]", "[.8-5]", "και [] του"])
-def test_engine_bad_input_raises_leiden_error(restorer, bad):
+def test_neural_member_bad_input_raises_leiden_error(restorer, bad):
     with pytest.raises(LeidenError):
         restore_text(restorer, bad)
 

@@ -1,19 +1,21 @@
-"""The one gap-filler protocol every restorer implements: the neural :class:`~.engine.NeuralMember`,
-the n-gram and unbounded-order fillers, the :class:`~.ensemble.Ensemble` and its length prior,
-retrieval-augmented search, the presentation layer and the vLLM backend.
+"""The one protocol every restorer implements (:class:`Restorer`: proposes and scores the readings
+of one gap): the ensemble members (the neural
+:class:`~apollo_restore.restoration.members.neural.NeuralMember`, the unbounded-order, n-gram and
+document members, the length prior), the :class:`~apollo_restore.restoration.members.ensemble.Ensemble`
+itself, retrieval-augmented search, the presentation layer and the vLLM backend.
 
-    filler.candidates(prefix, suffix, Hint.exact(7), k=20)   # ranked readings of one gap
-    filler.score_readings(prefix, suffix, hint, ["και", "κατα"])   # log-probabilities (nats)
-    filler.language_model()   # (model, tokenizer) for bits per character, or None
-    candidates_many(filler, gaps, k)   # several gaps: together when the filler declares it batches
+    restorer.candidates(prefix, suffix, Hint.exact(7), k=20)   # ranked readings of one gap
+    restorer.score_readings(prefix, suffix, hint, ["και", "κατα"])   # log-probabilities (nats)
+    restorer.language_model()   # (model, tokenizer) for bits per character, or None
+    candidates_many(restorer, gaps, k)   # several gaps: together when the restorer declares it batches
 
 ``candidates`` proposes; ``score_readings`` scores readings proposed by anyone, on the scale the
-filler ranks by, which is what an ensemble multiplies (a filler that cannot score, e.g. a length
+restorer ranks by, which is what an ensemble multiplies (a restorer that cannot score, e.g. a length
 prior proposing nothing, still answers both). ``language_model`` gives evaluation the neural
-model behind a filler — an ensemble answers with its neural member's, a classical filler with
+model behind a restorer — an ensemble answers with its neural member's, a classical restorer with
 ``None`` — so that bits per character is reported, or plainly skipped, without guessing.
 
-What a filler can do is declared, never guessed: ``batches`` (a class attribute) says whether it
+What a restorer can do is declared, never guessed: ``batches`` (a class attribute) says whether it
 has ``candidates_many`` (several gaps searched together), and an ensemble member declares its
 ``kind`` (:data:`MemberKind`); :func:`member_kind` refuses a member that declares none.
 """
@@ -25,7 +27,7 @@ from typing import Any, Literal, NamedTuple, Protocol, get_args, runtime_checkab
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.types import Candidate
 
-#: What a filler is as an ensemble member (its ``kind`` attribute): the neural FIM model; a
+#: What a restorer is as an ensemble member (its ``kind`` attribute): the neural FIM model; a
 #: classical language model (its scores are log-probabilities of the reading, like the neural
 #: one's); evidence from the gap's own document; a prior (a score that is neither). The weights
 #: of the first two form the denominator of the ensemble's weighted mean
@@ -35,18 +37,18 @@ MEMBER_KINDS: tuple[str, ...] = get_args(MemberKind)
 LANGUAGE_MODEL_KINDS: frozenset[str] = frozenset({"neural", "classical"})
 
 
-def member_kind(filler: object) -> MemberKind:
-    """The member kind ``filler`` declares (its ``kind`` attribute).
+def member_kind(restorer: object) -> MemberKind:
+    """The member kind ``restorer`` declares (its ``kind`` attribute).
 
     Raises:
         TypeError: it declares none, or one that is not a :data:`MemberKind` (a member's kind
             decides whether its weight counts in the ensemble's denominator: never guessed).
     """
-    kind = getattr(filler, "kind", None)
+    kind = getattr(restorer, "kind", None)
     if kind not in MEMBER_KINDS:
-        name = getattr(filler, "name", type(filler).__name__)
+        name = getattr(restorer, "name", type(restorer).__name__)
         raise TypeError(
-            f"ensemble member {name!r} ({type(filler).__name__}) declares kind {kind!r}: "
+            f"ensemble member {name!r} ({type(restorer).__name__}) declares kind {kind!r}: "
             f"declare a class attribute kind, one of {', '.join(MEMBER_KINDS)}"
         )
     return kind
@@ -61,21 +63,21 @@ class LanguageModel(NamedTuple):
 
 
 @runtime_checkable
-class GapFiller(Protocol):
+class Restorer(Protocol):
     """Ranked readings for one gap, and scores for given readings.
 
     Attributes:
-        name: shown in results (the model folder, or the filler's kind).
+        name: shown in results (the model folder, or the restorer's kind).
         batches: whether it has a ``candidates_many(gaps, k)`` method searching several gaps
             together (:func:`candidates_many` calls it), each gap getting what :meth:`candidates`
-            gives it alone; a class attribute every filler declares.
+            gives it alone; a class attribute every restorer declares.
     """
 
     name: str
     batches: bool
 
     def candidates(self, prefix: str, suffix: str, hint: Hint, k: int | None = None) -> list[Candidate]:
-        """Up to ``k`` readings (default: the filler's own ``k``), best first: the first ``k`` of a
+        """Up to ``k`` readings (default: the restorer's own ``k``), best first: the first ``k`` of a
         ranked pool that does not depend on ``k``, probabilities normalised over the whole pool
         (:func:`~.candidates.to_candidates`), so that ``k`` only cuts the list. (Not yet for
         the vLLM backend, which still searches ``k``.)
@@ -91,16 +93,16 @@ class GapFiller(Protocol):
         ...
 
     def language_model(self) -> LanguageModel | None:
-        """The neural language model behind this filler, or ``None`` when there is none."""
+        """The neural language model behind this restorer, or ``None`` when there is none."""
         ...
 
 
 def candidates_many(
-    filler: GapFiller, gaps: list[tuple[str, str, Hint]], k: int | None = None
+    restorer: Restorer, gaps: list[tuple[str, str, Hint]], k: int | None = None
 ) -> list[list[Candidate]]:
-    """:meth:`GapFiller.candidates` of each gap ``(prefix, suffix, hint)``: searched together by a
-    filler that declares it ``batches`` (its ``candidates_many``: the neural model batches its
+    """:meth:`Restorer.candidates` of each gap ``(prefix, suffix, hint)``: searched together by a
+    restorer that declares it ``batches`` (its ``candidates_many``: the neural model batches its
     search over the gaps), else one gap at a time. Each gap's candidates are those it gets alone."""
-    if filler.batches:
-        return filler.candidates_many(gaps, k)
-    return [filler.candidates(prefix, suffix, hint, k) for prefix, suffix, hint in gaps]
+    if restorer.batches:
+        return restorer.candidates_many(gaps, k)
+    return [restorer.candidates(prefix, suffix, hint, k) for prefix, suffix, hint in gaps]

@@ -1,9 +1,9 @@
-"""Several gap fillers on the same gap set, side by side (uniform-weighted over lengths 1–20).
+"""Several restorers on the same gap set, side by side (uniform-weighted over lengths 1–20).
 
-    python benchmarks/compare_fillers.py --gaps reports/ddb-test/gaps.jsonl --conditions exact,none \\
+    python benchmarks/compare_restorers.py --gaps reports/ddb-test/gaps.jsonl --conditions exact,none \\
         --ngram /tmp/ngram/ddb-8-min1.npz [--neural [MODEL_FOLDER]] [--no-default]
 
-Rows: the shipped default (``load_filler()``), a plain forward n-gram file (the classical
+Rows: the shipped default (``load_restorer()``), a plain forward n-gram file (the classical
 baseline), and optionally the neural model alone. Prints Markdown.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from apollo_restore.data.formats import read_gapset
 from apollo_restore.evaluate.gapsets import condition_of, is_excluded
 from apollo_restore.evaluate.metrics import score_gap, uniform
-from apollo_restore.restoration.load import load_filler
+from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.ngram import load_ngram
 from apollo_restore.restoration.predict import predict
@@ -40,16 +40,16 @@ def main() -> None:
     gaps = [
         g for g in read_gapset(args.gaps) if g.kind == "synthetic" and not is_excluded(g) and condition_of(g) in wanted
     ]
-    use_threads(1)  # one thread: the per-gap times compare fillers, not core counts
-    fillers = [] if args.no_default else [("shipped default", load_filler())]
-    fillers += [(f"{p.stem}", load_ngram(p)) for p in args.ngram]
+    use_threads(1)  # one thread: the per-gap times compare restorers, not core counts
+    restorers = [] if args.no_default else [("shipped default", load_restorer())]
+    restorers += [(f"{p.stem}", load_ngram(p)) for p in args.ngram]
     if args.neural is not None:
-        fillers.append((f"neural model alone ({args.neural or 'shipped'})", NeuralMember.load(args.neural or None)))
+        restorers.append((f"neural model alone ({args.neural or 'shipped'})", NeuralMember.load(args.neural or None)))
     print(f"## {len(gaps)} gaps of {args.gaps} ({', '.join(wanted)})\n")
-    print("| filler | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in wanted) + " | ms/gap |")
+    print("| restorer | " + " | ".join(f"{c} W.Top-1 / W.Top-20" for c in wanted) + " | ms/gap |")
     print("|---|" + "---:|" * (len(wanted) + 1))
-    for name, filler in fillers:
-        preds = list(predict(filler, gaps, k=20, progress=False))
+    for name, restorer in restorers:
+        preds = list(predict(restorer, gaps, k=20, progress=False))
         cells = []
         for cond in wanted:
             scores = [
