@@ -11,9 +11,14 @@ PYTHON=${PYTHON:-python3}
 start=$SECONDS
 tmp=$(mktemp -d)
 server=""
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+cleanup() {  # the script's own status is kept: a server stopped by SIGTERM waits with 143
+    local status=$?
+    if [ -n "$server" ]; then
+        kill "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+    fi
     rm -rf "$tmp"
+    exit "$status"
 }
 trap cleanup EXIT
 "$PYTHON" -m venv "$tmp/venv"
