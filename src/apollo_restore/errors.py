@@ -251,8 +251,8 @@ class Errors:
     )
     E704 = (
         "[E704] {folder}: a calibration needs at least {minimum} validation gaps under each hint condition "
-        "(exact, range, none); this fit has {found}: nothing was written. Give more gaps (--per-length, --limit, "
-        "--source), or leave calibration out of --what"
+        "(exact, range, none), of real lacunae too unless --real-lacunae 0; this fit has {found}: nothing was "
+        "written. Give more gaps (--per-length, --real-lacunae, --limit, --source), or leave calibration out of --what"
     )
     E705 = (
         "[E705] cannot read the prepared corpus {path}: {reason}; run apollo-restore prepare (with --out "

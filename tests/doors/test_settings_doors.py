@@ -96,7 +96,7 @@ def _top(filler, hint):
 
 
 def test_a_calibration_lacking_a_condition_is_not_applied_with_a_warning(folder, caplog):
-    _edit(folder, CALIBRATION_FILE, lambda c: c["conditions"].pop("none"))
+    _edit(folder, CALIBRATION_FILE, lambda c: c["kinds"]["real"].pop("none"))
     with caplog.at_level(logging.WARNING):
         filler = load_filler(folder)
     assert filler.ranking.calibration is None

@@ -69,6 +69,11 @@ class Presented:
         readings joining its pool)."""
         return Presented(wrap(self.inner), self.forms, self.ranking)
 
+    def for_gap_kind(self, kind: str) -> Presented:
+        """The same filler presenting gaps of ``kind`` (``"real"``, the default, or
+        ``"synthetic"``): probabilities calibrated with that kind's parameters."""
+        return Presented(self.inner, self.forms, replace(self.ranking, kind=kind))
+
     @property
     def name(self) -> str:
         return self.inner.name
