@@ -6,6 +6,10 @@
         --real 150 --synthetic 5 --out RECORDS/ddb.jsonl
     # 2. the tables (markdown on stdout)
     python benchmarks/real_lacunae_calibration.py report RECORDS/*.jsonl
+    # 3. the shipped calibration's real parameters refitted on the records (validation only)
+    python benchmarks/real_lacunae_calibration.py ship RECORDS/*.jsonl --out calibration.json
+    # 4. once, the design chosen: the shipped calibration on test records (collect --split test)
+    python benchmarks/real_lacunae_calibration.py held-out TEST_RECORDS/*.jsonl
 
 Real lacunae are the editors' supplements of validation documents (``build_true_lacunae``), each
 asked with the exact count, a range that contains it (``range_hint``) and no count; synthetic
@@ -191,7 +195,9 @@ def cross_fit(records: list[dict], train, group, feats, held: float | None = Non
     return out
 
 
-def shipped(records: list[dict]) -> list[np.ndarray]:
+def shipped(records: list[dict], by_kind: bool = False) -> list[np.ndarray]:
+    """p under the shipped calibration: its synthetic parameters for every gap (the one fit
+    before issue 45), or with ``by_kind`` each gap's kind's (what ships)."""
     from apollo_restore.restoration.calibration import Calibration, calibrated
     from apollo_restore.restoration.config import DEFAULT_MODEL
     from apollo_restore.tune.calibration import arrays
@@ -201,7 +207,8 @@ def shipped(records: list[dict]) -> list[np.ndarray]:
     out = []
     for i, c in enumerate(conds):
         p = calibrated(logq[i : i + 1], unknown[i : i + 1], letters[i : i + 1], top_score[i : i + 1],
-                       cal.for_kind("synthetic")[c], cal.unknown_word_penalty)[0]  # fmt: skip
+                       cal.for_kind(records[i]["kind"] if by_kind else "synthetic")[c],
+                       cal.unknown_word_penalty)[0]  # fmt: skip
         out.append(np.where(np.isfinite(logq[i]), p, 0.0))
     return out
 
@@ -328,6 +335,35 @@ def report(records: list[dict]) -> None:
                 print(f"| {name} | {s} | {t} | {w.mean():.3f} | {right} |")
 
 
+def held_out(records: list[dict]) -> None:
+    """The shipped calibration on held-out (test) records, nothing fitted: top-1 ECE per source,
+    kind and condition, before (one fit) and after (per kind); the share written and right."""
+    variants = {"before (one fit)": shipped(records), "after (per kind)": shipped(records, by_kind=True)}
+    sources = sorted({r["source"] for r in records})
+    print(f"{len(records)} held-out records")
+    print("| variant | source | kind | exact | range | none | all | n |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, probs in variants.items():
+        for s in sources:
+            for k in KINDS:
+                row = []
+                for c in ("exact", "range", "none", "all"):
+                    idx = [i for i, r in enumerate(records)
+                           if r["source"] == s and r["kind"] == k and c in ("all", r["condition"])]  # fmt: skip
+                    conf, ok = top1([records[i] for i in idx], [probs[i] for i in idx])
+                    e = ece(conf, ok)
+                    row.append("–" if e is None else f"{e:.3f}")
+                if row[-1] != "–":
+                    print(f"| {name} | {s} | {k} | " + " | ".join(row) + f" | {len(idx)} |")
+    probs = variants["after (per kind)"]
+    for s in [*sources, "all"]:
+        idx = [i for i, r in enumerate(records) if r["kind"] == "real" and s in ("all", r["source"])]
+        conf, ok = top1([records[i] for i in idx], [probs[i] for i in idx])
+        for t in (0.8, 0.9):
+            w = conf >= t
+            print(f"- {s} real, p >= {t}: written {w.mean():.3f}, right {ok[w].mean():.3f} ({w.sum()})")
+
+
 def ship(records: list[dict], folder: Path, out: Path) -> None:
     """The shipped calibration with its real lacunae's parameters fitted on the real records (the
     library's ``fit``, ``δ`` held at the folder's), its synthetic parameters kept; ``info``: the
@@ -388,9 +424,13 @@ def main(argv: list[str] | None = None) -> None:
     w = sub.add_parser("ship", help="write the calibration with its real lacunae's parameters refitted")
     w.add_argument("records", nargs="+")
     w.add_argument("--out", required=True)
+    h = sub.add_parser("held-out", help="the shipped calibration on test records (nothing fitted)")
+    h.add_argument("records", nargs="+")
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         collect(args)
+    elif args.cmd == "held-out":
+        held_out([json.loads(line) for p in args.records for line in Path(p).open()])
     elif args.cmd == "ship":
         from apollo_restore.restoration.config import DEFAULT_MODEL
 
