@@ -236,6 +236,12 @@ class Errors:
         "({reason}): its weights overflow in this arithmetic; nothing would be restored in a meaningful order. "
         "Check the weights (retrain or copy the folder again), or try another precision"
     )
+    E530 = (
+        "[E530] {path} is a calibration of the format {found!r}, fitted on synthetic gaps only; this code "
+        "calibrates real lacunae and synthetic gaps apart ({expected!r}): fit it again with "
+        "apollo-restore tune --what calibration --force --model FOLDER --prepared DIR, or delete the file "
+        "to restore uncalibrated"
+    )
     # fitting a model folder (apollo-restore tune)
     E701 = (
         "[E701] {folder} already holds {found}: give --force to replace them with the values fitted now, "
@@ -251,8 +257,8 @@ class Errors:
     )
     E704 = (
         "[E704] {folder}: a calibration needs at least {minimum} validation gaps under each hint condition "
-        "(exact, range, none); this fit has {found}: nothing was written. Give more gaps (--per-length, --limit, "
-        "--source), or leave calibration out of --what"
+        "(exact, range, none), of real lacunae too unless --real-lacunae 0; this fit has {found}: nothing was "
+        "written. Give more gaps (--per-length, --real-lacunae, --limit, --source), or leave calibration out of --what"
     )
     E705 = (
         "[E705] cannot read the prepared corpus {path}: {reason}; run apollo-restore prepare (with --out "
@@ -324,7 +330,7 @@ class RequestError(ValueError):
 
 class ModelFolderError(ValueError):
     """A model folder that cannot be loaded as it is (``E503``–``E512``, ``E517``, ``E518``,
-    ``E520``–``E522``, ``E529``), naming its file.
+    ``E520``–``E522``, ``E529``, ``E530``), naming its file.
 
     Attributes:
         code: the message code (``"E506"``).

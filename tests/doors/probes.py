@@ -167,7 +167,7 @@ def _more_tokens(folder: Path) -> None:
 
 def _calibration_without_conditions(folder: Path) -> None:
     data = json.loads((folder / "calibration.json").read_text())
-    data.pop("conditions")
+    data.pop("kinds")
     (folder / "calibration.json").write_text(json.dumps(data))
 
 

@@ -94,12 +94,15 @@ def _edit_calibration(folder: Path, edit) -> Path:
 @pytest.mark.parametrize(
     ("edit", "field"),
     [
-        (lambda d: d["conditions"]["exact"].update(a=math.nan), "conditions.exact.a"),
-        (lambda d: d["conditions"]["none"].update(a=-5, b=50), "conditions.none.a"),  # the ranking inverted
-        (lambda d: d["conditions"]["none"].update(a=0), "conditions.none.a"),
-        (lambda d: d["conditions"]["range"].update(b=math.inf), "conditions.range.b"),
-        (lambda d: d["conditions"]["range"].update(c=math.nan), "conditions.range.c"),
-        (lambda d: d["conditions"]["exact"].update(f=-math.inf), "conditions.exact.f"),
+        (lambda d: d["kinds"]["real"]["exact"].update(a=math.nan), "kinds.real.exact.a"),
+        (
+            lambda d: d["kinds"]["synthetic"]["none"].update(a=-5, b=50),
+            "kinds.synthetic.none.a",
+        ),  # the ranking inverted
+        (lambda d: d["kinds"]["real"]["none"].update(a=0), "kinds.real.none.a"),
+        (lambda d: d["kinds"]["real"]["range"].update(b=math.inf), "kinds.real.range.b"),
+        (lambda d: d["kinds"]["synthetic"]["range"].update(c=math.nan), "kinds.synthetic.range.c"),
+        (lambda d: d["kinds"]["real"]["exact"].update(f=-math.inf), "kinds.real.exact.f"),
         (lambda d: d.update(unknown_word_penalty=math.nan), "unknown_word_penalty"),
         (lambda d: d.update(unknown_word_penalty=-1.0), "unknown_word_penalty"),
         (lambda d: d.update(info=[]), "info"),
@@ -116,7 +119,7 @@ def test_every_calibration_number_is_checked_naming_file_and_field(folder, edit,
 
 def test_minus_infinity_for_b_is_still_read(folder):
     """``b = -Infinity`` is "never none of these", as :meth:`Calibration.save` writes the default."""
-    path = _edit_calibration(folder, lambda d: d["conditions"]["none"].update(b=-math.inf))
+    path = _edit_calibration(folder, lambda d: d["kinds"]["real"]["none"].update(b=-math.inf))
     assert Calibration.load(path).conditions["none"].b == -math.inf
 
 

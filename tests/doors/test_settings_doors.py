@@ -96,7 +96,7 @@ def _top(restorer, hint):
 
 
 def test_a_calibration_lacking_a_condition_is_not_applied_with_a_warning(folder, caplog):
-    _edit(folder, CALIBRATION_FILE, lambda c: c["conditions"].pop("none"))
+    _edit(folder, CALIBRATION_FILE, lambda c: c["kinds"]["real"].pop("none"))
     with caplog.at_level(logging.WARNING):
         restorer = load_restorer(folder)
     assert restorer.ranking.calibration is None

@@ -12,7 +12,7 @@ import pytest
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.folder import fingerprint
-from apollo_restore.restoration.calibration import Calibration, Scaling, Scoring, fit, gap_letters
+from apollo_restore.restoration.calibration import OLD_FORMAT, Calibration, Scaling, Scoring, fit, gap_letters
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import calibration_for
@@ -92,10 +92,13 @@ def test_a_calibration_fitted_on_another_model_is_ignored(tmp_path):
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        (lambda d: d.pop("conditions"), "conditions"),
-        (lambda d: d.update(conditions=[]), "conditions"),
-        (lambda d: d["conditions"].update(exact={"a": "1.0"}), "conditions.exact.a"),
-        (lambda d: d["conditions"].update(range=[1, 2]), "conditions.range"),
+        (lambda d: d.pop("kinds"), "kinds"),
+        (lambda d: d.update(kinds=[]), "kinds"),
+        (lambda d: d["kinds"].pop("real"), "kinds.real"),
+        (lambda d: d["kinds"].pop("synthetic"), "kinds.synthetic"),
+        (lambda d: d["kinds"]["real"].update(exact={"a": "1.0"}), "kinds.real.exact.a"),
+        (lambda d: d["kinds"]["synthetic"].update(range=[1, 2]), "kinds.synthetic.range"),
+        (lambda d: d.update(format="apollo_restore calibration.v3"), "format"),
         (lambda d: d.update(unknown_word_penalty=True), "unknown_word_penalty"),
     ],
 )
@@ -105,4 +108,83 @@ def test_a_calibration_file_that_parses_but_is_not_one_is_a_numbered_error(tmp_p
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps(data))
     with pytest.raises(ModelFolderError, match=rf"\[E505\] {re.escape(str(path))}: {re.escape(field)} ="):
+        Calibration.load(path)
+
+
+class _Pool:
+    """A restorer whose pool is the same two readings for every gap."""
+
+    name = "pool"
+    batches = False
+
+    class config:  # noqa: N801 - the attribute a restorer carries
+        k = 2
+
+    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
+        return [Candidate("αβγ", 0.9, -1.0), Candidate("δεζ", 0.1, -3.0)][: k or 2]
+
+
+#: real lacunae: no room for "none of these"; synthetic gaps: a lot of it
+REAL, SYNTHETIC = Scaling(1.0), Scaling(1.0, b=5.0)
+KINDED = Calibration(
+    dict.fromkeys(("exact", "range", "none"), REAL), 0.0, {}, dict.fromkeys(("exact", "range", "none"), SYNTHETIC)
+)
+
+
+def test_a_real_lacuna_gets_the_real_fit_and_a_synthetic_gap_the_synthetic_one():
+    from apollo_restore.data.formats import GapExample
+    from apollo_restore.restoration.predict import predict
+    from apollo_restore.restoration.presentation.present import Presented
+
+    presented = Presented(_Pool(), None, Ranking(NO_DEMOTIONS, KINDED))
+    restored = presented.candidates("", "", Hint.exact(3))  # a text's gap: a real lacuna
+    assert restored[0].prob == pytest.approx(0.9) and restored[0].calibrated
+    synthetic = presented.for_gap_kind("synthetic").candidates("", "", Hint.exact(3))
+    assert synthetic[0].prob < 0.01 and presented.ranking.kind == "real"  # the original untouched
+    gaps = [GapExample(f"g{i}", "ddb", "d", "", "", "αβγ", Hint.exact(3), kind) for i, kind in
+            enumerate(["true", "synthetic", "true"])]  # fmt: skip
+    probs = [p.candidates[0][1] for p in predict(presented, gaps, k=2, progress=False, batch=3)]
+    assert probs[0] == probs[2] == pytest.approx(0.9) and probs[1] < 0.01
+
+
+def test_a_calibration_of_an_unknown_kind_is_refused(tmp_path):
+    data = json.loads((DEFAULT_MODEL / "calibration.json").read_text())
+    data["kinds"]["copied"] = data["kinds"]["real"]
+    (tmp_path / "calibration.json").write_text(json.dumps(data))
+    with pytest.raises(ModelFolderError, match=r"\[E522\] .*kinds gives 'copied'.*takes real, synthetic"):
+        Calibration.load(tmp_path)
+
+
+def test_a_calibration_of_both_kinds_is_saved_and_read_back(tmp_path):
+    KINDED.save(tmp_path / "calibration.json")
+    data = json.loads((tmp_path / "calibration.json").read_text())
+    assert data["format"] == "apollo_restore calibration.v2" and set(data["kinds"]) == {"real", "synthetic"}
+    back = Calibration.load(tmp_path)
+    assert back.for_kind("real") == KINDED.conditions and back.for_kind("synthetic") == KINDED.synthetic
+    one = Calibration(dict.fromkeys(("exact", "range", "none"), REAL))  # one fit: it serves both kinds
+    assert one.for_kind("synthetic") is one.conditions
+
+
+def test_fit_gives_each_kind_its_own_parameters():
+    rng = np.random.default_rng(2)
+    g = 600
+    logq = np.log(np.tile([0.9, 0.06, 0.04], (g, 1)))
+    real = np.arange(g) % 2 == 0
+    truth = np.where(rng.random(g) < np.where(real, 0.95, 0.3), 0, -1)  # real lacunae: right far more often
+    kinds = np.where(real, "real", "synthetic")
+    cal = fit(logq, np.zeros_like(logq), np.full(g, 3), np.full(g, -2.0), truth, ["exact"] * g, kinds=kinds)
+    cands = [Candidate("αβγ", 0.9, -2.0), Candidate("δεζ", 0.06, -5.0), Candidate("ηθι", 0.04, -5.0)]
+    for kind, right in (("real", 0.95), ("synthetic", 0.3)):
+        shown = Ranking(NO_DEMOTIONS, cal, kind).rank(cands, "", "", Hint.exact(3))
+        assert shown[0].prob == pytest.approx(right, abs=0.06), kind
+
+
+def test_a_calibration_of_the_old_format_is_refused_naming_what_to_do(tmp_path):
+    """A ``calibration.v1`` file (one fit, of synthetic gaps) would calibrate real lacunae with the
+    synthetic fit: it is refused with ``E530``, which says to fit it again (or delete it)."""
+    path = tmp_path / "calibration.json"
+    scaling = {"a": 1.0, "b": -2.0, "c": 0.0, "d": 0.0, "e": 0.0, "f": 0.0}
+    conditions = dict.fromkeys(("exact", "range", "none"), scaling)
+    path.write_text(json.dumps({"format": OLD_FORMAT, "conditions": conditions, "unknown_word_penalty": 0.3}))
+    with pytest.raises(ModelFolderError, match=r"\[E530\].*tune --what calibration"):
         Calibration.load(path)

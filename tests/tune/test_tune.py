@@ -45,6 +45,23 @@ def ensemble_folder(memorised_model, tmp_path):
     return folder
 
 
+@pytest.fixture
+def supplied_prepared(tmp_path):
+    """The tiny corpus whose validation document has four editor supplements (its first words)."""
+    from apollo_restore.data.table import write_documents
+
+    from ..conftest import document_row
+
+    text = PASSAGE_2 + " " + PASSAGE_1
+    starts = [text.index(w) for w in ("δευτερου", "αντωνινου", "κυριου", "δραχμας")]
+    spans = {"supplied_start": starts, "supplied_end": [s + 5 for s in starts]}
+    rows = [document_row(f"t{i}", (PASSAGE_1 if i % 2 else PASSAGE_2) + " " + PASSAGE_1, "train") for i in range(6)]
+    rows += [document_row("v0", text, "validation", **spans), document_row("x0", PASSAGE_1, "test")]
+    (tmp_path / "prepared").mkdir()
+    write_documents(rows, tmp_path / "prepared" / "documents.parquet")
+    return tmp_path / "prepared"
+
+
 def _tune(*args: str):
     return CliRunner().invoke(app, ["tune", *args])
 
@@ -52,7 +69,7 @@ def _tune(*args: str):
 def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder, tiny_prepared):
     # 12 gaps of the 60 (20 letter counts × exact, range, none): the tiny model searches each twice
     args = ["--model", str(ensemble_folder), "--prepared", str(tiny_prepared), "--per-length", "1", "--limit", "12"]
-    args += ["--min-gaps", "2"]  # a tiny fit, to test the writing (the product's floor is 50 a condition)
+    args += ["--min-gaps", "2", "--real-lacunae", "0"]  # a tiny fit, to test the writing (the product's floor: 50)
     before = (ensemble_folder / META_FILE).read_bytes()
     refused = _tune(*args)  # the folder holds ensemble weights: nothing replaced without --force
     assert refused.exit_code == 2 and "[E701]" in refused.output and "ensemble weights" in refused.output
@@ -81,6 +98,25 @@ def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder,
     assert sorted(w for _, w in shown.restorer.members) == sorted(w for w in weights.values() if w > 0)
     cands = shown.candidates(PASSAGE_2[:28], PASSAGE_2[37:], Hint.exact(9))
     assert cands and all(c.calibrated for c in cands) and sum(c.prob for c in cands) <= 1 + 1e-9
+
+
+def test_tune_fits_real_lacunae_and_synthetic_gaps_each_their_own(ensemble_folder, supplied_prepared):
+    args = ["--model", str(ensemble_folder), "--prepared", str(supplied_prepared), "--per-length", "1"]
+    args += ["--limit", "12", "--what", "calibration", "--force"]
+    refused = _tune(*args, "--min-gaps", "5")  # 4 supplements, each under 3 conditions
+    assert refused.exit_code == 2 and "[E704]" in refused.output and "4 real exact" in refused.output
+    assert not (ensemble_folder / "calibration.json").exists()
+    args += ["--min-gaps", "2"]
+    result = _tune(*args)
+    assert result.exit_code == 0, result.output
+    data = json.loads((ensemble_folder / "calibration.json").read_text())
+    assert data["format"] == "apollo_restore calibration.v2" and set(data["kinds"]) == {"real", "synthetic"}
+    assert data["kinds"]["real"] != data["kinds"]["synthetic"]  # each kind fitted on its own gaps
+    info = data["info"]
+    assert info["gaps"] == 12 + 12 and info["synthetic"]["gaps"] == 12 and "real lacunae ddb=100" in info["sources"]
+    assert info["gaps_per_condition"]["real exact"] == 4
+    shown = load_restorer(ensemble_folder)
+    assert shown.ranking.calibration is not None and shown.ranking.kind == "real"
 
 
 def test_tune_refuses_weights_of_a_folder_without_an_ensemble(memorised_model, tiny_prepared, tmp_path):
@@ -129,6 +165,6 @@ def test_the_clis_copies_of_the_steps_and_the_gap_floor_are_tunes():
     """``apollo-restore tune`` spells them out so that ``--help`` loads no torch: they must agree."""
     from apollo_restore.cli import tune as cli
     from apollo_restore.tune.folder import STEPS
-    from apollo_restore.tune.run import MIN_GAPS
+    from apollo_restore.tune.run import MIN_GAPS, REAL_LACUNAE
 
-    assert (cli.STEPS, cli.MIN_GAPS) == (STEPS, MIN_GAPS)
+    assert (cli.STEPS, cli.MIN_GAPS, cli.REAL_LACUNAE) == (STEPS, MIN_GAPS, REAL_LACUNAE)

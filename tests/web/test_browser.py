@@ -190,7 +190,7 @@ def test_browser_edition_forms_calibration_and_alternatives(presented_stub, brow
         readings = page.locator("#gap-1 .candidate .reading").all_inner_texts()
         assert readings == ["κυρίῳ", "θεοῦ", "κυρ"]
         assert page.locator("#gap-1 .candidate .normalised").first.inner_text() == "κυριωι"
-        # κυρίῳ is shown at 50 %, below the 80 % at which a machine reading is written into the text
+        # κυρίῳ is shown at 50 %, below the 90 % at which a machine reading is written into the text
         assert page.inner_text("#mark-1").endswith("[.6]") and "open" in page.get_attribute("#mark-1", "class")
         assert "calibrated" in page.inner_text("#prob-help") and "held-out" in page.inner_text("#prob-help")
         # each doubtful reading says why (Candidate.notes), the answer says nothing

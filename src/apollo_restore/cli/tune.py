@@ -15,6 +15,7 @@ from apollo_restore.cli.common import MAX_SEED, fail, require_extra, threads_opt
 
 STEPS = ("weights", "demotions", "calibration")  # apollo_restore.restoration.ranking.FITTED_STAGES, without torch
 MIN_GAPS = 50  # apollo_restore.tune.run.MIN_GAPS, without importing torch
+REAL_LACUNAE = 100  # apollo_restore.tune.run.REAL_LACUNAE
 
 
 def _steps(value: str) -> list[str]:
@@ -52,10 +53,19 @@ def tune_command(
         max=100_000,
         help="Fewest gaps under each hint condition a calibration is fitted on.",
     ),
+    real_lacunae: int = typer.Option(
+        REAL_LACUNAE,
+        "--real-lacunae",
+        min=0,
+        max=100_000,
+        help="Editor supplements of each source's validation documents (each with its exact count, a range and "
+        "no count) the calibration of real lacunae is fitted on; 0: the synthetic gaps' calibration serves them.",
+    ),
     threads: int = threads_option("Torch threads (default: the cores idle now, at most 2)."),
 ) -> None:
     """Fit a model folder's ensemble weights, demotions and calibration on VALIDATION gaps of a
-    prepared corpus (synthetic gaps of 1–20 letters under exact, range and no hints) and write
+    prepared corpus (synthetic gaps of 1–20 letters under exact, range and no hints; for the
+    calibration of real lacunae, the editors' supplements of its validation documents) and write
     them into the folder: apollo_restore.json and calibration.json, each replaced whole. A folder
     that already holds what is fitted is refused unless --force is given. Shows progress on a
     terminal; prints what changed and the validation figures before and after."""
@@ -82,6 +92,7 @@ def tune_command(
             plots,
             sys.stderr.isatty(),
             min_gaps,
+            real_lacunae,
         )
     except (TuneError, ModelFolderError, RequestError, FileNotFoundError, ValueError) as err:
         fail(err)

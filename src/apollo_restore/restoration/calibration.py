@@ -26,6 +26,13 @@ reading. ``b`` is not bounded: a sure restorer on a short gap can be shown near 
 
 This module computes numbers and never orders readings: the ranking sorts once, by ``p``.
 
+Real lacunae and synthetic gaps each have their own parameters (``a`` to ``f`` per hint condition;
+``δ`` is shared): a restorer is surer, and more often right, on the letters an editor supplied than
+on letters cut out of text the editor read, so one fit cannot hold for both (issue 45,
+``benchmarks/real_lacunae_calibration.py``). Every text restored through the CLI, the API or the
+web page has real lacunae (``kind="real"``, the default); a gap set's gaps say which they are
+(``kind`` "true": real, "synthetic": synthetic; :func:`gap_kind`).
+
 The parameters live in ``calibration.json`` in the model folder, written by
 ``apollo-restore tune --what calibration`` (rerun it whenever the model changes); a folder without one
 gives the restorer's probabilities unchanged.
@@ -44,15 +51,18 @@ import numpy as np
 
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.outputs import write_atomic
+from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import Hint
 from apollo_restore.model.folder import fingerprint_parts
 from apollo_restore.model.verify import read_json
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.base import SchemaError, check, folder_error
-from apollo_restore.schema.folder import CALIBRATION_FORMAT, CONDITIONS, CalibrationFile
+from apollo_restore.schema.folder import CALIBRATION_FORMAT, CONDITIONS, GAP_KINDS, CalibrationFile
 
 CALIBRATION_FILE = "calibration.json"
 FORMAT = CALIBRATION_FORMAT
+#: The format before real lacunae had their own fit (refused with ``E530``: fit it again).
+OLD_FORMAT = "apollo_restore calibration.v1"
 #: Weight of the squared parameters (``log a``, ``b`` to ``f`` and ``δ``'s) added to the mean negative
 #: log-likelihood per gap while fitting: a weak prior, negligible next to a few hundred gaps.
 RIDGE = 1e-3
@@ -93,9 +103,10 @@ def mismatch(cal: Calibration, folder: str | Path, scoring: Scoring) -> str | No
     """Why ``cal`` (the folder's ``calibration.json``) does not describe ``scoring``'s scores, in
     words, or ``None`` when it does: a hint condition it lacks, no record of what it was fitted
     on, another folder (naming the parts that changed), other members, another precision."""
-    lacking = [cond for cond in CONDITIONS if cond not in cal.conditions]
-    if lacking:
-        return f"it has no parameters for the hint condition(s) {', '.join(lacking)}"
+    for kind in GAP_KINDS:
+        lacking = [cond for cond in CONDITIONS if cond not in cal.for_kind(kind)]
+        if lacking:
+            return f"it has no parameters for the hint condition(s) {', '.join(lacking)} of {kind} gaps"
     info = cal.info
     recorded = info.get("model_fingerprint")
     if recorded is None:
@@ -135,19 +146,31 @@ class Scaling:
     f: float = 0.0
 
 
+def gap_kind(kind: str) -> str:
+    """The calibration's kind (:data:`~apollo_restore.schema.folder.GAP_KINDS`) of a gap set's gap
+    ``kind``: ``"synthetic"`` for a synthetic gap, ``"real"`` for any other (``"true"``, a lacuna)."""
+    return "synthetic" if kind == "synthetic" else "real"
+
+
 @dataclass
 class Calibration:
-    """Per-condition scaling and the unknown-word demotion (see the module docstring).
+    """Per-condition scaling of each kind of gap and the unknown-word demotion (see the module docstring).
 
     Attributes:
-        conditions: ``exact``/``range``/``none`` → :class:`Scaling`.
+        conditions: ``exact``/``range``/``none`` → :class:`Scaling` of real lacunae (every restore).
         unknown_word_penalty: ``δ`` (nats).
         info: what it was fitted on and its measured effect (free-form, for reports).
+        synthetic: the same of synthetic gaps; ``None``: ``conditions`` serve them too.
     """
 
     conditions: dict[str, Scaling]
     unknown_word_penalty: float = 0.0
     info: dict[str, Any] = field(default_factory=dict)
+    synthetic: dict[str, Scaling] | None = None
+
+    def for_kind(self, kind: str) -> dict[str, Scaling]:
+        """The conditions' scaling of gaps of ``kind`` (``"real"`` or ``"synthetic"``)."""
+        return self.synthetic if kind == "synthetic" and self.synthetic is not None else self.conditions
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:
@@ -156,38 +179,45 @@ class Calibration:
 
         Raises:
             ModelFolderError: not a JSON object (``E503``, ``E504``, ``E517``), or a field the
-                schema refuses (``E505`` naming it: the format, conditions ``exact``, ``range``,
-                ``none`` of parameters ``a``–``f`` within their bounds, the penalty; ``E522`` a
-                key it does not declare).
+                schema refuses (``E505`` naming it: the format, kinds ``real`` and ``synthetic``,
+                each of conditions ``exact``, ``range``, ``none`` of parameters ``a``–``f`` within
+                their bounds, the penalty; ``E522`` a key it does not declare); ``E530`` a file of
+                the format before ``calibration.v2`` (one fit of synthetic gaps: fit it again).
         """
         path = Path(path)
         path = path / CALIBRATION_FILE if path.is_dir() else path
+        data = read_json(path)
+        if data.get("format") == OLD_FORMAT:
+            raise ModelFolderError("E530", path, found=OLD_FORMAT, expected=FORMAT)
         try:
-            declared = check(CalibrationFile, read_json(path))
+            declared = check(CalibrationFile, data)
         except SchemaError as err:
             raise folder_error(path, err) from None
-        conditions = {
-            name: Scaling(**values.model_dump()) for name, values in declared.conditions if values is not None
+        kinds = {
+            kind: {name: Scaling(**values.model_dump()) for name, values in conditions if values is not None}
+            for kind, conditions in declared.kinds
         }
         info = declared.info.model_dump(exclude_none=True) | dict(declared.info.model_extra or {})
-        return cls(conditions, declared.unknown_word_penalty, info)
+        return cls(kinds["real"], declared.unknown_word_penalty, info, kinds["synthetic"])
 
     def save(self, path: str | Path) -> None:
         data = {
             "format": FORMAT,
-            "conditions": {k: asdict(v) for k, v in self.conditions.items()},
+            "kinds": {k: {c: asdict(v) for c, v in self.for_kind(k).items()} for k in GAP_KINDS},
             "unknown_word_penalty": self.unknown_word_penalty,
             "info": self.info,
         }
         write_atomic(Path(path), (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
 
-    def probabilities(self, q: list[float], unknown: list[bool], best: Candidate, hint: Hint) -> list[float] | None:
+    def probabilities(
+        self, q: list[float], unknown: list[bool], best: Candidate, hint: Hint, kind: str = "real"
+    ) -> list[float] | None:
         """``p`` of each reading (in the order given) whose probability after the demotions is
         ``q`` and which leaves an unknown word where ``unknown``; ``best`` is the reading of
-        highest ``q`` (``n`` and ``s`` of the module docstring are read from it). ``None`` under a
-        hint condition it has no parameters for (a folder's calibration lacking one is not loaded
-        at all: :func:`mismatch`)."""
-        s = self.conditions.get(hint.kind)
+        highest ``q`` (``n`` and ``s`` of the module docstring are read from it), the gap of
+        ``kind`` (``"real"``: a lacuna, ``"synthetic"``). ``None`` under a hint condition it has
+        no parameters for (a folder's calibration lacking one is not loaded at all: :func:`mismatch`)."""
+        s = self.for_kind(kind).get(hint.kind)
         if not q or s is None:  # a condition not fitted: left uncalibrated (calibrated=False)
             return None
         logq = np.log(np.maximum(np.array(q, dtype=float), FLOOR))
@@ -236,6 +266,8 @@ def fit(
     truth: np.ndarray,
     conditions: Sequence[str],
     terms: Sequence[str] = TERMS,
+    kinds: Sequence[str] | None = None,
+    penalty: float | None = None,
 ) -> Calibration:
     """Maximum-likelihood parameters on gaps with known answers: L-BFGS on the mean negative
     log-likelihood plus :data:`RIDGE` × the squared parameters (which keeps them finite where a
@@ -251,15 +283,20 @@ def fit(
             ``δ`` is shared.
         terms: which of :data:`TERMS` (``d``, ``e``, ``f``) are fitted; the others stay 0 (to
             measure what each adds).
+        kinds: ``(G,)`` ``"real"`` or ``"synthetic"`` of each gap: each kind has its own ``a`` to
+            ``f`` per condition (``δ`` shared); ``None``: one fit serves both.
+        penalty: ``δ`` held at this value (``None``: fitted), e.g. to fit one kind's parameters
+            beside another's fitted before.
 
     Returns:
         The fitted calibration (``info`` records the fit's mean negative log-likelihood).
     """
     import torch  # only fitting needs it: applying a calibration is NumPy
 
-    conditions = np.asarray(conditions)
-    present = [cond for cond in CONDITIONS if (conditions == cond).any()]
-    index = torch.tensor([present.index(c) for c in conditions])
+    kinds = ["real"] * len(conditions) if kinds is None else list(kinds)
+    groups = list(zip(kinds, conditions))
+    present = [(kind, cond) for kind in GAP_KINDS for cond in CONDITIONS if (kind, cond) in set(groups)]
+    index = torch.tensor([present.index(g) for g in groups])
     mask = torch.tensor(np.isfinite(logq))
     lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
     used = np.array([term in terms for term in TERMS], dtype=float)
@@ -271,8 +308,8 @@ def fit(
 
     def nll() -> torch.Tensor:
         per = params[:-1].view(len(present), 6)[index]  # (G, 6)
-        penalty = torch.nn.functional.softplus(params[-1] - 1.0)
-        z = torch.where(mask, per[:, :1].exp() * lq - penalty * unk, -torch.inf)
+        delta = torch.nn.functional.softplus(params[-1] - 1.0) if penalty is None else penalty
+        z = torch.where(mask, per[:, :1].exp() * lq - delta * unk, -torch.inf)
         none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:] * x).sum(dim=1)
         total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
         chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
@@ -289,7 +326,13 @@ def fit(
     opt.step(closure)
     with torch.no_grad():
         per = params[:-1].view(len(present), 6).tolist()
-        penalty = float(torch.nn.functional.softplus(params[-1] - 1.0))
+        penalty = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
         loss = float(nll() - RIDGE * (params**2).sum())
-    scalings = {cond: Scaling(math.exp(p[0]), *p[1:]) for cond, p in zip(present, per)}
-    return Calibration(scalings, penalty, {"nll": round(loss, 4)})
+    scalings = {group: Scaling(math.exp(p[0]), *p[1:]) for group, p in zip(present, per)}
+    real = {cond: s for (kind, cond), s in scalings.items() if kind == "real"}
+    synthetic = {cond: s for (kind, cond), s in scalings.items() if kind == "synthetic"}
+    if "synthetic" not in kinds:
+        synthetic = None
+    elif "real" not in kinds:
+        real, synthetic = synthetic, None
+    return Calibration(real, penalty, {"nll": round(loss, 4)}, synthetic)

@@ -39,6 +39,8 @@ from tqdm.auto import tqdm
 from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read_gapset, read_predictions
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError
+from apollo_restore.restoration.calibration import gap_kind
+from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
 from apollo_restore.restoration.restorer import Restorer, candidates_many
 from apollo_restore.restoration.threads import use_threads
@@ -81,11 +83,30 @@ def _predictions(
         for start in range(0, len(gaps), batch):
             chunk = gaps[start : start + batch]
             started = time.perf_counter()
-            found = candidates_many(restorer, [(gap.prefix, gap.suffix, gap.hint) for gap in chunk], k)
+            found = _by_kind(restorer, chunk, k)
             ms = round((time.perf_counter() - started) * 1000 / len(chunk), 1)
             for gap, cands in zip(chunk, found):
                 yield Prediction(gap.id, [(c.text, round(c.prob, 6)) for c in cands], ms)
             bar.update(len(chunk))
+
+
+def _by_kind(restorer: Restorer, chunk: list[GapExample], k: int) -> list[list]:
+    """Each gap's candidates, the gaps of each kind (a synthetic gap, a real lacuna: the gap's
+    ``kind``) presented with their kind's calibration when ``restorer`` presents
+    (:meth:`~apollo_restore.restoration.presentation.present.Presented.for_gap_kind`); a restorer
+    that does not present shows its own probabilities, whatever the kind."""
+    found: list[list] = [[] for _ in chunk]
+    kinds = [gap_kind(gap.kind) for gap in chunk]
+    for kind in dict.fromkeys(kinds):
+        idx = [i for i, other in enumerate(kinds) if other == kind]
+        shown = restorer.for_gap_kind(kind) if isinstance(restorer, Presented) else restorer
+        for i, cands in zip(idx, candidates_many(shown, [_gap(chunk[i]) for i in idx], k)):
+            found[i] = cands
+    return found
+
+
+def _gap(gap: GapExample) -> tuple:
+    return gap.prefix, gap.suffix, gap.hint
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ give a restorer's ranked pool (an ensemble's, or one restorer's alone), the last
        none = b − c · max z + d · log n + e · m + f · s*
        p(r) = exp z(r) / (Σ_{r'} exp z(r') + exp none)
 
+   with the parameters of the gap's kind (a real lacuna, every text's; a synthetic gap) and
    ``n`` (the hint's letters, or the best reading's), ``m`` (the margin of the best ``log q'``
    over the next) and ``s*`` (``s`` of the best reading) read off the reading of highest ``q'``
    (the first of them in the stage-2 order); without a calibration, or for a hint condition it
@@ -99,10 +100,14 @@ class Ranking:
     Attributes:
         demotions: the factors of doubtful readings (the folder's, or the defaults).
         calibration: the fitted calibration (``None``: ``p = q'``).
+        kind: the gaps ranked, whose calibration applies: ``"real"`` lacunae (every text
+            restored) or ``"synthetic"`` gaps (a gap set's, :meth:`Presented.for_gap_kind
+            <apollo_restore.restoration.presentation.present.Presented.for_gap_kind>`).
     """
 
     demotions: Demotions = field(default_factory=Demotions)
     calibration: Calibration | None = None
+    kind: str = "real"
 
     def rank(self, pool: list[Candidate], prefix: str, suffix: str, hint: Hint) -> list[Candidate]:
         """A gap's whole annotated pool (stage 2's, in its order: ``prob`` is ``q``,
@@ -130,7 +135,7 @@ class Ranking:
         shown = None
         if self.calibration is not None:
             unknown = [bool(c.unknown_words) for c in pool]
-            shown = self.calibration.probabilities(demoted, unknown, pool[best], hint)
+            shown = self.calibration.probabilities(demoted, unknown, pool[best], hint, self.kind)
         probs = demoted if shown is None else shown
         calibrated = {} if shown is None else {"calibrated": True}
         return [replace(pool[i], prob=probs[i], **calibrated) for i in best_first(probs, weighted)]

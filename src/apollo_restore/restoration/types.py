@@ -16,9 +16,10 @@ from apollo_restore.restoration.line_lengths import LineEstimate
 
 #: Least calibrated probability of a gap's first reading for it to be written into the restored
 #: text (:attr:`Restoration.restored_leiden`); below it the gap stays open. Chosen from the shipped
-#: model's calibration (``calibration.json``, ``info.above_80_after_cross_fitted``): on 400 ddb
-#: validation gaps, first readings shown at ≥ 80 % were 11 % of the gaps and right 98 % of the time.
-FILL_THRESHOLD = 0.8
+#: model's calibration (``calibration.json``, ``info.above_90_after_cross_fitted``): on validation
+#: real lacunae (editors' supplements of ddb and inscriptions), first readings shown at ≥ 90 % were
+#: 28 % of the gaps and right 98 % of the time; at 0.8 they were right less than 95 % of the time (issue 45).
+FILL_THRESHOLD = 0.9
 
 
 @dataclass

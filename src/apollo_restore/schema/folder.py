@@ -37,9 +37,13 @@ FILE_NAME = r"^[^/\\\x00]+$"
 #: The neural model's arithmetics on a CPU (``RestoreConfig.precision``, ``search.precision``).
 PRECISIONS = ("fp32", "int8")
 PRECISION = Literal[PRECISIONS]
-CALIBRATION_FORMAT = "apollo_restore calibration.v1"
+CALIBRATION_FORMAT = "apollo_restore calibration.v2"
 #: The hint conditions a calibration is fitted for; the product uses all three.
 CONDITIONS = ("exact", "range", "none")
+#: The kinds of gap a calibration is fitted for, each with its own parameters: ``real`` (a lacuna of
+#: a text: every restoration through the CLI, the API and the web page, a gap set's ``kind`` "true")
+#: and ``synthetic`` (letters cut out of text an editor read: a gap set's ``kind`` "synthetic").
+GAP_KINDS = ("real", "synthetic")
 
 
 # -- the ensemble's members -------------------------------------------------------------------
@@ -217,6 +221,15 @@ class Conditions(Settings):
     none: Scaling | None = None
 
 
+class Kinds(Settings):
+    """The parameters for each kind of gap: ``real`` lacunae (what every text restored through
+    the CLI, the API or the web page has; a gap set's ``kind`` "true") and ``synthetic`` gaps (a
+    gap set's ``kind`` "synthetic"), each fitted on validation gaps of its kind."""
+
+    real: Conditions
+    synthetic: Conditions
+
+
 class FittedFor(Record):
     """What a calibration was fitted on (``info``); what scores must match it for it to be applied.
     Its other keys (errors measured before and after, the sources) are a record."""
@@ -233,6 +246,6 @@ class CalibrationFile(Settings):
     """``calibration.json``: written by ``apollo-restore tune --what calibration``."""
 
     format: Literal[CALIBRATION_FORMAT]
-    conditions: Conditions
+    kinds: Kinds
     unknown_word_penalty: number(0, MAX_PARAMETER, "nats") = 0.0
     info: FittedFor = FittedFor()

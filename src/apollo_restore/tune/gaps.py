@@ -1,11 +1,14 @@
-"""The validation gaps ``tune`` fits on: synthetic gaps of a prepared corpus's validation split.
+"""The validation gaps ``tune`` fits on: synthetic gaps and real lacunae (the editors'
+supplements) of a prepared corpus's validation split.
 
 gaps = validation_gaps(Path("data/prepared"), {"ddb": 5}, ("exact", "range", "none"), seed=0)
+real = validation_lacunae(Path("data/prepared"), {"ddb": 100}, seed=0)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +16,16 @@ import pyarrow as pa
 
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.table import DOCUMENTS_FILE, SCHEMA, load_documents
-from apollo_restore.evaluate.gapsets import build_synthetic
+from apollo_restore.evaluate.gapsets import (
+    GAP_SAMPLER,
+    GapId,
+    _rng,
+    build_synthetic,
+    build_true_lacunae,
+    parse_gap_id,
+    range_hint,
+)
+from apollo_restore.hint import NO_HINT
 from apollo_restore.tune.folder import TuneError
 
 #: Hint conditions fitted on: each has its own calibration.
@@ -44,6 +56,30 @@ def validation_gaps(
         raise TuneError("E703", prepared=prepared, sources=", ".join(per_length))
     np.random.default_rng(seed).shuffle(gaps)
     return gaps[:limit]
+
+
+def validation_lacunae(prepared: Path, per_source: dict[str, int], seed: int = 0) -> list[GapExample]:
+    """Real lacunae (``kind="true"``): up to ``per_source[source]`` editor supplements of 1–20
+    letters of each source's **validation** documents (drawn by ``seed``), each asked with its
+    exact count, a range that contains it (:func:`~apollo_restore.evaluate.gapsets.range_hint`) and
+    no count, in document order.
+
+    Raises:
+        TuneError: ``E705`` as :func:`validation_documents`.
+    """
+    gaps: list[GapExample] = []
+    for source, count in per_source.items():
+        if count <= 0:
+            continue
+        table = validation_documents(prepared, source)
+        rng = _rng(seed, GAP_SAMPLER, source, "true-range")
+        for gap in build_true_lacunae(table, source, "validation", count, seed):
+            gid = parse_gap_id(gap.id)
+            gaps.append(gap)
+            for cond, hint in (("range", range_hint(gid.length, rng)), ("none", NO_HINT)):
+                other = GapId(gid.source, gid.split, gid.doc, gid.length, gid.tag, cond)
+                gaps.append(replace(gap, id=str(other), hint=hint))
+    return gaps
 
 
 def validation_documents(prepared: Path, source: str) -> pa.Table:

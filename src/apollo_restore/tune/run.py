@@ -43,7 +43,7 @@ from apollo_restore.tune.folder import (
     with_weights,
     write_calibration,
 )
-from apollo_restore.tune.gaps import CONDITIONS, validation_gaps
+from apollo_restore.tune.gaps import CONDITIONS, validation_gaps, validation_lacunae
 from apollo_restore.tune.measure import objective
 from apollo_restore.tune.weights import fit_weights, member_scores
 
@@ -51,6 +51,9 @@ FITTED_BY = "apollo-restore tune"
 #: Fewest validation gaps under each hint condition (exact, range, none) a calibration is fitted on:
 #: with fewer, its six parameters per condition follow the few gaps' luck (the shipped one: 400 gaps in all).
 MIN_GAPS = 50
+#: Editor supplements of each source's validation documents the calibration of real lacunae is
+#: fitted on, each asked with its exact count, a range holding it and no count.
+REAL_LACUNAE = 100
 
 
 @dataclass
@@ -106,6 +109,7 @@ def tune(
     plots: Path | None = None,
     progress: bool = False,
     min_gaps: int = MIN_GAPS,
+    real_lacunae: int = REAL_LACUNAE,
 ) -> TuneResult:
     """Fit ``steps`` of the model ``folder`` on the validation split of ``prepared`` and write them.
 
@@ -121,12 +125,16 @@ def tune(
         force: replace what the folder holds of ``steps``.
         plots: a folder for the calibration's reliability diagrams.
         progress: progress bars on stderr while gaps are restored.
-        min_gaps: fewest gaps under each hint condition a calibration is fitted on.
+        min_gaps: fewest gaps under each hint condition (of each kind) a calibration is fitted on.
+        real_lacunae: editor supplements of each source's validation documents (each under the
+            three conditions) the calibration of real lacunae is fitted on; 0: none, the
+            calibration fitted on the synthetic gaps serves real lacunae too.
 
     Raises:
         TuneError: ``E701`` (the folder holds what a step writes, no ``force``), ``E702`` (weights
             asked of a folder without an ensemble), ``E703`` (no validation gap), ``E704`` (a
-            calibration asked for with fewer than ``min_gaps`` gaps under a hint condition).
+            calibration asked for with fewer than ``min_gaps`` gaps under a hint condition, of
+            either kind when ``real_lacunae`` are asked for).
         FileNotFoundError, ModelFolderError, ValueError: the folder or the corpus cannot be read.
     """
     steps = [s for s in STEPS if s in steps]
@@ -138,6 +146,10 @@ def tune(
     per_length = per_length or {"ddb": 5}
     gaps = validation_gaps(prepared, per_length, CONDITIONS, seed, limit)
     counts = {cond: sum(condition_of(g) == cond for g in gaps) for cond in CONDITIONS}
+    real = []
+    if "calibration" in steps and real_lacunae > 0:
+        real = validation_lacunae(prepared, dict.fromkeys(per_length, real_lacunae), seed)
+        counts |= {f"real {cond}": sum(condition_of(g) == cond for g in real) for cond in CONDITIONS}
     if "calibration" in steps and min(counts.values()) < min_gaps:  # checked before anything is searched
         found = ", ".join(f"{n} {cond}" for cond, n in counts.items())
         raise TuneError("E704", folder=folder, minimum=min_gaps, found=found)
@@ -166,17 +178,20 @@ def tune(
         restorer = Ensemble(used, name=folder.name, config=replace(config, hint_slack=slack), neural=members["neural"])
     if "demotions" in steps or "calibration" in steps:
         restorer = restorer or load_restorer(folder, present=False)
-        flagged = annotated(whole_pools(restorer, gaps, progress), gaps, default_forms())
+        asked = gaps + real  # the demotions are fitted on the synthetic gaps, the calibration on both kinds
+        flagged = annotated(whole_pools(restorer, asked, progress), asked, default_forms())
         demotions = Demotions.of_folder(meta, folder / META_FILE)
         if "demotions" in steps:
-            fitted_d, value = fit_demotions(flagged, gaps, demotions)
-            result.objective["demotions"] = (demotions_value(flagged, gaps, demotions), value)
+            fitted_d, value = fit_demotions(flagged[: len(gaps)], gaps, demotions)
+            result.objective["demotions"] = (demotions_value(flagged[: len(gaps)], gaps, demotions), value)
             result.demotions = (demotions, fitted_d)
             demotions, meta = fitted_d, with_demotions(meta, fitted_d)
         if "calibration" in steps:
-            records = [record(g, pool) for g, pool in zip(gaps, demoted(flagged, gaps, demotions))]
+            records = [record(g, pool) for g, pool in zip(asked, demoted(flagged, asked, demotions))]
             result.calibration = fit_calibration(records, plots)
             sources = ",".join(f"{s}={n}" for s, n in per_length.items())
+            if real:
+                sources += f"; real lacunae {','.join(f'{s}={real_lacunae}' for s in per_length)}"
             fitted_on = {"fitted_by": FITTED_BY, "split": "validation", "sources": sources, "seed": seed}
             result.calibration.info = fitted_on | result.calibration.info | {"gaps_per_condition": counts}
     if "weights" in steps or "demotions" in steps:

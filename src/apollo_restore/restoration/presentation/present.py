@@ -69,6 +69,11 @@ class Presented:
         readings joining its pool)."""
         return Presented(wrap(self.restorer), self.forms, self.ranking)
 
+    def for_gap_kind(self, kind: str) -> Presented:
+        """The same restorer presenting gaps of ``kind`` (``"real"``, the default, or
+        ``"synthetic"``): probabilities calibrated with that kind's parameters."""
+        return Presented(self.restorer, self.forms, replace(self.ranking, kind=kind))
+
     @property
     def name(self) -> str:
         return self.restorer.name

@@ -1,0 +1,444 @@
+"""Calibration on real lacunae vs synthetic gaps (issue 45): records, cross-fitted ECE, monotonicity, threshold.
+
+    # 1. records: each gap's whole pool as the calibration receives it (the shipped folder's restorer,
+    #    its demotions), cached as JSONL (one line per gap, appended: a rerun resumes)
+    python benchmarks/real_lacunae_calibration.py collect --prepared PREPARED --source ddb \
+        --real 150 --synthetic 5 --out RECORDS/ddb.jsonl
+    # 2. the tables (markdown on stdout)
+    python benchmarks/real_lacunae_calibration.py report RECORDS/*.jsonl
+    # 3. the shipped calibration's real parameters refitted on the records (validation only)
+    python benchmarks/real_lacunae_calibration.py ship RECORDS/*.jsonl --out calibration.json
+    # 4. once, the design chosen: the shipped calibration on test records (collect --split test)
+    python benchmarks/real_lacunae_calibration.py held-out TEST_RECORDS/*.jsonl
+
+Real lacunae are the editors' supplements of validation documents (``build_true_lacunae``), each
+asked with the exact count, a range that contains it (``range_hint``) and no count; synthetic
+gaps are ``tune``'s (``build_synthetic``, lengths 1–20, the same spans under the three
+conditions). Validation split only; ``--split test`` exists for the one final measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from apollo_restore.data.table import load_documents
+from apollo_restore.evaluate.gapsets import (
+    GAP_SAMPLER,
+    GapId,
+    _rng,
+    build_synthetic,
+    build_true_lacunae,
+    parse_gap_id,
+    range_hint,
+)
+from apollo_restore.evaluate.metrics import agnostic
+from apollo_restore.hint import NO_HINT
+
+KINDS = ("real", "synthetic")
+
+
+def real_gaps(table, source: str, split: str, limit: int, seed: int) -> list:
+    """Editor supplements asked with the exact count, a range containing it and no count."""
+    from dataclasses import replace
+
+    exact = build_true_lacunae(table, source, split, limit, seed)
+    rng = _rng(seed, GAP_SAMPLER, source, "true-range")
+    out = []
+    for g in exact:
+        gid = parse_gap_id(g.id)
+        out.append(g)
+        for cond, hint in (("range", range_hint(gid.length, rng)), ("none", NO_HINT)):
+            other = GapId(gid.source, gid.split, gid.doc, gid.length, gid.tag, cond)
+            out.append(replace(g, id=str(other), hint=hint))
+    return out
+
+
+def collect(args: argparse.Namespace) -> None:
+    import torch
+
+    from apollo_restore.data.orthography import default_forms
+    from apollo_restore.model.folder import read_meta
+    from apollo_restore.restoration.demotions import Demotions
+    from apollo_restore.restoration.load import DEFAULT_MODEL, load_restorer
+    from apollo_restore.tune.calibration import record
+    from apollo_restore.tune.demotions import annotated, demoted, whole_pools
+
+    torch.set_num_threads(args.threads)
+    folder = Path(args.folder) if args.folder else DEFAULT_MODEL
+    table = load_documents(Path(args.prepared), args.split, [args.source])
+    gaps = [] if not args.real else real_gaps(table, args.source, args.split, args.real, args.seed)
+    if args.synthetic:
+        gaps += build_synthetic(
+            table, args.source, args.split, args.synthetic, ("exact", "range", "none"), seed=args.seed
+        )
+    # interleave by span so that a partial run holds whole spans of every kind
+    gaps.sort(key=lambda g: (zlib.crc32(parse_gap_id(g.id).base.encode()), g.id))
+    out = Path(args.out)
+    done = {json.loads(line)["id"] for line in out.open()} if out.exists() else set()
+    todo = [g for g in gaps if g.id not in done]
+    print(f"{len(gaps)} gaps, {len(todo)} to do", file=sys.stderr)
+    restorer = load_restorer(folder, present=False)
+    demotions = Demotions.of_folder(read_meta(folder), folder / "apollo_restore.json")
+    forms = default_forms()
+    with out.open("a") as fh:
+        for g in todo:
+            pools = whole_pools(restorer, [g])
+            pool = demoted(annotated(pools, [g], forms), [g], demotions)[0]
+            r = record(g, pool)
+            top = agnostic(pool[0].text) if pool else ""
+            context = agnostic(g.prefix + " " + g.suffix)
+            r |= {"kind": "real" if g.kind == "true" else "synthetic", "source": args.source, "target": g.target,
+                  "in_context": bool(top) and top in context}  # fmt: skip
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            fh.flush()
+
+
+# -- the measurements ---------------------------------------------------------------------------
+
+RIDGE = 1e-3
+CHOSEN = "real fit beside the shipped synthetic"
+FEATURES = {  # feature sets of "none of these" tried (beyond a, b, c of each group)
+    "hint only": (),
+    "letters": ("letters",),
+    "letters+margin+score (shipped)": ("letters", "margin", "score"),
+    "+ in context": ("letters", "margin", "score", "context"),
+}
+
+
+def matrices(records: list[dict]) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    from apollo_restore.restoration.calibration import features
+    from apollo_restore.tune.calibration import arrays
+
+    logq, unknown, letters, top_score, truth, _ = arrays(records)
+    x = features(logq, letters, top_score)
+    cols = {"letters": x[:, 0], "margin": x[:, 1], "score": x[:, 2]}
+    cols["context"] = np.array([float(r.get("in_context", False)) for r in records])
+    return logq, unknown, cols, truth
+
+
+def fit_groups(records: list[dict], group, feats: tuple[str, ...], held: float | None = None) -> dict:
+    """Per group (``group(record)``): a, b, c and one weight per feature; δ shared (the
+    library's :func:`~apollo_restore.restoration.calibration.fit`, any features)."""
+    import torch
+
+    logq, unknown, cols, truth = matrices(records)
+    keys = [group(r) for r in records]
+    names = sorted(set(keys))
+    index = torch.tensor([names.index(k) for k in keys])
+    x = torch.tensor(np.stack([cols[f] for f in feats], 1) if feats else np.zeros((len(records), 0)))
+    mask = torch.tensor(np.isfinite(logq))
+    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
+    unk = torch.tensor(unknown, dtype=torch.float64)
+    hit, right = torch.tensor(truth >= 0), torch.tensor(np.maximum(truth, 0))
+    width = 3 + len(feats)
+    params = torch.zeros(len(names) * width + 1, dtype=torch.float64, requires_grad=True)
+
+    def nll() -> torch.Tensor:
+        per = params[:-1].view(len(names), width)[index]
+        penalty = torch.nn.functional.softplus(params[-1] - 1.0) if held is None else held
+        z = torch.where(mask, per[:, :1].exp() * lq - penalty * unk, -torch.inf)
+        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:] * x).sum(dim=1)
+        total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
+        chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
+        return (total - chosen).mean() + RIDGE * (params**2).sum()
+
+    opt = torch.optim.LBFGS([params], max_iter=500, tolerance_grad=1e-9, line_search_fn="strong_wolfe")
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = nll()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    p = params.detach().numpy()
+    delta = float(np.log1p(np.exp(p[-1] - 1.0))) if held is None else held
+    return {"groups": dict(zip(names, p[:-1].reshape(len(names), width))), "penalty": delta,
+            "feats": feats, "group": group}  # fmt: skip
+
+
+def apply_groups(records: list[dict], model: dict) -> np.ndarray:
+    """``(G, K)`` calibrated p of each record's readings, in the record's order."""
+    logq, unknown, cols, _ = matrices(records)
+    out = np.zeros_like(logq)
+    for i, r in enumerate(records):
+        g = model["groups"].get(model["group"](r))
+        row = logq[i]
+        ok = np.isfinite(row)
+        z = np.where(ok, np.exp(g[0]) * np.where(ok, row, 0) - model["penalty"] * unknown[i], -np.inf)
+        x = np.array([cols[f][i] for f in model["feats"]])
+        none = g[1] - g[2] * z.max() + float(g[3:] @ x)
+        top = max(z.max(), none)
+        w = np.exp(z - top)
+        out[i] = w / (w.sum() + np.exp(none - top))
+    return out
+
+
+def doc_fold(r: dict) -> int:
+    return zlib.crc32(r["doc"].encode()) % 2
+
+
+def cross_fit(records: list[dict], train, group, feats, held: float | None = None) -> np.ndarray:
+    """Each record's p under the fit on the other half of the documents' records that ``train`` keeps."""
+    out: list[np.ndarray | None] = [None] * len(records)
+    for f in (0, 1):
+        model = fit_groups([r for r in records if doc_fold(r) != f and train(r)], group, feats, held)
+        idx = [i for i, r in enumerate(records) if doc_fold(r) == f]
+        for i, p in zip(idx, apply_groups([records[i] for i in idx], model)):
+            out[i] = p
+    return out
+
+
+def shipped(records: list[dict], by_kind: bool = False) -> list[np.ndarray]:
+    """p under the shipped calibration: its synthetic parameters for every gap (the one fit
+    before issue 45), or with ``by_kind`` each gap's kind's (what ships)."""
+    from apollo_restore.restoration.calibration import Calibration, calibrated
+    from apollo_restore.restoration.config import DEFAULT_MODEL
+    from apollo_restore.tune.calibration import arrays
+
+    cal = Calibration.load(DEFAULT_MODEL)
+    logq, unknown, letters, top_score, _, conds = arrays(records)
+    out = []
+    for i, c in enumerate(conds):
+        p = calibrated(logq[i : i + 1], unknown[i : i + 1], letters[i : i + 1], top_score[i : i + 1],
+                       cal.for_kind(records[i]["kind"] if by_kind else "synthetic")[c],
+                       cal.unknown_word_penalty)[0]  # fmt: skip
+        out.append(np.where(np.isfinite(logq[i]), p, 0.0))
+    return out
+
+
+def top1(records: list[dict], probs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Top reading's p and whether it is right (ties by the record order: the ranking's)."""
+    from apollo_restore.restoration.ranking import best_first
+
+    conf, ok = [], []
+    for r, p in zip(records, probs):
+        n = len(r["logq"])
+        if n == 0:
+            conf.append(0.0)
+            ok.append(False)
+            continue
+        b = best_first(list(p[:n]))[0]
+        conf.append(float(p[b]))
+        ok.append(b == r["truth"])
+    return np.array(conf), np.array(ok)
+
+
+def ece(conf: np.ndarray, ok: np.ndarray) -> float | None:
+    from apollo_restore.evaluate.metrics import reliability
+
+    return reliability(conf.tolist(), ok.tolist())["ece"] if len(conf) else None
+
+
+def truth_prob(records: list[dict], probs: list[np.ndarray]) -> np.ndarray:
+    return np.array([p[r["truth"]] if r["truth"] >= 0 else 0.0 for r, p in zip(records, probs)])
+
+
+def report(records: list[dict]) -> None:
+    from apollo_restore.evaluate.metrics import reliability
+
+    by_cond = lambda r: r["condition"]  # noqa: E731
+    by_kind = lambda r: (r["kind"], r["condition"])  # noqa: E731
+    every = lambda r: True  # noqa: E731
+    synth = lambda r: r["kind"] == "synthetic"  # noqa: E731
+    variants = {"uncalibrated": [np.where(np.isfinite(np.array(r["logq"])), np.exp(r["logq"]), 0) for r in records]}
+    variants["shipped"] = shipped(records)  # the synthetic fit (before: the one fit)
+    variants["synthetic fit (today)"] = cross_fit(records, synth, by_cond, FEATURES["letters+margin+score (shipped)"])
+    variants["pooled fit"] = cross_fit(records, every, by_cond, FEATURES["letters+margin+score (shipped)"])
+    for name, feats in FEATURES.items():
+        variants[f"per kind, {name}"] = cross_fit(records, every, by_kind, feats)
+    # what ships: the synthetic parameters kept, the real ones fitted on real lacunae beside them (δ held)
+    from apollo_restore.restoration.calibration import Calibration
+    from apollo_restore.restoration.config import DEFAULT_MODEL
+
+    held = Calibration.load(DEFAULT_MODEL).unknown_word_penalty
+    real = cross_fit(records, lambda r: r["kind"] == "real", by_cond, FEATURES["letters+margin+score (shipped)"], held)
+    variants[CHOSEN] = [real[i] if r["kind"] == "real" else variants["shipped"][i] for i, r in enumerate(records)]
+    sources = sorted({r["source"] for r in records})
+    cells = [(s, k, c) for s in sources for k in KINDS for c in ("exact", "range", "none", "all")]
+    counts = {}
+    print(
+        f"{len(records)} records: "
+        + ", ".join(
+            f"{s} {k} {sum(r['source'] == s and r['kind'] == k for r in records)}" for s in sources for k in KINDS
+        )
+    )
+    print("\n## Top-1 ECE, cross-fitted over documents (2 folds)\n")
+    head = [f"{s[:4]} {k[:4]} {c}" for s, k, c in cells]
+    print("| variant | " + " | ".join(head) + " | mean NLL |")
+    print("|---" * (len(head) + 2) + "|")
+    for name, probs in variants.items():
+        row = []
+        for s, k, c in cells:
+            idx = [
+                i for i, r in enumerate(records) if r["source"] == s and r["kind"] == k and c in ("all", r["condition"])
+            ]
+            counts[(s, k, c)] = len(idx)
+            conf, ok = top1([records[i] for i in idx], [probs[i] for i in idx])
+            e = ece(conf, ok)
+            row.append("–" if e is None else f"{e:.3f}")
+        tp = np.maximum(truth_prob(records, probs), 1e-12)
+        miss = np.array([r["truth"] < 0 for r in records])
+        none_p = np.array([max(1e-12, 1 - float(np.sum(p))) for p in probs])
+        nll = float(np.mean(-np.log(np.where(miss, none_p, tp))))
+        print(f"| {name} | " + " | ".join(row) + f" | {nll:.3f} |")
+    print("| gaps | " + " | ".join(str(counts[c]) for c in cells) + " | |")
+    chosen = CHOSEN
+    for name in ("shipped", chosen):
+        print(f"\n## Reliability (top-1), {name}\n")
+        for s in sources:
+            for k in KINDS:
+                idx = [i for i, r in enumerate(records) if r["source"] == s and r["kind"] == k]
+                conf, ok = top1([records[i] for i in idx], [variants[name][i] for i in idx])
+                rel = reliability(conf.tolist(), ok.tolist())
+                cell = "{lo:.1f}-{hi:.1f}: n {n} shown {confidence:.2f} right {accuracy:.2f}"
+                bins = "; ".join(cell.format(**b) for b in rel["bins"])
+                print(f"- {s} {k} (n {rel['n']}, ECE {rel['ece']}): {bins}")
+    print("\n## More information, same gap (real lacunae): p of the edition's reading\n")
+    for name in ("shipped", chosen):
+        tp = truth_prob(records, variants[name])
+        by = {}
+        for i, r in enumerate(records):
+            if r["kind"] == "real":
+                by.setdefault((r["source"], parse_gap_id(r["id"]).base), {})[r["condition"]] = tp[i]
+        for s in sources:
+            trip = [v for (src, _), v in by.items() if src == s and len(v) == 3]
+            if not trip:
+                continue
+            print(f"- {name}, {s} ({len(trip)} gaps):", end="")
+            for more, less in (("exact", "range"), ("range", "none"), ("exact", "none")):
+                d = np.array([v[more] - v[less] for v in trip])
+                print(
+                    f" {more} vs {less}: lower in {np.mean(d < -0.01):.0%} (by >0.01), mean change {d.mean():+.3f};",
+                    end="",
+                )
+            print(
+                " mean p exact/range/none "
+                + "/".join(f"{np.mean([v[c] for v in trip]):.3f}" for c in ("exact", "range", "none"))
+            )
+    print("\n## Written into the text (real lacunae): top p >= t\n")
+    print("| variant | source | t | share of gaps written | right |")
+    print("|---|---|---|---|---|")
+    for name in ("shipped", chosen):
+        for s in [*sources, "all"]:
+            idx = [i for i, r in enumerate(records) if r["kind"] == "real" and s in ("all", r["source"])]
+            conf, ok = top1([records[i] for i in idx], [variants[name][i] for i in idx])
+            for t in (0.8, 0.9, 0.95):
+                w = conf >= t
+                right = f"{ok[w].mean():.3f} ({w.sum()})" if w.any() else "–"
+                print(f"| {name} | {s} | {t} | {w.mean():.3f} | {right} |")
+
+
+def held_out(records: list[dict]) -> None:
+    """The shipped calibration on held-out (test) records, nothing fitted: top-1 ECE per source,
+    kind and condition, before (one fit) and after (per kind); the share written and right."""
+    variants = {"before (one fit)": shipped(records), "after (per kind)": shipped(records, by_kind=True)}
+    sources = sorted({r["source"] for r in records})
+    print(f"{len(records)} held-out records")
+    print("| variant | source | kind | exact | range | none | all | n |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, probs in variants.items():
+        for s in sources:
+            for k in KINDS:
+                row = []
+                for c in ("exact", "range", "none", "all"):
+                    idx = [i for i, r in enumerate(records)
+                           if r["source"] == s and r["kind"] == k and c in ("all", r["condition"])]  # fmt: skip
+                    conf, ok = top1([records[i] for i in idx], [probs[i] for i in idx])
+                    e = ece(conf, ok)
+                    row.append("–" if e is None else f"{e:.3f}")
+                if row[-1] != "–":
+                    print(f"| {name} | {s} | {k} | " + " | ".join(row) + f" | {len(idx)} |")
+    probs = variants["after (per kind)"]
+    for s in [*sources, "all"]:
+        idx = [i for i, r in enumerate(records) if r["kind"] == "real" and s in ("all", r["source"])]
+        conf, ok = top1([records[i] for i in idx], [probs[i] for i in idx])
+        for t in (0.8, 0.9):
+            w = conf >= t
+            print(f"- {s} real, p >= {t}: written {w.mean():.3f}, right {ok[w].mean():.3f} ({w.sum()})")
+
+
+def ship(records: list[dict], folder: Path, out: Path) -> None:
+    """The shipped calibration with its real lacunae's parameters fitted on the real records (the
+    library's ``fit``, ``δ`` held at the folder's), its synthetic parameters kept; ``info``: the
+    real lacunae's cross-fitted figures (``tune``'s ``measures``), the synthetic fit's under ``synthetic``."""
+    from apollo_restore.restoration.calibration import Calibration, fit
+    from apollo_restore.tune.calibration import _ece, arrays, folds, measures, shown
+
+    old = Calibration.load(folder)
+    real = [r for r in records if r["kind"] == "real"]
+    held = old.unknown_word_penalty
+
+    def fitted(rs: list[dict]) -> Calibration:
+        cal = fit(*arrays(rs), penalty=held)
+        return Calibration(cal.conditions, held, cal.info, old.for_kind("synthetic"))
+
+    cal = fitted(real)
+    halves = folds(real)
+    parts = [shown(halves[f], fitted(halves[1 - f])) for f in (0, 1)]
+    width = max(p.shape[1] for p, _ in parts)
+    probs = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p, _ in parts])
+    right = np.concatenate([np.pad(r, ((0, 0), (0, width - r.shape[1]))) for _, r in parts])
+    before, after = measures(*shown(real, None)), measures(probs, right)
+    keep = ("model_fingerprint", "model_fingerprint_parts", "members", "precision")
+    synthetic = {k: v for k, v in old.info.items() if k not in keep and k != "synthetic"}
+    sources = sorted({r["source"] for r in real})
+    counts = {f"real {c}": sum(r["condition"] == c for r in real) for c in ("exact", "range", "none")}
+    per_source = {s: sum(r["source"] == s for r in real) for s in sources}
+    info = {
+        "fitted_by": "benchmarks/real_lacunae_calibration.py ship (apollo_restore.restoration.calibration.fit, "
+                     "delta held; synthetic parameters: apollo-restore tune, kept)",
+        "split": "validation", "sources": "real lacunae " + ",".join(f"{s}={n // 3}" for s, n in per_source.items()),
+        "seed": 0, "gaps": len(real), "nll": cal.info["nll"], "ece_before": _ece(before),
+        "top1_before": round(before["top1_acc"], 4), "ece_after_cross_fitted": _ece(after),
+        "top1_after_cross_fitted": round(after["top1_acc"], 4),
+        "above_90_after_cross_fitted": {"share": round(after["sure_share"], 4), "right": after["sure_right"]},
+        "gaps_per_condition": counts, "synthetic": synthetic,
+    }  # fmt: skip
+    cal.info = info | {k: old.info[k] for k in keep}
+    cal.save(out)
+    print(json.dumps(info, indent=1, ensure_ascii=False))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--prepared", required=True)
+    c.add_argument("--source", required=True)
+    c.add_argument("--split", default="validation")
+    c.add_argument("--real", type=int, default=150, help="editor supplements (each under 3 conditions)")
+    c.add_argument("--synthetic", type=int, default=5, help="synthetic spans per letter count 1-20")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--folder", default=None)
+    c.add_argument("--threads", type=int, default=1)
+    c.add_argument("--out", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("records", nargs="+")
+    w = sub.add_parser("ship", help="write the calibration with its real lacunae's parameters refitted")
+    w.add_argument("records", nargs="+")
+    w.add_argument("--out", required=True)
+    h = sub.add_parser("held-out", help="the shipped calibration on test records (nothing fitted)")
+    h.add_argument("records", nargs="+")
+    args = ap.parse_args(argv)
+    if args.cmd == "collect":
+        collect(args)
+    elif args.cmd == "held-out":
+        held_out([json.loads(line) for p in args.records for line in Path(p).open()])
+    elif args.cmd == "ship":
+        from apollo_restore.restoration.config import DEFAULT_MODEL
+
+        ship([json.loads(line) for p in args.records for line in Path(p).open()], DEFAULT_MODEL, Path(args.out))
+    else:
+        report([json.loads(line) for p in args.records for line in Path(p).open()])
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()
