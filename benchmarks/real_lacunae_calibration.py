@@ -29,34 +29,18 @@ import numpy as np
 
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import (
-    GAP_SAMPLER,
-    GapId,
-    _rng,
     build_synthetic,
-    build_true_lacunae,
     parse_gap_id,
-    range_hint,
+    true_lacunae_under_hints,
 )
 from apollo_restore.evaluate.metrics import agnostic
-from apollo_restore.hint import NO_HINT
 
 KINDS = ("real", "synthetic")
 
 
 def real_gaps(table, source: str, split: str, limit: int, seed: int) -> list:
-    """Editor supplements asked with the exact count, a range containing it and no count."""
-    from dataclasses import replace
-
-    exact = build_true_lacunae(table, source, split, limit, seed)
-    rng = _rng(seed, GAP_SAMPLER, source, "true-range")
-    out = []
-    for g in exact:
-        gid = parse_gap_id(g.id)
-        out.append(g)
-        for cond, hint in (("range", range_hint(gid.length, rng)), ("none", NO_HINT)):
-            other = GapId(gid.source, gid.split, gid.doc, gid.length, gid.tag, cond)
-            out.append(replace(g, id=str(other), hint=hint))
-    return out
+    """Editor supplements asked with the exact count, a range containing it and no count (as ``tune`` asks them)."""
+    return true_lacunae_under_hints(table, source, split, limit, seed)
 
 
 def collect(args: argparse.Namespace) -> None:

@@ -31,7 +31,7 @@ import difflib
 import logging
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -341,6 +341,23 @@ def build_true_lacunae(
             doc = docs[span.row]
             gid = GapId(source, split, doc.id, span.length, span.tag, "exact", variant)
             out.append(_example(doc, span, gid, Hint.exact(span.length), "true", context_chars))
+    return out
+
+
+def true_lacunae_under_hints(
+    table: pa.Table, source: str, split: str, limit: int | None = None, seed: int = 0
+) -> list[GapExample]:
+    """:func:`build_true_lacunae` (``limit`` supplements drawn by ``seed``, in document order), each
+    asked three ways, one after the other: with its exact count, a range that contains it
+    (:func:`range_hint`, drawn by ``seed``) and no count (ids ending ``:exact``, ``:range``, ``:none``)."""
+    rng = _rng(seed, GAP_SAMPLER, source, "true-range")
+    out = []
+    for gap in build_true_lacunae(table, source, split, limit, seed):
+        gid = parse_gap_id(gap.id)
+        out.append(gap)
+        for cond, hint in (("range", range_hint(gid.length, rng)), ("none", NO_HINT)):
+            other = GapId(gid.source, gid.split, gid.doc, gid.length, gid.tag, cond)
+            out.append(replace(gap, id=str(other), hint=hint))
     return out
 
 

@@ -8,7 +8,6 @@ real = validation_lacunae(Path("data/prepared"), {"ddb": 100}, seed=0)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,15 +16,9 @@ import pyarrow as pa
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.table import DOCUMENTS_FILE, SCHEMA, load_documents
 from apollo_restore.evaluate.gapsets import (
-    GAP_SAMPLER,
-    GapId,
-    _rng,
     build_synthetic,
-    build_true_lacunae,
-    parse_gap_id,
-    range_hint,
+    true_lacunae_under_hints,
 )
-from apollo_restore.hint import NO_HINT
 from apollo_restore.tune.folder import TuneError
 
 #: Hint conditions fitted on: each has its own calibration.
@@ -71,14 +64,7 @@ def validation_lacunae(prepared: Path, per_source: dict[str, int], seed: int = 0
     for source, count in per_source.items():
         if count <= 0:
             continue
-        table = validation_documents(prepared, source)
-        rng = _rng(seed, GAP_SAMPLER, source, "true-range")
-        for gap in build_true_lacunae(table, source, "validation", count, seed):
-            gid = parse_gap_id(gap.id)
-            gaps.append(gap)
-            for cond, hint in (("range", range_hint(gid.length, rng)), ("none", NO_HINT)):
-                other = GapId(gid.source, gid.split, gid.doc, gid.length, gid.tag, cond)
-                gaps.append(replace(gap, id=str(other), hint=hint))
+        gaps += true_lacunae_under_hints(validation_documents(prepared, source), source, "validation", count, seed)
     return gaps
 
 
