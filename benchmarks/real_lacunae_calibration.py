@@ -85,7 +85,6 @@ def collect(args: argparse.Namespace) -> None:
 
 # -- the measurements ---------------------------------------------------------------------------
 
-RIDGE = 1e-3
 CHOSEN = "real fit beside the shipped synthetic"
 FEATURES = {  # feature sets of "none of these" tried (beyond a, b, c of each group)
     "hint only": (),
@@ -106,62 +105,28 @@ def matrices(records: list[dict]) -> tuple[np.ndarray, np.ndarray, dict[str, np.
     return logq, unknown, cols, truth
 
 
-def fit_groups(records: list[dict], group, feats: tuple[str, ...], held: float | None = None) -> dict:
+def fit_by_group(records: list[dict], group, feats: tuple[str, ...], held: float | None = None) -> dict:
     """Per group (``group(record)``): a, b, c and one weight per feature; δ shared (the
-    library's :func:`~apollo_restore.restoration.calibration.fit`, any features)."""
-    import torch
+    library's :func:`~apollo_restore.restoration.calibration.fit_groups`, any features)."""
+    from apollo_restore.restoration.calibration import fit_groups
 
     logq, unknown, cols, truth = matrices(records)
     keys = [group(r) for r in records]
     names = sorted(set(keys))
-    index = torch.tensor([names.index(k) for k in keys])
-    x = torch.tensor(np.stack([cols[f] for f in feats], 1) if feats else np.zeros((len(records), 0)))
-    mask = torch.tensor(np.isfinite(logq))
-    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
-    unk = torch.tensor(unknown, dtype=torch.float64)
-    hit, right = torch.tensor(truth >= 0), torch.tensor(np.maximum(truth, 0))
-    width = 3 + len(feats)
-    params = torch.zeros(len(names) * width + 1, dtype=torch.float64, requires_grad=True)
-
-    def nll() -> torch.Tensor:
-        per = params[:-1].view(len(names), width)[index]
-        penalty = torch.nn.functional.softplus(params[-1] - 1.0) if held is None else held
-        z = torch.where(mask, per[:, :1].exp() * lq - penalty * unk, -torch.inf)
-        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:] * x).sum(dim=1)
-        total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
-        chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
-        return (total - chosen).mean() + RIDGE * (params**2).sum()
-
-    opt = torch.optim.LBFGS([params], max_iter=500, tolerance_grad=1e-9, line_search_fn="strong_wolfe")
-
-    def closure() -> torch.Tensor:
-        opt.zero_grad()
-        loss = nll()
-        loss.backward()
-        return loss
-
-    opt.step(closure)
-    p = params.detach().numpy()
-    delta = float(np.log1p(np.exp(p[-1] - 1.0))) if held is None else held
-    return {"groups": dict(zip(names, p[:-1].reshape(len(names), width))), "penalty": delta,
-            "feats": feats, "group": group}  # fmt: skip
+    x = np.stack([cols[f] for f in feats], 1) if feats else np.zeros((len(records), 0))
+    per, delta, _ = fit_groups(logq, unknown, x, truth, np.array([names.index(k) for k in keys]), held)
+    per[:, 0] = np.exp(per[:, 0])  # log a → a
+    return {"groups": dict(zip(names, per)), "penalty": delta, "feats": feats, "group": group}
 
 
-def apply_groups(records: list[dict], model: dict) -> np.ndarray:
+def apply_by_group(records: list[dict], model: dict) -> np.ndarray:
     """``(G, K)`` calibrated p of each record's readings, in the record's order."""
+    from apollo_restore.restoration.calibration import calibrated_by
+
     logq, unknown, cols, _ = matrices(records)
-    out = np.zeros_like(logq)
-    for i, r in enumerate(records):
-        g = model["groups"].get(model["group"](r))
-        row = logq[i]
-        ok = np.isfinite(row)
-        z = np.where(ok, np.exp(g[0]) * np.where(ok, row, 0) - model["penalty"] * unknown[i], -np.inf)
-        x = np.array([cols[f][i] for f in model["feats"]])
-        none = g[1] - g[2] * z.max() + float(g[3:] @ x)
-        top = max(z.max(), none)
-        w = np.exp(z - top)
-        out[i] = w / (w.sum() + np.exp(none - top))
-    return out
+    x = np.stack([cols[f] for f in model["feats"]], 1) if model["feats"] else np.zeros((len(records), 0))
+    params = np.stack([model["groups"][model["group"](r)] for r in records])
+    return calibrated_by(logq, unknown, x, params, model["penalty"])
 
 
 def doc_fold(r: dict) -> int:
@@ -172,9 +137,9 @@ def cross_fit(records: list[dict], train, group, feats, held: float | None = Non
     """Each record's p under the fit on the other half of the documents' records that ``train`` keeps."""
     out: list[np.ndarray | None] = [None] * len(records)
     for f in (0, 1):
-        model = fit_groups([r for r in records if doc_fold(r) != f and train(r)], group, feats, held)
+        model = fit_by_group([r for r in records if doc_fold(r) != f and train(r)], group, feats, held)
         idx = [i for i, r in enumerate(records) if doc_fold(r) == f]
-        for i, p in zip(idx, apply_groups([records[i] for i in idx], model)):
+        for i, p in zip(idx, apply_by_group([records[i] for i in idx], model)):
             out[i] = p
     return out
 

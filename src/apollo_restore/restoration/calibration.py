@@ -239,10 +239,20 @@ def calibrated(
     """``p`` of the module docstring for a batch: ``logq``/``unknown`` are ``(G, K)``, in any order
     (pad missing readings with ``logq = -inf``), ``letters`` (``n``) and ``top_score`` (``s``,
     nats) ``(G,)``; returns ``(G, K)`` in the same order."""
-    z = s.a * logq - penalty * unknown
-    zmax = z.max(axis=1, keepdims=True)
     x = features(logq, letters, top_score)
-    none = s.b - s.c * zmax + (x @ np.array([s.d, s.e, s.f]))[:, None]
+    return calibrated_by(logq, unknown, x, np.array([s.a, s.b, s.c, s.d, s.e, s.f]), penalty)
+
+
+def calibrated_by(
+    logq: np.ndarray, unknown: np.ndarray, x: np.ndarray, params: np.ndarray, penalty: float
+) -> np.ndarray:
+    """:func:`calibrated` with any features of "none of these": ``x`` is ``(G, F)``, ``params``
+    ``(3 + F,)`` for every gap or ``(G, 3 + F)`` one row a gap: ``a``, ``b``, ``c`` and a weight
+    a feature (``d``, ``e``, ``f`` for :func:`features`'); returns ``(G, K)``."""
+    rows = np.broadcast_to(params, (len(logq), params.shape[-1]))
+    z = rows[:, :1] * logq - penalty * unknown
+    zmax = z.max(axis=1, keepdims=True)
+    none = rows[:, 1:2] - rows[:, 2:3] * zmax + (x * rows[:, 3:]).sum(axis=1, keepdims=True)
     top = np.maximum(zmax, none)
     w = np.exp(z - top)
     return w / (w.sum(axis=1, keepdims=True) + np.exp(none - top))
@@ -291,26 +301,62 @@ def fit(
     Returns:
         The fitted calibration (``info`` records the fit's mean negative log-likelihood).
     """
-    import torch  # only fitting needs it: applying a calibration is NumPy
-
     kinds = ["real"] * len(conditions) if kinds is None else list(kinds)
     groups = list(zip(kinds, conditions))
     present = [(kind, cond) for kind in GAP_KINDS for cond in CONDITIONS if (kind, cond) in set(groups)]
-    index = torch.tensor([present.index(g) for g in groups])
+    used = np.array([term in terms for term in TERMS], dtype=float)
+    index = np.array([present.index(g) for g in groups])
+    per, penalty, loss = fit_groups(logq, unknown, features(logq, letters, top_score) * used, truth, index, penalty)
+    per[:, 0] = np.exp(per[:, 0])  # log a → a
+    scalings = {group: Scaling(*p) for group, p in zip(present, per.tolist())}
+    real = {cond: s for (kind, cond), s in scalings.items() if kind == "real"}
+    synthetic = {cond: s for (kind, cond), s in scalings.items() if kind == "synthetic"}
+    if "synthetic" not in kinds:
+        synthetic = None
+    elif "real" not in kinds:
+        real, synthetic = synthetic, None
+    return Calibration(real, penalty, {"nll": round(loss, 4)}, synthetic)
+
+
+def fit_groups(
+    logq: np.ndarray,
+    unknown: np.ndarray,
+    x: np.ndarray,
+    truth: np.ndarray,
+    groups: np.ndarray,
+    penalty: float | None = None,
+) -> tuple[np.ndarray, float, float]:
+    """The maximum-likelihood core of :func:`fit`, with any features of "none of these" and any
+    grouping of the gaps: L-BFGS on the mean negative log-likelihood plus :data:`RIDGE` × the
+    squared parameters, starting from ``a = 1``, ``b = c = … = 0``, ``δ ≈ 0.3``.
+
+    Args:
+        logq, unknown, truth: as :func:`fit`'s.
+        x: ``(G, F)`` features of each gap (``(G, 3)`` :func:`features` for what ships).
+        groups: ``(G,)`` index from 0 of the parameter set of each gap (a hint condition of a kind).
+        penalty: ``δ`` held (``None``: fitted).
+
+    Returns:
+        ``(n_groups, 3 + F)`` parameters (``log a``, ``b``, ``c``, a weight a feature), ``δ``,
+        and the mean negative log-likelihood without the ridge.
+    """
+    import torch  # only fitting needs it: applying a calibration is NumPy
+
+    n_groups, width = int(groups.max()) + 1, 3 + x.shape[1]
+    index = torch.tensor(groups)
     mask = torch.tensor(np.isfinite(logq))
     lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
-    used = np.array([term in terms for term in TERMS], dtype=float)
-    unk, x = torch.tensor(unknown, dtype=torch.float64), torch.tensor(features(logq, letters, top_score) * used)
+    unk, xs = torch.tensor(unknown, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)
     hit = torch.tensor(truth >= 0)
     right = torch.tensor(np.maximum(truth, 0))
-    # per condition: log a, b … f; then the shared δ (softplus of it − 1); a = 1, b = … = f = 0, δ ≈ 0.3 to start
-    params = torch.zeros(len(present) * 6 + 1, dtype=torch.float64, requires_grad=True)
+    # per group: log a, b, c, the weights; then the shared δ (softplus of it − 1)
+    params = torch.zeros(n_groups * width + 1, dtype=torch.float64, requires_grad=True)
 
     def nll() -> torch.Tensor:
-        per = params[:-1].view(len(present), 6)[index]  # (G, 6)
+        per = params[:-1].view(n_groups, width)[index]  # (G, width)
         delta = torch.nn.functional.softplus(params[-1] - 1.0) if penalty is None else penalty
         z = torch.where(mask, per[:, :1].exp() * lq - delta * unk, -torch.inf)
-        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:] * x).sum(dim=1)
+        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:] * xs).sum(dim=1)
         total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
         chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
         return (total - chosen).mean() + RIDGE * (params**2).sum()
@@ -325,14 +371,6 @@ def fit(
 
     opt.step(closure)
     with torch.no_grad():
-        per = params[:-1].view(len(present), 6).tolist()
-        penalty = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
+        delta = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
         loss = float(nll() - RIDGE * (params**2).sum())
-    scalings = {group: Scaling(math.exp(p[0]), *p[1:]) for group, p in zip(present, per)}
-    real = {cond: s for (kind, cond), s in scalings.items() if kind == "real"}
-    synthetic = {cond: s for (kind, cond), s in scalings.items() if kind == "synthetic"}
-    if "synthetic" not in kinds:
-        synthetic = None
-    elif "real" not in kinds:
-        real, synthetic = synthetic, None
-    return Calibration(real, penalty, {"nll": round(loss, 4)}, synthetic)
+    return params[:-1].detach().view(n_groups, width).numpy().copy(), delta, loss
