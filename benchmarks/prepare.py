@@ -8,23 +8,10 @@ Prints a Markdown section for BENCHMARKS.md.
 from __future__ import annotations
 
 import argparse
-import glob
 import time
 from pathlib import Path
 
-from apollo_restore.data.prepare import CorpusSpec, format_stats, prepare
-
-
-def training_corpora(root: Path) -> list[CorpusSpec]:
-    """Every training corpus in the folder ``root`` but First1KGreek (docs/training.md, *Training data*;
-    the idp-sample DDB files duplicate DDB-TM)."""
-    specs = [
-        CorpusSpec("ddb", root / "ddb-trismegistos-2016.tar.xz"),
-        CorpusSpec("literary", root / "tesserae-grc.tar.xz"),
-        CorpusSpec("dclp", root / "idp-sample" / "DCLP"),
-    ]
-    specs += [CorpusSpec("inscription", Path(p)) for p in sorted(glob.glob(str(root / "inscriptions" / "*.tar.xz")))]
-    return specs
+from apollo_restore.data.prepare import format_stats, prepare, training_corpora
 
 
 def main() -> None:

@@ -4,10 +4,10 @@
         [--out src/apollo_restore/data/forms/edition_forms.txt.gz] [--workers 2]
 
 Reads every training corpus in place (the readers of ``prepare``; ``--corpora`` holds them as
-:func:`corpora` names them, docs/training.md says where each comes from), counts the accented form of
-each whole word of the **train** split (words touching a lacuna left out), keeps for each
-normalised word the most frequent form (a final-syllable acute before punctuation counted as
-the running-text grave), and keeps words seen at least ``--min-count`` times of which some
+:func:`~apollo_restore.data.prepare.training_corpora` names them, docs/training.md says where each
+comes from), counts the accented form of each whole word of the **train** split (words touching a
+lacuna left out), keeps for each normalised word the most frequent form (a final-syllable acute
+before punctuation counted as the running-text grave), and keeps words seen at least ``--min-count`` times of which some
 edition writes a form with an accent or breathing (a word only ever written bare is mostly an
 abbreviation, see :func:`~apollo_restore.data.orthography.is_edition_form`: it is shown as its
 letters and does not count as a known word). Then prints how
@@ -18,29 +18,16 @@ the **validation** split, per source: the figure in MODEL_CARD.md.
 from __future__ import annotations
 
 import argparse
-import glob
 import time
 from collections import Counter, defaultdict, deque
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from apollo_restore.data.orthography import FORMS_FILE, EditionForms, edition_words, final_accent, is_edition_form
-from apollo_restore.data.prepare import CorpusSpec, _chunks, reader_for
+from apollo_restore.data.prepare import CorpusSpec, _chunks, reader_for, training_corpora
 from apollo_restore.data.readers.archive import iter_files
 from apollo_restore.data.splits import split_of
 from apollo_restore.errors import CorpusError
-
-
-def corpora(root: Path) -> list[CorpusSpec]:
-    """The training corpora of ``prepare`` (see ``benchmarks/prepare.py``)."""
-    specs = [
-        CorpusSpec("ddb", root / "ddb-trismegistos-2016.tar.xz"),
-        CorpusSpec("literary", root / "tesserae-grc.tar.xz"),
-        CorpusSpec("dclp", root / "idp-sample" / "DCLP"),
-    ]
-    return specs + [
-        CorpusSpec("inscription", Path(p)) for p in sorted(glob.glob(str(root / "inscriptions" / "*.tar.xz")))
-    ]
 
 
 def count_chunk(spec: CorpusSpec, items: list[tuple[str, bytes]]) -> tuple[Counter, list[tuple[str, str, bool]]]:
@@ -88,7 +75,7 @@ def main() -> None:
     counts: dict[str, Counter] = defaultdict(Counter)
     held: dict[str, list[tuple[str, str, bool]]] = defaultdict(list)
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        for spec in corpora(args.corpora):
+        for spec in training_corpora(args.corpora):
             _, suffixes = reader_for(spec)
             pending: deque = deque()
             for chunk in _chunks(iter_files(spec.path, suffixes), 256):

@@ -189,3 +189,21 @@ def test_prepare_command_fails_when_no_document_is_read(tmp_path):
     )
     assert result.exit_code == 1 and "skipped.jsonl" in result.output
     assert (tmp_path / "out" / "skipped.jsonl").read_text().count("\n") == 1
+
+
+def test_training_corpora_name_every_corpus_of_the_folder_layout(tmp_path):
+    """``training_corpora``: DDB-TM, Tesserae, the DCLP sample, then each inscription archive sorted
+    (the layout of docs/training.md, First1KGreek left out)."""
+    from apollo_restore.data.prepare import training_corpora
+
+    (tmp_path / "inscriptions").mkdir()
+    for name in ("b.tar.xz", "a.tar.xz", "notes.txt"):
+        (tmp_path / "inscriptions" / name).write_text("")
+    found = [(c.source, c.path.relative_to(tmp_path).as_posix()) for c in training_corpora(tmp_path)]
+    assert found == [
+        ("ddb", "ddb-trismegistos-2016.tar.xz"),
+        ("literary", "tesserae-grc.tar.xz"),
+        ("dclp", "idp-sample/DCLP"),
+        ("inscription", "inscriptions/a.tar.xz"),
+        ("inscription", "inscriptions/b.tar.xz"),
+    ]

@@ -72,6 +72,18 @@ class CorpusSpec:
         return cls(source, Path(path))
 
 
+def training_corpora(root: Path) -> list[CorpusSpec]:
+    """The training corpora as docs/training.md (*Training data*) lays them out in one folder
+    ``root``, every one but First1KGreek: DDB-TM, Tesserae, the DCLP sample and each inscription
+    archive (``inscriptions/*.tar.xz``, sorted); the idp-sample DDB files duplicate DDB-TM."""
+    specs = [
+        CorpusSpec("ddb", root / "ddb-trismegistos-2016.tar.xz"),
+        CorpusSpec("literary", root / "tesserae-grc.tar.xz"),
+        CorpusSpec("dclp", root / "idp-sample" / "DCLP"),
+    ]
+    return specs + [CorpusSpec("inscription", path) for path in sorted((root / "inscriptions").glob("*.tar.xz"))]
+
+
 @dataclass
 class PrepareReport:
     """What :func:`prepare` did: counts per (source, split), dedup, skipped files (and
