@@ -2,12 +2,13 @@
 
     # 1. records: each gap's whole pool as the calibration receives it (the shipped folder's restorer,
     #    its demotions), cached as JSONL (one line per gap, appended: a rerun resumes)
+    #    (--shard i --shards 2: two processes, each its share, each its own file)
     python benchmarks/real_lacunae_calibration.py collect --prepared PREPARED --source ddb \
-        --real 150 --synthetic 5 --out RECORDS/ddb.jsonl
+        --real 400 --synthetic 5 --out RECORDS/ddb.jsonl
     # 2. the tables (markdown on stdout)
     python benchmarks/real_lacunae_calibration.py report RECORDS/*.jsonl
     # 3. the shipped calibration's real parameters refitted on the records (validation only)
-    python benchmarks/real_lacunae_calibration.py ship RECORDS/*.jsonl --out calibration.json
+    python benchmarks/real_lacunae_calibration.py ship RECORDS/*.jsonl --out calibration.json --plots docs
     # 4. once, the design chosen: the shipped calibration on test records (collect --split test)
     python benchmarks/real_lacunae_calibration.py held-out TEST_RECORDS/*.jsonl
 
@@ -65,11 +66,12 @@ def collect(args: argparse.Namespace) -> None:
     gaps.sort(key=lambda g: (zlib.crc32(parse_gap_id(g.id).base.encode()), g.id))
     out = Path(args.out)
     done = {json.loads(line)["id"] for line in out.open()} if out.exists() else set()
-    todo = [g for g in gaps if g.id not in done]
+    todo = [g for g in gaps if g.id not in done][args.shard :: args.shards]
     print(f"{len(gaps)} gaps, {len(todo)} to do", file=sys.stderr)
     restorer = load_restorer(folder, present=False)
     demotions = Demotions.of_folder(read_meta(folder), folder / "apollo_restore.json")
     forms = default_forms()
+    member_scores = _capture_member_scores(restorer)
     with out.open("a") as fh:
         for g in todo:
             pools = whole_pools(restorer, [g])
@@ -78,43 +80,86 @@ def collect(args: argparse.Namespace) -> None:
             top = agnostic(pool[0].text) if pool else ""
             context = agnostic(g.prefix + " " + g.suffix)
             r |= {"kind": "real" if g.kind == "true" else "synthetic", "source": args.source, "target": g.target,
-                  "in_context": bool(top) and top in context}  # fmt: skip
+                  "in_context": bool(top) and top in context,
+                  "members": {name: [by_text.get(t) for t in r["texts"]] for name, by_text in member_scores.items()}}  # fmt: skip
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
             fh.flush()
+
+
+def _capture_member_scores(restorer) -> dict[str, dict[str, float]]:
+    """Each language-model member's log-score of every reading of the last gap the ensemble
+    ranked (member name → reading → nats), refreshed at each of its ``score_readings`` calls."""
+    from apollo_restore.restoration.ranking import weighted_mean
+
+    last: dict[str, dict[str, float]] = {}
+    weights = [w for _, w in restorer.members]
+
+    def score_readings(prefix, suffix, hint, readings):
+        scores = [m.score_readings(prefix, suffix, hint, readings) for m, _ in restorer.members]
+        last.clear()
+        for (m, _), kind, s in zip(restorer.members, restorer.kinds, scores):
+            if kind in ("neural", "classical"):
+                last[m.name] = dict(zip(readings, map(float, s)))
+        return weighted_mean(scores, weights, restorer.kinds)
+
+    restorer.score_readings = score_readings
+    return last
 
 
 # -- the measurements ---------------------------------------------------------------------------
 
 CHOSEN = "real fit beside the shipped synthetic"
-FEATURES = {  # feature sets of "none of these" tried (beyond a, b, c of each group)
-    "hint only": (),
-    "letters": ("letters",),
-    "letters+margin+score (shipped)": ("letters", "margin", "score"),
-    "+ in context": ("letters", "margin", "score", "context"),
+NONE_TERMS = ("letters", "margin", "score")  # what ships: d, e, f
+TEMPERATURE = ("letters", "margin10")  # what ships: g, h
+#: variants tried, each kind its own parameters: (terms of "none of these", terms of the temperature)
+FEATURES = {
+    "hint only": ((), ()),
+    "letters": (("letters",), ()),
+    "letters+margin+score (before)": (NONE_TERMS, ()),
+    "+ in context": (NONE_TERMS + ("context",), ()),
+    "+ members agree": (NONE_TERMS + ("agree",), ()),
+    "+ temperature by letters": (NONE_TERMS, ("letters",)),
+    "+ temperature by letters, margin (both kinds)": (NONE_TERMS, TEMPERATURE),
 }
 
 
 def matrices(records: list[dict]) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
-    from apollo_restore.restoration.calibration import features
+    from apollo_restore.restoration.calibration import MARGIN_CAP, features
     from apollo_restore.tune.calibration import arrays
 
     logq, unknown, letters, top_score, truth, _ = arrays(records)
     x = features(logq, letters, top_score)
-    cols = {"letters": x[:, 0], "margin": x[:, 1], "score": x[:, 2]}
+    cols = {"letters": x[:, 0], "margin": x[:, 1], "score": x[:, 2], "margin10": np.minimum(x[:, 1], MARGIN_CAP)}
     cols["context"] = np.array([float(r.get("in_context", False)) for r in records])
+    cols["agree"] = np.array([members_agree(r) for r in records])
     return logq, unknown, cols, truth
 
 
-def fit_by_group(records: list[dict], group, feats: tuple[str, ...], held: float | None = None) -> dict:
-    """Per group (``group(record)``): a, b, c and one weight per feature; δ shared (the
-    library's :func:`~apollo_restore.restoration.calibration.fit_groups`, any features)."""
+def members_agree(record: dict) -> float:
+    """How many of the language-model members score the first reading highest of the pool
+    (records of ``collect`` before the members were recorded: 0)."""
+    agree = 0
+    for scores in (record.get("members") or {}).values():
+        known = [-np.inf if v is None else v for v in scores]
+        agree += bool(known) and int(np.argmax(known)) == 0
+    return float(agree)
+
+
+def _columns(cols: dict[str, np.ndarray], names: tuple[str, ...], n: int) -> np.ndarray:
+    return np.stack([cols[f] for f in names], 1) if names else np.zeros((n, 0))
+
+
+def fit_by_group(records: list[dict], group, feats: tuple[tuple[str, ...], tuple[str, ...]], held=None) -> dict:
+    """Per group (``group(record)``): a, b, c, one weight per feature of "none of these" and one
+    per feature of the temperature (``feats``); δ shared (the library's
+    :func:`~apollo_restore.restoration.calibration.fit_groups`, any features)."""
     from apollo_restore.restoration.calibration import fit_groups
 
     logq, unknown, cols, truth = matrices(records)
     keys = [group(r) for r in records]
     names = sorted(set(keys))
-    x = np.stack([cols[f] for f in feats], 1) if feats else np.zeros((len(records), 0))
-    per, delta, _ = fit_groups(logq, unknown, x, truth, np.array([names.index(k) for k in keys]), held)
+    x, t = (_columns(cols, f, len(records)) for f in feats)
+    per, delta, _ = fit_groups(logq, unknown, x, truth, np.array([names.index(k) for k in keys]), held, t)
     per[:, 0] = np.exp(per[:, 0])  # log a → a
     return {"groups": dict(zip(names, per)), "penalty": delta, "feats": feats, "group": group}
 
@@ -124,9 +169,9 @@ def apply_by_group(records: list[dict], model: dict) -> np.ndarray:
     from apollo_restore.restoration.calibration import calibrated_by
 
     logq, unknown, cols, _ = matrices(records)
-    x = np.stack([cols[f] for f in model["feats"]], 1) if model["feats"] else np.zeros((len(records), 0))
+    x, t = (_columns(cols, f, len(records)) for f in model["feats"])
     params = np.stack([model["groups"][model["group"](r)] for r in records])
-    return calibrated_by(logq, unknown, x, params, model["penalty"])
+    return calibrated_by(logq, unknown, x, params, model["penalty"], t)
 
 
 def doc_fold(r: dict) -> int:
@@ -198,8 +243,8 @@ def report(records: list[dict]) -> None:
     synth = lambda r: r["kind"] == "synthetic"  # noqa: E731
     variants = {"uncalibrated": [np.where(np.isfinite(np.array(r["logq"])), np.exp(r["logq"]), 0) for r in records]}
     variants["shipped"] = shipped(records)  # the synthetic fit (before: the one fit)
-    variants["synthetic fit (today)"] = cross_fit(records, synth, by_cond, FEATURES["letters+margin+score (shipped)"])
-    variants["pooled fit"] = cross_fit(records, every, by_cond, FEATURES["letters+margin+score (shipped)"])
+    variants["synthetic fit (today)"] = cross_fit(records, synth, by_cond, (NONE_TERMS, ()))
+    variants["pooled fit"] = cross_fit(records, every, by_cond, (NONE_TERMS, TEMPERATURE))
     for name, feats in FEATURES.items():
         variants[f"per kind, {name}"] = cross_fit(records, every, by_kind, feats)
     # what ships: the synthetic parameters kept, the real ones fitted on real lacunae beside them (δ held)
@@ -207,7 +252,7 @@ def report(records: list[dict]) -> None:
     from apollo_restore.restoration.config import DEFAULT_MODEL
 
     held = Calibration.load(DEFAULT_MODEL).unknown_word_penalty
-    real = cross_fit(records, lambda r: r["kind"] == "real", by_cond, FEATURES["letters+margin+score (shipped)"], held)
+    real = cross_fit(records, lambda r: r["kind"] == "real", by_cond, (NONE_TERMS, TEMPERATURE), held)
     variants[CHOSEN] = [real[i] if r["kind"] == "real" else variants["shipped"][i] for i, r in enumerate(records)]
     sources = sorted({r["source"] for r in records})
     cells = [(s, k, c) for s in sources for k in KINDS for c in ("exact", "range", "none", "all")]
@@ -313,10 +358,12 @@ def held_out(records: list[dict]) -> None:
             print(f"- {s} real, p >= {t}: written {w.mean():.3f}, right {ok[w].mean():.3f} ({w.sum()})")
 
 
-def ship(records: list[dict], folder: Path, out: Path) -> None:
+def ship(records: list[dict], folder: Path, out: Path, plots: Path | None = None) -> None:
     """The shipped calibration with its real lacunae's parameters fitted on the real records (the
     library's ``fit``, ``δ`` held at the folder's), its synthetic parameters kept; ``info``: the
-    real lacunae's cross-fitted figures (``tune``'s ``measures``), the synthetic fit's under ``synthetic``."""
+    real lacunae's cross-fitted figures (``tune``'s ``measures``), the synthetic fit's under
+    ``synthetic``. With ``plots``, the real lacunae's reliability diagrams under the synthetic
+    gaps' fit (``reliability_real_before.png``) and their own (cross-fitted, ``reliability_real_after.png``)."""
     from apollo_restore.restoration.calibration import Calibration, fit
     from apollo_restore.tune.calibration import _ece, arrays, folds, measures, shown
 
@@ -336,7 +383,8 @@ def ship(records: list[dict], folder: Path, out: Path) -> None:
     right = np.concatenate([np.pad(r, ((0, 0), (0, width - r.shape[1]))) for _, r in parts])
     before, after = measures(*shown(real, None)), measures(probs, right)
     keep = ("model_fingerprint", "model_fingerprint_parts", "members", "precision")
-    synthetic = {k: v for k, v in old.info.items() if k not in keep and k != "synthetic"}
+    # the synthetic fit's figures: under "synthetic" once real lacunae have their own fit, else the whole info
+    synthetic = old.info.get("synthetic") or {k: v for k, v in old.info.items() if k not in keep}
     sources = sorted({r["source"] for r in real})
     counts = {f"real {c}": sum(r["condition"] == c for r in real) for c in ("exact", "range", "none")}
     per_source = {s: sum(r["source"] == s for r in real) for s in sources}
@@ -352,6 +400,14 @@ def ship(records: list[dict], folder: Path, out: Path) -> None:
     }  # fmt: skip
     cal.info = info | {k: old.info[k] for k in keep}
     cal.save(out)
+    if plots is not None:
+        from apollo_restore.evaluate.report import plot_reliability
+
+        one_fit = Calibration(old.for_kind("synthetic"), held)
+        plot_reliability(measures(*shown(real, one_fit)), plots / "reliability_real_before.png",
+                         f"{len(real)} real lacunae (validation), the synthetic gaps' fit")  # fmt: skip
+        plot_reliability(after, plots / "reliability_real_after.png",
+                         f"{len(real)} real lacunae (validation), their own fit (cross-fitted)")  # fmt: skip
     print(json.dumps(info, indent=1, ensure_ascii=False))
 
 
@@ -368,11 +424,14 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--folder", default=None)
     c.add_argument("--threads", type=int, default=1)
     c.add_argument("--out", required=True)
+    c.add_argument("--shard", type=int, default=0, help="this process's share of the gaps: every --shards-th from it")
+    c.add_argument("--shards", type=int, default=1)
     r = sub.add_parser("report")
     r.add_argument("records", nargs="+")
     w = sub.add_parser("ship", help="write the calibration with its real lacunae's parameters refitted")
     w.add_argument("records", nargs="+")
     w.add_argument("--out", required=True)
+    w.add_argument("--plots", type=Path, default=None, help="a folder for the real lacunae's reliability diagrams")
     h = sub.add_parser("held-out", help="the shipped calibration on test records (nothing fitted)")
     h.add_argument("records", nargs="+")
     args = ap.parse_args(argv)
@@ -383,7 +442,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.cmd == "ship":
         from apollo_restore.restoration.config import DEFAULT_MODEL
 
-        ship([json.loads(line) for p in args.records for line in Path(p).open()], DEFAULT_MODEL, Path(args.out))
+        records = [json.loads(line) for p in args.records for line in Path(p).open()]
+        ship(records, DEFAULT_MODEL, Path(args.out), args.plots)
     else:
         report([json.loads(line) for p in args.records for line in Path(p).open()])
 

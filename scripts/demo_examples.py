@@ -26,6 +26,7 @@ from apollo_restore.data.splits import split_of
 from apollo_restore.evaluate.metrics import agnostic
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.load import load_restorer
+from apollo_restore.restoration.types import percent
 
 
 def letters(text: str) -> int:
@@ -86,7 +87,7 @@ def main() -> None:
         for gap, answer in zip(result.gaps, answers):
             keys = [agnostic(c.text) for c in gap.candidates]
             rank = keys.index(agnostic(answer)) + 1 if agnostic(answer) in keys else "—"
-            top = ", ".join(f"{c.display or c.text} ({c.prob:.0%})" for c in gap.candidates[:3])
+            top = ", ".join(f"{c.display or c.text} ({percent(c.prob)})" for c in gap.candidates[:3])
             print(f"| {gap.number} | {answer} | {top} | {rank} |")
         print()
 

@@ -62,7 +62,8 @@ def test_fit_can_say_certain_and_tells_sure_gaps_from_hard_ones(differs):
 
 
 def test_gap_letters_follow_the_hint_or_the_best_reading():
-    assert gap_letters("και ο", Hint.exact(7)) == 7 and gap_letters("και ο", Hint.span(4, 8)) == 6
+    assert gap_letters("και ο", Hint.exact(7)) == 7 and gap_letters("και ο", Hint.span(4, 8)) == 4
+    assert gap_letters("και ο", Hint.span(1, 3)) == 3 and gap_letters("και ο", Hint.span(6, 9)) == 6
     assert gap_letters("και ο", NO_HINT) == 4 and gap_letters("", NO_HINT) == 1
 
 
@@ -188,3 +189,51 @@ def test_a_calibration_of_the_old_format_is_refused_naming_what_to_do(tmp_path):
     path.write_text(json.dumps({"format": OLD_FORMAT, "conditions": conditions, "unknown_word_penalty": 0.3}))
     with pytest.raises(ModelFolderError, match=r"\[E530\].*tune --what calibration"):
         Calibration.load(path)
+
+
+def test_fit_lets_the_temperature_follow_the_gap_length():
+    """Two readings at 60 / 40 % on every gap, one of them always right: the first is right 90 %
+    of the time on 2-letter gaps and 60 % on 12-letter ones. One temperature cannot show both
+    (the pool is the same); ``g`` (the temperature's change with log n) can."""
+    rng = np.random.default_rng(3)
+    g = 800
+    short = np.arange(g) % 2 == 0
+    letters = np.where(short, 2, 12)
+    logq = np.log(np.tile([0.6, 0.4], (g, 1)))
+    truth = np.where(rng.random(g) < np.where(short, 0.9, 0.6), 0, 1)
+    cands = [Candidate("αβ", 0.6, -2.0), Candidate("γδ", 0.4, -2.5)]
+    cal = fit(logq, np.zeros_like(logq), letters, np.full(g, -2.0), truth, ["exact"] * g)
+    for n, right in ((2, 0.9), (12, 0.6)):
+        assert _shown(cal, cands, Hint.exact(n))[0].prob == pytest.approx(right, abs=0.05), n
+    assert cal.conditions["exact"].g < 0  # longer gaps: a lower inverse temperature
+    one = fit(logq, np.zeros_like(logq), letters, np.full(g, -2.0), truth, ["exact"] * g, temperature=())
+    assert one.conditions["exact"].g == one.conditions["exact"].h == 0
+    shown = [_shown(one, cands, Hint.exact(n))[0].prob for n in (2, 12)]
+    assert shown[0] == pytest.approx(shown[1], abs=0.02)  # one temperature: the same for both
+
+
+def test_a_calibration_file_without_the_temperature_slopes_reads_them_as_zero(tmp_path):
+    """``g`` and ``h`` came after ``calibration.v2``'s first files: a file without them maps
+    scores exactly as before; slopes beyond ±10 (an infinite temperature) are refused."""
+    data = json.loads((DEFAULT_MODEL / "calibration.json").read_text())
+    for conditions in data["kinds"].values():
+        for scaling in conditions.values():
+            scaling.pop("g", None), scaling.pop("h", None)
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(data))
+    assert all(s.g == s.h == 0 for kind in ("real", "synthetic") for s in Calibration.load(path).for_kind(kind).values())
+    data["kinds"]["real"]["none"]["g"] = 11.0
+    path.write_text(json.dumps(data))
+    with pytest.raises(ModelFolderError, match=r"\[E505\] .*kinds\.real\.none\.g ="):
+        Calibration.load(path)
+
+
+def test_the_temperature_slopes_are_fitted_for_real_lacunae_only():
+    rng = np.random.default_rng(4)
+    g = 800
+    letters = np.where(np.arange(g) % 2 == 0, 2, 12)
+    logq = np.log(np.tile([0.6, 0.4], (g, 1)))
+    truth = np.where(rng.random(g) < np.where(letters == 2, 0.9, 0.6), 0, 1)
+    kinds = np.where(np.arange(g) % 4 < 2, "real", "synthetic")
+    cal = fit(logq, np.zeros_like(logq), letters, np.full(g, -2.0), truth, ["exact"] * g, kinds=kinds)
+    assert cal.conditions["exact"].g < 0 and cal.synthetic["exact"].g == cal.synthetic["exact"].h == 0

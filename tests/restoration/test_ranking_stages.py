@@ -70,7 +70,7 @@ def test_stages_3_and_4_follow_the_formula_of_the_docstring():
     pool = ranked_pool(["αβγ", "δεζ", "ηθι"], s)
     pool[2] = Candidate(pool[2].text, pool[2].prob, pool[2].log_score, unknown_words=["ηθι"])
     flags = [(False, True, False), (False, False, False), (False, False, False)]  # the first repeats
-    scaling = Scaling(a=2.0, b=-1.0, c=0.5, d=0.1, e=0.2, f=0.3)
+    scaling = Scaling(a=2.0, b=-1.0, c=0.5, d=0.1, e=0.2, f=0.3, g=0.4, h=-0.05)
     ranking = Ranking(Demotions(1.0, 0.2, 1.0, None), Calibration({"none": scaling}, unknown_word_penalty=1.0))
     shown = ranking.rank_doubted(pool, flags, NO_HINT)
     # by hand
@@ -78,9 +78,10 @@ def test_stages_3_and_4_follow_the_formula_of_the_docstring():
     weighted = [q[0] * 0.2, q[1], q[2]]
     q2 = [w / sum(weighted) for w in weighted]
     best = 1  # δεζ: the highest q' once the repeat is demoted
-    z = [2.0 * math.log(q2[0]), 2.0 * math.log(q2[1]), 2.0 * math.log(q2[2]) - 1.0]
     ordered = sorted(q2, reverse=True)
     margin = math.log(ordered[0]) - math.log(ordered[1])
+    a = 2.0 * math.exp(0.4 * math.log(3) - 0.05 * min(margin, 10))  # the temperature of this gap
+    z = [a * math.log(q2[0]), a * math.log(q2[1]), a * math.log(q2[2]) - 1.0]
     none = -1.0 - 0.5 * max(z) + 0.1 * math.log(3) + 0.2 * margin + 0.3 * s[best]
     total = sum(math.exp(x) for x in z) + math.exp(none)
     p = [math.exp(x) / total for x in z]

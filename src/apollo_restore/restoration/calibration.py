@@ -5,7 +5,7 @@ A restorer's own probabilities are normalised over its ranked pool, so they sum 
 no reading is right. The calibration maps them, per hint condition (exact, range, none), to
 probabilities fitted on validation gaps, with room for "none of these":
 
-    z_i    = a · log q_i − δ · [reading i makes a word the editions never spell]
+    z_i    = a · exp(g · log n + h · min(m, 10)) · log q_i − δ · [reading i makes a word the editions never spell]
     none   = b − c · max_j z_j + d · log n + e · m + f · s
     p_i    = exp(z_i) / (Σ_j exp(z_j) + exp(none))
 
@@ -14,11 +14,14 @@ whole pool, which does not depend on ``k``, so neither does any ``p_i``), ``a`` 
 (``1/T``), ``b`` the log-weight of "the right reading is not in the list" when the restorer is sure
 of its best reading (``max z = 0``) for a one-letter gap, ``c`` how much that weight grows as the
 restorer is less sure, and ``d``, ``e``, ``f`` how it moves with three things the restorer knows of
-the gap: the log of its letters ``n`` (the hint's middle count, or with no hint the letters of the
-best reading: :func:`gap_letters`), the margin ``m = log q_(1) − log q_(2)`` (nats) by which the
+the gap: the log of its letters ``n`` (the best reading's letters held within the hint: an exact
+count itself, :func:`gap_letters`), the margin ``m = log q_(1) − log q_(2)`` (nats) by which the
 best reading stands above the runner-up, and ``s``, the restorer's own log-score of its best
 reading (nats, ≤ 0: how probable it is in absolute terms, where ``q`` only says how much more
-than the others; a formula the model knows by heart scores near 0). The best reading is the one
+than the others; a formula the model knows by heart scores near 0). ``g`` and ``h`` let the
+temperature itself move with the gap's letters and the margin (capped at :data:`MARGIN_CAP`
+nats: beyond it a runner-up is out of sight): on real lacunae a short gap's readings were
+surer, and a long gap's less sure, than one temperature makes them (issue 45). The best reading is the one
 of highest ``q`` (:class:`~apollo_restore.restoration.ranking.Ranking` names it). ``δ`` is the
 demotion of readings that leave an unknown word (e.g. a truncated word where the gap ends at a
 word boundary). The shown probabilities then sum to the chance that the list holds the right
@@ -68,6 +71,10 @@ OLD_FORMAT = "apollo_restore calibration.v1"
 RIDGE = 1e-3
 #: The features of "none of these" beyond the restorer's own certainty (``d``, ``e``, ``f``).
 TERMS = ("letters", "margin", "score")
+#: The features the temperature moves with (``g``, ``h``).
+TEMPERATURE_TERMS = ("letters", "margin")
+#: Largest margin (nats) the temperature reads: a runner-up e^10 ≈ 22,000 times less probable.
+MARGIN_CAP = 10.0
 #: Smallest probability a reading is taken to have (its log is finite).
 FLOOR = 1e-12
 
@@ -136,7 +143,9 @@ def _changed(was: Any, now: dict[str, str]) -> str:
 class Scaling:
     """One condition's parameters: ``a`` (inverse temperature), ``b``, ``c`` (log-weight of "none
     of these" and its growth with uncertainty), ``d``, ``e``, ``f`` (its change with the log of
-    the gap's letters, the margin of the best reading over the next, the best reading's log-score)."""
+    the gap's letters, the margin of the best reading over the next, the best reading's
+    log-score), ``g``, ``h`` (the log inverse temperature's change with the log of the letters and
+    with the capped margin; 0: one temperature for every gap)."""
 
     a: float = 1.0
     b: float = -math.inf
@@ -144,6 +153,8 @@ class Scaling:
     d: float = 0.0
     e: float = 0.0
     f: float = 0.0
+    g: float = 0.0
+    h: float = 0.0
 
 
 def gap_kind(kind: str) -> str:
@@ -228,9 +239,14 @@ class Calibration:
 
 
 def gap_letters(best: str, hint: Hint) -> int:
-    """``n`` of the module docstring: the hint's middle letter count, or with no hint the
-    letters of the restorer's best reading ``best`` (at least 1)."""
-    return max(1, hint.middle if hint.given else letter_count(best))
+    """``n`` of the module docstring: the letters of the restorer's best reading ``best`` held
+    within the hint's range (an exact hint: its count; no hint: the reading's; at least 1).
+
+    Not the range's middle: a one-letter reading under ``1–7`` was then taken for a four-letter
+    gap, and on real lacunae the same reading came out less probable with the range than with
+    no count at all (validation, ``benchmarks/real_lacunae_calibration.py``)."""
+    n = letter_count(best)
+    return max(1, min(max(n, hint.lo), hint.hi) if hint.given else n)
 
 
 def calibrated(
@@ -240,19 +256,30 @@ def calibrated(
     (pad missing readings with ``logq = -inf``), ``letters`` (``n``) and ``top_score`` (``s``,
     nats) ``(G,)``; returns ``(G, K)`` in the same order."""
     x = features(logq, letters, top_score)
-    return calibrated_by(logq, unknown, x, np.array([s.a, s.b, s.c, s.d, s.e, s.f]), penalty)
+    params = np.array([s.a, s.b, s.c, s.d, s.e, s.f, s.g, s.h])
+    return calibrated_by(logq, unknown, x, params, penalty, temperature_features(x))
 
 
 def calibrated_by(
-    logq: np.ndarray, unknown: np.ndarray, x: np.ndarray, params: np.ndarray, penalty: float
+    logq: np.ndarray,
+    unknown: np.ndarray,
+    x: np.ndarray,
+    params: np.ndarray,
+    penalty: float,
+    t: np.ndarray | None = None,
 ) -> np.ndarray:
-    """:func:`calibrated` with any features of "none of these": ``x`` is ``(G, F)``, ``params``
-    ``(3 + F,)`` for every gap or ``(G, 3 + F)`` one row a gap: ``a``, ``b``, ``c`` and a weight
-    a feature (``d``, ``e``, ``f`` for :func:`features`'); returns ``(G, K)``."""
+    """:func:`calibrated` with any features of "none of these" and of the temperature: ``x`` is
+    ``(G, F)``, ``t`` ``(G, T)`` (``None``: none), ``params`` ``(3 + F + T,)`` for every gap or
+    ``(G, 3 + F + T)`` one row a gap: ``a``, ``b``, ``c``, a weight a feature of ``x`` (``d``,
+    ``e``, ``f`` for :func:`features`') and one of ``t`` (``g``, ``h`` for
+    :func:`temperature_features`'); returns ``(G, K)``."""
+    t = np.zeros((len(logq), 0)) if t is None else t
+    width = 3 + x.shape[1]
     rows = np.broadcast_to(params, (len(logq), params.shape[-1]))
-    z = rows[:, :1] * logq - penalty * unknown
+    a = rows[:, :1] * np.exp((t * rows[:, width:]).sum(axis=1, keepdims=True))
+    z = a * logq - penalty * unknown
     zmax = z.max(axis=1, keepdims=True)
-    none = rows[:, 1:2] - rows[:, 2:3] * zmax + (x * rows[:, 3:]).sum(axis=1, keepdims=True)
+    none = rows[:, 1:2] - rows[:, 2:3] * zmax + (x * rows[:, 3:width]).sum(axis=1, keepdims=True)
     top = np.maximum(zmax, none)
     w = np.exp(z - top)
     return w / (w.sum(axis=1, keepdims=True) + np.exp(none - top))
@@ -268,6 +295,11 @@ def features(logq: np.ndarray, letters: np.ndarray, top_score: np.ndarray) -> np
     return np.stack([np.log(letters), margin, top_score], axis=1)
 
 
+def temperature_features(x: np.ndarray) -> np.ndarray:
+    """``(G, 2)``: ``log n`` and the margin capped at :data:`MARGIN_CAP`, from :func:`features`' ``x``."""
+    return np.stack([x[:, 0], np.minimum(x[:, 1], MARGIN_CAP)], axis=1)
+
+
 def fit(
     logq: np.ndarray,
     unknown: np.ndarray,
@@ -278,6 +310,7 @@ def fit(
     terms: Sequence[str] = TERMS,
     kinds: Sequence[str] | None = None,
     penalty: float | None = None,
+    temperature: Sequence[str] = TEMPERATURE_TERMS,
 ) -> Calibration:
     """Maximum-likelihood parameters on gaps with known answers: L-BFGS on the mean negative
     log-likelihood plus :data:`RIDGE` × the squared parameters (which keeps them finite where a
@@ -297,6 +330,9 @@ def fit(
             ``f`` per condition (``δ`` shared); ``None``: one fit serves both.
         penalty: ``δ`` held at this value (``None``: fitted), e.g. to fit one kind's parameters
             beside another's fitted before.
+        temperature: which of :data:`TEMPERATURE_TERMS` (``g``, ``h``) are fitted, of real
+            lacunae only: on synthetic gaps they raised the cross-fitted log-loss (validation,
+            ``benchmarks/real_lacunae_calibration.py``), so a synthetic fit keeps 0.
 
     Returns:
         The fitted calibration (``info`` records the fit's mean negative log-likelihood).
@@ -305,8 +341,12 @@ def fit(
     groups = list(zip(kinds, conditions))
     present = [(kind, cond) for kind in GAP_KINDS for cond in CONDITIONS if (kind, cond) in set(groups)]
     used = np.array([term in terms for term in TERMS], dtype=float)
+    moved = np.array([term in temperature for term in TEMPERATURE_TERMS], dtype=float)
     index = np.array([present.index(g) for g in groups])
-    per, penalty, loss = fit_groups(logq, unknown, features(logq, letters, top_score) * used, truth, index, penalty)
+    x = features(logq, letters, top_score)
+    lacunae = np.array([kind == "real" for kind in kinds], dtype=float)[:, None]  # g, h: real lacunae only
+    t = temperature_features(x) * moved * lacunae
+    per, penalty, loss = fit_groups(logq, unknown, x * used, truth, index, penalty, t)
     per[:, 0] = np.exp(per[:, 0])  # log a → a
     scalings = {group: Scaling(*p) for group, p in zip(present, per.tolist())}
     real = {cond: s for (kind, cond), s in scalings.items() if kind == "real"}
@@ -325,28 +365,34 @@ def fit_groups(
     truth: np.ndarray,
     groups: np.ndarray,
     penalty: float | None = None,
+    t: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float, float]:
-    """The maximum-likelihood core of :func:`fit`, with any features of "none of these" and any
-    grouping of the gaps: L-BFGS on the mean negative log-likelihood plus :data:`RIDGE` × the
-    squared parameters, starting from ``a = 1``, ``b = c = … = 0``, ``δ ≈ 0.3``.
+    """The maximum-likelihood core of :func:`fit`, with any features of "none of these" and of
+    the temperature and any grouping of the gaps: L-BFGS on the mean negative log-likelihood plus
+    :data:`RIDGE` × the squared parameters, starting from ``a = 1``, ``b = c = … = 0``, ``δ ≈ 0.3``.
 
     Args:
         logq, unknown, truth: as :func:`fit`'s.
-        x: ``(G, F)`` features of each gap (``(G, 3)`` :func:`features` for what ships).
+        x: ``(G, F)`` features of "none of these" (``(G, 3)`` :func:`features` for what ships).
         groups: ``(G,)`` index from 0 of the parameter set of each gap (a hint condition of a kind).
         penalty: ``δ`` held (``None``: fitted).
+        t: ``(G, T)`` features the log inverse temperature moves with (``(G, 2)``
+            :func:`temperature_features` for what ships; ``None``: none).
 
     Returns:
-        ``(n_groups, 3 + F)`` parameters (``log a``, ``b``, ``c``, a weight a feature), ``δ``,
-        and the mean negative log-likelihood without the ridge.
+        ``(n_groups, 3 + F + T)`` parameters (``log a``, ``b``, ``c``, a weight a feature of
+        ``x``, one of ``t``), ``δ``, and the mean negative log-likelihood without the ridge.
     """
     import torch  # only fitting needs it: applying a calibration is NumPy
 
-    n_groups, width = int(groups.max()) + 1, 3 + x.shape[1]
+    t = np.zeros((len(logq), 0)) if t is None else t
+    n_groups, width = int(groups.max()) + 1, 3 + x.shape[1] + t.shape[1]
+    nx = 3 + x.shape[1]
     index = torch.tensor(groups)
     mask = torch.tensor(np.isfinite(logq))
     lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
     unk, xs = torch.tensor(unknown, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)
+    ts = torch.tensor(t, dtype=torch.float64)
     hit = torch.tensor(truth >= 0)
     right = torch.tensor(np.maximum(truth, 0))
     # per group: log a, b, c, the weights; then the shared δ (softplus of it − 1)
@@ -355,8 +401,9 @@ def fit_groups(
     def nll() -> torch.Tensor:
         per = params[:-1].view(n_groups, width)[index]  # (G, width)
         delta = torch.nn.functional.softplus(params[-1] - 1.0) if penalty is None else penalty
-        z = torch.where(mask, per[:, :1].exp() * lq - delta * unk, -torch.inf)
-        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:] * xs).sum(dim=1)
+        log_a = per[:, 0] + (per[:, nx:] * ts).sum(dim=1)
+        z = torch.where(mask, log_a.exp()[:, None] * lq - delta * unk, -torch.inf)
+        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:nx] * xs).sum(dim=1)
         total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
         chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
         return (total - chosen).mean() + RIDGE * (params**2).sum()

@@ -195,6 +195,10 @@ def _b(value: float) -> float:
 
 
 Parameter = number(-MAX_PARAMETER, MAX_PARAMETER)
+#: Largest change of the log inverse temperature per unit of log letters or nat of margin: within
+#: it the temperature stays finite for any gap (e^(10·(log 10⁴ + 10)) ≈ 10⁸³).
+MAX_SLOPE = 10.0
+Slope = number(-MAX_SLOPE, MAX_SLOPE, "change of the log inverse temperature; 0 when the file has none")
 
 
 class Scaling(Settings):
@@ -210,6 +214,8 @@ class Scaling(Settings):
     d: Parameter = 0.0
     e: Parameter = 0.0
     f: Parameter = 0.0
+    g: Slope = 0.0
+    h: Slope = 0.0
 
 
 class Conditions(Settings):
