@@ -79,9 +79,9 @@ def collect(args: argparse.Namespace) -> None:
             r = record(g, pool)
             top = agnostic(pool[0].text) if pool else ""
             context = agnostic(g.prefix + " " + g.suffix)
+            members = {name: [by_text.get(t) for t in r["texts"]] for name, by_text in member_scores.items()}
             r |= {"kind": "real" if g.kind == "true" else "synthetic", "source": args.source, "target": g.target,
-                  "in_context": bool(top) and top in context,
-                  "members": {name: [by_text.get(t) for t in r["texts"]] for name, by_text in member_scores.items()}}  # fmt: skip
+                  "in_context": bool(top) and top in context, "members": members}  # fmt: skip
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
             fh.flush()
 

@@ -221,7 +221,8 @@ def test_a_calibration_file_without_the_temperature_slopes_reads_them_as_zero(tm
             scaling.pop("g", None), scaling.pop("h", None)
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps(data))
-    assert all(s.g == s.h == 0 for kind in ("real", "synthetic") for s in Calibration.load(path).for_kind(kind).values())
+    read = Calibration.load(path)
+    assert all(s.g == s.h == 0 for kind in ("real", "synthetic") for s in read.for_kind(kind).values())
     data["kinds"]["real"]["none"]["g"] = 11.0
     path.write_text(json.dumps(data))
     with pytest.raises(ModelFolderError, match=r"\[E505\] .*kinds\.real\.none\.g ="):
