@@ -124,12 +124,12 @@ FEATURES = {
 
 
 def matrices(records: list[dict]) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
-    from apollo_restore.restoration.calibration import MARGIN_CAP, features
+    from apollo_restore.restoration.calibration import features, temperature_features
     from apollo_restore.tune.calibration import arrays
 
     logq, unknown, letters, top_score, truth, _ = arrays(records)
     x = features(logq, letters, top_score)
-    cols = {"letters": x[:, 0], "margin": x[:, 1], "score": x[:, 2], "margin10": np.minimum(x[:, 1], MARGIN_CAP)}
+    cols = {"letters": x[:, 0], "margin": x[:, 1], "score": x[:, 2], "margin10": temperature_features(x)[:, 1]}
     cols["context"] = np.array([float(r.get("in_context", False)) for r in records])
     cols["agree"] = np.array([members_agree(r) for r in records])
     return logq, unknown, cols, truth
