@@ -88,21 +88,23 @@ def collect(args: argparse.Namespace) -> None:
 
 def _capture_member_scores(restorer) -> dict[str, dict[str, float]]:
     """Each language-model member's log-score of every reading of the last gap the ensemble
-    ranked (member name → reading → nats), refreshed at each of its ``score_readings`` calls."""
-    from apollo_restore.restoration.ranking import weighted_mean
-
+    ranked (member name → reading → nats): each such member's ``score_readings`` is wrapped to
+    keep what it returns; the ensemble's own ranking is untouched."""
     last: dict[str, dict[str, float]] = {}
-    weights = [w for _, w in restorer.members]
 
-    def score_readings(prefix, suffix, hint, readings):
-        scores = [m.score_readings(prefix, suffix, hint, readings) for m, _ in restorer.members]
-        last.clear()
-        for (m, _), kind, s in zip(restorer.members, restorer.kinds, scores):
-            if kind in ("neural", "classical"):
-                last[m.name] = dict(zip(readings, map(float, s)))
-        return weighted_mean(scores, weights, restorer.kinds)
+    def keeping(member):
+        score_readings = member.score_readings
 
-    restorer.score_readings = score_readings
+        def wrapped(prefix, suffix, hint, readings):
+            scores = score_readings(prefix, suffix, hint, readings)
+            last[member.name] = dict(zip(readings, map(float, scores)))
+            return scores
+
+        return wrapped
+
+    for (member, _), kind in zip(restorer.members, restorer.kinds):
+        if kind in ("neural", "classical"):
+            member.score_readings = keeping(member)
     return last
 
 
