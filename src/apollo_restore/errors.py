@@ -136,6 +136,10 @@ class Errors:
     )
     # the text index
     E401 = "[E401] refusing to index splits {splits}: only the train split may enter the text index"
+    E412 = (
+        "[E412] refusing to pack document {doc!r}: its text is not in norm.v1's one normal form "
+        "(at character {at}: {found!r}, normalised {expected!r}); render it with the package's normaliser"
+    )
     E402 = (
         "[E402] no packaged training text at {path}: reinstall the package, or pack one with scripts/pack_train_text.py"
     )

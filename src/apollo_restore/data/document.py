@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, fix_final_sigma, fold
+from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP, fix_final_sigma, fold, seam
 
 SOURCES = ("ddb", "dclp", "inscription", "literary", "user")
 #: Longest lacuna a corpus may state (letters); a longer or unreadable length is read as
@@ -191,13 +191,15 @@ def render(doc: Document, uncertain_as_gap: bool = False) -> Rendering:
     supplied: list[tuple[int, int]] = []
     length = 0
     for piece, is_supplied in _pieces(doc.segments, uncertain_as_gap):
+        # one space between words and one "· " per punctuation run across piece boundaries too
+        drop, piece = seam(out[-1][-2:] if out else "", piece)
+        if drop:
+            out[-1] = out[-1][:-drop]
+            length -= drop
+            if not out[-1]:
+                out.pop()
         if not piece:
             continue
-        # collapse whitespace across piece boundaries
-        if piece[0] == " " and (length == 0 or out[-1].endswith(" ")):
-            piece = piece.lstrip(" ")
-            if not piece:
-                continue
         start = length
         out.append(piece)
         length += len(piece)

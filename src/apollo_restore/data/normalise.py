@@ -6,6 +6,10 @@ lowercase → NFD → iota subscript (U+0345) to adscript ι → other combining
 lunate ϲ to σ → digits removed → punctuation runs to one ``·`` → letters outside the Greek
 alphabet dropped → whitespace collapsed → word-final σ to ς.
 
+Text joined from folded pieces (a document's segments, :mod:`apollo_restore.data.document`) is
+joined by :func:`seam` into the same form, so every text the model, the index and the doors see is
+a fixed point of :func:`normalise_with_gaps`: one normal form.
+
 The hyphen never survives as text: ``-`` (one lost letter) and ``…`` (lost text of unknown
 extent) are gap markers, added by renderers (:mod:`apollo_restore.data.document`) *after*
 normalisation. :func:`normalise_with_gaps` keeps those markers in already-rendered text.
@@ -107,6 +111,28 @@ def fold(text: str) -> str:
     if MIDDLE_DOT in text:
         text = _PUNCTUATION_RUN.sub("· ", text)
     return _WHITESPACE_RUN.sub(" ", text)
+
+
+def seam(before: str, piece: str) -> tuple[int, str]:
+    """Join folded ``piece`` to folded text ending in ``before`` in ``norm.v1`` form: one space
+    between words, a punctuation run one ``· `` after the word, as :func:`fold` writes them inside
+    one piece (so a text joined from pieces is the text :func:`normalise_with_gaps` gives).
+
+    Args:
+        before: the joined text so far (its last two characters suffice; ``""`` at the start).
+        piece: the next piece, :func:`fold`'s output or gap markers.
+
+    Returns:
+        ``(drop, piece)``: characters to drop from the end of ``before`` (the space before a
+        punctuation run) and what of ``piece`` to append (perhaps ``""``).
+    """
+    if not before or before.endswith(" "):
+        piece = piece.lstrip(" ")
+    if not piece.startswith(MIDDLE_DOT):
+        return 0, piece
+    if before.endswith((MIDDLE_DOT, MIDDLE_DOT + " ")):
+        return 0, piece[1:].lstrip(" ")  # the run goes on: its one dot is already written
+    return (1 if before.endswith(" ") else 0), piece
 
 
 def normalise(text: str) -> str:

@@ -61,7 +61,7 @@ from apollo_restore.data.indexcache import (
     file_records,
     verify_files,
 )
-from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, NORMALISER
+from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, NORMALISER, normalise_with_gaps
 from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors, TextIndexError
 
@@ -145,11 +145,14 @@ def pack_train_text(ids: list[str], sources: list[str], texts: list[str], splits
         bytes written.
 
     Raises:
-        ValueError: a document is not from the train split (E401), or an id holds a tab.
+        ValueError: a document is not from the train split (E401), a text not in the normal form
+            (E412, :func:`check_normal_form`), or an id holds a tab.
     """
     held_out = sorted({s for s in splits if s not in INDEXED_SPLITS})
     if held_out:
         raise ValueError(Errors.E401.format(splits=held_out))
+    for doc_id, text in zip(ids, texts):
+        check_normal_form(doc_id, text)
     lines = [f"# {PACKED_FORMAT} {NORMALISER}\n"]
     for doc_id, source, text in zip(ids, sources, texts):
         if "\t" in doc_id or "\n" in doc_id:
@@ -158,6 +161,21 @@ def pack_train_text(ids: list[str], sources: list[str], texts: list[str], splits
     data = lzma.compress("".join(lines).encode("utf-8"), preset=9 | lzma.PRESET_EXTREME)
     write_atomic(Path(out), data)
     return len(data)
+
+
+def check_normal_form(doc_id: str, text: str) -> None:
+    """Refuse a document whose ``text`` is not a fixed point of
+    :func:`~apollo_restore.data.normalise.normalise_with_gaps` (the one normal form the model, the
+    index and every door's contexts share).
+
+    Raises:
+        ValueError: ``E412``, naming the document and the first character that differs.
+    """
+    expected = normalise_with_gaps(text)
+    if expected != text:
+        at = next((i for i, (a, b) in enumerate(zip(text, expected)) if a != b), min(len(text), len(expected)))
+        found, wanted = text[max(0, at - 10) : at + 10], expected[max(0, at - 10) : at + 10]
+        raise ValueError(Errors.E412.format(doc=doc_id, at=at, found=found, expected=wanted))
 
 
 def read_packed(path: Path) -> tuple[list[str], list[str], list[str]]:
