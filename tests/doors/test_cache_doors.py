@@ -25,8 +25,8 @@ from apollo_restore.data.textindex import TextIndex, build_text_index, ensure_in
 from apollo_restore.errors import TextIndexError
 
 TEXTS = {
-    "ddb:a": "ετους δευτερου αυτοκρατορος καισαρος τραιανου σεβαστου " * 40,
-    "ddb:b": "του κυριου αυτοκρατορος καισαρος αδριανου σεβαστου " * 40,
+    "ddb:a": ("ετους δευτερου αυτοκρατορος καισαρος τραιανου σεβαστου " * 40).strip(),
+    "ddb:b": ("του κυριου αυτοκρατορος καισαρος αδριανου σεβαστου " * 40).strip(),
 }
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
