@@ -61,9 +61,10 @@ def test_repeats_and_missed_hints_are_demoted_below_the_answer():
         "χαιριν α",
         "χαιρειν",
     ]
-    # repeat ×0.1, missed hint ×0.1, truncated (ends in the non-word α before a space) ×0.1
+    # repeat ×0.1, missed hint ×0.1, truncated (a non-word at the gap's edge: χ after a space, α
+    # before one) ×0.1; χ και δια both repeats and is truncated
     shown = _shown(Demotions(0.1, 0.1, 0.1, None))
-    assert [c.text for c in shown] == ["χαιρειν", "χ και δια", "χαιρειν σε", "χαιριν α"]
+    assert [c.text for c in shown] == ["χαιρειν", "χαιρειν σε", "χαιριν α", "χ και δια"]
     assert abs(sum(c.prob for c in shown) - 1.0) < 1e-9
     # each factor acts alone
     assert [c.text for c in _shown(Demotions(1.0, 0.1, 1.0, None))][-2:] == ["χαιρειν", "χ και δια"]
@@ -140,8 +141,8 @@ def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
     out = CliRunner().invoke(app, ["restore", text, "--show", "4"]).output
     rows = [line for line in out.splitlines() if line.strip()[:1] in "1234" and "%" in line]
     assert "χαίρειν" in rows[0] and "hint" not in rows[0] and "repeats" not in rows[0]
-    assert "χ καὶ διὰ" in rows[1] and "repeats the text after the gap; leaves a non-word: χ" in rows[1]
-    assert "9 letters, hint 7" in rows[2]
+    assert "9 letters, hint 7" in rows[1]
+    assert "χ καὶ διὰ" in rows[3] and "repeats the text after the gap; leaves a non-word: χ" in rows[3]
     body = json.loads(CliRunner().invoke(app, ["restore", text, "--json"]).output)
     notes = {c["text"]: c["notes"] for c in body["gaps"][0]["candidates"]}
     assert notes["χαιρειν σε"] == ["9 letters, hint 7"] and notes["χαιρειν"] == []

@@ -42,9 +42,27 @@ def test_the_prefix_partial_word_joins_the_reading():
     assert [is_truncated(c, "της τρα", " χαιρειν") for c in cands] == [False, True]  # τραπεζης, τραπ
 
 
-def test_no_truncation_when_the_word_runs_on_after_the_gap():
-    cands = _annotated("της ", "εζης χαιρειν")  # the suffix continues the word
-    assert not any(is_truncated(c, "της ", "εζης χαιρειν") for c in cands)
+def test_where_the_word_runs_on_after_the_gap_a_reading_ending_a_word_there_is_truncated():
+    """``[.4]εζης``: the text says the word goes on across the gap's edge; ``τραπ`` completes it,
+    a whole word before it (``τραπεζης`` + ``εζης``, ``κυριωι`` + ``εζης``) contradicts it."""
+    cands = _annotated("της ", "εζης χαιρειν")
+    assert [is_truncated(c, "της ", "εζης χαιρειν") for c in cands] == [False, True, True]
+
+
+def test_the_word_a_reading_begins_with_counts_at_the_left_edge():
+    cands = annotate(to_candidates([("ιωι χαιρειν", -1.0), ("τωι", -1.5)]), FORMS, "τωι κυρ", " ")
+    assert [is_truncated(c, "τωι κυρ", " ") for c in cands] == [False, True]  # κυριωι; κυρτωι
+
+
+def test_the_boundary_at_the_gaps_edge_ranks_the_readings():
+    """The issue's pair: ``καὶ [.6]του`` and ``καὶ [.6] του`` rank a six-letter word differently."""
+    forms = EditionForms.from_forms(["καί", "παντός", "τοῦ", "αὐτοῦ"])
+    cands = to_candidates([("παντος", -1.0), ("αυ", -1.2)])
+    ranking = Ranking(Demotions(truncated=0.1))
+    joined = ranking.rank(annotate(cands, forms, "και ", "του μηνος"), "και ", "του μηνος", NO_HINT)
+    apart = ranking.rank(annotate(cands, forms, "και ", " του μηνος"), "και ", " του μηνος", NO_HINT)
+    assert [c.text for c in joined] == ["αυ", "παντος"] and joined[1].unknown_words == ["παντοςτου"]
+    assert [c.text for c in apart][0] == "παντος"
 
 
 def test_demotion_reranks_and_renormalises():

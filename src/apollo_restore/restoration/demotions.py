@@ -3,12 +3,13 @@
     flags = [doubts(c, prefix, suffix, hint) for c in pool]   # (truncated, repeats, misses the hint)
     phi = Demotions().factors(pool, flags, hint)               # φ(r) of each reading, in pool order
 
-A reading's probability is multiplied by the factors of its doubts — *truncated* readings (the
-gap's last word is not a word the editions spell although the text after the gap starts a new
-word: ``τραπ`` before a space), readings that repeat the context next to the gap, readings that
-miss an exact hint — the misses lowered further when a right-length reading the model rates is in
-the list (:func:`hold_count`: an exact count holds the top). This module computes the numbers
-only; :class:`~apollo_restore.restoration.ranking.Ranking` applies them and orders the readings.
+A reading's probability is multiplied by the factors of its doubts — *truncated* readings (a
+word at the gap's edge is not a word the editions spell: ``τραπ`` before a space, where the text
+starts a new word, or ``παντοςτου`` where it says the word goes on, ``[.6]του``; ``χ`` after
+a space at its start), readings that repeat the context next to the gap, readings that miss an
+exact hint — the misses lowered further when a right-length reading the model rates is in the
+list (:func:`hold_count`: an exact count holds the top). This module computes the numbers only;
+:class:`~apollo_restore.restoration.ranking.Ranking` applies them and orders the readings.
 """
 
 from __future__ import annotations
@@ -45,20 +46,24 @@ HOLD_MARGIN = 0.01
 #: ``apollo_restore.json``'s entry of presentation settings (``{"demotions": {...}}``)
 PRESENTATION = "presentation"
 _LAST_WORD = re.compile(f"[{GREEK_LETTERS}]+$")
+_WORD = re.compile(f"[{GREEK_LETTERS}]+")
 
 #: A reading's doubts: truncated, repeats the context, misses an exact hint (:func:`doubts`).
 Doubts = tuple[bool, bool, bool]
 
 
 def is_truncated(candidate: Candidate, prefix: str, suffix: str) -> bool:
-    """Whether the word a reading ends with (joined with the prefix's partial word when the
-    reading has no separator) is one of its :attr:`~Candidate.unknown_words` while the suffix
-    starts a new word (a space, ``·`` or the text's end)."""
-    if not candidate.unknown_words or suffix[:1] not in ("", " ", "·"):
+    """Whether a word the reading makes at an edge of the gap is one of its
+    :attr:`~Candidate.unknown_words`: the word it ends with, joined with the prefix's partial word
+    when the reading has no separator and with the suffix's partial word when the text goes on
+    with letters (the word runs across the edge: ``[.6]του``), else ending where the suffix starts
+    a new word (``τραπ`` before a space); and likewise the word it begins with. A reading that
+    contradicts the word boundary the text gives at the gap's edge makes such a word."""
+    if not candidate.unknown_words:
         return False
-    left = _LAST_WORD.search(prefix)
-    last = _LAST_WORD.search((left.group() if left else "") + candidate.text)
-    return last is not None and last.group() in candidate.unknown_words
+    left, right = _LAST_WORD.search(prefix), _WORD.match(suffix)
+    words = _WORD.findall((left.group() if left else "") + candidate.text + (right.group() if right else ""))
+    return bool(words) and (words[0] in candidate.unknown_words or words[-1] in candidate.unknown_words)
 
 
 def doubts(candidate: Candidate, prefix: str, suffix: str, hint: Hint) -> Doubts:
