@@ -2,7 +2,8 @@
 
     python scripts/pack_train_text.py --prepared data/prepared [--sources ddb,dclp,inscription,literary]
 
-Only the **train** split is read (validation and test documents never enter the text index).
+Only the **train** split is read (validation and test documents never enter the text index), and
+every text must be in norm.v1's one normal form (a fixed point of ``normalise_with_gaps``: E412).
 Prints the size per source; the package budget for the packed text is about 18 MB.
 """
 
