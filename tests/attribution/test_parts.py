@@ -1,6 +1,6 @@
 """The attribution model's parts on hand-made inputs: features, labels, the date summary, the scores.
 
-    python -m pytest -q tests/attribution/test_parts.py
+python -m pytest -q tests/attribution/test_parts.py
 """
 
 from __future__ import annotations

@@ -82,11 +82,10 @@ class Attribution:
 
     def summary(self) -> str:
         """One line: the date, its interval and the most probable places."""
-        top = ", ".join(f"{p['place']} {p['prob']:.0%}" for p in self.places[:3])
-        note = " (a short text: little can be said)" if self.little else ""
-        return (
-            f"{year_label(self.year)} ({INTERVAL:.0%}: {year_label(self.low)} – {year_label(self.high)}); {top}{note}"
-        )
+        top = ", ".join(f"{p['place']} {round(100 * p['prob'])} %" for p in self.places[:3])
+        note = f" (a short text, {self.letters} letters: little can be said)" if self.little else ""
+        span = f"{year_label(self.low)} – {year_label(self.high)}"
+        return f"about {year_label(self.year)} ({round(100 * INTERVAL)} % interval: {span}); {top}{note}"
 
 
 def year_label(year: int) -> str:

@@ -46,7 +46,7 @@ def attribute_command(
         return
     typer.echo(result.summary())
     for p in result.places[:10]:
-        typer.echo(f"  {p['prob']:6.1%}  {p['place']}")
+        typer.echo(f"  {100 * p['prob']:5.1f} %  {p['place']}")
     for par in result.parallels:
         when = f"{par['lo']}–{par['hi']}" if par["lo"] is not None else "undated"
         typer.echo(f"  parallel {par['label']} ({when}, {par['place'] or 'place unknown'}): "
