@@ -35,7 +35,7 @@ import numpy as np
 
 from apollo_restore.attribution.features import featurise, letters
 from apollo_restore.attribution.labels import Label, label_of, read_labels
-from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, date_summary, softmax
+from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, softmax
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.attribution import covered
 
@@ -163,7 +163,7 @@ def _digest(items: list[Example], buckets: int) -> str:
 
 
 def fit(train: list[Example], valid: list[Example], places: list[str], buckets: int, dim: int, epochs: int,
-        seed: int, lr: float = 3e-3, batch: int = 128, cache: Path | None = None) -> dict[str, np.ndarray]:  # fmt: skip
+        seed: int, lr: float = 1e-2, batch: int = 512, cache: Path | None = None) -> dict[str, np.ndarray]:  # fmt: skip
     """The fitted arrays (:mod:`.model`'s names), the epoch of least validation loss (``cache``:
     a folder keeping the texts' features between runs)."""
     import torch  # the training stack; prediction needs NumPy only
@@ -240,7 +240,20 @@ def raw_logits(arrays: dict[str, np.ndarray], items: list[Example], buckets: int
     return hidden @ arrays["date.weight"] + arrays["date.bias"], hidden @ arrays["place.weight"] + arrays["place.bias"]
 
 
-TEMPERATURES = np.geomspace(0.2, 20, 80)
+TEMPERATURES = np.geomspace(0.2, 20, 60)
+
+
+def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` years of the central 80 % interval of each row of ``probs`` ``(n, K)``:
+    :func:`~.model.date_summary`'s interval, for many rows at once (linear inside a bin)."""
+    cum = np.cumsum(probs, axis=1)
+    out = []
+    for q in (0.1, 0.9):
+        k = np.minimum((cum < q).sum(axis=1), probs.shape[1] - 1)  # the bin where q is reached
+        before = np.where(k > 0, cum[np.arange(len(k)), k - 1], 0.0)
+        inside = np.clip((q - before) / np.maximum(probs[np.arange(len(k)), k], 1e-12), 0, 1)
+        out.append(edges[k] + inside * (edges[k + 1] - edges[k]))
+    return out[0], out[1]
 
 
 def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[str],
@@ -258,11 +271,9 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
         best_t, best_gap = 1.0, float("inf")
         lo = np.asarray([calib[r].label.lo for r in dated], float)
         hi = np.asarray([calib[r].label.hi for r in dated], float)
-        for t in TEMPERATURES:
-            if not dated:
-                break
-            bounds = np.asarray([date_summary(edges, p)[1:] for p in softmax(date_logits[dated], t)], float)
-            gap = abs(covered(bounds[:, 0], bounds[:, 1], lo, hi).mean() - 0.8)
+        for t in TEMPERATURES if dated else ():
+            low, high = central_interval(edges, softmax(date_logits[dated], t))
+            gap = abs(covered(low, high, lo, hi).mean() - 0.8)
             if gap < best_gap - 1e-9:
                 best_t, best_gap = float(t), gap
         t_date.append(best_t)
@@ -289,7 +300,7 @@ def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> No
     tmp.replace(out / CONFIG_FILE)
 
 
-def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**18, dim: int = 32, epochs: int = 6,
+def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**18, dim: int = 32, epochs: int = 5,
                       seed: int = 0, fill: float = 0.5, cache: Path | None = None) -> dict[str, Any]:  # fmt: skip
     """Build, fit, calibrate and write the model folder ``out``; returns its config."""
     started = time.monotonic()
