@@ -82,10 +82,15 @@ class Attribution:
 
     def summary(self) -> str:
         """One line: the date, its interval and the most probable places."""
-        top = ", ".join(f"{p['place']} {round(100 * p['prob'])} %" for p in self.places[:3])
+        top = ", ".join(f"{p['place']} {percent(p['prob'])}" for p in self.places[:3])
         note = f" (a short text, {self.letters} letters: little can be said)" if self.little else ""
         span = f"{year_label(self.low)} – {year_label(self.high)}"
         return f"about {year_label(self.year)} ({round(100 * INTERVAL)} % interval: {span}); {top}{note}"
+
+
+def percent(p: float) -> str:
+    """``0.957`` → ``96 %``; under half a percent ``<1 %``."""
+    return "<1 %" if p < 0.005 else f"{round(100 * p)} %"
 
 
 def year_label(year: int) -> str:

@@ -27,6 +27,7 @@ def attribute_command(
     the longest runs with it. With --texts and --out, a file of texts as a resumable job."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.attribution.attribute import attribute, load_model
+    from apollo_restore.attribution.model import year_label
     from apollo_restore.errors import AttributionError, FileError, FormatError, LeidenError, RequestError
 
     folder = str(model) if model else None
@@ -48,7 +49,9 @@ def attribute_command(
     for p in result.places[:10]:
         typer.echo(f"  {100 * p['prob']:5.1f} %  {p['place']}")
     for par in result.parallels:
-        when = f"{par['lo']}–{par['hi']}" if par["lo"] is not None else "undated"
+        when = "undated" if par["lo"] is None else year_label(par["lo"])
+        if par["lo"] is not None and par["hi"] != par["lo"]:
+            when += f" – {year_label(par['hi'])}"
         typer.echo(f"  parallel {par['label']} ({when}, {par['place'] or 'place unknown'}): "
                    f"{par['longest']} letters shared  {par['url'] or ''}")  # fmt: skip
 
