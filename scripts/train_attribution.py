@@ -26,7 +26,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="model folder to write")
     parser.add_argument("--buckets", type=int, default=2**18)
     parser.add_argument("--dim", type=int, default=32)
-    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--fill", type=float, default=0.5, help="share of training documents with supplements filled in"

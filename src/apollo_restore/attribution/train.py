@@ -301,7 +301,7 @@ def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> No
     tmp.replace(out / CONFIG_FILE)
 
 
-def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**18, dim: int = 32, epochs: int = 5,
+def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**18, dim: int = 32, epochs: int = 2,
                       seed: int = 0, fill: float = 0.5, cache: Path | None = None) -> dict[str, Any]:  # fmt: skip
     """Build, fit, calibrate and write the model folder ``out``; returns its config."""
     started = time.monotonic()
