@@ -465,38 +465,30 @@ async function checkProvenance() {
 function yearLabel(y) { return y < 0 ? `${-y} BC` : `AD ${y}`; }
 
 // The date distribution as an inline SVG bar chart (drawn here: no external assets), the 80 % interval
-// shaded; the figure's text alternative is the summary sentence it is labelled by.
+// shaded; the figure's text alternative is the summary sentence it is labelled by. The markup holds only
+// numbers the page computed and fixed words, and the HTML parser puts inline <svg> in the SVG namespace.
 function dateChart(date, labelId) {
-  const NS = "http://www.w3.org/2000/svg";
   const W = 320, H = 110, top = 6, bottom = 84, left = 4, right = W - 4;
   const first = date.bins[0], last = date.bins[date.bins.length - 1];
-  const x = (year) => left + ((year - first) / (last - first)) * (right - left);
+  const x = (year) => (left + ((year - first) / (last - first)) * (right - left)).toFixed(1);
   const max = Math.max(...date.probs, 1e-9);
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  svg.setAttribute("class", "date-chart");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-labelledby", labelId);
-  const add = (tag, attrs, text) => {
-    const node = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
-    svg.append(node);
-    return node;
-  };
-  add("rect", { x: x(date.low), y: top, width: Math.max(1, x(date.high) - x(date.low)), height: bottom - top, class: "interval" });
+  const parts = [`<rect class="interval" x="${x(date.low)}" y="${top}" height="${bottom - top}" ` +
+    `width="${Math.max(1, x(date.high) - x(date.low)).toFixed(1)}"></rect>`];
   date.probs.forEach((p, i) => {
-    const h = (p / max) * (bottom - top);
-    add("rect", { x: x(date.bins[i]), y: bottom - h, width: Math.max(0.5, x(date.bins[i + 1]) - x(date.bins[i]) - 0.5), height: h, class: "bar" });
+    const h = ((p / max) * (bottom - top)).toFixed(1);
+    const w = Math.max(0.5, x(date.bins[i + 1]) - x(date.bins[i]) - 0.5).toFixed(1);
+    parts.push(`<rect class="bar" x="${x(date.bins[i])}" y="${(bottom - h).toFixed(1)}" width="${w}" height="${h}"></rect>`);
   });
-  add("line", { x1: x(date.year), x2: x(date.year), y1: top, y2: bottom, class: "point" });
-  add("line", { x1: left, x2: right, y1: bottom, y2: bottom, class: "axis" });
+  parts.push(`<line class="point" x1="${x(date.year)}" x2="${x(date.year)}" y1="${top}" y2="${bottom}"></line>`);
+  parts.push(`<line class="axis" x1="${left}" x2="${right}" y1="${bottom}" y2="${bottom}"></line>`);
   for (const tick of [-800, -400, 1, 400, 800]) {
     if (tick < first || tick > last) continue;
-    add("line", { x1: x(tick), x2: x(tick), y1: bottom, y2: bottom + 4, class: "axis" });
-    add("text", { x: x(tick), y: bottom + 16, "text-anchor": "middle", class: "tick" }, tick === 1 ? "AD 1" : yearLabel(tick));
+    parts.push(`<line class="axis" x1="${x(tick)}" x2="${x(tick)}" y1="${bottom}" y2="${bottom + 4}"></line>`);
+    parts.push(`<text class="tick" x="${x(tick)}" y="${bottom + 16}" text-anchor="middle">${tick === 1 ? "AD 1" : yearLabel(tick)}</text>`);
   }
-  return svg;
+  const box = document.createElement("div");
+  box.innerHTML = `<svg class="date-chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${labelId}">${parts.join("")}</svg>`;
+  return box.firstElementChild;
 }
 
 async function attributeText() {
