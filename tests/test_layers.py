@@ -40,6 +40,7 @@ LAYERS = {
     "scale": 5,  # large-model recipes: HF fine-tuning and FSDP (on train), a vLLM restorer (on restoration)
     "evaluate": 6,  # metrics, gap sets, reports over any restorer
     "retrieve": 6,  # parallel passages and provenance over the text index; retrieval-augmented filling
+    "attribution": 6,  # dates and places of a text (n-gram model, calibration); its dated parallels over retrieve
     "web": 7,  # HTTP API and page over restore and retrieve
     "tune": 7,  # fits a model folder's weights, demotions and calibration on validation (over restore, evaluate)
     "cli": 8,  # commands over everything, `serve` included

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
-__all__ = ["restore", "provenance", "export", "load_restorer", "Hint", "NeuralMember", "Restoration"]
+__all__ = ["restore", "provenance", "attribute", "export", "load_restorer", "Hint", "NeuralMember", "Restoration"]
 
 if TYPE_CHECKING:
     from apollo_restore.hint import Hint
@@ -88,6 +88,18 @@ def provenance(text: str, min_run: int = 40, limit: int = 20):
     from apollo_restore.retrieve.provenance import provenance as find
 
     return find(text, min_run=min_run, limit=limit)
+
+
+def attribute(text: str, parallels: bool = True, model: str | None = None):
+    """When and where ``text`` was written: an :class:`~apollo_restore.attribution.model.Attribution`
+    (``year``, ``low``/``high`` of the 80 % interval, ``places`` with calibrated probabilities,
+    ``parallels``: dated training documents sharing long runs); ``.to_dict()`` is its JSON form.
+    ``text`` is Leiden, EpiDoc, Beta Code or plain letters with ``-`` per lost letter; see
+    :func:`apollo_restore.attribution.attribute.attribute` (``E801``: too short; ``E308``: not Greek)."""
+    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must stay light
+    from apollo_restore.attribution.attribute import attribute as attribute_text
+
+    return attribute_text(text, folder=model, parallels=parallels)
 
 
 def export(text: str, readings=None, format: str = "leiden", model: str = "apollo-restore") -> str:

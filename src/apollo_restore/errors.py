@@ -22,6 +22,8 @@ Codes:
           (``E606``, ``E607``: the package alone restores, serves and evaluates; training, the
           scale recipes and plots need ``[train]`` or ``[scale]``).
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
+    E8xx  attribution: dating and placing a text (:mod:`apollo_restore.attribution`, ``apollo-restore
+          attribute``, ``POST /api/attribute``).
 """
 
 from __future__ import annotations
@@ -268,6 +270,12 @@ class Errors:
         "[E705] cannot read the prepared corpus {path}: {reason}; run apollo-restore prepare (with --out "
         "{prepared}) again"
     )
+    # attribution (dates and places)
+    E801 = (
+        "[E801] too few Greek letters to date or place: the text has {letters}, at least {minimum} are needed "
+        "(lost letters do not count)"
+    )
+    E802 = "[E802] cannot load the attribution model {path}: {reason}"
 
 
 class LeidenError(ValueError):
@@ -377,3 +385,15 @@ class ExtraMissing(ImportError):
 
 class RestoreStopped(RuntimeError):
     """A restoration stopped between two gaps because its caller asked (time limit, client gone)."""
+
+
+class AttributionError(ValueError):
+    """A text that cannot be dated or placed, or a missing attribution model (``E8xx``).
+
+    Attributes:
+        code: the message code (``"E801"``).
+    """
+
+    def __init__(self, code: str, **fields: object) -> None:
+        super().__init__(getattr(Errors, code).format(**fields))
+        self.code = code

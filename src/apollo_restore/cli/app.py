@@ -8,6 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from apollo_restore.cli import (
+    attribute,
     evaluate,
     export,
     index,
@@ -61,7 +62,8 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Restore lacunae in Ancient Greek texts.",
 )
-for module in (prepare, train, restore, export, index, parallels, provenance, serve, evaluate, ngram, scale, tune_cli):
+for module in (prepare, train, restore, export, index, parallels, provenance, serve, evaluate, ngram, scale, tune_cli,
+               attribute):  # fmt: skip
     module.register(app)
 
 

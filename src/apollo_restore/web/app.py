@@ -7,8 +7,9 @@ restorer (or the parallels index, or the exporter) and returns a JSON-ready resu
     app = create_app(load_restorer(), parallels=None)       # any ASGI server, or TestClient (restoration.load)
 
 Endpoints (documented at ``/docs``, from packaged assets, and ``/openapi.json``):
-``POST /api/restore``, ``POST /api/parallels``, ``POST /api/provenance``, ``POST /api/epidoc``, ``POST /api/export``,
-``GET /api/health``, ``GET /`` (the page), ``/static/*`` (its script, style and icon) and ``/favicon.ico``.
+``POST /api/restore``, ``POST /api/parallels``, ``POST /api/provenance``, ``POST /api/attribute``, ``POST /api/epidoc``,
+``POST /api/export``, ``GET /api/health``, ``GET /`` (the page), ``/static/*`` (its script, style and icon) and
+``/favicon.ico``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from apollo_restore.attribution.attribute import attribute as attribute_text
 from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.errors import RestoreStopped
@@ -170,6 +172,16 @@ def create_app(
             return await run_in_threadpool(parallels.provenance, req.text, req.min_run)
         except ValueError as err:
             raise ApiError.of(422, "W016", reason=str(err)) from None
+
+    @app.post("/api/attribute", response_model=s.AttributeOut, responses=_ERRORS, tags=["attribute"])
+    async def attribute(req: s.AttributeRequest) -> dict:
+        """When and where the text was written: a date distribution with its 80 % interval, the 10
+        most probable places and the dated parallels (the same result as ``apollo-restore
+        attribute --json``; parallels only when the server has a text index)."""
+        check_text(req.text, limits.request)
+        index = getattr(parallels, "index", None) if req.parallels else None
+        found = await run_in_threadpool(attribute_text, req.text, None, index is not None, index)
+        return found.to_dict()
 
     @app.post("/api/epidoc", response_model=s.EpidocOut, responses=_ERRORS, tags=["import/export"])
     async def epidoc(file: UploadFile = File(..., description="An EpiDoc TEI XML file.")) -> dict:

@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from apollo_restore.errors import CorpusError, LeidenError, RequestError
+from apollo_restore.errors import AttributionError, CorpusError, LeidenError, RequestError
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +135,12 @@ def install_handlers(app: FastAPI) -> None:
     async def _leiden(_: Request, err: LeidenError) -> JSONResponse:
         e = leiden_error(err)
         return error_response(e.status, e.code, e.message, **e.extra)
+
+    @app.exception_handler(AttributionError)
+    async def _attribution(_: Request, err: AttributionError) -> JSONResponse:
+        text = str(err)  # E801 (too short) is the request's fault; E802 (no model) the server's
+        m = _CODE.match(text)
+        return error_response(503 if err.code == "E802" else 422, err.code, text[m.end() :] if m else text)
 
     @app.exception_handler(CorpusError)
     async def _corpus(_: Request, err: CorpusError) -> JSONResponse:

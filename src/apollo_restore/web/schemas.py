@@ -187,6 +187,38 @@ class ProvenanceOut(BaseModel):
     summary: str = Field(description="The verdict in a sentence (what the CLI prints).")
 
 
+class AttributeRequest(BaseModel):
+    """A text to date and place."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(
+        description="Leiden, EpiDoc, Beta Code, or plain lower-case letters with '-' per lost letter "
+        "(at least 10 Greek letters)."
+    )
+    parallels: bool = Field(True, description="Look up the dated parallels (when the server has a text index).")
+
+
+class AttributeDate(BaseModel):
+    year: int = Field(description="Point estimate (the distribution's median); negative: BC.")
+    low: int = Field(description="Start of the central interval holding `interval` of the probability.")
+    high: int = Field(description="Its end.")
+    interval: float = Field(description="The interval's share of the probability (0.8).")
+    bins: list[int] = Field(description="Edges of the date bins (years; one more than `probs`).")
+    probs: list[float] = Field(description="Probability of each bin (calibrated on validation).")
+
+
+class AttributeOut(BaseModel):
+    date: AttributeDate
+    places: list[dict[str, Any]] = Field(description="The 10 most probable places: `{place, prob}`, calibrated.")
+    letters: int = Field(description="Greek letters read.")
+    little: bool = Field(description="A short text (under 50 letters): the answer knows little.")
+    parallels: list[dict[str, Any]] = Field(
+        description="Dated parallels: training documents sharing the longest runs (doc, label, source, url, longest, "
+        "snippet, lo, hi, place)."
+    )
+
+
 class Choice(BaseModel):
     """A machine-proposed reading accepted for export."""
 

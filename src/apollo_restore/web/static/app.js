@@ -460,6 +460,66 @@ async function checkProvenance() {
   }
 }
 
+// ---- date and place -------------------------------------------------------------------------
+
+function yearLabel(y) { return y < 0 ? `${-y} BC` : `AD ${y}`; }
+
+// The date distribution as an inline SVG bar chart (drawn here: no external assets), the 80 % interval
+// shaded; the figure's text alternative is the summary sentence it is labelled by. The markup holds only
+// numbers the page computed and fixed words, and the HTML parser puts inline <svg> in the SVG namespace.
+function dateChart(date, labelId) {
+  const W = 320, H = 110, top = 6, bottom = 84, left = 4, right = W - 4;
+  const first = date.bins[0], last = date.bins[date.bins.length - 1];
+  const x = (year) => (left + ((year - first) / (last - first)) * (right - left)).toFixed(1);
+  const max = Math.max(...date.probs, 1e-9);
+  const parts = [`<rect class="interval" x="${x(date.low)}" y="${top}" height="${bottom - top}" ` +
+    `width="${Math.max(1, x(date.high) - x(date.low)).toFixed(1)}"></rect>`];
+  date.probs.forEach((p, i) => {
+    const h = ((p / max) * (bottom - top)).toFixed(1);
+    const w = Math.max(0.5, x(date.bins[i + 1]) - x(date.bins[i]) - 0.5).toFixed(1);
+    parts.push(`<rect class="bar" x="${x(date.bins[i])}" y="${(bottom - h).toFixed(1)}" width="${w}" height="${h}"></rect>`);
+  });
+  parts.push(`<line class="point" x1="${x(date.year)}" x2="${x(date.year)}" y1="${top}" y2="${bottom}"></line>`);
+  parts.push(`<line class="axis" x1="${left}" x2="${right}" y1="${bottom}" y2="${bottom}"></line>`);
+  for (const tick of [-800, -400, 1, 400, 800]) {
+    if (tick < first || tick > last) continue;
+    parts.push(`<line class="axis" x1="${x(tick)}" x2="${x(tick)}" y1="${bottom}" y2="${bottom + 4}"></line>`);
+    parts.push(`<text class="tick" x="${x(tick)}" y="${bottom + 16}" text-anchor="middle">${tick === 1 ? "AD 1" : yearLabel(tick)}</text>`);
+  }
+  const box = document.createElement("div");
+  box.innerHTML = `<svg class="date-chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${labelId}">${parts.join("")}</svg>`;
+  return box.firstElementChild;
+}
+
+async function attributeText() {
+  const box = $("attribute-result");
+  box.replaceChildren(el("p", { class: "none", text: "Dating and placing the text…" }));
+  try {
+    const found = await api("/api/attribute", { text: $("leiden").value });
+    const d = found.date;
+    const summary = `Written about ${yearLabel(d.year)}: ${Math.round(d.interval * 100)} % of the probability lies between ` +
+      `${yearLabel(d.low)} and ${yearLabel(d.high)}. Most probable place: ${found.places[0].place} (${percent(found.places[0].prob)}).` +
+      (found.little ? ` The text is short (${found.letters} letters): little can be said.` : "");
+    const summaryId = "attribute-summary";
+    box.replaceChildren(
+      el("p", { id: summaryId, text: summary }),
+      el("figure", { class: "date-figure" }, dateChart(d, summaryId),
+        el("figcaption", { class: "help", text: "Probability of each 25-year span; shaded: the 80 % interval; line: the median." })),
+      el("h3", { text: "Places" }),
+      el("ol", { class: "places" }, found.places.map((p) => el("li", {}, `${p.place} — ${percent(p.prob)}`))),
+    );
+    if (found.parallels.length) {
+      box.append(el("h3", { text: "Dated parallels" }), el("ul", {}, found.parallels.map((p) => el("li", {},
+        docLink(p.label || p.doc, p.url),
+        ` (${p.lo === null ? "undated" : p.lo === p.hi ? yearLabel(p.lo) : `${yearLabel(p.lo)} – ${yearLabel(p.hi)}`}` +
+        `${p.place ? ", " + p.place : ""}): ${p.longest} letters shared — `,
+        el("span", { class: "reading", lang: "grc", text: p.snippet })))));
+    }
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "none", text: `Unavailable: ${err.message}` }));
+  }
+}
+
 // ---- EpiDoc upload and export ------------------------------------------------------------
 
 async function openEpidoc(file) {
@@ -532,6 +592,7 @@ async function start() {
   $("export-leiden").addEventListener("click", () => exportAs("leiden"));
   $("export-epidoc").addEventListener("click", () => exportAs("epidoc"));
   $("provenance").addEventListener("click", checkProvenance);
+  $("attribute").addEventListener("click", attributeText);
   try {
     state.health = await api("/api/health");
     const p = state.health.parallels ? "parallel passages available" : "no parallel-passage index loaded";

@@ -1,0 +1,171 @@
+"""The attribution model: a text's date as a distribution over years, its place as probabilities (NumPy only).
+
+    from apollo_restore.attribution.model import AttributionModel
+    model = AttributionModel.load()               # the packaged folder, models/attribution
+    guess = model.predict("ετους ιβ αυτοκρατορος καισαρος τραιανου αδριανου σεβαστου")
+    guess.year, guess.low, guess.high, guess.places[:3]
+
+A hashed n-gram bag (:mod:`.features`) is summed through an embedding (``embedding``: buckets ×
+D) and read by two linear heads: ``date`` (D → one logit per bin of :attr:`AttributionModel.bins`)
+and ``place`` (D → one logit per place). The probabilities are ``softmax(logits / T)`` with a
+temperature ``T`` per head and per *length band* (letters of the text), fitted on validation
+documents and crops of them (:mod:`.train`): the date's so that the 80 % interval holds the true
+date about 80 % of the time, the place's by likelihood. A short text gets its band's (larger)
+temperature: a wide interval and flat places.
+
+The folder holds ``attribution.safetensors`` (the arrays) and ``attribution.json`` (bins, places,
+bands, temperatures, what it was trained on); nothing is unpickled.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from safetensors.numpy import load_file
+
+from apollo_restore.attribution.features import featurise
+
+WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
+#: The training documents' dates and places (the dated parallels' labels).
+LABELS_FILE = "documents.tsv.xz"
+#: Share of the date's probability inside the interval given.
+INTERVAL = 0.8
+#: A text with fewer letters than this is told to know little (``little``).
+FEW_LETTERS = 50
+
+
+def default_folder() -> Path:
+    """The packaged model folder ``apollo_restore/models/attribution``."""
+    return Path(str(resources.files("apollo_restore") / "models" / "attribution"))
+
+
+@dataclass
+class Attribution:
+    """One text's date and place.
+
+    Attributes:
+        year: point estimate (the distribution's median), negative BC.
+        low, high: the central interval holding :data:`INTERVAL` of the probability (years).
+        bins: the bins' edges (years, ``(K + 1,)``) and ``probs`` their probabilities (``(K,)``).
+        places: the most probable places, ``[{"place": NAME, "prob": P}]``, most probable first.
+        letters: Greek letters read; ``little``: fewer than :data:`FEW_LETTERS` (the answer says
+            it knows little); ``parallels``: dated training documents sharing runs (filled by
+            :func:`~apollo_restore.attribution.attribute.attribute`).
+    """
+
+    year: int
+    low: int
+    high: int
+    bins: list[int]
+    probs: list[float]
+    places: list[dict[str, Any]]
+    letters: int
+    little: bool
+    parallels: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
+        "letters", "little", "parallels"}``."""
+        return {
+            "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
+                     "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
+            "places": self.places,
+            "letters": self.letters,
+            "little": self.little,
+            "parallels": self.parallels,
+        }  # fmt: skip
+
+    def summary(self) -> str:
+        """One line: the date, its interval and the most probable places."""
+        top = ", ".join(f"{p['place']} {percent(p['prob'])}" for p in self.places[:3])
+        note = f" (a short text, {self.letters} letters: little can be said)" if self.little else ""
+        span = f"{year_label(self.low)} – {year_label(self.high)}"
+        return f"about {year_label(self.year)} ({round(100 * INTERVAL)} % interval: {span}); {top}{note}"
+
+
+def percent(p: float) -> str:
+    """``0.957`` → ``96 %``; under half a percent ``<1 %``."""
+    return "<1 %" if p < 0.005 else f"{round(100 * p)} %"
+
+
+def year_label(year: int) -> str:
+    """``-150`` → ``150 BC``, ``212`` → ``AD 212``."""
+    return f"{-year} BC" if year < 0 else f"AD {year}"
+
+
+def softmax(logits: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
+    """Row-wise ``softmax(logits / temperature)``; ``logits`` ``(..., C)``."""
+    z = logits / temperature
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def quantile(edges: np.ndarray, probs: np.ndarray, q: float) -> float:
+    """The year below which ``q`` of the probability lies (linear inside a bin); ``edges``
+    ``(K + 1,)``, ``probs`` ``(K,)``."""
+    cum = np.concatenate([[0.0], np.cumsum(probs)])
+    k = int(np.clip(np.searchsorted(cum, q, side="left"), 1, len(probs)))
+    inside = (q - cum[k - 1]) / max(probs[k - 1], 1e-12)
+    return float(edges[k - 1] + np.clip(inside, 0, 1) * (edges[k] - edges[k - 1]))
+
+
+def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
+    """``(median, low, high)`` of a date distribution: the median and the central
+    :data:`INTERVAL` interval, in whole years."""
+    tail = (1 - INTERVAL) / 2
+    return tuple(round(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))  # type: ignore[return-value]
+
+
+class AttributionModel:
+    """The arrays and settings of an attribution folder (see the module docstring)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], config: dict[str, Any]) -> None:
+        self.embedding = arrays["embedding"]  # (buckets, D) float16
+        self.date_w, self.date_b = arrays["date.weight"].astype(np.float32), arrays["date.bias"].astype(np.float32)
+        self.place_w, self.place_b = arrays["place.weight"].astype(np.float32), arrays["place.bias"].astype(np.float32)
+        self.config = config
+        self.buckets = int(config["buckets"])
+        self.edges = np.asarray(config["bin_edges"], np.float64)
+        self.places = list(config["places"])
+        self.bands = [int(x) for x in config["bands"]]  # lower letter bounds of each band, ascending
+        self.t_date = [float(x) for x in config["temperature"]["date"]]
+        self.t_place = [float(x) for x in config["temperature"]["place"]]
+
+    @classmethod
+    def load(cls, folder: Path | None = None) -> AttributionModel:
+        """Read a folder written by :func:`~apollo_restore.attribution.train.save` (default: the packaged one).
+
+        Raises:
+            FileNotFoundError: the folder lacks one of its two files.
+        """
+        folder = Path(folder) if folder else default_folder()
+        config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+        return cls(load_file(str(folder / WEIGHTS_FILE)), config)
+
+    def band(self, letters: int) -> int:
+        """Index of the length band ``letters`` falls in."""
+        return max(0, int(np.searchsorted(self.bands, letters, side="right")) - 1)
+
+    def logits(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(date (K,), place (P,))`` logits of a ``norm.v1`` text."""
+        ids, weights = featurise(text, self.buckets)
+        hidden = weights @ self.embedding[ids].astype(np.float32) if len(ids) else np.zeros(self.date_w.shape[0])
+        return hidden @ self.date_w + self.date_b, hidden @ self.place_w + self.place_b
+
+    def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
+        """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
+        date_logits, place_logits = self.logits(text)
+        band = self.band(letters)
+        probs = softmax(date_logits, self.t_date[band])
+        year, low, high = date_summary(self.edges, probs)
+        place_probs = softmax(place_logits, self.t_place[band])
+        order = np.argsort(-place_probs, kind="stable")[:top]
+        places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
+        return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
+                           letters < FEW_LETTERS)  # fmt: skip

@@ -1,0 +1,343 @@
+"""Training the attribution model on the prepared corpus's train split; calibration on validation.
+
+    python scripts/train_attribution.py --prepared data/prepared --corpora ../shared/corpora \\
+        --out src/apollo_restore/models/attribution
+
+1. **Examples** (:func:`examples`): every papyrus (``ddb``) and inscription of a split with a
+   date or a place (:mod:`.labels`). A document is read as the artifact has it (the editor's
+   supplements as lost letters ``-``) or, for half the training documents, with them filled in;
+   each training document also gives one crop (a random window of 15 letters to its length, on a
+   log scale), so that fragments are seen too. Texts are cut at :data:`MAX_CHARS`.
+2. **Places**: a papyrus place, or an inscription's settlement, with at least
+   :data:`MIN_PLACE_DOCS` training documents is a class; an inscription's rarer settlement is its
+   region; a rarer papyrus place is no class (its documents train the date only, and count as a
+   miss in evaluation).
+3. **Fit** (torch, seeded): the embedding bag and the two heads (:mod:`.model`) by Adam; the
+   date's target spreads evenly over the bins the true range meets; the epoch with the lowest
+   validation loss is kept.
+4. **Calibrate** on the validation documents and two crops of each (never a test document):
+   per length band, the date temperature whose 80 % interval covers closest to 80 %, the place
+   temperature of least negative log-likelihood.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from apollo_restore.attribution.features import featurise, letters
+from apollo_restore.attribution.labels import Label, label_of, read_labels
+from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, softmax
+from apollo_restore.data.table import load_documents
+from apollo_restore.evaluate.attribution import covered
+
+log = logging.getLogger(__name__)
+
+SOURCES = ("ddb", "inscription")
+MAX_CHARS = 4000
+MIN_PLACE_DOCS = 5
+BIN_EDGES = list(range(-800, 901, 25))  # 68 bins of 25 years
+#: Lower letter bounds of the calibration's length bands.
+BANDS = (0, 30, 60, 120, 300)
+
+
+@dataclass
+class Example:
+    """One text to learn from or score: its ``norm.v1`` text, letters, label and source."""
+
+    doc: str
+    source: str
+    text: str
+    letters: int
+    label: Label
+
+
+def mask_supplied(text: str, starts: list[int], ends: list[int]) -> str:
+    """``text`` with each supplied span's letters as ``-`` (spaces kept)."""
+    chars = list(text)
+    for a, b in zip(starts, ends):
+        for i in range(a, b):
+            if chars[i] != " ":
+                chars[i] = "-"
+    return "".join(chars)
+
+
+def crop(text: str, rng: np.random.Generator, shortest: int = 15) -> str:
+    """A random window of ``text``: its length log-uniform from ``shortest`` characters to the whole."""
+    if len(text) <= shortest:
+        return text
+    size = int(math.exp(rng.uniform(math.log(shortest), math.log(len(text)))))
+    start = int(rng.integers(0, len(text) - size + 1))
+    return text[start : start + size]
+
+
+def examples(prepared: Path, corpora: Path, split: str, seed: int, crops: int, fill: float,
+             labels: dict[tuple[str, str], Label] | None = None) -> list[Example]:  # fmt: skip
+    """The labelled documents of ``split`` (see the module docstring): each as the artifact has it
+    (with probability ``fill`` with the supplements filled in instead), plus ``crops`` crops
+    (``labels``: :func:`~.labels.read_labels` of ``corpora``, read here when not given)."""
+    rng = np.random.default_rng([seed, ["train", "validation", "test"].index(split)])
+    labels = labels if labels is not None else read_labels(corpora)
+    table = load_documents(prepared, split=split, sources=list(SOURCES))
+    out: list[Example] = []
+    cols = ("id", "source", "tm", "text", "supplied_start", "supplied_end")
+    for doc, source, tm, text, starts, ends in zip(*(table.column(c).to_pylist() for c in cols)):
+        label = label_of(labels, source, doc, tm)
+        if label is None or not (label.dated or label.place):
+            continue
+        shown = text if rng.random() < fill else mask_supplied(text, starts, ends)
+        shown = shown[:MAX_CHARS]
+        out.append(Example(doc, source, shown, letters(shown), label))
+        for _ in range(crops):
+            piece = crop(shown, rng)
+            n = letters(piece)
+            if n >= 10:
+                out.append(Example(doc + "#crop", source, piece, n, label))
+    return out
+
+
+def place_classes(train: list[Example]) -> list[str]:
+    """The place classes (see the module docstring), most documents first."""
+    counts = Counter(e.label.place for e in train if e.label.place and "#" not in e.doc)
+    regions = {e.label.region for e in train if e.label.region}
+    keep = [p for p, n in counts.most_common() if n >= MIN_PLACE_DOCS]
+    return keep + sorted(regions - set(keep))
+
+
+def place_target(label: Label, index: dict[str, int]) -> int:
+    """The class of a label's place (its region's where the place is too rare), -1 where none."""
+    if label.place in index:
+        return index[label.place]
+    return index.get(label.region, -1) if label.region else -1
+
+
+def date_target(label: Label, edges: np.ndarray) -> np.ndarray | None:
+    """The date's target: even over the bins ``[lo, hi]`` meets (``(K,)``), ``None`` undated."""
+    if not label.dated:
+        return None
+    lo = min(max(label.lo, edges[0]), edges[-1] - 1)  # type: ignore[type-var]
+    hi = min(max(label.hi, edges[0]), edges[-1] - 1)  # type: ignore[type-var]
+    meets = (edges[:-1] <= hi) & (edges[1:] > lo)
+    return meets / meets.sum()
+
+
+def featurise_all(items: list[Example], buckets: int, cache: Path | None = None) -> tuple[np.ndarray, ...]:
+    """``(ids, weights, offsets)`` of all texts, as an embedding bag reads them; with ``cache``
+    (an ``.npz`` path) read from there when it holds these texts' features, else written there."""
+    digest = _digest(items, buckets)
+    if cache is not None and cache.exists():
+        with np.load(cache) as saved:
+            if str(saved["digest"]) == digest:
+                return saved["ids"], saved["weights"], saved["offsets"]
+    ids, weights, offsets = [], [], [0]
+    for e in items:
+        i, w = featurise(e.text, buckets)
+        ids.append(i)
+        weights.append(w)
+        offsets.append(offsets[-1] + len(i))
+    out = np.concatenate(ids), np.concatenate(weights), np.asarray(offsets, np.int64)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache.with_suffix(".tmp.npz"), ids=out[0], weights=out[1], offsets=out[2], digest=digest)
+        cache.with_suffix(".tmp.npz").replace(cache)
+    return out
+
+
+def _digest(items: list[Example], buckets: int) -> str:
+    """What a feature cache must match: the texts and the bucket count."""
+    import hashlib
+
+    h = hashlib.sha256(str(buckets).encode())
+    for e in items:
+        h.update(e.text.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def fit(train: list[Example], valid: list[Example], places: list[str], buckets: int, dim: int, epochs: int,
+        seed: int, lr: float = 1e-2, batch: int = 512, cache: Path | None = None) -> dict[str, np.ndarray]:  # fmt: skip
+    """The fitted arrays (:mod:`.model`'s names), the epoch of least validation loss (``cache``:
+    a folder keeping the texts' features between runs)."""
+    import torch  # the training stack; prediction needs NumPy only
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)  # small sparse steps: a second thread only contends
+    edges = np.asarray(BIN_EDGES)
+    index = {p: i for i, p in enumerate(places)}
+
+    def tensors(items: list[Example], name: str) -> dict[str, Any]:
+        ids, weights, offsets = featurise_all(items, buckets, cache / f"{name}.npz" if cache else None)
+        dates = [date_target(e.label, edges) for e in items]
+        date = np.stack([d if d is not None else np.zeros(len(edges) - 1) for d in dates]).astype(np.float32)
+        return {"ids": torch.from_numpy(ids), "w": torch.from_numpy(weights), "off": offsets,
+                "date": torch.from_numpy(date), "dated": torch.tensor([d is not None for d in dates]),
+                "place": torch.tensor([place_target(e.label, index) for e in items])}  # fmt: skip
+
+    started = time.monotonic()
+    tr, va = tensors(train, "train"), tensors(valid, "validation")
+    log.info("featurised %d + %d texts in %.0f s", len(train), len(valid), time.monotonic() - started)
+    bag = torch.nn.EmbeddingBag(buckets, dim, mode="sum", sparse=True)  # only the rows a batch reads are updated
+    torch.nn.init.normal_(bag.weight, std=0.05)
+    date_head, place_head = torch.nn.Linear(dim, len(edges) - 1), torch.nn.Linear(dim, len(places))
+    optimisers = [torch.optim.SparseAdam(list(bag.parameters()), lr=lr),
+                  torch.optim.Adam([*date_head.parameters(), *place_head.parameters()], lr=lr)]  # fmt: skip
+
+    def loss_of(t: dict[str, Any], rows: np.ndarray) -> torch.Tensor:
+        starts, ends = t["off"][rows], t["off"][rows + 1]
+        take = torch.from_numpy(np.concatenate([np.arange(a, b) for a, b in zip(starts, ends)]))
+        offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(ends - starts)[:-1]]))
+        hidden = bag(t["ids"][take], offsets, per_sample_weights=t["w"][take])
+        rows_t = torch.from_numpy(rows)
+        dated, place = t["dated"][rows_t], t["place"][rows_t]
+        date_loss = -(t["date"][rows_t] * torch.log_softmax(date_head(hidden), -1)).sum(-1)
+        date_loss = (date_loss * dated).sum() / dated.sum().clamp(min=1)
+        place_loss = torch.nn.functional.cross_entropy(place_head(hidden), place, ignore_index=-1, reduction="sum")
+        place_loss = place_loss / (place >= 0).sum().clamp(min=1)
+        return date_loss + place_loss
+
+    rng = np.random.default_rng(seed)
+    best, best_loss = None, float("inf")
+    for epoch in range(epochs):
+        order = rng.permutation(len(train))
+        for k in range(0, len(order), batch):
+            for optimiser in optimisers:
+                optimiser.zero_grad()
+            loss_of(tr, order[k : k + batch]).backward()
+            for optimiser in optimisers:
+                optimiser.step()
+        with torch.no_grad():
+            val = float(np.mean([loss_of(va, np.arange(k, min(k + 512, len(valid)))).item()
+                                 for k in range(0, len(valid), 512)]))  # fmt: skip
+        log.info("epoch %d: validation loss %.4f (%.0f s)", epoch + 1, val, time.monotonic() - started)
+        if val < best_loss:
+            best_loss = val
+            best = {
+                "embedding": bag.weight.detach().numpy().astype(np.float16),
+                "date.weight": date_head.weight.detach().numpy().T.copy(),
+                "date.bias": date_head.bias.detach().numpy().copy(),
+                "place.weight": place_head.weight.detach().numpy().T.copy(),
+                "place.bias": place_head.bias.detach().numpy().copy(),
+            }
+    assert best is not None
+    return best
+
+
+def raw_logits(arrays: dict[str, np.ndarray], items: list[Example], buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(date (n, K), place (n, P))`` logits of ``items`` before any temperature."""
+    emb = arrays["embedding"]
+    hidden = np.zeros((len(items), emb.shape[1]), np.float32)
+    for n, e in enumerate(items):
+        ids, w = featurise(e.text, buckets)
+        if len(ids):
+            hidden[n] = w @ emb[ids].astype(np.float32)
+    return hidden @ arrays["date.weight"] + arrays["date.bias"], hidden @ arrays["place.weight"] + arrays["place.bias"]
+
+
+TEMPERATURES = np.geomspace(0.2, 20, 60)
+
+
+def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` years of the central 80 % interval of each row of ``probs`` ``(n, K)``:
+    :func:`~.model.date_summary`'s interval, for many rows at once (linear inside a bin)."""
+    cum = np.cumsum(probs, axis=1)
+    out = []
+    for q in (0.1, 0.9):
+        k = np.minimum((cum < q).sum(axis=1), probs.shape[1] - 1)  # the bin where q is reached
+        before = np.where(k > 0, cum[np.arange(len(k)), k - 1], 0.0)
+        inside = np.clip((q - before) / np.maximum(probs[np.arange(len(k)), k], 1e-12), 0, 1)
+        out.append(edges[k] + inside * (edges[k + 1] - edges[k]))
+    return out[0], out[1]
+
+
+def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[str],
+              buckets: int) -> tuple[list[float], list[float]]:  # fmt: skip
+    """Per band of :data:`BANDS`: the date temperature whose 80 % interval covers closest to 80 %,
+    the place temperature of least NLL (``calib``: validation documents and crops)."""
+    edges = np.asarray(BIN_EDGES, float)
+    index = {p: i for i, p in enumerate(places)}
+    date_logits, place_logits = raw_logits(arrays, calib, buckets)
+    band = np.searchsorted(BANDS, [e.letters for e in calib], side="right") - 1
+    t_date, t_place = [], []
+    for b in range(len(BANDS)):
+        rows = np.flatnonzero(band == b)
+        dated = [r for r in rows if calib[r].label.dated]
+        best_t, best_gap = 1.0, float("inf")
+        lo = np.asarray([calib[r].label.lo for r in dated], float)
+        hi = np.asarray([calib[r].label.hi for r in dated], float)
+        for t in TEMPERATURES if dated else ():
+            low, high = central_interval(edges, softmax(date_logits[dated], t))
+            gap = abs(covered(low, high, lo, hi).mean() - 0.8)
+            if gap < best_gap - 1e-9:
+                best_t, best_gap = float(t), gap
+        t_date.append(best_t)
+        targets = np.asarray([place_target(calib[r].label, index) for r in rows])
+        placed = rows[targets >= 0]
+        y = targets[targets >= 0]
+        nll = [-np.log(softmax(place_logits[placed], t)[np.arange(len(y)), y] + 1e-12).mean() for t in TEMPERATURES]
+        t_place.append(float(TEMPERATURES[int(np.argmin(nll))]) if len(y) else 1.0)
+        log.info("band ≥%d letters: %d texts, T date %.2f (cover gap %.3f), T place %.2f",
+                 BANDS[b], len(rows), t_date[-1], best_gap, t_place[-1])  # fmt: skip
+    return t_date, t_place
+
+
+def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> None:
+    """Write the folder (:data:`~.model.WEIGHTS_FILE`, :data:`~.model.CONFIG_FILE`), each file atomically."""
+    from safetensors.numpy import save_file
+
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / (WEIGHTS_FILE + ".tmp")
+    save_file({k: np.ascontiguousarray(v) for k, v in arrays.items()}, str(tmp))
+    tmp.replace(out / WEIGHTS_FILE)
+    tmp = out / (CONFIG_FILE + ".tmp")
+    tmp.write_text(json.dumps(config, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(out / CONFIG_FILE)
+
+
+def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**18, dim: int = 32, epochs: int = 2,
+                      seed: int = 0, fill: float = 0.5, cache: Path | None = None) -> dict[str, Any]:  # fmt: skip
+    """Build, fit, calibrate and write the model folder ``out``; returns its config."""
+    started = time.monotonic()
+    labels = read_labels(corpora)
+    train = examples(prepared, corpora, "train", seed, crops=1, fill=fill, labels=labels)
+    valid = examples(prepared, corpora, "validation", seed, crops=2, fill=0.0, labels=labels)
+    valid_docs = [e for e in valid if "#" not in e.doc]
+    places = place_classes(train)
+    log.info("%d training texts, %d validation texts, %d places", len(train), len(valid), len(places))
+    arrays = fit(train, valid_docs, places, buckets, dim, epochs, seed, cache=cache)
+    t_date, t_place = calibrate(arrays, valid, places, buckets)
+    config = {
+        "format": "apollo-restore attribution v1",
+        "buckets": buckets,
+        "dim": dim,
+        "bin_edges": BIN_EDGES,
+        "places": places,
+        "bands": list(BANDS),
+        "temperature": {"date": t_date, "place": t_place},
+        "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
+                    "seed": seed, "fill": fill, "seconds": round(time.monotonic() - started)},
+    }  # fmt: skip
+    save(arrays, config, out)
+    write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
+    return config
+
+
+def write_documents_labels(items: list[Example], path: Path) -> None:
+    """The training documents' dates and places (``source``, ``id``, ``lo``, ``hi``, ``place``;
+    xz TSV), for the dated parallels (:mod:`.evidence`); written atomically."""
+    import lzma
+
+    lines = ["source\tid\tlo\thi\tplace"]
+    for e in sorted(items, key=lambda e: (e.source, e.doc)):
+        lo, hi = ("" if v is None else str(v) for v in (e.label.lo, e.label.hi))
+        lines.append(f"{e.source}\t{e.doc}\t{lo}\t{hi}\t{e.label.place}")
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(lzma.compress(("\n".join(lines) + "\n").encode("utf-8")))
+    tmp.replace(path)

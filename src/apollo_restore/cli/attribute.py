@@ -1,0 +1,88 @@
+"""``apollo-restore attribute``: when and where a text was written (its date and place, with the dated parallels)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from apollo_restore.cli.common import fail, read_text_argument, text_name
+
+
+def attribute_command(
+    text: str = typer.Argument(
+        None, help="Greek text (Leiden, EpiDoc, Beta Code, or plain letters with '-' per lost letter), a file, or '-'."
+    ),
+    texts: Path = typer.Option(None, "--texts", help='Batch: a JSONL file of {"id": …, "text": …} lines.'),
+    out: Path = typer.Option(None, "--out", help="Batch: the JSONL to write (whole, once every text is done)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
+    parallels: bool = typer.Option(True, "--parallels/--no-parallels", help="Look up the dated parallels."),
+    model: Path = typer.Option(None, "--model", help="Attribution model folder (default: the packaged one)."),
+    force: bool = typer.Option(False, "--force", help="Batch: replace an existing --out."),
+    restart: bool = typer.Option(False, "--restart", help="Batch: discard an unfinished run instead of continuing it."),
+) -> None:
+    """Date and place a text: a distribution over years (point estimate and 80 % interval), the 10
+    most probable places (calibrated probabilities) and the dated training documents that share
+    the longest runs with it. With --texts and --out, a file of texts as a resumable job."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore.attribution.attribute import attribute, load_model
+    from apollo_restore.attribution.model import year_label
+    from apollo_restore.errors import AttributionError, FileError, FormatError, LeidenError, RequestError
+
+    folder = str(model) if model else None
+    if texts is not None or out is not None:
+        if texts is None or out is None or text is not None:
+            fail(ValueError("[E601] a batch takes both --texts and --out, and no TEXT"))
+        _batch(texts, out, folder, parallels, force, restart)
+        return
+    source = read_text_argument(text)
+    try:
+        load_model(folder)
+        result = attribute(source, folder=folder, parallels=parallels, name=text_name(text, source))
+    except (AttributionError, RequestError, LeidenError, FileError, FormatError) as err:
+        fail(err)
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        return
+    typer.echo(result.summary())
+    for p in result.places[:10]:
+        typer.echo(f"  {100 * p['prob']:5.1f} %  {p['place']}")
+    for par in result.parallels:
+        when = "undated" if par["lo"] is None else year_label(par["lo"])
+        if par["lo"] is not None and par["hi"] != par["lo"]:
+            when += f" – {year_label(par['hi'])}"
+        typer.echo(f"  parallel {par['label']} ({when}, {par['place'] or 'place unknown'}): "
+                   f"{par['longest']} letters shared  {par['url'] or ''}")  # fmt: skip
+
+
+def _batch(texts: Path, out: Path, folder: str | None, parallels: bool, force: bool, restart: bool) -> None:
+    """``--texts IN --out OUT``: every text of IN, one line each, as a durable job."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore.attribution.attribute import attribute, load_model, model_digest
+    from apollo_restore.attribution.batch import AttributeJob
+    from apollo_restore.errors import AttributionError, FileError, FormatError
+
+    try:
+        load_model(folder)
+        settings = {"model": model_digest(folder), "parallels": str(parallels)}
+        job = AttributeJob.open(texts, out, force=force, restart=restart, settings=settings)
+    except (AttributionError, FileError, FormatError) as err:
+        fail(err)
+    if job.output.resumed:
+        typer.echo(
+            f"resuming: {job.total - len(job.todo)} of {job.total} texts already in {job.output.partial}", err=True
+        )
+    try:
+        n = job.run(lambda t: attribute(t, folder=folder, parallels=parallels))
+    except FileError as err:
+        fail(err)
+    except KeyboardInterrupt:
+        typer.echo(f"stopped: the lines written so far are in {job.output.partial}; run the same command again "
+                   "to continue", err=True)  # fmt: skip
+        raise typer.Exit(130) from None
+    typer.echo(f"wrote {n} attributions to {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("attribute")(attribute_command)

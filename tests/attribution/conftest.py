@@ -1,0 +1,42 @@
+"""A tiny attribution folder (random arrays, three places) for the doors' tests: fast, and the
+same on every machine; what it answers is junk, how it answers is what is tested."""
+
+from __future__ import annotations
+
+import lzma
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from apollo_restore.attribution.model import LABELS_FILE
+from apollo_restore.attribution.train import BANDS, BIN_EDGES, save
+
+PLACES = ["Oxyrhynchos", "Karanis", "Theben"]
+
+
+@pytest.fixture(scope="session")
+def tiny_attribution(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("attribution")
+    rng = np.random.default_rng(0)
+    buckets, dim, bins = 2**10, 8, len(BIN_EDGES) - 1
+    arrays = {
+        "embedding": rng.normal(0, 1, (buckets, dim)).astype(np.float16),
+        "date.weight": rng.normal(0, 1, (dim, bins)).astype(np.float32),
+        "date.bias": np.zeros(bins, np.float32),
+        "place.weight": rng.normal(0, 1, (dim, len(PLACES))).astype(np.float32),
+        "place.bias": np.zeros(len(PLACES), np.float32),
+    }
+    config = {
+        "format": "apollo-restore attribution v1",
+        "buckets": buckets,
+        "dim": dim,
+        "bin_edges": BIN_EDGES,
+        "places": PLACES,
+        "bands": list(BANDS),
+        "temperature": {"date": [8.0, 4.0, 2.0, 1.0, 1.0], "place": [8.0, 4.0, 2.0, 1.0, 1.0]},
+    }
+    save(arrays, config, folder)
+    rows = "source\tid\tlo\thi\tplace\nddb\tbgu.1.100\t140\t160\tKaranis\n"
+    (folder / LABELS_FILE).write_bytes(lzma.compress(rows.encode()))
+    return folder

@@ -1,0 +1,110 @@
+"""The attribution model's parts on hand-made inputs: features, labels, the date summary, the scores.
+
+python -m pytest -q tests/attribution/test_parts.py
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from apollo_restore.attribution.features import encode, featurise, letters
+from apollo_restore.attribution.labels import _place, read_hgv
+from apollo_restore.attribution.model import date_summary, quantile
+from apollo_restore.attribution.train import crop, date_target, mask_supplied
+from apollo_restore.evaluate.attribution import attribution_report, covered, deviation, ece
+
+BUCKETS = 2**16
+
+
+def test_features_are_stable_unit_length_and_skip_lost_letters():
+    ids, w = featurise("ετους ιβ αυτοκρατορος καισαρος", BUCKETS)
+    again, w2 = featurise("ετους ιβ αυτοκρατορος καισαρος", BUCKETS)
+    assert np.array_equal(ids, again) and np.allclose(w, w2)
+    assert np.isclose(np.linalg.norm(w), 1.0) and ids.min() >= 0 and ids.max() < BUCKETS
+    # a lost letter removes the n-grams and the word it is in, never adds any
+    damaged, _ = featurise("ετους ιβ αυτοκρ-τορος καισαρος", BUCKETS)
+    assert set(damaged) < set(ids)
+    assert featurise("---- ---", BUCKETS)[0].size == 0
+    # final sigma is sigma; punctuation and Latin separate words
+    assert np.array_equal(featurise("καισαρος", BUCKETS)[0], featurise("καισαροσ", BUCKETS)[0])
+    assert np.array_equal(encode("και·του"), encode("και του"))
+    assert letters("και---του") == 6
+
+
+def test_hgv_rows_join_into_one_label(tmp_path):
+    table = tmp_path / "hgv.tsv"
+    table.write_text(
+        "tm\tplace\tyear\trange\tdate_as_given\n"
+        "1\tKaranis\t150\t49\t150±49\n"
+        "1\tKaranis\t210\t0\t210±0\n"
+        "2\t\t\t\t\n"
+        "3\tTheben\t-112\t0\t-112±0\n",
+        encoding="utf-8",
+    )
+    labels = read_hgv(table)
+    assert (labels["1"].lo, labels["1"].hi, labels["1"].place) == (101, 210, "Karanis")
+    assert not labels["2"].dated and labels["2"].place == ""
+    assert (labels["3"].lo, labels["3"].hi) == (-112, -112)
+
+
+@pytest.mark.parametrize(
+    ("text", "region", "place"),
+    [
+        ("Sicilia Lipara Lipari 38.48333", "Sicily", "Lipara"),
+        ("Sicilia Sicilia Sicily", "Sicily", ""),
+        ("Gortyna", "Crete", "Gortyna"),
+        ("Findspot", "Cyrenaica", ""),
+        ("Hadrianic Baths", "Aphrodisias (Caria)", ""),
+        ("Chersonesos?", "Northern Black Sea", "Chersonesos"),
+    ],
+)
+def test_inscription_places(text, region, place):
+    assert _place(text, region) == place
+
+
+def test_date_summary_median_and_central_interval():
+    edges = np.arange(-100, 101, 25, dtype=float)  # 8 bins
+    probs = np.zeros(8)
+    probs[4] = 1.0  # all in [0, 25)
+    year, low, high = date_summary(edges, probs)
+    assert (year, low, high) == (12, 2, 22)
+    flat = np.full(8, 1 / 8)
+    assert date_summary(edges, flat) == (0, -80, 80)
+    assert quantile(edges, flat, 0.0) == -100 and quantile(edges, flat, 1.0) == 100
+
+
+def test_date_target_spreads_over_the_true_range():
+    from apollo_restore.attribution.labels import Label
+
+    edges = np.arange(-100, 101, 25)
+    target = date_target(Label(-30, 20, ""), edges)
+    assert np.isclose(target.sum(), 1) and np.count_nonzero(target) == 3  # [-50,-25), [-25,0), [0,25)
+    assert date_target(Label(None, None, "x"), edges) is None
+    assert np.count_nonzero(date_target(Label(5000, 5000, ""), edges)) == 1  # clipped to the last bin
+
+
+def test_supplements_become_lost_letters_and_crops_are_windows():
+    assert mask_supplied("και του θεου", [4], [7]) == "και --- θεου"
+    rng = np.random.default_rng(0)
+    text = "αβγδε ζηθικ λμνξο πρστυ φχψω" * 4
+    for _ in range(20):
+        piece = crop(text, rng)
+        assert 15 <= len(piece) <= len(text) and piece in text
+
+
+def test_scores_deviation_coverage_and_ece():
+    lo, hi = np.array([100, 100, 100]), np.array([150, 150, 150])
+    assert deviation(np.array([120, 90, 175]), lo, hi).tolist() == [0, 10, 25]
+    assert covered(np.array([140, 160, 0]), np.array([200, 200, 99]), lo, hi).tolist() == [True, False, False]
+    assert ece(np.array([0.9, 0.9]), np.array([1.0, 1.0])) == pytest.approx(0.1)
+    rows = [
+        {"source": "ddb", "letters": 40, "lo": 100, "hi": 150, "place": "Karanis", "year": 120, "low": 80,
+         "high": 200, "places": ["Karanis", "Theben"], "place_probs": [0.6, 0.3]},
+        {"source": "ddb", "letters": 400, "lo": None, "hi": None, "place": "Theben", "year": 0, "low": -50,
+         "high": 50, "places": ["Karanis", "Theben"], "place_probs": [0.7, 0.2]},
+    ]  # fmt: skip
+    report = attribution_report(rows)
+    assert report["all"]["dated"] == 1 and report["all"]["date_median"] == 0 and report["all"]["coverage80"] == 1
+    assert report["all"]["top1"] == 0.5 and report["all"]["top3"] == 1.0
+    assert report["by_length"]["0-49"]["documents"] == 1 and report["by_length"]["200-999"]["documents"] == 1
