@@ -82,6 +82,10 @@ class Errors:
         "they would be scored against nothing and their times counted; give the predictions of this gap set, "
         "or remove those lines"
     )
+    E220 = (
+        "[E220] {path} is {what}, not a regular file: a model folder's files are plain files; "
+        "copy the model folder again"
+    )
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
     E301 = (
@@ -241,6 +245,11 @@ class Errors:
         "calibrates real lacunae and synthetic gaps apart ({expected!r}): fit it again with "
         "apollo-restore tune --what calibration --force --model FOLDER --prepared DIR, or delete the file "
         "to restore uncalibrated"
+    )
+    E531 = (
+        "[E531] {folder} has no apollo_restore.json: it records how the model reads text (normaliser, FIM "
+        "layout), and a layout guessed from its absence gives garbage; copy the model folder again, or, for a "
+        'folder from before v2, write one saying so: {{"fim_format": "apollo_restore fim.spm.v1"}}'
     )
     # fitting a model folder (apollo-restore tune)
     E701 = (

@@ -196,7 +196,7 @@ class Calibration:
                 the format before ``calibration.v2`` (one fit of synthetic gaps: fit it again).
         """
         path = Path(path)
-        path = path / CALIBRATION_FILE if path.is_dir() else path
+        path = path / CALIBRATION_FILE if path.name != CALIBRATION_FILE and path.is_dir() else path
         data = read_json(path)
         if data.get("format") == OLD_FORMAT:
             raise ModelFolderError("E530", path, found=OLD_FORMAT, expected=FORMAT)
