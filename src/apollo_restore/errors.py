@@ -273,6 +273,10 @@ class Errors:
         "[E705] cannot read the prepared corpus {path}: {reason}; run apollo-restore prepare (with --out "
         "{prepared}) again"
     )
+    E706 = (
+        "[E706] tune did not write {path}: what it fitted would not load ({reason}); the folder is as it "
+        "was. Report this with the command that gave it"
+    )
 
 
 class LeidenError(ValueError):

@@ -352,7 +352,7 @@ def test_api_epidoc_upload_gives_leiden_that_restores(client, path):
 
 def test_api_epidoc_bad_upload_is_422(client):
     err = _error(client.post("/api/epidoc", files={"file": ("x.xml", b"<TEI><text>", "text/xml")}), 422)
-    assert err["code"] == "E101" and "not well-formed" in err["message"]
+    assert err["code"] == "E313" and "not well-formed" in err["message"]  # as /api/restore answers (issue 56)
     assert _error(client.post("/api/epidoc", files={"file": ("x.xml", b"", "text/xml")}), 422)["code"] == "W011"
     assert _error(client.post("/api/epidoc"), 422)["code"] == "W002"
 
