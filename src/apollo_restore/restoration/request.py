@@ -275,7 +275,7 @@ def parse_hint_value(value: Any, gap: int) -> Hint:
 #: or combining) and the space: the middle dot and ano teleia, the marks of elision and numerals,
 #: the punctuation an edition prints inside a word group. No line break, no control or format
 #: character (a right-to-left override would reorder the edition as it is shown).
-READING_MARKS = frozenset("·\u0387'\u2019\u02bc\u1fbd\u1fbf\u0374\u0375.,;:-")
+READING_MARKS = frozenset("·\u0387'\u2019\u02bc\u1fbd\u1fbf\u0374\u02b9\u0375.,;:-")
 _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x85\u2028\u2029")
 
 
