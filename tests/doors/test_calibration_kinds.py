@@ -45,7 +45,7 @@ def test_the_shipped_calibration_records_each_kinds_fit_and_is_applied():
 
 def _copied_from_another_fit(data: dict) -> None:
     data["kinds"]["real"]["exact"]["a"] = 2.0
-    data["kinds"]["real"]["fitted_for"] = dict(data["kinds"]["real"]["fitted_for"], model_fingerprint="0123456789abcdef")
+    data["kinds"]["real"]["fitted_for"]["model_fingerprint"] = "0123456789abcdef"  # as another folder's fit records
 
 
 @pytest.mark.parametrize(
