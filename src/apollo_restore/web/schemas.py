@@ -179,10 +179,12 @@ class ProvenanceOut(BaseModel):
     covered: int = Field(description="Letters of the text inside a run shared with some training document.")
     documents: list[dict[str, Any]] = Field(
         description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet, "
-        "label (the document as a reader names it: `IOSPE 3.26`)."
+        "label (the document as a reader names it: `IOSPE 3.26`), own (of covered, the letters at most 3 training "
+        "documents share), holders (training documents sharing its longest run)."
     )
     verdict: Literal["unseen", "formulaic", "edition"] = Field(
-        description="`edition`: one document shares most of the text (memorised); `formulaic`: only shared formulas."
+        description="`edition`: one document shares most of the text, letters few documents hold (memorised); "
+        "`formulaic`: only shared formulas (runs many documents hold)."
     )
     summary: str = Field(description="The verdict in a sentence (what the CLI prints).")
 
