@@ -61,7 +61,7 @@ class CandidateOut(BaseModel):
     notes: list[str] = Field(
         description='Why the reading may be doubtful, in plain words: "9 letters, hint 7" (outside the hint), '
         '"repeats the text after the gap" (or before: it copies the context next to the gap), "leaves a '
-        'non-word: γεωρ"; readings that repeat the context or miss an exact hint are demoted. Empty: nothing to say.',
+        'non-word: τωια"; readings that repeat the context or miss an exact hint are demoted. Empty: nothing to say.',
     )
     log_score: float = Field(description="The model's log-probability of the reading (nats).")
     origin: list[str] = Field(description='"model" (beam search) and/or "parallel" (found in a parallel passage).')
