@@ -12,8 +12,8 @@ memorised edition, and a test text with none is unseen.
 
 The verdict weighs how many documents hold each shared letter, not only how long the runs are: a
 letter shared with more than :data:`MAX_HOLDERS` training documents belongs to a formula (the
-Trinitarian invocation opening a Byzantine contract, a regnal date), so a document whose shared
-letters are mostly such formula letters is no memorised edition, however long the run.
+Trinitarian invocation opening a Byzantine contract, a regnal date), so a document that shares
+with the text nothing but such letters is no memorised edition, however long the run.
 """
 
 from __future__ import annotations
@@ -75,30 +75,23 @@ class Provenance:
         min_run: the run length asked for.
         covered: letters of the text inside a shared run with any document (fraction: ``/ letters``).
         documents: most shared first (longest run, then coverage).
-        formula: letters of the text that more than :data:`MAX_HOLDERS` training documents share.
     """
 
     letters: int
     min_run: int
     covered: int
     documents: list[SharedDocument] = field(default_factory=list)
-    formula: int = 0
 
     @property
     def verdict(self) -> str:
         """``"unseen"`` (no shared run), ``"edition"`` (one document shares at least
-        :data:`MEMORISED_SHARE` of the text's letters, and as much of the letters no formula
-        explains, those more than :data:`MAX_HOLDERS` documents share, with a run of ``min_run``
-        of its own: its edition was in training) or ``"formulaic"`` (runs shared, but what one
-        document shares beyond the formulas many documents hold, such as invocations, dates,
-        greetings and titles, is not most of the text)."""
+        :data:`MEMORISED_SHARE` of the text's letters, and at least half a run, ``min_run / 2``
+        letters, of what it shares is its own: at most :data:`MAX_HOLDERS` documents hold it; its
+        edition was in training) or ``"formulaic"`` (runs shared, but no document holds most of
+        the text beyond formulas that many documents hold: invocations, dates, greetings, titles)."""
         if not self.documents:
             return "unseen"
-        free = self.letters - self.formula
-        edition = any(
-            d.covered >= MEMORISED_SHARE * self.letters and d.own >= max(MEMORISED_SHARE * free, self.min_run)
-            for d in self.documents
-        )
+        edition = any(d.covered >= MEMORISED_SHARE * self.letters and d.own >= self.min_run / 2 for d in self.documents)
         return "edition" if edition else "formulaic"
 
     @property
@@ -116,7 +109,7 @@ class Provenance:
         if top.holders > MAX_HOLDERS:
             return (
                 f"{top.doc} shares {share} with this text, but {top.holders} training documents hold the same run:"
-                " a formula many documents share (an invocation, a date, a greeting), not a memorised edition."
+                " formulaic matches (invocations, dates, greetings, titles), not a memorised edition."
             )
         return (
             f"{self.covered} of {self.letters} letters stand in runs shared with training documents, at most {share}"
@@ -184,7 +177,6 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
             mask[run_start[r] : run_start[r] + run_len[r]] = True
         masks[d] = mask
         holders += mask
-    result.formula = int((holders > MAX_HOLDERS).sum())
     shared = []
     for d, runs in by_doc.items():
         mask = masks[d]
