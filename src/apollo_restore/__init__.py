@@ -121,10 +121,10 @@ def export(text: str, readings=None, format: str = "leiden", model: str = "apoll
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.errors import RequestError
-    from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_reading, check_text
+    from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_reading, check_source
     from apollo_restore.web.export import MachineReading, count_gaps, export_text
 
-    check_text(text, DEFAULT_REQUEST_LIMITS)
+    check_source(text, DEFAULT_REQUEST_LIMITS)
     if format not in ("leiden", "epidoc"):
         raise RequestError("E310", name="format", expected="'leiden' or 'epidoc'", value=format)
     n_gaps = count_gaps(text)

@@ -84,6 +84,10 @@ class Errors:
         "they would be scored against nothing and their times counted; give the predictions of this gap set, "
         "or remove those lines"
     )
+    E220 = (
+        "[E220] {path} is {what}, not a regular file: a model folder's files are plain files; "
+        "copy the model folder again"
+    )
     # restoration requests
     E300 = "[E300] the text is empty: paste a Greek text with its lost letters marked, e.g. [.5] or [- - -]"
     E301 = (
@@ -248,6 +252,11 @@ class Errors:
         "apollo-restore tune --what calibration --force --model FOLDER --prepared DIR, or delete the file "
         "to restore uncalibrated"
     )
+    E531 = (
+        "[E531] {folder} has no apollo_restore.json: it records how the model reads text (normaliser, FIM "
+        "layout), and a layout guessed from its absence gives garbage; copy the model folder again, or, for a "
+        'folder from before v2, write one saying so: {{"fim_format": "apollo_restore fim.spm.v1"}}'
+    )
     # fitting a model folder (apollo-restore tune)
     E701 = (
         "[E701] {folder} already holds {found}: give --force to replace them with the values fitted now, "
@@ -269,6 +278,10 @@ class Errors:
     E705 = (
         "[E705] cannot read the prepared corpus {path}: {reason}; run apollo-restore prepare (with --out "
         "{prepared}) again"
+    )
+    E706 = (
+        "[E706] tune did not write {path}: what it fitted would not load ({reason}); the folder is as it "
+        "was. Report this with the command that gave it"
     )
     # attribution (dates and places)
     E801 = (

@@ -11,11 +11,18 @@ byte-order mark at the start is dropped). Every failure is a numbered
 :class:`~apollo_restore.errors.FileError` naming the file: ``E202`` unreadable (missing, a folder,
 no permission, an I/O error), ``E203`` not UTF-8 (byte offset and line of the first bad byte),
 ``E204`` over the limit.
+
+A model folder's files are read through :func:`read_regular` alone: a plain file only (``E220``
+for a folder, a FIFO, a device, a dangling link or a link loop, checked before anything is
+opened, so a FIFO never blocks and ``/dev/zero`` is never read), at most ``limit`` bytes.
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +40,9 @@ STDIN_NAME = "standard input"
 MAX_TEXT_BYTES = 16 * 2**20
 #: Longest line of a line file (bytes); a gap-set line holds two contexts of a few hundred characters.
 MAX_LINE_BYTES = 16 * 2**20
+#: Largest settings file of a model folder (JSON; bytes): the shipped ones hold at most 3 KB, a
+#: Hugging Face BPE tokenizer a few MB.
+MAX_SETTINGS_BYTES = 32 * 2**20
 
 
 def source_name(path: str | Path) -> str:
@@ -52,6 +62,62 @@ def read_text(path: str | Path, limit: int = MAX_TEXT_BYTES) -> str:
     if len(data) > limit:
         raise FileError("E204", name, limit=limit, what="")
     return decode(data.removeprefix(codecs.BOM_UTF8), name)
+
+
+def check_regular(path: str | Path) -> os.stat_result:
+    """``path``'s status once it is known to be a regular file (links followed), before it is opened.
+
+    Raises:
+        FileNotFoundError: nothing at all at ``path`` (not even a link).
+        FileError: ``E220`` naming the file and what it is instead (a folder, a FIFO, a device, a
+            socket, a link to nothing, a loop of links), ``E202`` another OS error.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if not os.path.lexists(path):
+            raise
+        target = os.readlink(path)
+        raise FileError("E220", str(path), what=f"a symbolic link to {target!r}, which does not exist") from None
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise FileError("E220", str(path), what="a loop of symbolic links") from None
+        raise FileError("E202", str(path), reason=err.strerror or str(err)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise FileError("E220", str(path), what=_kind(st.st_mode))
+    return st
+
+
+def read_regular(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (:func:`check_regular` first; the
+    file is opened without blocking and checked again once open, so nothing swapped in between is read).
+
+    Raises:
+        FileNotFoundError: nothing at ``path``.
+        FileError: ``E220`` not a regular file, ``E204`` more than ``limit`` bytes, ``E202`` unreadable.
+    """
+    name = str(path)
+    if check_regular(path).st_size > limit:
+        raise FileError("E204", name, limit=limit, what="")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                raise FileError("E220", name, what=_kind(mode))
+            data = handle.read(limit + 1)
+    except OSError as err:
+        raise FileError("E202", name, reason=err.strerror or str(err)) from None
+    if len(data) > limit:  # grew since
+        raise FileError("E204", name, limit=limit, what="")
+    return data
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))  # fmt: skip
+    return next((words for test, words in kinds if test(mode)), "not a regular file")
 
 
 def read_lines(path: str | Path, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -25,7 +26,8 @@ def export_command(
     with no --reading, the text itself, byte for byte."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
     import apollo_restore
-    from apollo_restore.data.outputs import write_atomic
+    from apollo_restore.data.outputs import check_writable, write_atomic
+    from apollo_restore.errors import FileError
 
     source = read_text_argument(text)
     readings: dict[int, str] = {}
@@ -43,9 +45,15 @@ def export_command(
     if out is None:
         typer.echo(content, nl=False)
         return
-    if out.exists() and not force:
-        fail(ValueError(f"{out} exists: give --force to replace it"))
-    write_atomic(out, content.encode("utf-8"))
+    try:
+        check_writable(out)  # E205: a folder, a missing or read-only folder
+        if os.path.lexists(out) and not force:
+            raise FileError("E207", str(out))
+        write_atomic(out, content.encode("utf-8"))
+    except FileError as err:
+        fail(err)
+    except OSError as err:
+        fail(FileError("E205", str(out), reason=err.strerror or str(err)))
 
 
 def register(app: typer.Typer) -> None:

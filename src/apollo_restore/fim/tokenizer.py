@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, MIDDLE_DOT, UNKNOWN_GAP
+from apollo_restore.inputs import MAX_SETTINGS_BYTES, read_regular
 
 PAD, BOS, EOS, UNK = "[PAD]", "[BOS]", "[EOS]", "[UNK]"
 PREFIX, SUFFIX, MIDDLE = "[PREFIX]", "[SUFFIX]", "[MIDDLE]"
@@ -66,8 +67,10 @@ class CharTokenizer:
 
         Raises:
             ValueError: the file is not a character tokenizer with the FIM control tokens.
+            FileError: ``E220`` not a regular file, ``E204`` more than
+                :data:`~apollo_restore.inputs.MAX_SETTINGS_BYTES`.
         """
-        data = json.loads((Path(folder) / TOKENIZER_FILE).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(Path(folder) / TOKENIZER_FILE, MAX_SETTINGS_BYTES).decode("utf-8"))
         vocab = dict(data["model"]["vocab"])
         missing = [t for t in SPECIAL_TOKENS if t not in vocab]
         if missing:

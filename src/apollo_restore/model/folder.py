@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.outputs import write_atomic
-from apollo_restore.errors import Errors, ModelFolderError
+from apollo_restore.errors import Errors, FileError, ModelFolderError
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
 from apollo_restore.fim.tokenizer import TOKENIZER_FILE
-from apollo_restore.model.verify import CONFIG_FILE, read_folder_json
+from apollo_restore.inputs import check_regular, read_regular
+from apollo_restore.model.verify import CONFIG_FILE, MAX_JSON_BYTES, read_folder_json
 from apollo_restore.schema.base import SchemaError, check, folder_error
 from apollo_restore.schema.folder import FolderMeta
 
@@ -38,20 +40,28 @@ def write_meta(folder: Path, meta: dict[str, Any]) -> None:
 
 
 def read_meta(folder: Path) -> dict[str, Any]:
-    """The folder's ``apollo_restore.json`` (``{}`` when it has none), checked, after every JSON
-    file of the folder (:func:`~apollo_restore.model.verify.read_folder_json`).
+    """The folder's ``apollo_restore.json``, checked, after every JSON file of the folder
+    (:func:`~apollo_restore.model.verify.read_folder_json`: regular files only, bounded). A
+    folder without one is refused: its layout would be guessed from an absence (the v2 weights
+    read in the pre-v2 layout give garbage); a folder from before v2 says so in one
+    (``{"fim_format": "apollo_restore fim.spm.v1"}``).
 
     Raises:
         FileNotFoundError: no model folder there (``config.json`` missing, ``E514``).
+        FileError: ``E220`` a JSON file of the folder that is not a regular file (a folder, a FIFO,
+            a device, a dangling link, a loop of links).
         ModelFolderError: a JSON file that does not parse, or a bad ``config.json`` (``E503``–``E505``),
             a setting of ``apollo_restore.json`` the schema refuses (``E505``, ``E520``, ``E522``:
-            :func:`check_meta`).
+            :func:`check_meta`), ``E531`` no ``apollo_restore.json``.
         ValueError: it was trained with another normaliser or FIM layout (``E515``, ``E516``).
     """
     folder = Path(folder)
-    if not (folder / CONFIG_FILE).exists():
+    if not os.path.lexists(folder / CONFIG_FILE):
         raise FileNotFoundError(Errors.E514.format(folder=folder, file=CONFIG_FILE))
-    meta = read_folder_json(folder).get(META_FILE, {})
+    files = read_folder_json(folder)
+    if META_FILE not in files:
+        raise ModelFolderError("E531", folder / META_FILE, folder=folder)
+    meta = files[META_FILE]
     check_meta(folder / META_FILE, meta)
     if meta.get("normaliser", NORMALISER) != NORMALISER:
         raise ValueError(Errors.E515.format(folder=folder, found=meta["normaliser"], expected=NORMALISER))
@@ -137,24 +147,28 @@ def _stamp(path: Path) -> tuple:
 
 
 def _hash_file(digest: Any, path: Path) -> None:
-    """Add ``path``'s bytes to ``digest`` (a marker when it cannot be read)."""
+    """Add ``path``'s bytes to ``digest`` (a marker when it cannot be read or is not a regular
+    file: a FIFO is never opened, a device never read; the load that follows refuses it)."""
     try:
+        check_regular(path)
         with open(path, "rb") as handle:
             while chunk := handle.read(_READ):
                 digest.update(chunk)
-    except OSError:
+    except (OSError, FileError):
         digest.update(b"\0missing\0")
 
 
 def _meta_or_none(path: Path) -> Any:
-    """``apollo_restore.json`` parsed (``None`` missing, its bytes' text when it does not parse:
-    the load that follows refuses it with a numbered error)."""
+    """``apollo_restore.json`` parsed (``None`` missing, its bytes' text when it does not parse,
+    ``"unreadable"`` when it is not a regular file of at most :data:`MAX_JSON_BYTES`: the load
+    that follows refuses it with a numbered error)."""
     try:
-        return json.loads(path.read_bytes())
+        raw = read_regular(path, MAX_JSON_BYTES)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, RecursionError):
-        try:
-            return path.read_bytes().hex()
-        except OSError:
-            return "unreadable"
+    except (OSError, FileError):
+        return "unreadable"
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return raw.hex()

@@ -20,6 +20,7 @@ Every failure is a :class:`~apollo_restore.errors.ModelFolderError` naming the f
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,8 +30,9 @@ from typing import Any
 from safetensors import SafetensorError, safe_open
 
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
-from apollo_restore.errors import ModelFolderError
+from apollo_restore.errors import FileError, ModelFolderError
 from apollo_restore.fim.tokenizer import SPECIAL_TOKENS, TOKENIZER_FILE
+from apollo_restore.inputs import MAX_SETTINGS_BYTES, check_regular, read_regular
 from apollo_restore.schema.base import SchemaError, check, folder_error
 from apollo_restore.schema.folder import DecoderConfig
 
@@ -53,30 +55,29 @@ LEAN_MODEL_TYPES = ("mistral",)
 _FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
 _LAYER_PREFIX = "model.layers."
 _SHOWN = 4  # tensor names listed in a message
+MAX_JSON_BYTES = MAX_SETTINGS_BYTES
 
 
-def read_json(path: Path, most: int | None = None) -> dict[str, Any]:
-    """A model folder's JSON file, which must hold an object (with ``most``: of at most that many
-    bytes, its size compared before anything is read).
+def read_json(path: Path, most: int = MAX_JSON_BYTES) -> dict[str, Any]:
+    """A model folder's JSON file, which must be a regular file of at most ``most`` bytes
+    (:func:`~apollo_restore.inputs.read_regular`: checked before it is opened) holding an object.
 
     Raises:
         ModelFolderError: ``E503`` (not UTF-8 or not JSON: line and column), ``E504`` (not an object),
             ``E517`` (nested deeper than the parser recurses), ``E505`` (more than ``most`` bytes).
+        FileError: ``E220`` not a regular file (a folder, a FIFO, a device, a dangling link, a
+            loop of links), ``E202`` unreadable.
         FileNotFoundError: no such file.
     """
     path = Path(path)
-    if most is not None:
-        too_big = ModelFolderError(
+    try:
+        raw = read_regular(path, most)
+    except FileError as err:
+        if err.code != "E204":
+            raise
+        raise ModelFolderError(
             "E505", path, field="the file", value=f"more than {most:,} bytes", expected=f"at most {most:,} bytes"
-        )
-        if path.stat().st_size > most:
-            raise too_big
-        with path.open("rb") as f:
-            raw = f.read(most + 1)
-        if len(raw) > most:  # grew since
-            raise too_big
-    else:
-        raw = path.read_bytes()
+        ) from None
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as err:
@@ -91,13 +92,16 @@ def read_json(path: Path, most: int | None = None) -> dict[str, Any]:
 
 
 def read_folder_json(folder: Path) -> dict[str, dict[str, Any]]:
-    """Every ``*.json`` file of a model folder, parsed (file name → object), ``config.json`` checked
-    with :func:`check_config` and ``tokenizer.json`` with :func:`check_tokenizer`.
+    """Every ``*.json`` entry of a model folder, parsed (file name → object) through :func:`read_json`
+    (so a ``*.json`` that is a folder, a FIFO, a device or a dangling link is refused, never
+    skipped), ``config.json`` checked with :func:`check_config` and ``tokenizer.json`` with
+    :func:`check_tokenizer`.
 
     Raises:
         ModelFolderError: ``E503``–``E505`` naming the file.
+        FileError: ``E220`` a ``*.json`` entry that is not a regular file.
     """
-    files = {path.name: read_json(path) for path in sorted(Path(folder).glob("*.json")) if path.is_file()}
+    files = {path.name: read_json(path) for path in sorted(Path(folder).glob("*.json"))}
     if CONFIG_FILE in files:
         check_config(files[CONFIG_FILE], Path(folder) / CONFIG_FILE, other_architectures=True)
     if TOKENIZER_FILE in files:
@@ -209,8 +213,9 @@ def check_weights(folder: Path, config: dict[str, Any], other_architectures: boo
     """
     folder = Path(folder)
     path, config_path = folder / WEIGHTS_FILE, folder / CONFIG_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise FileNotFoundError(f"no model weights at {path}")
+    check_regular(path)  # E220: a folder, a FIFO or /dev/zero is never mapped
     try:
         with safe_open(str(path), framework="numpy") as weights:
             found = {name: weights.get_slice(name) for name in weights.keys()}

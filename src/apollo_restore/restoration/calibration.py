@@ -96,6 +96,11 @@ class Scoring:
     members: str
     precision: str
 
+    def record(self) -> dict[str, str]:
+        """What each kind's ``fitted_for`` records of these scores
+        (:class:`~apollo_restore.schema.folder.FittedOn`)."""
+        return {"model_fingerprint": self.fingerprint, "members": self.members, "precision": self.precision}
+
     def info(self, folder: str | Path) -> dict[str, Any]:
         """The fields a calibration's ``info`` records of these scores (and the folder's parts)."""
         return {
@@ -126,6 +131,13 @@ def mismatch(cal: Calibration, folder: str | Path, scoring: Scoring) -> str | No
         return f"it was fitted on the scores of {fitted}, these are {scoring.members}'s"
     if info.get("precision") != scoring.precision:
         return f"it was fitted on {info.get('precision') or 'unrecorded'} scores, these are {scoring.precision}"
+    for kind in GAP_KINDS:  # each kind's parameters on their own: a block copied from another fit is not applied
+        fitted = cal.fitted.get(kind)
+        if fitted is None:
+            return f"its {kind} parameters record no fitted_for (what they were fitted on is unknown)"
+        differ = [f"{key} {fitted.get(key)!r}" for key, now in scoring.record().items() if fitted.get(key) != now]
+        if differ:
+            return f"its {kind} parameters were fitted on other scores ({', '.join(differ)}; these: {scoring.record()})"
     return None
 
 
@@ -172,12 +184,16 @@ class Calibration:
         unknown_word_penalty: ``δ`` (nats).
         info: what it was fitted on and its measured effect (free-form, for reports).
         synthetic: the same of synthetic gaps; ``None``: ``conditions`` serve them too.
+        fitted: kind → what its parameters were fitted on (``model_fingerprint``, ``members``,
+            ``precision``: each kind's ``fitted_for``); a kind missing here is saved with
+            ``info``'s record of them.
     """
 
     conditions: dict[str, Scaling]
     unknown_word_penalty: float = 0.0
     info: dict[str, Any] = field(default_factory=dict)
     synthetic: dict[str, Scaling] | None = None
+    fitted: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def for_kind(self, kind: str) -> dict[str, Scaling]:
         """The conditions' scaling of gaps of ``kind`` (``"real"`` or ``"synthetic"``)."""
@@ -196,7 +212,7 @@ class Calibration:
                 the format before ``calibration.v2`` (one fit of synthetic gaps: fit it again).
         """
         path = Path(path)
-        path = path / CALIBRATION_FILE if path.is_dir() else path
+        path = path / CALIBRATION_FILE if path.name != CALIBRATION_FILE and path.is_dir() else path
         data = read_json(path)
         if data.get("format") == OLD_FORMAT:
             raise ModelFolderError("E530", path, found=OLD_FORMAT, expected=FORMAT)
@@ -205,20 +221,46 @@ class Calibration:
         except SchemaError as err:
             raise folder_error(path, err) from None
         kinds = {
-            kind: {name: Scaling(**values.model_dump()) for name, values in conditions if values is not None}
+            kind: {
+                name: Scaling(**getattr(conditions, name).model_dump())
+                for name in CONDITIONS
+                if getattr(conditions, name) is not None
+            }
             for kind, conditions in declared.kinds
         }
+        fitted = {kind: c.fitted_for.model_dump() for kind, c in declared.kinds if c.fitted_for is not None}
         info = declared.info.model_dump(exclude_none=True) | dict(declared.info.model_extra or {})
-        return cls(kinds["real"], declared.unknown_word_penalty, info, kinds["synthetic"])
+        return cls(kinds["real"], declared.unknown_word_penalty, info, kinds["synthetic"], fitted)
+
+    def to_json(self) -> bytes:
+        """The file :meth:`save` writes, once the schema reads it back as :meth:`load` does.
+
+        Raises:
+            SchemaError: a value the schema would refuse at load (the file is then not written).
+        """
+        recorded = {key: self.info[key] for key in ("model_fingerprint", "members", "precision") if key in self.info}
+        kinds = {}
+        for kind in GAP_KINDS:
+            kinds[kind] = {c: asdict(v) for c, v in self.for_kind(kind).items()}
+            fitted = self.fitted.get(kind) or (recorded if len(recorded) == 3 else None)
+            if fitted is not None:
+                kinds[kind]["fitted_for"] = fitted
+        data = {"format": FORMAT, "kinds": kinds, "unknown_word_penalty": self.unknown_word_penalty, "info": self.info}
+        raw = (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode()
+        check(CalibrationFile, json.loads(raw))
+        return raw
 
     def save(self, path: str | Path) -> None:
-        data = {
-            "format": FORMAT,
-            "kinds": {k: {c: asdict(v) for c, v in self.for_kind(k).items()} for k in GAP_KINDS},
-            "unknown_word_penalty": self.unknown_word_penalty,
-            "info": self.info,
-        }
-        write_atomic(Path(path), (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
+        """Write ``calibration.json`` whole (atomically), only once it would load.
+
+        Raises:
+            ModelFolderError: ``E505``/``E522`` what the schema would refuse (nothing written).
+        """
+        try:
+            raw = self.to_json()
+        except SchemaError as err:
+            raise folder_error(path, err) from None
+        write_atomic(Path(path), raw)
 
     def probabilities(
         self, q: list[float], unknown: list[bool], best: Candidate, hint: Hint, kind: str = "real"

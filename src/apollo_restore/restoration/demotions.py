@@ -107,14 +107,15 @@ class Demotions:
         ``apollo_restore.json``): ``presentation.demotions``
         (:class:`~apollo_restore.schema.folder.Demotions`), each factor missing there the default
         (:data:`TRUNCATED_FACTOR`, :data:`REPEAT_FACTOR`, :data:`HINT_MISS_FACTOR`,
-        :data:`COUNT_FLOOR`; ``count_floor`` may be ``null``: no hold).
+        :data:`COUNT_FLOOR`; ``count_floor`` may be ``null``: no hold; ``presentation`` ``null``
+        or absent: every default).
 
         Raises:
             ModelFolderError: what the schema refuses, naming the field (``E505``: a factor that
                 is not a number in (0, 1]; ``E522``: a key it does not know).
         """
         try:
-            declared = check(Presentation, meta.get(PRESENTATION, {}), PRESENTATION)
+            declared = check(Presentation, meta.get(PRESENTATION) or {}, PRESENTATION)  # null: the defaults
         except SchemaError as err:
             raise folder_error(path, err) from None
         return cls(**declared.demotions.model_dump(exclude_unset=True))

@@ -8,6 +8,7 @@ classical members, wrapped for presentation (edition forms, calibration).
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -109,7 +110,7 @@ def calibration_for(folder: Path, scoring: Scoring) -> Calibration | None:
         ModelFolderError: a ``calibration.json`` the schema refuses (``E503``–``E505``, ``E517``, ``E522``).
     """
     path = folder / CALIBRATION_FILE
-    if not path.exists():
+    if not os.path.lexists(path):  # a dangling link is refused (E220), not taken for no calibration
         return None
     cal = Calibration.load(path)
     why = mismatch(cal, folder, scoring)

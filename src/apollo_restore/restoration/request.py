@@ -271,24 +271,82 @@ def parse_hint_value(value: Any, gap: int) -> Hint:
         raise RequestError("E306", gap=gap, reason=f"{err}: give a number, a range [low, high] or none") from None
 
 
+#: What a reading may hold besides Greek letters (any accent, breathing or diacritic, precomposed
+#: or combining) and the space: the middle dot and ano teleia, the marks of elision and numerals,
+#: the punctuation an edition prints inside a word group. No line break, no control or format
+#: character (a right-to-left override would reorder the edition as it is shown).
+READING_MARKS = frozenset("·\u0387'\u2019\u02bc\u1fbd\u1fbf\u0374\u02b9\u0375.,;:-")
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x85\u2028\u2029")
+
+
 def check_reading(value: Any, gap: int, limits: RequestLimits) -> str:
-    """A pinned reading: a string of Greek letters, no Leiden brackets, not too long.
+    """A reading as a caller gives it (a pin, an export's ``--reading``, a chosen reading or an
+    alternative of the web page): one line of Greek, checked by this one function at every door.
+    Only Greek letters, combining marks, the space and :data:`READING_MARKS`, at least one Greek
+    letter; no Leiden brackets, no line break, no bidirectional or other control character; no
+    machine reading's marks ``⁅ ⁆`` (also written as XML character references: ``&#x2045;``);
+    at most ``max_pin_chars`` characters.
 
     Raises:
-        RequestError: ``E307`` (or ``E309`` for unreadable characters, ``E312`` for a machine
-            reading's marks ``⁅ ⁆``: a pin is the caller's reading, not the model's written back).
+        RequestError: ``E307`` naming the gap and the character (or ``E309`` for unreadable
+            characters, ``E312`` for a machine reading's marks: a pin is the caller's reading, not
+            the model's written back).
     """
     if not isinstance(value, str):
         raise RequestError("E307", gap=gap, reason=f"a reading is text, not {type(value).__name__}")
     check_characters(value, f" of the reading for gap {gap}")
-    check_no_machine_reading(value, f" of the reading for gap {gap}")
+    check_no_machine_reading(decoded(value), f" of the reading for gap {gap}")
     if len(value) > limits.max_pin_chars:
         raise RequestError("E307", gap=gap, reason=f"longer than {limits.max_pin_chars} characters")
     if any(ch in _BRACKETS for ch in value):
         raise RequestError("E307", gap=gap, reason="a reading may not contain Leiden brackets or ?")
+    for at, ch in enumerate(value):
+        if ch in _LINE_BREAKS:
+            reason = f"it holds a line break (U+{ord(ch):04X}) at character {at + 1}: a reading is one line"
+            raise RequestError("E307", gap=gap, reason=reason)
+        if not (ch == " " or ch in READING_MARKS or _is_greek_letter(ch) or unicodedata.category(ch) == "Mn"):
+            kind = "a control or bidirectional character" if unicodedata.category(ch)[0] == "C" else "no Greek letter"
+            shown = "" if unicodedata.category(ch)[0] == "C" else f"{ch!r} "
+            reason = f"it holds {shown}(U+{ord(ch):04X}) at character {at + 1}, {kind}, space or mark of a reading"
+            raise RequestError("E307", gap=gap, reason=reason)
     if not any(ch in _GREEK for ch in fold(value)):
         raise RequestError("E307", gap=gap, reason="it holds no Greek letter (Latin or empty readings would vanish)")
     return value
+
+
+def _is_greek_letter(ch: str) -> bool:
+    """A letter of the Greek script (precomposed accents and breathings included)."""
+    return unicodedata.category(ch)[0] == "L" and unicodedata.name(ch, "").startswith("GREEK")
+
+
+_CHARACTER_REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
+
+
+def decoded(text: str) -> str:
+    """``text`` with its XML character references (``&#x2045;``, ``&#8261;``) as the characters
+    they name: what an XML reader makes of them (a reference to no character is left as written)."""
+
+    def char(m: re.Match) -> str:
+        code = int(m.group(1), 16) if m.group(1) else int(m.group(2))
+        return chr(code) if code <= 0x10FFFF else m.group()
+
+    return _CHARACTER_REFERENCE.sub(char, text) if "&#" in text else text
+
+
+def check_source(text: Any, limits: RequestLimits, name: str = "the text") -> str:
+    """A text to export (:func:`check_text`), and, when it is EpiDoc XML, the Leiden text it is
+    read as too (:func:`~apollo_restore.data.readers.typed.as_leiden`): the check that keeps
+    ``⁅ ⁆`` out then runs on the decoded text, character references and entities expanded.
+
+    Raises:
+        RequestError: as :func:`check_text`; ``E313`` unreadable EpiDoc.
+    """
+    text = check_text(text, limits)
+    check_no_machine_reading(decoded(text))
+    leiden, _ = as_leiden(text, name)
+    if leiden is not text:
+        check_no_machine_reading(leiden)
+    return text
 
 
 def check_characters(text: str, where: str = "") -> None:

@@ -41,7 +41,7 @@ class Candidate:
         unknown_words: words the reading makes with the context that no training edition
             spells (e.g. a truncated word where the gap ends at a word boundary).
         notes: why the reading may be doubtful, in plain words (``"9 letters, hint 7"``,
-            ``"repeats the text after the gap"``, ``"leaves a non-word: γεωρ"``; such readings
+            ``"repeats the text after the gap"``, ``"leaves a non-word: τωια"``; such readings
             are demoted: :mod:`apollo_restore.restoration.presentation.notes`); empty when nothing is.
         calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restoration.calibration`).
     """

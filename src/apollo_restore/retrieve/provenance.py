@@ -9,6 +9,11 @@ looked up in the suffix array in one vectorised search; occurrences of consecuti
 same offset in the same document join into one shared run. A document is reported when it shares
 a run of at least ``min_run`` letters; a restoration that reproduces such a document may be a
 memorised edition, and a test text with none is unseen.
+
+The verdict weighs how many documents hold each shared letter, not only how long the runs are: a
+letter shared with more than :data:`MAX_HOLDERS` training documents belongs to a formula (the
+Trinitarian invocation opening a Byzantine contract, a regnal date), so a document that shares
+with the text nothing but such letters is no memorised edition, however long the run.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from apollo_restore.retrieve.links import edition_label, edition_url
 
 _MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document
 MEMORISED_SHARE = 0.5  # a document sharing this share of the text's letters holds its edition
+#: Most training documents a letter may be shared with and still tell one edition (the edition,
+#: a duplicate, a re-edition); a letter more documents hold is a formula's.
+MAX_HOLDERS = 3
 
 
 @dataclass
@@ -40,6 +48,9 @@ class SharedDocument:
         start, end: letter offsets in the text of the longest run.
         snippet: the longest run as it stands in the document (``norm.v1``).
         label: the document as a reader names it (``IOSPE 3.26``: :func:`~apollo_restore.retrieve.links.edition_label`).
+        own: of ``covered``, the letters at most :data:`MAX_HOLDERS` training documents share
+            (the rest are a formula's).
+        holders: training documents sharing letters of this document's longest run with the text.
     """
 
     doc: str
@@ -51,6 +62,8 @@ class SharedDocument:
     end: int
     snippet: str
     label: str = ""
+    own: int = 0
+    holders: int = 1
 
 
 @dataclass
@@ -72,13 +85,14 @@ class Provenance:
     @property
     def verdict(self) -> str:
         """``"unseen"`` (no shared run), ``"edition"`` (one document shares at least
-        :data:`MEMORISED_SHARE` of the text's letters: its edition was in training) or
-        ``"formulaic"`` (runs shared, but no document holds most of the text: formulas such as
-        dates, greetings and titles that many documents share)."""
+        :data:`MEMORISED_SHARE` of the text's letters, and at least half a run, ``min_run / 2``
+        letters, of what it shares is its own: at most :data:`MAX_HOLDERS` documents hold it; its
+        edition was in training) or ``"formulaic"`` (runs shared, but no document holds most of
+        the text beyond formulas that many documents hold: invocations, dates, greetings, titles)."""
         if not self.documents:
             return "unseen"
-        top = max(d.covered for d in self.documents)
-        return "edition" if top >= MEMORISED_SHARE * self.letters else "formulaic"
+        edition = any(d.covered >= MEMORISED_SHARE * self.letters and d.own >= self.min_run / 2 for d in self.documents)
+        return "edition" if edition else "formulaic"
 
     @property
     def summary(self) -> str:
@@ -86,10 +100,17 @@ class Provenance:
         if self.verdict == "unseen":
             n, letters = self.min_run, self.letters
             return f"No training document shares {n} letters in a row with this text ({letters} letters)."
+        if self.verdict == "edition":
+            top = max(self.documents, key=lambda d: (d.own, d.covered))
+            share = f"{top.covered} of {self.letters} letters"
+            return f"{top.doc} shares {share} with this text: its edition was in the training data (memorised text)."
         top = max(self.documents, key=lambda d: d.covered)
         share = f"{top.covered} of {self.letters} letters"
-        if self.verdict == "edition":
-            return f"{top.doc} shares {share} with this text: its edition was in the training data (memorised text)."
+        if top.holders > MAX_HOLDERS:
+            return (
+                f"{top.doc} shares {share} with this text, but {top.holders} training documents hold the same run:"
+                " formulaic matches (invocations, dates, greetings, titles), not a memorised edition."
+            )
         return (
             f"{self.covered} of {self.letters} letters stand in runs shared with training documents, at most {share}"
             f" with one ({top.doc}): formulaic matches (dates, greetings, titles), not a memorised edition."
@@ -148,11 +169,17 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
         by_doc.setdefault(d, []).append(r)
         covered_any[run_start[r] : run_start[r] + run_len[r]] = True
     result.covered = int(covered_any.sum())
-    shared = []
+    masks = {}
+    holders = np.zeros(len(codes), dtype=np.int64)  # training documents sharing each letter of the text
     for d, runs in by_doc.items():
         mask = np.zeros(len(codes), dtype=bool)
         for r in runs:
             mask[run_start[r] : run_start[r] + run_len[r]] = True
+        masks[d] = mask
+        holders += mask
+    shared = []
+    for d, runs in by_doc.items():
+        mask = masks[d]
         best = max(runs, key=lambda r: run_len[r])
         p, n = int(run_pos[best]), int(run_len[best])
         snippet = index.orig_text(index.orig_pos(p), index.orig_pos(p + n - 1) + 1)
@@ -168,6 +195,8 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
                 start + n,
                 snippet,
                 edition_label(doc, source),
+                int((mask & (holders <= MAX_HOLDERS)).sum()),
+                int(holders[start : start + n].max()),
             )  # fmt: skip
         )
     shared.sort(key=lambda s: (-s.longest, -s.covered, s.doc))

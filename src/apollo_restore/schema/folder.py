@@ -28,6 +28,11 @@ MAX_HINT_SLACK = 20
 MAX_CONTEXT_CODES = 1000
 #: Most members an ensemble lists.
 MAX_MEMBERS = 32
+#: Longest member name.
+MAX_MEMBER_NAME = 40
+#: Longest list of member labels joined with ``+`` (a calibration's ``info.members``): every
+#: member of the longest name read backward (``_backward`` added), and the ``+`` between them.
+MAX_MEMBER_LABELS = MAX_MEMBERS * (MAX_MEMBER_NAME + len("_backward") + 1)
 #: Largest weight of a member (the shipped length prior: 8).
 MAX_WEIGHT = 1000.0
 #: Largest magnitude of a calibration parameter (the shipped ones are below 3).
@@ -96,12 +101,30 @@ MEMBER_OPTIONS: dict[str, type[Settings]] = {
 }
 
 
+#: Smallest weight of a member that counts (below it, a weight times a log-probability of a few
+#: hundred nats underflows towards 0 and the weighted mean ties every reading).
+MIN_WEIGHT = 1e-6
+
+
+def _weight(value: float) -> float:
+    if 0 < value < MIN_WEIGHT:
+        raise ValueError(f"0 (the member left out) or a number in [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}]")
+    return value
+
+
+Weight = Annotated[
+    float,
+    Field(ge=0, le=MAX_WEIGHT, description=f"0 (the member left out) or a number in [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}]"),
+    AfterValidator(_weight),
+]
+
+
 class MemberEntry(Settings):
     """One member of the ensemble: a registered name, its weight, its options (checked against
     the member's own options model)."""
 
-    name: text(40, "a registered member name")
-    weight: number(0, MAX_WEIGHT, "0 leaves the member out")
+    name: text(MAX_MEMBER_NAME, "a registered member name")
+    weight: Weight
     options: dict[str, Any] = Field(default_factory=dict, description="the member's options (below)")
 
 
@@ -218,13 +241,23 @@ class Scaling(Settings):
     h: Slope = 0.0
 
 
+class FittedOn(Settings):
+    """What one kind's parameters were fitted on: they are applied only to scores of this folder
+    fingerprint, these members and this arithmetic (a block copied from another folder's fit is not)."""
+
+    model_fingerprint: text(16, "the folder's fingerprint", r"^[0-9a-f]{16}$")
+    members: text(MAX_MEMBER_LABELS, "the members that scored it, e.g. neural+infini+length")
+    precision: Literal["fp32", "int8", "gpu"] = Field(description='"fp32", "int8" or "gpu": the arithmetic')
+
+
 class Conditions(Settings):
-    """The parameters of each hint condition; a condition the file lacks leaves the calibration
-    unused (the product uses all three)."""
+    """The parameters of each hint condition, and what they were fitted on; a condition the file
+    lacks, or no ``fitted_for``, leaves the calibration unused (the product uses all three)."""
 
     exact: Scaling | None = None
     range: Scaling | None = None
     none: Scaling | None = None
+    fitted_for: FittedOn | None = None
 
 
 class Kinds(Settings):
@@ -243,7 +276,7 @@ class FittedFor(Record):
     model_fingerprint: text(16, "the folder's fingerprint", r"^[0-9a-f]{16}$") | None = None
     model_fingerprint_parts: dict[str, str] | None = None
     precision: PRECISION | None = Field(None, description='"fp32" or "int8": the arithmetic that scored it')
-    members: text(500, "the members that scored it, e.g. neural+infini+length") | None = None
+    members: text(MAX_MEMBER_LABELS, "the members that scored it, e.g. neural+infini+length") | None = None
     gaps: whole(0, 10_000_000, "validation gaps fitted on") | None = None
     gaps_per_condition: dict[str, Annotated[int, Field(ge=0, le=10_000_000)]] | None = None
 

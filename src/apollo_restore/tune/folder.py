@@ -10,6 +10,7 @@ here ``tune`` sees its members by label (``{label: weight}`` and a restorer per 
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ def with_weights(
 
 def with_demotions(meta: dict[str, Any], demotions: Demotions) -> dict[str, Any]:
     """``meta`` with ``presentation.demotions`` replaced (read back by :meth:`Demotions.of_folder`)."""
-    return dict(meta, **{PRESENTATION: dict(meta.get(PRESENTATION, {}), demotions=demotions.to_json())})
+    return dict(meta, **{PRESENTATION: dict(meta.get(PRESENTATION) or {}, demotions=demotions.to_json())})
 
 
 def named_members(folder: Path, config: RestoreConfig, slack: int, device: str = "cpu") -> dict[str, Restorer]:
@@ -103,8 +104,8 @@ def held(folder: Path, steps: list[str]) -> list[str]:
     meta = read_meta(folder)
     found = {
         "weights": "ensemble" in meta and "ensemble weights",
-        "demotions": "demotions" in meta.get(PRESENTATION, {}) and "presentation.demotions",
-        "calibration": (folder / CALIBRATION_FILE).exists() and CALIBRATION_FILE,
+        "demotions": "demotions" in (meta.get(PRESENTATION) or {}) and "presentation.demotions",
+        "calibration": os.path.lexists(folder / CALIBRATION_FILE) and CALIBRATION_FILE,
     }
     return [found[step] for step in steps if found[step]]
 

@@ -11,24 +11,30 @@ stage ``calibration`` on the pools as the demotions leave them, each with the ra
 pass serves the weights (every member's proposals and scores), one more serves both the demotions
 and the calibration (the folder's restorer, with the new weights). ``apollo_restore.json`` is
 written first, then ``calibration.json`` with the fingerprint of the folder as written: each file
-whole (renamed over the old one). A folder already holding what a step writes is refused
-(``E701``) unless ``force`` is given.
+whole (renamed over the old one), and only once the schema reads it back (:func:`write_checked`:
+what would not load is never written; the folder stays as it was, ``E706``). A folder already
+holding what a step writes is refused (``E701``) unless ``force`` is given.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
+from apollo_restore.data.outputs import write_atomic
+from apollo_restore.errors import ModelFolderError
 from apollo_restore.evaluate.gapsets import condition_of
-from apollo_restore.model.folder import META_FILE, read_meta, write_meta
+from apollo_restore.inputs import MAX_SETTINGS_BYTES, read_regular
+from apollo_restore.model.folder import META_FILE, check_meta, read_meta, write_meta
 from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import load_restorer, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.schema.folder import GAP_KINDS
 from apollo_restore.tune.calibration import fit_calibration, record
 from apollo_restore.tune.demotions import annotated, demoted, fit_demotions, whole_pools
 from apollo_restore.tune.demotions import value as demotions_value
@@ -48,6 +54,8 @@ from apollo_restore.tune.measure import objective
 from apollo_restore.tune.weights import fit_weights, member_scores
 
 FITTED_BY = "apollo-restore tune"
+#: Longest input (a path) written into a record (``ensemble.chosen_by`` holds at most 500 characters).
+MAX_RECORDED = 200
 #: Fewest validation gaps under each hint condition (exact, range, none) a calibration is fitted on:
 #: with fewer, its six parameters per condition follow the few gaps' luck (the shipped one: 400 gaps in all).
 MIN_GAPS = 50
@@ -172,7 +180,8 @@ def tune(
         weights = start | fitted
         result.objective["weights"] = (before, value)
         result.weights, result.slack = (start, weights), (old_slack, slack)
-        chosen = f"{FITTED_BY} on validation gaps of {prepared} ({len(gaps)}, seed {seed}); see docs/training.md"
+        where = shortened(str(prepared))
+        chosen = f"{FITTED_BY} on validation gaps of {where} ({len(gaps)}, seed {seed}); see docs/training.md"
         meta = with_weights(folder, meta, weights, slack, chosen)
         used = [(members[n], w) for n, w in weights.items() if n in members and w > 0]
         restorer = Ensemble(used, name=folder.name, config=replace(config, hint_slack=slack), neural=members["neural"])
@@ -194,9 +203,43 @@ def tune(
                 sources += f"; real lacunae {','.join(f'{s}={real_lacunae}' for s in per_length)}"
             fitted_on = {"fitted_by": FITTED_BY, "split": "validation", "sources": sources, "seed": seed}
             result.calibration.info = fitted_on | result.calibration.info | {"gaps_per_condition": counts}
-    if "weights" in steps or "demotions" in steps:
-        write_meta(folder, meta)
-    if result.calibration is not None:  # what it was fitted for: the folder as written, as load_restorer scores it
-        result.calibration.info |= scoring_of(folder).info(folder)
-        write_calibration(folder, result.calibration)
+    write_checked(folder, meta if "weights" in steps or "demotions" in steps else None, result.calibration)
     return result
+
+
+def write_checked(folder: Path, meta: dict | None, calibration: Calibration | None) -> None:
+    """Write ``meta`` (``apollo_restore.json``, when given) and then ``calibration`` (with the
+    fingerprint of the folder as written, as :func:`load_restorer` scores it), each only once the
+    schema reads it back as a load does: a file that would not load is never written, and when the
+    calibration is refused after the new ``apollo_restore.json`` was written, the old one is put back.
+
+    Raises:
+        TuneError: ``E706`` naming the file and the value the schema refuses (the folder as it was).
+    """
+    path = folder / META_FILE
+    old = read_regular(path, MAX_SETTINGS_BYTES)
+    if meta is not None:
+        try:
+            check_meta(path, json.loads(json.dumps(meta, ensure_ascii=False)))
+        except ModelFolderError as err:
+            raise TuneError("E706", path=path, reason=str(err)) from None
+        write_meta(folder, meta)
+    if calibration is None:
+        return
+    try:
+        calibration.info |= scoring_of(folder).info(folder)
+        calibration.fitted = dict.fromkeys(GAP_KINDS, scoring_of(folder).record())
+        write_calibration(folder, calibration)
+    except ModelFolderError as err:
+        if meta is not None:
+            write_atomic(path, old)
+        raise TuneError("E706", path=folder / CALIBRATION_FILE, reason=str(err)) from None
+
+
+def shortened(text: str, most: int = MAX_RECORDED) -> str:
+    """``text`` as a record holds it: whole when at most ``most`` characters, else its start and
+    end around ``…`` (``most`` characters in all)."""
+    if len(text) <= most:
+        return text
+    head = (most - 1) // 2
+    return text[:head] + "…" + text[len(text) - (most - 1 - head) :]

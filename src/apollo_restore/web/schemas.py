@@ -61,7 +61,7 @@ class CandidateOut(BaseModel):
     notes: list[str] = Field(
         description='Why the reading may be doubtful, in plain words: "9 letters, hint 7" (outside the hint), '
         '"repeats the text after the gap" (or before: it copies the context next to the gap), "leaves a '
-        'non-word: γεωρ"; readings that repeat the context or miss an exact hint are demoted. Empty: nothing to say.',
+        'non-word: τωια"; readings that repeat the context or miss an exact hint are demoted. Empty: nothing to say.',
     )
     log_score: float = Field(description="The model's log-probability of the reading (nats).")
     origin: list[str] = Field(description='"model" (beam search) and/or "parallel" (found in a parallel passage).')
@@ -179,10 +179,12 @@ class ProvenanceOut(BaseModel):
     covered: int = Field(description="Letters of the text inside a run shared with some training document.")
     documents: list[dict[str, Any]] = Field(
         description="Training documents sharing runs: doc, source, url, longest, covered, start, end, snippet, "
-        "label (the document as a reader names it: `IOSPE 3.26`)."
+        "label (the document as a reader names it: `IOSPE 3.26`), own (of covered, the letters at most 3 training "
+        "documents share), holders (training documents sharing its longest run)."
     )
     verdict: Literal["unseen", "formulaic", "edition"] = Field(
-        description="`edition`: one document shares most of the text (memorised); `formulaic`: only shared formulas."
+        description="`edition`: one document shares most of the text, letters few documents hold (memorised); "
+        "`formulaic`: only shared formulas (runs many documents hold)."
     )
     summary: str = Field(description="The verdict in a sentence (what the CLI prints).")
 

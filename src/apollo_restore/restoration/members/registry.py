@@ -24,7 +24,6 @@ built with other ones than registered is refused (:func:`build_member`).
 from __future__ import annotations
 
 import copy
-import json
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from typing import Any
 
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
-from apollo_restore.model.folder import META_FILE, check_meta, write_meta
+from apollo_restore.model.folder import META_FILE, check_meta, read_meta, write_meta
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.members.document_copy import DocumentCopy
 from apollo_restore.restoration.members.document_words import DocumentWords, Vocabulary
@@ -263,7 +262,7 @@ def write_member_weights(folder: str | Path, weights: dict[str, float]) -> None:
             number ≥ 0 (E505).
     """
     folder = Path(folder)
-    meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    meta = read_meta(folder)
     write_meta(folder, with_member_weights(folder, meta, weights))
 
 

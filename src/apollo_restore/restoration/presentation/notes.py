@@ -13,7 +13,8 @@ Three doubts, each a fact of the reading and its gap (no score is read):
   after the gap, or its first letters the last of the text before, over at least
   :data:`REPEAT_LETTERS` letters (:func:`repeats`): ``repeats the text after the gap``;
 - **a non-word**: it makes with the context a word no training edition spells (its
-  :attr:`~apollo_restore.restoration.types.Candidate.unknown_words`): ``leaves a non-word: γεωρ``.
+  :attr:`~apollo_restore.restoration.types.Candidate.unknown_words`): ``leaves a non-word: τωια``
+  (an abbreviation the editions print unexpanded, ``γεωρ`` of ``γεωρ(γός)``, is spelled there: no note).
 
 :mod:`apollo_restore.restoration.demotions` demotes readings with the first two (stage 3 of the
 ranking; factors chosen on validation); :mod:`apollo_restore.restoration.presentation.present`
