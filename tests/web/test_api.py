@@ -399,7 +399,10 @@ def test_api_export_epidoc_marks_machine_readings(client):
         assert note.tag == f"{TEI}note" and note.get("resp") == "#apollo-restore" and "not the editor's" in note.text
     editor = [s for s in root.iter(f"{TEI}supplied") if s.get("resp") is None]
     assert [s.text for s in editor] == ["τοῦ"]
-    assert root.find(f".//{TEI}gap").get("quantity") == "12"
+    open_gaps = [g for g in root.iter(f"{TEI}gap") if g.getparent().tag != f"{TEI}note"]
+    assert [g.get("quantity") for g in open_gaps] == ["12"]
+    kept = [(g.get("quantity"), g.get("extent")) for n in root.iter(f"{TEI}note") for g in n.iter(f"{TEI}gap")]
+    assert kept == [("4", None), (None, "unknown")]  # each filled gap as the editor gave it, in its note
 
 
 def test_api_restore_gives_edition_forms_and_calibrated_probabilities(presented_stub):

@@ -29,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from apollo_restore.data.document import Lacuna, to_leiden
-from apollo_restore.data.readers.epidoc import parse_epidoc_file
+from apollo_restore.data.readers.typed import user_epidoc
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.presentation.labels import model_label
@@ -178,7 +178,7 @@ def create_app(
         if not content.strip():
             raise ApiError.of(422, "W011", reason="the file is empty")
         name = _SAFE_NAME.sub("_", Path(file.filename or "upload.xml").name)[:80] or "upload.xml"
-        doc = parse_epidoc_file(content, name, "user", strict_lengths=True)
+        doc = user_epidoc(content, name)  # as every door reads one: expansions kept
         meta = {k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))}
         gaps = sum(isinstance(seg, Lacuna) for seg in doc.segments)
         return {"id": doc.id, "leiden": to_leiden(doc.segments), "gaps": gaps, "meta": meta}

@@ -12,17 +12,17 @@ Conventions understood (everything else is kept as text and left to the normalis
 ``[αβ .3]``, ``[αβ- - -]``    supplements and lacunae mixed inside one bracket
 ``???``                       one lost letter per ``?`` (Ithaca style)
 ``[.?]``, ``[ca.?]``          papyri.info Leiden+: lost letters, number unknown (``Lacuna(None)``)
-``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (a lacuna to fill)
-``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None)``)
+``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (``reason="illegible"``)
+``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None, lines=3)``; ``lines=-1``: how many unknown)
 ``α̣`` (U+0323 underdot)       ``Text(uncertain=True)``
 ``στρ(ατηγῷ)``                 expansion: ``Text(expansion=True)`` (read ``στρατηγῷ``; lines count ``στρ``)
 ``((denarius))``               symbol: dropped
-``⟦αβ⟧``                      deletion: dropped
-``{αβ}``, ``\\αβ/``            surplus, addition above the line: kept as text
-``<αβ>``, ``⟨αβ⟩``            editorial addition (not written): dropped
+``⟦αβ⟧``                      deletion: ``Editorial(kind="deleted")`` (not read)
+``{αβ}``, ``\\αβ/``            surplus, addition above the line: ``Text(mark="surplus"|"above")`` (read)
+``<αβ>``, ``⟨αβ⟩``            editorial addition (not written): ``Editorial(kind="omitted")`` (not read)
 ``1 ``, ``5.`` at line start  line numbers: dropped
 newline, ``|``, stray ``/``   :class:`LineBreak`; ``-`` or ``=`` before a newline: in-word break
-``vac.``, ``vacat``           dropped
+``vac.``, ``vacat``, ``vac.3``  :class:`Vacat` (not read)
 ============================  =================================================
 
 Invisible characters are read as absent (:class:`~apollo_restore.data.visible.Visible`): format
@@ -46,7 +46,18 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts, same_kind
+from apollo_restore.data.document import (
+    Document,
+    Editorial,
+    Lacuna,
+    LineBreak,
+    Segment,
+    Supplied,
+    Text,
+    Vacat,
+    merge_texts,
+    same_kind,
+)
 from apollo_restore.data.visible import Visible
 from apollo_restore.errors import Errors, LeidenError
 from apollo_restore.hint import NO_HINT, Hint
@@ -72,14 +83,14 @@ _DASH_RUN = re.compile(r"[-\u2013\u2014](?:[ \t]*[-\u2013\u2014])*")
 _QUERIES = re.compile(r"\?+")
 _UNKNOWN_COUNT = re.compile(r"(?:ca\.?[ \t]*)?\.\?")  # Leiden+ '.?' / 'ca.?': a number unknown
 _ILLEGIBLE = re.compile(r"\.(?:(\d+)|\?)(?!lin)")  # Leiden+ '.3' / '.?' outside brackets
-_LOST_LINES = re.compile(r"lost\.(?:\d+|\?)lin\b")
+_LOST_LINES = re.compile(r"lost\.(?:(\d+)|\?)lin\b")
 _WHITESPACE = re.compile(r"\s+")
 # A run of characters none of which starts a convention (brackets, markers, dots, digits, 'c', 'v',
 # line breaks, the underdot): read in one step, so that parsing stays fast on long texts.
 _PLAIN_RUN = re.compile(
     r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\d.cvV\[\](){}<>⟦⟧⟨⟩〈〉\\/|‖?=…\u2013\u2014\u0323⸢⸣⌜⌝⸤⸥-]+"
 )
-_VACAT = re.compile(r"vac(?:at|\.)?(?:[ \t]*\d+|[ \t]*\?)?(?![^\W\d_])", re.IGNORECASE)
+_VACAT = re.compile(r"vac(?:at|\.)?(?:[ \t]*(\d+)|[ \t]*\?)?(?![^\W\d_])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -215,7 +226,8 @@ class _Parser:
             if s.strip():
                 self.square_letters = True
         else:
-            self.segments.append(Text(s, uncertain))
+            mark = "surplus" if self.curly is not None else "above" if self.addition is not None else ""
+            self.segments.append(Text(s, uncertain, mark=mark))
 
     def emit_lacuna(self, lacuna: Lacuna, start: int, end: int) -> None:
         self.segments.append(lacuna)
@@ -372,19 +384,21 @@ class _Parser:
     def illegible(self) -> bool:
         """Outside brackets, Leiden+ ``.3`` (three illegible letters) or ``.?``: a lacuna."""
         m = _ILLEGIBLE.match(self.text, self.i)
-        if not m or (self.i > 0 and self.text[self.i - 1].isdigit()):
+        after_illegible = bool(self.gaps) and self.gaps[-1].end == self.i and self.gaps[-1].lacuna.reason == "illegible"
+        if not m or (self.i > 0 and self.text[self.i - 1].isdigit() and not after_illegible):  # '.4.1': two
             return False
         length = self.number(m.group(1), m.start(1), m.group(0)) if m.group(1) else None
-        self.emit_lacuna(Lacuna(length), m.start(), m.end())
+        self.emit_lacuna(Lacuna(length, reason="illegible"), m.start(), m.end())
         self.i = m.end()
         return True
 
     def lost_lines(self) -> bool:
-        """Leiden+ ``lost.?lin`` / ``lost.3lin``: lost text of unknown extent."""
+        """Leiden+ ``lost.?lin`` / ``lost.3lin``: lost lines, their letters of unknown extent."""
         m = _LOST_LINES.match(self.text, self.i)
         if not m or (self.i > 0 and self.text[self.i - 1].isalpha()):
             return False
-        self.emit_lacuna(Lacuna(None), m.start(), m.end())
+        lines = self.number(m.group(1), m.start(1), m.group(0)) if m.group(1) else -1
+        self.emit_lacuna(Lacuna(None, lines=lines), m.start(), m.end())
         self.i = m.end()
         return True
 
@@ -392,6 +406,7 @@ class _Parser:
         m = _VACAT.match(self.text, self.i)
         if not m or (self.i > 0 and self.text[self.i - 1].isalpha()):
             return False
+        self.segments.append(Vacat(int(m.group(1)) if m.group(1) and len(m.group(1)) <= 6 else None))
         self.i = m.end()
         return True
 
@@ -446,9 +461,12 @@ class _Parser:
         inner = text[start + len(opener) : j]
         if opener == "(" and closer == ")" and "(" in inner:
             raise self.nested("(", start + len(opener) + inner.index("("), start)
-        for ch in inner:
-            if ch in _NEWLINES:
+        kind = "deleted" if opener == "⟦" else "omitted" if opener in "<⟨〈" else ""
+        for k, part in enumerate(re.split(r"\r\n|[\n\r\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e]", inner)):
+            if k:
                 self.segments.append(LineBreak(False))
+            if kind and part.strip():
+                self.segments.append(Editorial(part.strip(), kind))
         self.i = j + len(closer)
 
     def lacuna_spec(self) -> bool:
