@@ -212,6 +212,18 @@ def _pieces(segments: list[Segment], uncertain_as_gap: bool) -> Iterator[tuple[s
             yield ("" if seg.in_word else " "), False
 
 
+def read_segments(segments: list[Segment]) -> list[Segment]:
+    """The segments as the model reads them: :class:`Editorial` and :class:`Vacat` left out,
+    surplus and added letters as plain letters, and the letter runs this leaves side by side
+    joined (so that the normaliser sees ``ἄνδρα <space/>.`` as ``ἄνδρα .``, one run)."""
+    read = [
+        replace(seg, mark="") if isinstance(seg, Text) and seg.mark else seg
+        for seg in segments
+        if not isinstance(seg, (Editorial, Vacat))
+    ]
+    return merge_texts(read)
+
+
 def render(doc: Document, uncertain_as_gap: bool = False) -> Rendering:
     """Training text of ``doc``: supplements in-filled, lacunae as ``-``×n or ``…``.
 
@@ -228,7 +240,7 @@ def render(doc: Document, uncertain_as_gap: bool = False) -> Rendering:
     out: list[str] = []
     supplied: list[tuple[int, int]] = []
     length = 0
-    for piece, is_supplied in _pieces(doc.segments, uncertain_as_gap):
+    for piece, is_supplied in _pieces(read_segments(doc.segments), uncertain_as_gap):
         if not piece:
             continue
         # collapse whitespace across piece boundaries

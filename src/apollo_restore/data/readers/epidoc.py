@@ -348,30 +348,26 @@ def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = Fal
 
 
 def _editorial(el: etree._Element, out: list[Segment], kind: str) -> None:
-    """An editor's addition or a scribe's deletion, its letters kept (never read), its line
-    breaks kept as line breaks."""
-    for k, part in enumerate(_LINE_BREAKS.split(_text_with_breaks(el))):
-        if k:
-            out.append(LineBreak(False))
-        if part.strip():
-            out.append(Editorial(_collapse(part), kind))
+    """An editor's addition or a scribe's deletion: its letters kept (never read; notes and
+    other skipped elements aside), a line break inside it read as a space, as the corpus has
+    always been read (the line it ends is not counted)."""
+    letters = _collapse("".join(_letters_of(el)))
+    if letters:
+        out.append(Editorial(letters, kind))
 
 
-_LINE_BREAKS = re.compile("\x00")
-
-
-def _text_with_breaks(el: etree._Element) -> str:
-    """The letters of ``el`` (notes and other skipped elements aside), ``\\x00`` for each ``<lb>``."""
+def _letters_of(el: etree._Element) -> list[str]:
+    """The text of ``el`` and its children, skipped elements left out, ``<lb>`` as a space."""
     parts = [el.text or ""]
     for child in el:
         if isinstance(child.tag, str):
             tag = child.tag[len(TEI) :] if child.tag.startswith(TEI) else child.tag
             if tag in ("lb", "cb"):
-                parts.append("\x00")
+                parts.append(" ")
             elif tag not in _SKIPPED_TAGS:
-                parts.append(_text_with_breaks(child))
+                parts += _letters_of(child)
         parts.append(child.tail or "")
-    return "".join(parts)
+    return parts
 
 
 def machine_holder(el: etree._Element) -> etree._Element:

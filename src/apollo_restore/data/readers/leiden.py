@@ -518,17 +518,43 @@ class _Parser:
         return value
 
 
+#: Segments a reader keeps but the model never reads: no letters, no line.
+_UNREAD = (Editorial, Vacat)
+
+
+def _blank(seg: Segment) -> bool:
+    """A segment that is never read (:data:`_UNREAD`), or spaces alone (left apart from their
+    neighbours by one that is never read)."""
+    return isinstance(seg, _UNREAD) or (isinstance(seg, Text) and not seg.text.strip(" "))
+
+
+def _after_supplements(segments: list[Segment]) -> list[Segment]:
+    """A blank space or an editor's mark inside a supplement (``<supplied>αβ <space/> γδ</supplied>``)
+    moved after it, so that the supplement stays one (as the model has always read it)."""
+    out: list[Segment] = []
+    held: list[Segment] = []
+    for seg in segments:
+        if isinstance(seg, _UNREAD) and (held or (out and isinstance(out[-1], Supplied))):
+            held.append(seg)
+            continue
+        if held and not isinstance(seg, Supplied):
+            out += held
+            held = []
+        out.append(seg)
+    return out + held
+
+
 def tidy_segments(segments: list[Segment]) -> list[Segment]:
     """Canonical form of a segment list, shared by the readers.
 
     Spaces at the edges of a supplement move out into the text around it; whitespace runs
     become one space; neighbours of one kind merge (:func:`merge_texts`); repeated plain line
-    breaks become one; spaces touching a line break or an end of the text, and line breaks at
-    either end, are dropped (``render`` would ignore them; for in-word breaks they would
-    split the word).
+    breaks become one; spaces touching a line break or an end of the text (across a blank
+    space or an editor's mark), and line breaks at either end, are dropped (``render`` would
+    ignore them; for in-word breaks they would split the word).
     """
     split: list[Segment] = []
-    for seg in merge_texts(segments):
+    for seg in merge_texts(_after_supplements(segments)):
         if isinstance(seg, (Text, Supplied)):
             s = _WHITESPACE.sub(" ", seg.text)
             if isinstance(seg, Supplied):
@@ -552,8 +578,9 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
     out: list[Segment] = []
     for k, seg in enumerate(merged):
         if isinstance(seg, (Text, Supplied)):
-            prev = out[-1] if out else None
-            nxt = merged[k + 1] if k + 1 < len(merged) else None
+            # what a blank space or an editor's mark (never read) stands between does not count
+            prev = next((p for p in reversed(out) if not _blank(p)), None)
+            nxt = next((merged[j] for j in range(k + 1, len(merged)) if not _blank(merged[j])), None)
             s = seg.text
             if prev is None or isinstance(prev, LineBreak) or (not s.strip() and isinstance(nxt, LineBreak)):
                 s = s.lstrip(" ")
@@ -561,7 +588,7 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
                 s = s.rstrip(" ")
             if not s:
                 continue
-            if isinstance(seg, Text) and isinstance(prev, Text) and same_kind(prev, seg):
+            if isinstance(seg, Text) and out and out[-1] is prev and isinstance(prev, Text) and same_kind(prev, seg):
                 out[-1] = replace(seg, text=prev.text + s)  # neighbours again after a drop
             else:
                 out.append(replace(seg, text=s))
