@@ -289,7 +289,7 @@ def to_leiden(segments: list[Segment]) -> str:
     passed through :func:`leiden_escape`, so that the result always parses back to the same
     letters and gaps."""
     out: list[str] = []
-    for seg in segments:
+    for k, seg in enumerate(segments):
         if isinstance(seg, Text):
             text = leiden_escape(seg.text)
             text = "".join(c + "\u0323" if c.isalpha() else c for c in text) if seg.uncertain else text
@@ -309,8 +309,11 @@ def to_leiden(segments: list[Segment]) -> str:
             if letters:
                 out.append(f"⟦{letters}⟧" if seg.kind == "deleted" else f"<{letters}>")
         elif isinstance(seg, Vacat):
-            glue = " " if out and out[-1][-1:] not in ("", " ", "\n") else ""
-            out.append(glue + (f"vac.{seg.quantity}" if seg.quantity else "vac."))
+            before = bool(out) and out[-1][-1:] not in ("", " ", "\n")
+            after = _starts_glued(segments[k + 1 :])
+            if not (before and after):  # inside a word, a vacat would split it: not written
+                written = f"vac.{seg.quantity}" if seg.quantity else "vac."
+                out.append((" " if before else "") + written + (" " if after else ""))
         elif isinstance(seg, Lacuna):
             out.append(lacuna_leiden(seg))
         elif isinstance(seg, LineBreak):
@@ -319,12 +322,23 @@ def to_leiden(segments: list[Segment]) -> str:
     return "".join(out)
 
 
+def _starts_glued(rest: list[Segment]) -> bool:
+    """Whether the letters after a point start at once (no space or line break between)."""
+    for seg in rest:
+        if isinstance(seg, (Text, Supplied)):
+            return bool(seg.text) and not seg.text[0].isspace()
+        if isinstance(seg, (Lacuna, LineBreak)):
+            return False
+    return False
+
+
 def lacuna_leiden(lacuna: Lacuna) -> str:
     """A lacuna in Leiden: ``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``; illegible letters
     ``.5`` / ``.?`` (Leiden+, outside brackets); lost lines ``lost.2lin`` / ``lost.?lin``. An
     illegible lacuna of a range or a ``ca.`` extent is written as lost (Leiden+ has no such mark)."""
     if lacuna.line_unit:
-        return f"lost.{lacuna.lines if lacuna.lines and lacuna.lines > 0 else '?'}lin"
+        count = lacuna.lines if lacuna.lines and lacuna.lines > 0 else "?"
+        return f".{count}lin" if lacuna.reason == "illegible" else f"lost.{count}lin"
     if lacuna.reason == "illegible" and not lacuna.length_max and not lacuna.approximate:
         return f".{lacuna.length}" if lacuna.length else ".?"
     if lacuna.length is None:

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from xml.parsers.expat import ExpatError
 
@@ -54,6 +55,7 @@ from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
 from apollo_restore.data.splice import Fill, splice
 from apollo_restore.data.xmlspans import element_spans, splice_bytes
 from apollo_restore.errors import RequestError
+from apollo_restore.restoration.request import check_letters_gap
 from apollo_restore.restoration.types import percent
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -117,6 +119,19 @@ def count_gaps(text: str) -> int:
     return len(find_gaps(as_leiden(text)[0] if looks_like_xml(text) else text))
 
 
+def check_fillable(text: str, gaps: Iterable[int]) -> None:
+    """Refuse a reading for a gap of lost lines (gap numbers from 1; those the text has not are
+    the caller's to refuse).
+
+    Raises:
+        RequestError: ``E326`` a gap of lost lines; LeidenError, RequestError: a text that cannot be read.
+    """
+    lacunae = [m.lacuna for m in find_gaps(as_leiden(text)[0] if looks_like_xml(text) else text)]
+    for n in gaps:
+        if 1 <= n <= len(lacunae):
+            check_letters_gap(lacunae[n - 1], n)
+
+
 def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt: str = "leiden") -> str:
     """``text`` exported in ``fmt`` (``"leiden"`` or ``"epidoc"``) with the chosen readings: the
     one door of the web page and the Python API. A Leiden text goes out as
@@ -125,8 +140,10 @@ def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt:
     (:func:`export_epidoc_edition`).
 
     Raises:
-        LeidenError: malformed Leiden; RequestError: unreadable EpiDoc (``E313``, ``E314``).
+        LeidenError: malformed Leiden; RequestError: unreadable EpiDoc (``E313``, ``E314``), a
+            reading for a gap of lost lines (``E326``).
     """
+    check_fillable(text, readings)
     if looks_like_xml(text):
         if fmt == "epidoc":
             as_leiden(text)  # the checks of a restore (E313, E314)
@@ -292,7 +309,14 @@ def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, ti
     edition.set(f"{{{XML_NS}}}lang", "grc")
     ab = etree.SubElement(edition, tei + "ab")
     _Writer(ab, model).write(segments, readings)
-    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True).decode("utf-8")
+    # indented outside the edition only: inside it, spaces between elements would be text
+    etree.indent(header, level=1)
+    header.tail = root.text = "\n  "
+    text_el = body.getparent()
+    text_el.tail, text_el.text, body.text, body.tail = "\n", "\n    ", "\n      ", "\n  "
+    edition.tail, ab.tail = "\n    ", "\n      "
+    edition.text = "\n        "
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8").decode("utf-8") + "\n"
 
 
 class _Writer:

@@ -14,6 +14,7 @@ Conventions understood (everything else is kept as text and left to the normalis
 ``[.?]``, ``[ca.?]``          papyri.info Leiden+: lost letters, number unknown (``Lacuna(None)``)
 ``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (``reason="illegible"``)
 ``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None, lines=3)``; ``lines=-1``: how many unknown)
+``.?lin``, ``.3lin``          Leiden+ illegible lines (``reason="illegible"``)
 ``α̣`` (U+0323 underdot)       ``Text(uncertain=True)``
 ``στρ(ατηγῷ)``                 expansion: ``Text(expansion=True)`` (read ``στρατηγῷ``; lines count ``στρ``)
 ``((denarius))``               symbol: dropped
@@ -84,6 +85,7 @@ _QUERIES = re.compile(r"\?+")
 _UNKNOWN_COUNT = re.compile(r"(?:ca\.?[ \t]*)?\.\?")  # Leiden+ '.?' / 'ca.?': a number unknown
 _ILLEGIBLE = re.compile(r"\.(?:(\d+)|\?)(?!lin)")  # Leiden+ '.3' / '.?' outside brackets
 _LOST_LINES = re.compile(r"lost\.(?:(\d+)|\?)lin\b")
+_ILLEGIBLE_LINES = re.compile(r"\.(?:(\d+)|\?)lin\b")
 _WHITESPACE = re.compile(r"\s+")
 # A run of characters none of which starts a convention (brackets, markers, dots, digits, 'c', 'v',
 # line breaks, the underdot): read in one step, so that parsing stays fast on long texts.
@@ -383,6 +385,12 @@ class _Parser:
 
     def illegible(self) -> bool:
         """Outside brackets, Leiden+ ``.3`` (three illegible letters) or ``.?``: a lacuna."""
+        lines = _ILLEGIBLE_LINES.match(self.text, self.i)
+        if lines and not (self.i > 0 and (self.text[self.i - 1].isalnum())):
+            count = self.number(lines.group(1), lines.start(1), lines.group(0)) if lines.group(1) else -1
+            self.emit_lacuna(Lacuna(None, reason="illegible", lines=count), lines.start(), lines.end())
+            self.i = lines.end()
+            return True
         m = _ILLEGIBLE.match(self.text, self.i)
         after_illegible = bool(self.gaps) and self.gaps[-1].end == self.i and self.gaps[-1].lacuna.reason == "illegible"
         if not m or (self.i > 0 and self.text[self.i - 1].isdigit() and not after_illegible):  # '.4.1': two

@@ -284,7 +284,7 @@ function render() {
   $("export-panel").hidden = false;
 }
 
-// The text as restored_leiden writes it: a picked reading as [reading], the model's as ⁅reading⁆
+// The text as restored_leiden writes it: a picked reading and the model's as ⁅reading⁆ (never the editor's [ ])
 // only where the server filled it (gap.filled: calibrated ≥ fill_threshold, known words, a gap of
 // given extent); any other gap stays as written.
 function renderText() {
@@ -307,7 +307,7 @@ function renderText() {
       title: `${originalMarker(gap)}: ${kind}. Go to the gap's candidates`,
       onclick: () => focusGap(gap.number),
     }, el("span", { class: "visually-hidden", text: "Gap " }), el("sup", { text: String(gap.number) }),
-    pinned ? `[${reading}]` : reading ? `⁅${reading}⁆` : el("span", { class: "empty", text: originalMarker(gap) })));
+    reading ? `⁅${reading}⁆` : el("span", { class: "empty", text: originalMarker(gap) })));
     at = gap.span[1];
   }
   box.append(text.slice(at));
