@@ -29,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from apollo_restore.data.document import Lacuna, to_leiden
-from apollo_restore.data.readers.typed import user_epidoc
+from apollo_restore.data.readers.typed import as_leiden, looks_like_xml, user_epidoc
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.presentation.labels import model_label
@@ -188,7 +188,9 @@ def create_app(
         """The text with the chosen readings filled in, each marked as a machine proposal:
         Leiden ``[αβγ]⁽ᵐ¹⁾`` plus an apparatus note, or EpiDoc
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
-        check_text(req.text, limits.request)
+        check_text(
+            as_leiden(req.text)[0] if looks_like_xml(req.text) else req.text, limits.request
+        )  # an EpiDoc file: its edition
         chosen = {n: MachineReading(n, t) for n, t in req.pins.items()}
         n_gaps = count_gaps(req.text)  # a Leiden text's, or an EpiDoc document's
         chosen.update({n: _machine_reading(n, c) for n, c in req.choices.items()})
