@@ -308,7 +308,10 @@ function renderText() {
       title: `${originalMarker(gap)}: ${kind}. Go to the gap's candidates`,
       onclick: () => focusGap(gap.number),
     }, el("span", { class: "visually-hidden", text: "Gap " }), el("sup", { text: String(gap.number) }),
-    reading ? `⁅${reading}⁆` : el("span", { class: "empty", text: originalMarker(gap) })));
+    ...(reading
+      ? [el("span", { class: "reading", text: `⁅${reading}⁆` }),
+        el("span", { class: "visually-hidden", text: pinned ? " (your pick, a machine reading)" : " (machine reading)" })]
+      : [el("span", { class: "empty", text: originalMarker(gap) })])));
     at = gap.span[1];
   }
   box.append(text.slice(at));
