@@ -126,6 +126,10 @@ class Errors:
         "[E314] {name}: {element} at line {line} {reason}; give the number of lost letters as a whole number "
         'from 1 to {limit}, or write extent="unknown"'
     )
+    E326 = (
+        "[E326] gap {gap} is {lines}, not letters: a reading of a few letters cannot stand for whole lines; "
+        "leave it open (a reading fills a gap of letters: [.5], [ca.5], [- - -], .3)"
+    )
     E317 = (
         "[E317] the model gave probabilities that are not finite numbers ({shown}): nothing is shown rather "
         "than readings in no order; the model folder's weights or settings overflow: check them, or use another"

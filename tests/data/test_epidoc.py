@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from apollo_restore.data.document import Lacuna, LineBreak, Supplied, Text, render
+from apollo_restore.data.document import Editorial, Lacuna, LineBreak, Supplied, Text, Vacat, render
 from apollo_restore.data.prepare import CorpusSpec, parse_corpus_rows
 from apollo_restore.data.readers.archive import SkipLog
 from apollo_restore.data.readers.epidoc import gap_segments, parse_epidoc_file
@@ -118,8 +118,9 @@ def _gap(**attrs: str) -> etree._Element:
         ({"reason": "lost", "extent": "unknown", "unit": "character"}, [Lacuna(None)]),
         ({"reason": "lost", "atLeast": "3", "atMost": "6", "unit": "character"}, [Lacuna(3, length_max=6)]),
         ({"reason": "lost", "quantity": "4", "unit": "character", "precision": "low"}, [Lacuna(4, approximate=True)]),
-        ({"reason": "lost", "extent": "unknown", "unit": "line"}, [Lacuna(None), LineBreak(False)]),
-        ({"reason": "illegible", "quantity": "2", "unit": "character"}, [Lacuna(2)]),
+        ({"reason": "lost", "extent": "unknown", "unit": "line"}, [Lacuna(None, lines=-1), LineBreak(False)]),
+        ({"reason": "lost", "quantity": "2", "unit": "line"}, [Lacuna(None, lines=2), LineBreak(False)]),
+        ({"reason": "illegible", "quantity": "2", "unit": "character"}, [Lacuna(2, reason="illegible")]),
         ({"reason": "omitted", "quantity": "2", "unit": "character"}, []),
     ],
 )
@@ -139,16 +140,24 @@ def _tei(edition: str, lang: str = 'xml:lang="grc"') -> bytes:
     [
         ('<supplied reason="lost">αβ</supplied>γ', [Supplied("αβ"), Text("γ")]),
         ('<supplied reason="lost" cert="low">αβ</supplied>γ', [Supplied("αβ"), Text("γ")]),
-        ('α<supplied reason="omitted">β</supplied>γ', [Text("αγ")]),
+        ('α<supplied reason="omitted">β</supplied>γ', [Text("α"), Editorial("β"), Text("γ")]),
         ('α<supplied reason="undefined">β</supplied>γ', [Text("αγ")]),
         ("<expan><abbr>στρ</abbr><ex>ατηγῷ</ex></expan> δ", [Text("στρ δ")]),
         ("<choice><reg>χάριν</reg><orig>χάρειν</orig></choice>", [Text("χάρειν")]),
         ("<choice><corr>ἔτους</corr><sic>ἔτυς</sic></choice>", [Text("ἔτυς")]),
-        ('α<del rend="erasure">β</del>γ', [Text("αγ")]),
-        ('α<add place="above">β</add>γ <surplus>δ</surplus>', [Text("αβγ δ")]),
+        ('α<del rend="erasure">β</del>γ', [Text("α"), Editorial("β", "deleted"), Text("γ")]),
+        (
+            'α<add place="above">β</add>γ <surplus>δ</surplus>',
+            [Text("α"), Text("β", mark="above"), Text("γ "), Text("δ", mark="surplus")],
+        ),
+        ('α<add place="below">β</add><add>γ</add>', [Text("α"), Text("β", mark="below"), Text("γ")]),
         ("<app><lem>α</lem><rdg>β</rdg></app>γ", [Text("αγ")]),
         ('<num value="3">γ</num> <hi rend="acute">ά</hi>', [Text("γ ά")]),
-        ('α<g type="stauros"/>β<note>editor</note>γ<space quantity="2" unit="character"/>δ', [Text("αβγδ")]),
+        (
+            'α<g type="stauros"/>β<note>editor</note>γ<space quantity="2" unit="character"/>δ',
+            [Text("αβγ"), Vacat(2), Text("δ")],
+        ),
+        ('α<lb n="2" type="inWord"/>β', [Text("α"), LineBreak(True), Text("β")]),
         ('α<lb n="2"/>β<lb n="3" break="no"/>γ', [Text("α"), LineBreak(False), Text("β"), LineBreak(True), Text("γ")]),
         ('αβ\n   <lb n="2" break="no"/>γ', [Text("αβ"), LineBreak(True), Text("γ")]),
         ('<unclear>α</unclear>β<milestone unit="block"/><handShift new="m2"/>', [Text("α", uncertain=True), Text("β")]),

@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Supplied, Text, render, to_leiden
+from apollo_restore.data.document import (
+    Document,
+    Editorial,
+    Lacuna,
+    LineBreak,
+    Supplied,
+    Text,
+    Vacat,
+    render,
+    to_leiden,
+)
 from apollo_restore.data.readers.leiden import find_gaps, parse_leiden, parse_leiden_with_gaps, tidy_segments
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import NO_HINT, Hint
@@ -49,16 +59,17 @@ CASES = [
     ("στρ(ατηγῷ) ἀρ(τάβας)", [T("στρ"), E("ατηγῷ"), T(" ἀρ"), E("τάβας")], "στρατηγωι αρταβας"),
     ("ἀπὸ(?) στρ(ατηγοῦ?)", [T("ἀπὸ στρ"), E("ατηγοῦ")], "απο στρατηγου"),
     ("δρ((δραχμαὶ)) ι", [T("δρ ι")], "δρ ι"),
-    ("αβ⟦γδ⟧ε", [T("αβε")], "αβε"),
-    ("αβ{γδ}ε", [T("αβγδε")], "αβγδε"),
-    ("αβ\\γδ/ε", [T("αβγδε")], "αβγδε"),
-    ("αβ<γδ>ε ⟨ζ⟩η", [T("αβε η")], "αβε η"),
+    ("αβ⟦γδ⟧ε", [T("αβ"), Editorial("γδ", "deleted"), T("ε")], "αβε"),
+    ("αβ{γδ}ε", [T("αβ"), Text("γδ", mark="surplus"), T("ε")], "αβγδε"),
+    ("αβ\\γδ/ε", [T("αβ"), Text("γδ", mark="above"), T("ε")], "αβγδε"),
+    ("αβ<γδ>ε ⟨ζ⟩η", [T("αβ"), Editorial("γδ"), T("ε "), Editorial("ζ"), T("η")], "αβε η"),
     ("1 αβγ\n2 δεζ", [T("αβγ"), BR, T("δεζ")], "αβγ δεζ"),
     ("5. αβγ\n10 δεζ\n", [T("αβγ"), BR, T("δεζ")], "αβγ δεζ"),
     ("ἔρχε-\nται", [T("ἔρχε"), BRW, T("ται")], "ερχεται"),
     ("ἔρχε=\n3 ται", [T("ἔρχε"), BRW, T("ται")], "ερχεται"),
     ("αβγ | δεζ", [T("αβγ"), BR, T("δεζ")], "αβγ δεζ"),
-    ("αβγ vac. δεζ vacat", [T("αβγ δεζ")], "αβγ δεζ"),
+    ("αβγ vac. δεζ vacat", [T("αβγ "), Vacat(), T(" δεζ"), Vacat()], "αβγ δεζ"),
+    ("αβγ vac.3 δεζ", [T("αβγ "), Vacat(3), T(" δεζ")], "αβγ δεζ"),
     ("[στρ(ατηγῷ)] αβ", [S("στρ"), E("ατηγῷ"), T(" αβ")], "στρατηγωι αβ"),
     ("[τῷ πα]-\nτρί", [S("τῷ πα"), BRW, T("τρί")], "τωι πατρι"),
     ("αβς [γ]", [T("αβς "), S("γ")], "αβς γ"),
@@ -213,10 +224,10 @@ def test_runs_of_dots_or_queries_are_capped_like_stated_lengths(text):
     [
         ("ἔτους [.?] Ἀντωνίνου", Lacuna(None), "[.?]"),
         ("ἔτους [ca.?] Ἀντωνίνου", Lacuna(None), "[ca.?]"),
-        ("ἔτους .3 Ἀντωνίνου", Lacuna(3), ".3"),
-        ("ἔτους .? Ἀντωνίνου", Lacuna(None), ".?"),
-        ("ἔτους\nlost.?lin\nἈντωνίνου", Lacuna(None), "lost.?lin"),
-        ("ἔτους\nlost.3lin\nἈντωνίνου", Lacuna(None), "lost.3lin"),
+        ("ἔτους .3 Ἀντωνίνου", Lacuna(3, reason="illegible"), ".3"),
+        ("ἔτους .? Ἀντωνίνου", Lacuna(None, reason="illegible"), ".?"),
+        ("ἔτους\nlost.?lin\nἈντωνίνου", Lacuna(None, lines=-1), "lost.?lin"),
+        ("ἔτους\nlost.3lin\nἈντωνίνου", Lacuna(None, lines=3), "lost.3lin"),
     ],
 )
 def test_leiden_plus_gap_conventions(leiden, lacuna, marker):

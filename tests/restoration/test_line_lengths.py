@@ -58,9 +58,10 @@ def test_an_estimate_that_contradicts_the_first_reading_says_so():
     )
 
 
-def test_the_epidoc_export_writes_the_estimate_at_low_precision():
+def test_the_epidoc_export_never_writes_the_estimate_as_the_editors_extent():
+    """Issue 51: the model's line-length estimate is not the editor's measurement."""
     from apollo_restore.web.export import export_epidoc
 
     xml = export_epidoc(TEXT, {}, "test")
-    assert '<gap reason="lost" unit="character" atLeast="10" atMost="11" precision="low"/>' in xml
-    assert 'extent="unknown"' in export_epidoc("κυρίου Τῦβι [---] ὁμολογῶ", {}, "test")  # no lines: nothing to say
+    assert '<gap reason="lost" unit="character" extent="unknown"/>' in xml
+    assert "atLeast" not in xml and "atMost" not in xml

@@ -74,9 +74,19 @@ def test_a_hint_given_for_an_unknown_extent_lets_it_be_filled():
     assert result.restored_leiden.count("⁅δεύτερον⁆") == 2
 
 
-def test_a_pinned_reading_is_the_callers_own():
+def test_a_pinned_reading_is_written_as_a_machine_reading():
+    """Issue 51: in the editor's [ ] a pin would read back as the editor's supplement (context)."""
     result = restore_text(Fixed(0.1), TEXT, pins={1: "καμηλον"}, k=2)
-    assert "σοι [καμηλον] θήλειαν" in result.restored_leiden and "[- - -]" in result.restored_leiden
+    assert "σοι ⁅καμηλον⁆ θήλειαν" in result.restored_leiden and "[- - -]" in result.restored_leiden
+    assert "[καμηλον]" not in result.restored_leiden
+
+
+def test_a_gap_of_lost_lines_takes_no_pin():
+    """Issue 51: a lost line is not filled by a few letters."""
+    from apollo_restore.errors import RequestError
+
+    with pytest.raises(RequestError, match=r"^\[E326\] gap 2 is 2 lost lines"):
+        restore_text(Fixed(0.1), "σοι [.7] θήλειαν\nlost.2lin\nκαὶ τὰ λοιπά", pins={2: "ταυτα"}, k=2)
 
 
 def test_the_threshold_is_what_the_shipped_calibration_measured():

@@ -101,7 +101,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
     else if (step === "restore") for (const fn of byId("restore").listeners.click) await fn();
     else if (step === "provenance") for (const fn of byId("provenance").listeners.click) await fn();
     else if (step === "open-epidoc") {
-      for (const fn of byId("epidoc-file").listeners.change) await fn({ target: { files: [{ name: "e.xml" }] } });
+      for (const fn of byId("epidoc-file").listeners.change) await fn({ target: { files: [{ name: "e.xml", text: async () => "<TEI/>" }] } });
     }
     for (let i = 0; i < 5; i++) await settle();
   }

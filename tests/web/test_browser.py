@@ -121,7 +121,8 @@ def test_browser_paste_restore_pick_export(server, browser, tmp_path):
     page.wait_for_selector("#gap-1 .badge.pinned")
     assert page.locator("#gap-1 .candidate[aria-pressed='true'] .reading").inner_text() == reading
     assert "pinned" in page.get_attribute("#mark-1", "class")
-    assert page.inner_text("#mark-1").endswith(f"[{reading}]")
+    assert page.inner_text("#mark-1 .reading") == f"⁅{reading}⁆"  # a pick is never the editor's [ ]
+    assert page.inner_text("#mark-1").endswith("(your pick, a machine reading)")  # in words, not colour alone
     after = page.text_content("#gap-2 details.context p")
     assert normalise(reading) in after and after != before  # the context the model saw is normalised
     assert page.locator("#gap-2 .candidate").count() >= 1

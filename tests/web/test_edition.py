@@ -45,7 +45,8 @@ def test_an_epidoc_document_exports_as_itself_with_the_readings_in_place(present
     assert same["content"] == xml
     filled = client.post("/api/export", json={"text": xml, "format": "epidoc", "pins": {"1": "καὶ"}}).json()
     assert '<supplied reason="lost" resp="#apollo-restore" cert="low">καὶ</supplied>' in filled["content"]
-    assert filled["content"].count("<gap ") == xml.count("<gap ") - 1
+    assert filled["content"].count("<gap ") == xml.count("<gap ")  # the filled one kept in the reading's note
+    assert "In place of the edition's lacuna: <gap " in filled["content"]
     leiden = client.post("/api/export", json={"text": xml, "pins": {"1": "καὶ"}}).json()["content"]
     assert "⁅καὶ⁆⁽ᵐ¹⁾" in leiden
 
@@ -86,3 +87,23 @@ def test_candidate_buttons_are_named_by_what_they_show_and_focus_returns_to_the_
     assert 'gap.filled ? "proposed" : "open"' in js  # a gap left open is not "proposed"
     css = (STATIC / "style.css").read_text(encoding="utf-8")
     assert "minmax(min(21rem, 100%), 1fr)" in css  # cards fit a 320 px screen
+
+
+def test_the_page_reads_an_epidoc_file_as_the_cli_does_and_exports_it_as_itself(presented_stub):
+    """Issue 51: the upload keeps the expansions (κιθῶ(να)), and the file, longer than a text the
+    page restores, goes out as itself byte for byte outside the filled gap."""
+    from pathlib import Path
+
+    from apollo_restore.data.readers.typed import as_leiden
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "idp-sample" / "DDB_EpiDoc_XML" / "p.oxy" / "p.oxy.2"
+    xml = (path / "p.oxy.2.298.xml").read_text(encoding="utf-8")
+    client = TestClient(create_app(presented_stub))
+    opened = client.post("/api/epidoc", files={"file": ("p.oxy.2.298.xml", xml.encode(), "text/xml")}).json()
+    assert opened["leiden"] == as_leiden(xml)[0] and "κιθῶ(να)" in opened["leiden"]
+    out = client.post("/api/export", json={"text": xml, "format": "epidoc", "pins": {"2": "καὶ"}})
+    assert out.status_code == 200, out.text
+    content = out.json()["content"]
+    assert content.startswith(xml[: xml.index("</titleStmt>")])  # the declaration and header as they were
+    assert content.endswith(xml[-200:]) and "<choice>" in content and "<app " in content
+    assert '<supplied reason="lost" resp="#apollo-restore" cert="low">καὶ</supplied>' in content

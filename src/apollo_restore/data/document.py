@@ -1,9 +1,15 @@
 """Documents as sequences of Leiden segments, and their renderings (docs/design.md, *Documents*, *Normalised text*).
 
-A :class:`Document` is what every corpus reader yields. Its ``segments`` keep the editorial
-distinctions (letters read, letters supplied by the editor, lost letters, line breaks), so one
-document can be rendered as training text, as the uncertain-excluded variant, as a list of
-supplied ("silver") spans, or as Leiden for display.
+A :class:`Document` is what every reader yields (Leiden, EpiDoc, Beta Code, the corpora). Its
+``segments`` keep the editorial distinctions: letters read (certain or not, abbreviated and
+expanded, surplus, added above or below the line), letters supplied by the editor, lost or
+illegible letters and lost lines with the extent the edition gives, letters the editor adds
+that the scribe omitted or the scribe deleted (:class:`Editorial`), blank space
+(:class:`Vacat`), line breaks (in a word or not). So one document can be rendered as training
+text, as the uncertain-excluded variant, as a list of supplied ("silver") spans, as Leiden for
+display (:func:`to_leiden`) or as EpiDoc (:mod:`apollo_restore.web.export`). What the model reads
+(:func:`render`) is the same whichever reader made the document: :class:`Editorial` and
+:class:`Vacat` render to nothing, surplus and added letters as letters.
 """
 
 from __future__ import annotations
@@ -34,6 +40,27 @@ class Text:
     text: str
     uncertain: bool = False
     expansion: bool = False
+    #: ``""``; ``"surplus"`` (``{αβ}``, ``<surplus>``); ``"above"`` / ``"below"``: added by the
+    #: scribe above or below the line (``\\αβ/``, ``<add place="above">``). Read as letters.
+    mark: str = ""
+
+
+@dataclass(frozen=True)
+class Editorial:
+    """Letters an edition prints that are not read as the text: ``kind`` ``"omitted"`` (the
+    editor adds what the scribe left out: ``<τῶν>``, ``<supplied reason="omitted">``) or
+    ``"deleted"`` (the scribe struck them out: ``⟦τῶν⟧``, ``<del>``). Never read by the model."""
+
+    text: str
+    kind: str = "omitted"
+
+
+@dataclass(frozen=True)
+class Vacat:
+    """Blank space left by the scribe (``vac.``, ``vac.3``, ``<space>``): ``quantity`` letters'
+    width, or ``None`` when the edition gives none. Renders to nothing."""
+
+    quantity: int | None = None
 
 
 @dataclass(frozen=True)
@@ -48,11 +75,22 @@ class Lacuna:
     """Lost text, not restored: ``length`` letters, or ``None`` for unknown extent.
 
     ``length_max`` is set for an estimated range (``[.5-8]``); ``approximate`` for ``ca.``.
+    ``reason``: ``"lost"`` (``[.3]``, ``<gap reason="lost">``) or ``"illegible"`` (Leiden+ ``.3``
+    outside brackets, ``<gap reason="illegible">``). ``lines`` is set for lost lines
+    (``lost.2lin``, ``<gap unit="line" quantity="2">``): ``-1`` when their number is not given;
+    their letters are then unknown (``length`` is ``None``), as for ``[- - -]``.
     """
 
     length: int | None
     length_max: int | None = None
     approximate: bool = False
+    reason: str = "lost"
+    lines: int | None = None
+
+    @property
+    def line_unit(self) -> bool:
+        """Whether the lacuna is of whole lines (``lost.2lin``, ``lost.?lin``)."""
+        return self.lines is not None
 
 
 @dataclass(frozen=True)
@@ -62,7 +100,7 @@ class LineBreak:
     in_word: bool = False
 
 
-Segment = Text | Supplied | Lacuna | LineBreak
+Segment = Text | Supplied | Lacuna | LineBreak | Editorial | Vacat
 
 
 @dataclass
@@ -107,8 +145,8 @@ def lacuna_length(value: str | None) -> tuple[int | None, str]:
 
 
 def same_kind(a: Text, b: Text) -> bool:
-    """Two letter runs that may join: equally certain, both expansions or neither."""
-    return a.uncertain == b.uncertain and a.expansion == b.expansion
+    """Two letter runs that may join: equally certain, both expansions or neither, one mark."""
+    return a.uncertain == b.uncertain and a.expansion == b.expansion and a.mark == b.mark
 
 
 def merge_texts(segments: list[Segment]) -> list[Segment]:
@@ -174,6 +212,18 @@ def _pieces(segments: list[Segment], uncertain_as_gap: bool) -> Iterator[tuple[s
             yield ("" if seg.in_word else " "), False
 
 
+def read_segments(segments: list[Segment]) -> list[Segment]:
+    """The segments as the model reads them: :class:`Editorial` and :class:`Vacat` left out,
+    surplus and added letters as plain letters, and the letter runs this leaves side by side
+    joined (so that the normaliser sees ``ἄνδρα <space/>.`` as ``ἄνδρα .``, one run)."""
+    read = [
+        replace(seg, mark="") if isinstance(seg, Text) and seg.mark else seg
+        for seg in segments
+        if not isinstance(seg, (Editorial, Vacat))
+    ]
+    return merge_texts(read)
+
+
 def render(doc: Document, uncertain_as_gap: bool = False) -> Rendering:
     """Training text of ``doc``: supplements in-filled, lacunae as ``-``×n or ``…``.
 
@@ -190,7 +240,7 @@ def render(doc: Document, uncertain_as_gap: bool = False) -> Rendering:
     out: list[str] = []
     supplied: list[tuple[int, int]] = []
     length = 0
-    for piece, is_supplied in _pieces(doc.segments, uncertain_as_gap):
+    for piece, is_supplied in _pieces(read_segments(doc.segments), uncertain_as_gap):
         # one space between words and one "· " per punctuation run across piece boundaries too
         drop, piece = seam(out[-1][-2:] if out else "", piece)
         if drop:
@@ -241,24 +291,62 @@ def to_leiden(segments: list[Segment]) -> str:
     passed through :func:`leiden_escape`, so that the result always parses back to the same
     letters and gaps."""
     out: list[str] = []
-    for seg in segments:
+    for k, seg in enumerate(segments):
         if isinstance(seg, Text):
             text = leiden_escape(seg.text)
             text = "".join(c + "\u0323" if c.isalpha() else c for c in text) if seg.uncertain else text
-            out.append(f"({text})" if seg.expansion and text.strip() else text)
+            if text.strip():
+                if seg.expansion:
+                    text = f"({text})"
+                elif seg.mark == "surplus":
+                    text = f"{{{text}}}"
+                elif seg.mark in ("above", "below"):  # Leiden's one mark for an addition: \αβ/
+                    text = f"\\{text}/"
+            out.append(text)
         elif isinstance(seg, Supplied):
             supplied = leiden_escape(seg.text)
             out.append(f"[{supplied}]" if supplied.strip() else supplied)
+        elif isinstance(seg, Editorial):
+            letters = leiden_escape(seg.text).strip()
+            if letters:
+                out.append(f"⟦{letters}⟧" if seg.kind == "deleted" else f"<{letters}>")
+        elif isinstance(seg, Vacat):
+            before = bool(out) and out[-1][-1:] not in ("", " ", "\n")
+            after = _starts_glued(segments[k + 1 :])
+            if not (before and after):  # inside a word, a vacat would split it: not written
+                written = f"vac.{seg.quantity}" if seg.quantity else "vac."
+                out.append((" " if before else "") + written + (" " if after else ""))
         elif isinstance(seg, Lacuna):
-            if seg.length is None:
-                out.append("[- - -]")
-            elif seg.length_max:
-                out.append(f"[.{seg.length}-{seg.length_max}]")
-            elif seg.approximate:
-                out.append(f"[ca.{seg.length}]")
-            else:
-                out.append(f"[.{seg.length}]")
+            out.append(lacuna_leiden(seg))
         elif isinstance(seg, LineBreak):
             glued = bool(out) and out[-1][-1:] not in ("", " ", "\n")
             out.append(("-\n" if glued else "=\n") if seg.in_word else "\n")  # a lone '-' would read as a gap
     return "".join(out)
+
+
+def _starts_glued(rest: list[Segment]) -> bool:
+    """Whether the letters after a point start at once (no space or line break between)."""
+    for seg in rest:
+        if isinstance(seg, (Text, Supplied)):
+            return bool(seg.text) and not seg.text[0].isspace()
+        if isinstance(seg, (Lacuna, LineBreak)):
+            return False
+    return False
+
+
+def lacuna_leiden(lacuna: Lacuna) -> str:
+    """A lacuna in Leiden: ``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``; illegible letters
+    ``.5`` / ``.?`` (Leiden+, outside brackets); lost lines ``lost.2lin`` / ``lost.?lin``. An
+    illegible lacuna of a range or a ``ca.`` extent is written as lost (Leiden+ has no such mark)."""
+    if lacuna.line_unit:
+        count = lacuna.lines if lacuna.lines and lacuna.lines > 0 else "?"
+        return f".{count}lin" if lacuna.reason == "illegible" else f"lost.{count}lin"
+    if lacuna.reason == "illegible" and not lacuna.length_max and not lacuna.approximate:
+        return f".{lacuna.length}" if lacuna.length else ".?"
+    if lacuna.length is None:
+        return "[- - -]"
+    if lacuna.length_max:
+        return f"[{'ca.' if lacuna.approximate else '.'}{lacuna.length}-{lacuna.length_max}]"
+    if lacuna.approximate:
+        return f"[ca.{lacuna.length}]"
+    return f"[.{lacuna.length}]"

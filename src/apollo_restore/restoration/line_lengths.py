@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text
+from apollo_restore.data.document import Editorial, Lacuna, LineBreak, Segment, Supplied, Text, Vacat
 from apollo_restore.data.normalise import letter_count, normalise
 from apollo_restore.hint import Hint
 
@@ -54,12 +54,13 @@ class LineEstimate:
 
 
 def lines_of(segments: list[Segment]) -> list[list[Segment]]:
-    """Segments split at line breaks (empty lines dropped)."""
+    """Segments split at line breaks (empty lines dropped; a blank space or the editor's
+    additions and the scribe's deletions, never read, make no line)."""
     lines: list[list[Segment]] = [[]]
     for seg in segments:
         if isinstance(seg, LineBreak):
             lines.append([])
-        else:
+        elif not isinstance(seg, (Editorial, Vacat)):
             lines[-1].append(seg)
     return [line for line in lines if line]
 

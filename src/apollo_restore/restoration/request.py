@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from apollo_restore.data.document import Document, Lacuna
+from apollo_restore.data.document import Document, Lacuna, read_segments
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.normalise import GREEK_LETTERS, fold, normalise_context
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
@@ -151,8 +151,21 @@ class RestoreRequest:
             hint = overrides[i] if i in overrides else hint_of(lacuna)
             hints[i] = check_hint(hint, i + 1, limits, markers[i].start if i < len(markers) else None)
         pins = {i: check_reading(value, i + 1, limits) for i, value in _by_gap(self.pins, len(lacunae), "E307")}
+        for i in pins:
+            check_letters_gap(lacunae[i], i + 1)
         warnings = greek_warnings(doc, limits)
         return RestoreRequest(self.text, hints, pins, k, self.should_stop, doc, markers, warnings, self.name)
+
+
+def check_letters_gap(lacuna: Lacuna, gap: int) -> None:
+    """A gap a reading may fill: letters, not lost lines (``lost.2lin``, ``<gap unit="line">``).
+
+    Raises:
+        RequestError: ``E326`` a gap of lost lines.
+    """
+    if lacuna.line_unit:
+        lines = f"{lacuna.lines} lost lines" if lacuna.lines and lacuna.lines > 0 else "lost lines"
+        raise RequestError("E326", gap=gap, lines=lines)
 
 
 def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tuple[int, Any]]:
@@ -341,11 +354,13 @@ def check_source(text: Any, limits: RequestLimits, name: str = "the text") -> st
     Raises:
         RequestError: as :func:`check_text`; ``E313`` unreadable EpiDoc.
     """
-    text = check_text(text, limits)
-    check_no_machine_reading(decoded(text))
+    if not isinstance(text, str):
+        raise RequestError("E310", name="text", expected="a string", value=type(text).__name__)
     leiden, _ = as_leiden(text, name)
+    check_text(leiden, limits)  # an EpiDoc file: its edition's length, not its header's
     if leiden is not text:
-        check_no_machine_reading(leiden)
+        check_characters(text)
+        check_no_machine_reading(decoded(text))
     return text
 
 
@@ -415,7 +430,7 @@ def _short_context_allowed(limits: RequestLimits) -> RequestLimits:
 
 def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:
     """The :func:`letter_warnings` of what the editor wrote and supplied (gap markers aside)."""
-    return letter_warnings((getattr(seg, "text", "") for seg in doc.segments), limits)
+    return letter_warnings((getattr(seg, "text", "") for seg in read_segments(doc.segments)), limits)
 
 
 def letter_warnings(texts: Iterable[str], limits: RequestLimits) -> list[str]:

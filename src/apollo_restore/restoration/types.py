@@ -129,8 +129,10 @@ class GapResult:
         return self.candidates[0].text if self.candidates else ""
 
     def fill(self, threshold: float = FILL_THRESHOLD) -> str | None:
-        """What the restored text writes for this gap: ``[pinned]`` (the caller's reading),
-        ``⁅reading⁆`` (the model's first reading in edition form) when that reading is
+        """What the restored text writes for this gap: ``⁅pinned⁆`` (the caller's reading, written
+        as a machine reading: the edition's ``[ ]`` are the editor's supplements, and read back a
+        pin must be a gap to restore again, not context), ``⁅reading⁆`` (the model's first
+        reading in edition form) when that reading is
         calibrated, at least ``threshold`` probable and makes only words the editions spell, and
         the gap's extent is given (a count or a range: a lost line or a gap of unknown extent is
         never filled); else ``None`` (the gap stays open)."""
@@ -143,7 +145,7 @@ class GapResult:
         """What :meth:`fill` writes, as a :class:`~apollo_restore.data.splice.Fill`: the letters
         and whether they are the machine's."""
         if self.pinned is not None:
-            return Fill(self.pinned, machine=False)
+            return Fill(self.pinned, machine=True)
         if not self.candidates or not self.hint.given:
             return None
         top = self.candidates[0]
@@ -199,11 +201,11 @@ class Restoration:
     @property
     def restored_leiden(self) -> str:
         """The input text as an edition would print it: each gap replaced by
-        :meth:`GapResult.fill` (a machine reading as ``⁅reading⁆``, a pinned one as
-        ``[reading]``) or left as written where no reading is likely enough, everything else
-        byte for byte as given (:func:`~apollo_restore.data.splice.splice`: a machine reading is
-        never written inside the editor's ``[ ]``, across line breaks too); the normalised
-        :attr:`restored_text` when gap positions are unknown."""
+        :meth:`GapResult.fill` (a machine reading or a pinned one as ``⁅reading⁆``) or left
+        as written where no reading is likely enough, everything else byte for byte as given
+        (:func:`~apollo_restore.data.splice.splice`: a machine reading is never written inside
+        the editor's ``[ ]``, across line breaks too); the normalised :attr:`restored_text`
+        when gap positions are unknown."""
         if not self.gaps or any(g.span is None for g in self.gaps):
             return self.restored_text
         fills = {k: f for k, gap in enumerate(self.gaps) if (f := gap.filling(self.fill_threshold)) is not None}

@@ -31,7 +31,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from apollo_restore.attribution.attribute import attribute as attribute_text
 from apollo_restore.data.document import Lacuna, to_leiden
-from apollo_restore.data.readers.epidoc import parse_epidoc_file
+from apollo_restore.data.readers.typed import user_epidoc
 from apollo_restore.errors import CorpusError, RequestError, RestoreStopped
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.presentation.labels import model_label
@@ -191,7 +191,7 @@ def create_app(
             raise ApiError.of(422, "W011", reason="the file is empty")
         name = _SAFE_NAME.sub("_", Path(file.filename or "upload.xml").name)[:80] or "upload.xml"
         try:
-            doc = parse_epidoc_file(content, name, "user", strict_lengths=True)
+            doc = user_epidoc(content, name)  # as every door reads one: expansions kept
         except CorpusError as err:  # malformed or an entity bomb: E313, as /api/restore and /api/export answer
             raise RequestError("E313", name=name, reason=err.reason) from None
         meta = {k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))}
@@ -203,7 +203,7 @@ def create_app(
         """The text with the chosen readings filled in, each marked as a machine proposal:
         Leiden ``[αβγ]⁽ᵐ¹⁾`` plus an apparatus note, or EpiDoc
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
-        check_source(req.text, limits.request)
+        check_source(req.text, limits.request)  # an EpiDoc file: its edition's length, marks decoded
         chosen = {n: MachineReading(n, t) for n, t in req.pins.items()}
         n_gaps = count_gaps(req.text)  # a Leiden text's, or an EpiDoc document's
         chosen.update({n: _machine_reading(n, c) for n, c in req.choices.items()})

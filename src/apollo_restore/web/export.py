@@ -40,18 +40,22 @@ convention editions use for alternative restorations::
 
 from __future__ import annotations
 
+import copy
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from xml.parsers.expat import ExpatError
 
 from lxml import etree
 
-from apollo_restore.data.document import Lacuna, LineBreak, Segment, Supplied, Text
-from apollo_restore.data.readers.epidoc import lacuna_elements, xml_parser
+from apollo_restore.data.document import Editorial, Lacuna, LineBreak, Segment, Supplied, Text, Vacat
+from apollo_restore.data.readers.epidoc import lacuna_elements, machine_holder, machine_original, xml_parser
 from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
 from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
 from apollo_restore.data.splice import Fill, splice
+from apollo_restore.data.xmlspans import element_spans, splice_bytes
 from apollo_restore.errors import RequestError
-from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
+from apollo_restore.restoration.request import check_letters_gap
 from apollo_restore.restoration.types import percent
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -115,6 +119,19 @@ def count_gaps(text: str) -> int:
     return len(find_gaps(as_leiden(text)[0] if looks_like_xml(text) else text))
 
 
+def check_fillable(text: str, gaps: Iterable[int]) -> None:
+    """Refuse a reading for a gap of lost lines (gap numbers from 1; those the text has not are
+    the caller's to refuse).
+
+    Raises:
+        RequestError: ``E326`` a gap of lost lines; LeidenError, RequestError: a text that cannot be read.
+    """
+    lacunae = [m.lacuna for m in find_gaps(as_leiden(text)[0] if looks_like_xml(text) else text)]
+    for n in gaps:
+        if 1 <= n <= len(lacunae):
+            check_letters_gap(lacunae[n - 1], n)
+
+
 def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt: str = "leiden") -> str:
     """``text`` exported in ``fmt`` (``"leiden"`` or ``"epidoc"``) with the chosen readings: the
     one door of the web page and the Python API. A Leiden text goes out as
@@ -123,8 +140,10 @@ def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt:
     (:func:`export_epidoc_edition`).
 
     Raises:
-        LeidenError: malformed Leiden; RequestError: unreadable EpiDoc (``E313``, ``E314``).
+        LeidenError: malformed Leiden; RequestError: unreadable EpiDoc (``E313``, ``E314``), a
+            reading for a gap of lost lines (``E326``).
     """
+    check_fillable(text, readings)
     if looks_like_xml(text):
         if fmt == "epidoc":
             as_leiden(text)  # the checks of a restore (E313, E314)
@@ -177,45 +196,76 @@ def export_epidoc_edition(xml: str, readings: dict[int, MachineReading], model: 
     the numbering of the Leiden text it is read as) becomes ``<supplied reason="lost"
     resp="#apollo-restore" cert="low">`` (with its ``<note>``, or an ``<app>`` with
     alternatives, as :func:`export_epidoc` writes them), its tail kept; the header's
-    ``<titleStmt>`` gains the ``<respStmt xml:id="apollo-restore">`` they point to. Every other
-    element of the edition is kept as it was; with no reading chosen the document itself is
-    returned, byte for byte.
+    ``<titleStmt>`` gains the ``<respStmt xml:id="apollo-restore">`` they point to. The
+    reading's ``<note>`` keeps the ``<gap>`` it fills, so that the file read back has the gap as
+    the editor gave it (a reading of an earlier export is replaced with its note). Every other
+    byte of the document is kept as it was (:mod:`~apollo_restore.data.xmlspans`: the
+    declaration, processing instructions, quoting, the header); with no reading chosen the
+    document itself is returned.
 
     Raises:
         RequestError: ``E313``: not well-formed XML or no Greek edition.
     """
     if not readings:
         return xml
+    data = xml.encode("utf-8")
     try:
-        tree = etree.ElementTree(etree.fromstring(xml.encode("utf-8"), parser=xml_parser()))
-    except etree.XMLSyntaxError as err:
+        root = etree.fromstring(data, parser=xml_parser())
+        spans = element_spans(data)
+    except (etree.XMLSyntaxError, ExpatError) as err:
         raise RequestError("E313", name="the text", reason=f"not well-formed XML: {err}") from None
-    root = tree.getroot()
     gaps = lacuna_elements(root)
     if not gaps:
         raise RequestError("E313", name="the text", reason="no Greek edition with a gap")
+    elements = [el for el in root.iter() if isinstance(el.tag, str)]
+    at = {el: k for k, el in enumerate(elements)}
     tei = f"{{{TEI_NS}}}"
+    default_tei = root.nsmap.get(None) == TEI_NS
+    edits: list[tuple[int, int, bytes]] = []
     for n, reading in sorted(readings.items()):
-        gap = gaps[n - 1]
-        parent, tail = gap.getparent(), gap.tail
-        holder = etree.Element(tei + "ab")
-        _Writer(holder, model).machine(reading)
-        at = parent.index(gap)
-        parent.remove(gap)
-        added = list(holder)
-        for k, element in enumerate(added):
-            parent.insert(at + k, element)
-        added[-1].tail = tail
+        original, replaced = _filled_span(gaps[n - 1])
+        holder = etree.Element(tei + "ab", nsmap={None: TEI_NS})
+        _Writer(holder, model).machine(reading, original)
+        new = b"".join(_fragment(el, default_tei) for el in holder)
+        edits.append((spans[at[replaced[0]]].start, spans[at[replaced[-1]]].end, new))
     title_stmt = root.find(f".//{tei}teiHeader/{tei}fileDesc/{tei}titleStmt")
     if title_stmt is not None and root.find(f".//{tei}respStmt[@{{{XML_NS}}}id='{RESP_ID}']") is None:
-        title_stmt.append(_resp_stmt(model))
-    return etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode("utf-8")
+        span = spans[at[title_stmt]]
+        if span.inner_end < span.end:  # before </titleStmt>
+            edits.append((span.inner_end, span.inner_end, _fragment(_resp_stmt(model), default_tei)))
+        else:  # <titleStmt/>: written again with its one child
+            title_stmt.append(_resp_stmt(model))
+            edits.append((span.start, span.end, _fragment(title_stmt, default_tei)))
+    return splice_bytes(data, edits).decode("utf-8")
+
+
+def _fragment(el: etree._Element, default_tei: bool) -> bytes:
+    """``el`` (no tail) as bytes to splice into a document whose default namespace is TEI's
+    (``default_tei``): without the namespace declaration it inherits there."""
+    out = etree.tostring(el, encoding="utf-8", with_tail=False)
+    return out.replace(f' xmlns="{TEI_NS}"'.encode(), b"", 1) if default_tei else out
+
+
+def _filled_span(el: etree._Element) -> tuple[etree._Element | None, list[etree._Element]]:
+    """``(the edition's <gap>, the elements a new reading replaces)`` for a lacuna element of
+    :func:`~apollo_restore.data.readers.epidoc.lacuna_elements`: a ``<gap>`` itself; a machine
+    reading of an earlier export, with its ``<app>`` and ``<note>`` (the note's ``<gap>``)."""
+    if el.tag != f"{{{TEI_NS}}}supplied":
+        return el, [el]
+    original = machine_original(el)
+    first = machine_holder(el)
+    span = [first]
+    note = first.getnext()
+    if note is not None and note.tag == f"{{{TEI_NS}}}note" and note.get("type") == "machine-proposal":
+        if not (first.tail or "").strip():
+            span.append(note)
+    return original, span
 
 
 def _resp_stmt(model: str) -> etree._Element:
     """The ``<respStmt xml:id="apollo-restore">`` that the machine readings' ``@resp`` names."""
     tei = f"{{{TEI_NS}}}"
-    resp_stmt = etree.Element(tei + "respStmt")
+    resp_stmt = etree.Element(tei + "respStmt", nsmap={None: TEI_NS})
     resp_stmt.set(f"{{{XML_NS}}}id", RESP_ID)
     etree.SubElement(resp_stmt, tei + "resp").text = (
         "Machine-proposed restorations: every supplied, app, lem and rdg element with resp='#apollo-restore' "
@@ -259,7 +309,14 @@ def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, ti
     edition.set(f"{{{XML_NS}}}lang", "grc")
     ab = etree.SubElement(edition, tei + "ab")
     _Writer(ab, model).write(segments, readings)
-    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True).decode("utf-8")
+    # indented outside the edition only: inside it, spaces between elements would be text
+    etree.indent(header, level=1)
+    header.tail = root.text = "\n  "
+    text_el = body.getparent()
+    text_el.tail, text_el.text, body.text, body.tail = "\n", "\n    ", "\n      ", "\n  "
+    edition.tail, ab.tail = "\n    ", "\n      "
+    edition.text = "\n        "
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8").decode("utf-8") + "\n"
 
 
 class _Writer:
@@ -269,8 +326,13 @@ class _Writer:
         self.ab, self.model, self.last = ab, model, None
         self.tei = f"{{{TEI_NS}}}"
 
-    def text(self, s: str) -> None:
-        if self.last is None:
+    def text(self, s: str, parent: etree._Element | None = None) -> None:
+        if parent is not None:  # inside an element being built (an <expan>)
+            if len(parent):
+                parent[-1].tail = (parent[-1].tail or "") + s
+            else:
+                parent.text = (parent.text or "") + s
+        elif self.last is None:
             self.ab.text = (self.ab.text or "") + s
         else:
             self.last.tail = (self.last.tail or "") + s
@@ -285,32 +347,71 @@ class _Writer:
             self.last = el
         return el
 
-    def machine(self, reading: MachineReading) -> None:
+    def machine(self, reading: MachineReading, original: etree._Element | None = None) -> None:
         """A machine reading: ``<supplied>``, or ``<app>`` with ``<lem>`` and one ``<rdg>`` per
-        alternative; then its ``<note>``."""
+        alternative; then its ``<note>``, which keeps the edition's ``<gap>`` (``original``) that
+        the reading fills, so that the file read back has the gap as the editor gave it."""
         mark = {"resp": f"#{RESP_ID}", "cert": "low"}
+        reason = "illegible" if original is not None and original.get("reason") == "illegible" else "lost"
         if not reading.alternatives:
-            self.element("supplied", reading.text, reason="lost", **mark)
+            self.element("supplied", reading.text, reason=reason, **mark)
         else:
             app = self.element("app", type="alternative", resp=f"#{RESP_ID}")
             for tag, text in [("lem", reading.text)] + [("rdg", a.text) for a in reading.alternatives]:
-                self.element("supplied", text, parent=self.element(tag, parent=app, **mark), reason="lost", **mark)
-        self.element("note", _note(self.model, reading), type="machine-proposal", resp=f"#{RESP_ID}")
+                self.element("supplied", text, parent=self.element(tag, parent=app, **mark), reason=reason, **mark)
+        note = self.element("note", _note(self.model, reading), type="machine-proposal", resp=f"#{RESP_ID}")
+        if original is not None:
+            note.text += " In place of the edition's lacuna: "
+            kept = copy.deepcopy(original)
+            kept.tail = None
+            note.append(kept)
+
+    def letters(self, seg: Text, parent: etree._Element | None = None) -> None:
+        """Letters read: plain, ``<unclear>``, ``<surplus>``, ``<add place>``, an ``<ex>``."""
+        if seg.expansion:
+            self.element("ex", seg.text, parent=parent)
+            return
+        holder = parent
+        if seg.mark == "surplus":
+            holder = self.element("surplus", parent=parent)
+        elif seg.mark in ("above", "below"):
+            holder = self.element("add", parent=parent, place=seg.mark)
+        if seg.uncertain:
+            self.element("unclear", seg.text, parent=holder)
+        elif holder is not None and holder is not parent:
+            holder.text = seg.text
+        else:
+            self.text(seg.text, parent)
+
+    def expan(self, parts: list[Text]) -> None:
+        """An abbreviation and its expansion: ``<expan><abbr>στρ</abbr><ex>ατηγῷ</ex></expan>``."""
+        expan = self.element("expan")
+        for part in parts:
+            if part.expansion:
+                self.letters(part, expan)
+            else:
+                self.letters(part, self.element("abbr", parent=expan))
 
     def write(self, segments: list[Segment], readings: dict[int, MachineReading]) -> None:
         self.element("lb", n="1")
-        estimates = line_estimates(segments)
         line = gap = 1
-        for seg in segments:
+        for item in _with_expansions(segments):
+            if isinstance(item, list):
+                self.expan(item)
+                continue
+            seg = item
             if isinstance(seg, Text):
-                if seg.expansion:
-                    self.element("ex", seg.text)
-                elif seg.uncertain:
-                    self.element("unclear", seg.text)
-                else:
-                    self.text(seg.text)
+                self.letters(seg)
             elif isinstance(seg, Supplied):
                 self.element("supplied", seg.text, reason="lost")
+            elif isinstance(seg, Editorial):
+                if seg.kind == "deleted":
+                    self.element("del", seg.text, rend="erasure")
+                else:
+                    self.element("supplied", seg.text, reason="omitted")
+            elif isinstance(seg, Vacat):
+                attrs = {"quantity": str(seg.quantity)} if seg.quantity else {"extent": "unknown"}
+                self.element("space", unit="character", **attrs)
             elif isinstance(seg, LineBreak):
                 line += 1
                 self.text("\n")
@@ -319,24 +420,64 @@ class _Writer:
             elif isinstance(seg, Lacuna):
                 reading = readings.get(gap)
                 gap += 1
+                original = etree.Element(self.tei + "gap", **gap_attrs(seg))
                 if reading is None:
-                    self.element("gap", **_gap_attrs(seg, estimates[gap - 2]))
+                    self.ab.append(original)
+                    self.last = original
                 else:
-                    self.machine(reading)
+                    self.machine(reading, original)
 
 
-def _gap_attrs(lacuna: Lacuna, estimate: LineEstimate | None = None) -> dict[str, str]:
-    """A ``<gap>``'s attributes; an unknown extent with a line-length ``estimate`` is written as
-    its range at low precision (``atLeast``, ``atMost``, ``precision="low"``)."""
-    attrs = {"reason": "lost", "unit": "character"}
-    if lacuna.length is None and estimate is not None:
-        attrs.update(atLeast=str(estimate.lo), atMost=str(estimate.hi), precision="low")
-    elif lacuna.length is None:
+_WORD_END = re.compile(r"(?:[^\W\d_]|[\u0300-\u036f])+$")
+_WORD_START = re.compile(r"^(?:[^\W\d_]|[\u0300-\u036f])+")
+
+
+def _with_expansions(segments: list[Segment]) -> list[Segment | list[Text]]:
+    """``segments`` with each expansion and the letters of its word around it (the abbreviation:
+    ``στρ`` of ``στρ(ατηγῷ)``, ``ῷ`` of ``στρ(ατηγ)ῷ``) gathered into one list, an ``<expan>``."""
+    out: list[Segment | list[Text]] = []
+    for seg in segments:
+        prev = out[-1] if out else None
+        if isinstance(seg, Text) and seg.expansion:
+            if isinstance(prev, list):
+                prev.append(seg)
+                continue
+            parts: list[Text] = [seg]
+            if isinstance(prev, Text) and not prev.expansion and not prev.mark:
+                m = _WORD_END.search(prev.text)
+                if m:
+                    out.pop()
+                    if m.start():
+                        out.append(replace(prev, text=prev.text[: m.start()]))
+                    parts.insert(0, replace(prev, text=m.group()))
+            out.append(parts)
+        elif isinstance(seg, Text) and isinstance(prev, list) and not seg.mark and _WORD_START.match(seg.text):
+            m = _WORD_START.match(seg.text)
+            prev.append(replace(seg, text=m.group()))  # type: ignore[union-attr]
+            if m.end() < len(seg.text):  # type: ignore[union-attr]
+                out.append(replace(seg, text=seg.text[m.end() :]))  # type: ignore[union-attr]
+        else:
+            out.append(seg)
+    return out
+
+
+def gap_attrs(lacuna: Lacuna) -> dict[str, str]:
+    """A ``<gap>``'s attributes: the extent exactly as the edition gave it (never an estimate)."""
+    attrs = {"reason": lacuna.reason}
+    if lacuna.line_unit:
+        attrs["unit"] = "line"
+        if lacuna.lines and lacuna.lines > 0:
+            attrs["quantity"] = str(lacuna.lines)
+        else:
+            attrs["extent"] = "unknown"
+        return attrs
+    attrs["unit"] = "character"
+    if lacuna.length is None:
         attrs["extent"] = "unknown"
     elif lacuna.length_max:
         attrs.update(atLeast=str(lacuna.length), atMost=str(lacuna.length_max))
     else:
         attrs["quantity"] = str(lacuna.length)
-        if lacuna.approximate:
-            attrs["precision"] = "low"
+    if lacuna.length is not None and lacuna.approximate:
+        attrs["precision"] = "low"
     return attrs

@@ -106,7 +106,7 @@ class RestorationOut(BaseModel):
     )
     restored_leiden: str = Field(
         description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` only where "
-        "`filled` (a pinned reading as `[reading]`); the other gaps stay as written."
+        "`filled`, and a pinned reading as `⁅reading⁆` too (never the editor's `[ ]`); the other gaps stay as written."
     )
     fill_threshold: float = Field(description="Least calibrated probability of a first reading written into it.")
     warnings: list[str] = Field(

@@ -9,20 +9,26 @@ Textparts in another language are left out.
 
 Element mapping (each rule is one branch of :func:`_walk`; tails are always kept):
 
-* ``supplied reason=lost`` (any ``cert``) → :class:`Supplied`; other reasons (omitted,
-  undefined, subaudible, explanation) → dropped, the scribe never wrote them;
-* ``gap reason=lost|illegible|ellipsis`` → :class:`Lacuna`: ``quantity`` → n letters,
-  ``atLeast``/``atMost`` → range, ``extent`` → unknown, ``precision=low`` → approximate,
-  ``unit=line`` → unknown plus a line break; ``reason=omitted`` → nothing;
+* ``supplied reason=lost`` (any ``cert``) → :class:`Supplied`; ``reason=omitted`` →
+  :class:`Editorial` ``omitted`` (never read: the scribe never wrote it); other reasons
+  (undefined, subaudible, explanation) → dropped;
+* ``supplied resp="#apollo-restore"`` (a machine reading this software exported) → the lacuna
+  it fills, as the edition gave it (the ``<gap>`` its ``<note type="machine-proposal">`` keeps;
+  older exports without one: as many letters as the reading);
+* ``gap reason=lost|illegible|ellipsis`` → :class:`Lacuna` (``reason`` illegible kept):
+  ``quantity`` → n letters, ``atLeast``/``atMost`` → range, ``extent`` → unknown,
+  ``precision=low`` → approximate, ``unit=line`` → lost lines (``lines``) plus a line break;
+  ``reason=omitted`` → nothing;
 * ``unclear`` → ``Text(uncertain=True)``; ``lb``/``cb`` → :class:`LineBreak`
-  (``break="no"`` → in-word);
+  (``break="no"`` and the older ``type="inWord"`` → in-word);
+* ``del`` → :class:`Editorial` ``deleted`` (never read); ``space`` → :class:`Vacat`;
+  ``surplus`` → ``Text(mark="surplus")``, ``add place=above|below`` → ``Text(mark=...)`` (read);
 * ``choice`` → ``orig`` or ``sic`` (never ``reg``/``corr``; a lone ``corr`` keeps its text,
   the only reading given); ``app`` → ``lem``; ``subst`` →
   its ``add``; ``expan``/``abbr``/``am`` → written letters only, ``ex`` dropped
   (kept, marked, for a user's text: ``expansions``);
-* ``del``, ``g``, ``note``, ``handShift``, ``milestone``, ``figure``, ``certainty``, ``desc``,
-  ``space``, ... → dropped; ``add``, ``surplus``, ``num``, ``hi``, ``w``, names and any other
-  element → their text.
+* ``g``, ``note``, ``handShift``, ``milestone``, ``figure``, ``certainty``, ``desc``, ... →
+  dropped; other ``add``, ``num``, ``hi``, ``w``, names and any other element → their text.
 
 Metadata: ``tm`` (``<idno type="TM">``), ``date`` (year from ``origDate`` ``@when`` or the middle
 of ``@notBefore``/``@notAfter``, negative BC; also ``date_min``/``date_max``), ``place``
@@ -33,17 +39,20 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 
 from lxml import etree
 
 from apollo_restore.data.document import (
     MAX_LACUNA_LETTERS,
     Document,
+    Editorial,
     Lacuna,
     LineBreak,
     Segment,
     Supplied,
     Text,
+    Vacat,
     lacuna_length,
 )
 from apollo_restore.data.readers.leiden import tidy_segments
@@ -64,8 +73,8 @@ IGNORED_SUBTYPES = frozenset({"transcription_segmented", "simple-lemmatized", "t
 
 _SKIPPED_TAGS = frozenset(
     {
-        "del", "ex", "g", "note", "handShift", "milestone", "figure", "figDesc", "certainty", "desc",
-        "space", "link", "join", "height", "width", "head", "bibl", "ref", "fw", "label",
+        "ex", "g", "note", "handShift", "milestone", "figure", "figDesc", "certainty", "desc",
+        "link", "join", "height", "width", "head", "bibl", "ref", "fw", "label",
         "rdg", "gloss", "witDetail", "listBibl",
     }
 )  # fmt: skip
@@ -283,13 +292,29 @@ def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = Fal
         return
     if tag == "supplied":
         if el.get("resp") == MACHINE_RESP:
-            # a reading proposed by this software and exported by its web page: never an
-            # editor's supplement, so it is read back as the lacuna it fills
-            out.append(Lacuna(sum(ch.isalpha() for ch in "".join(el.itertext())) or None))
+            # a reading proposed by this software and exported by it: never an editor's
+            # supplement, so it is read back as the lacuna it fills, as the edition gave it
+            original = machine_original(el)
+            found = gap_segments(original) if original is not None else []
+            out.extend(found or [Lacuna(sum(ch.isalpha() for ch in "".join(el.itertext())) or None)])
             if gaps is not None:
                 gaps.append(el)
         elif (el.get("reason") or "") in _SUPPLIED_REASONS:
             _walk_children(el, out, "supplied", keep_ex, gaps)
+        elif el.get("reason") == "omitted":
+            _editorial(el, out, "omitted")
+        return
+    if tag == "del":
+        _editorial(el, out, "deleted")
+        return
+    if tag == "space":
+        out.append(Vacat(_int(el.get("quantity")) if (el.get("unit") or "character").startswith("char") else None))
+        return
+    if tag == "surplus" or (tag == "add" and el.get("place") in ("above", "below")):
+        marked: list[Segment] = []
+        _walk_children(el, marked, mode, keep_ex, gaps)
+        mark = "surplus" if tag == "surplus" else el.get("place")
+        out.extend(replace(s, mark=mark) if isinstance(s, Text) and not s.expansion else s for s in marked)
         return
     if tag == "gap":
         found = gap_segments(el)
@@ -301,7 +326,7 @@ def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = Fal
         _walk_children(el, out, "supplied" if mode == "supplied" else "uncertain", keep_ex, gaps)
         return
     if tag in ("lb", "cb"):
-        out.append(LineBreak(in_word=el.get("break") == "no"))
+        out.append(LineBreak(in_word=el.get("break") == "no" or el.get("type") == "inWord"))
         return
     if tag == "choice":
         picked = _pick(el, ("orig", "sic"), ("reg", "corr"))
@@ -320,6 +345,49 @@ def _walk(el: etree._Element, out: list[Segment], mode: str, keep_ex: bool = Fal
         return
     # add, surplus, num, hi, expan, abbr, am, w, names, seg, foreign, orig, sic ...: their text
     _walk_children(el, out, mode, keep_ex, gaps)
+
+
+def _editorial(el: etree._Element, out: list[Segment], kind: str) -> None:
+    """An editor's addition or a scribe's deletion: its letters kept (never read; notes and
+    other skipped elements aside), a line break inside it read as a space, as the corpus has
+    always been read (the line it ends is not counted)."""
+    letters = _collapse("".join(_letters_of(el)))
+    if letters:
+        out.append(Editorial(letters, kind))
+
+
+def _letters_of(el: etree._Element) -> list[str]:
+    """The text of ``el`` and its children, skipped elements left out, ``<lb>`` as a space."""
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str):
+            tag = child.tag[len(TEI) :] if child.tag.startswith(TEI) else child.tag
+            if tag in ("lb", "cb"):
+                parts.append(" ")
+            elif tag not in _SKIPPED_TAGS:
+                parts += _letters_of(child)
+        parts.append(child.tail or "")
+    return parts
+
+
+def machine_holder(el: etree._Element) -> etree._Element:
+    """The element a machine reading stands as: its ``<app resp="#apollo-restore">`` when it is
+    one of that app's readings (a reading exported with alternatives), else itself."""
+    parent = el.getparent()
+    app = parent.getparent() if parent is not None and parent.tag in (f"{TEI}lem", f"{TEI}rdg") else None
+    return app if app is not None and app.get("resp") == MACHINE_RESP else el
+
+
+def machine_original(el: etree._Element) -> etree._Element | None:
+    """The edition's ``<gap>`` that a machine reading (``<supplied resp="#apollo-restore">``)
+    fills: kept in the ``<note type="machine-proposal">`` after the reading (or after its
+    ``<app>``); ``None`` for an export that kept none."""
+    note = machine_holder(el).getnext()
+    while note is not None and not isinstance(note.tag, str):
+        note = note.getnext()
+    if note is None or note.tag != f"{TEI}note" or note.get("type") != "machine-proposal":
+        return None
+    return note.find(f"{TEI}gap")
 
 
 def lacuna_elements(root: etree._Element) -> list[etree._Element]:
@@ -387,14 +455,16 @@ def gap_segments(el: etree._Element) -> list[Segment]:
     if reason not in _LACUNA_REASONS:
         return []  # omitted by the scribe: nothing is lost
     unit = (el.get("unit") or "").strip()
+    reason = "illegible" if reason == "illegible" else "lost"
     if unit in _LINE_UNITS:
-        return [Lacuna(None), LineBreak(False)]
+        lines = _int(el.get("quantity"))
+        return [Lacuna(None, reason=reason, lines=lines or -1), LineBreak(False)]
     if unit.startswith("char") or not unit:
         quantity = _int(el.get("quantity"))
         lo, hi = _int(el.get("atLeast")), _int(el.get("atMost"))
         approximate = el.get("precision") == "low"
         if quantity is not None:
-            return [Lacuna(quantity, approximate=approximate)]
+            return [Lacuna(quantity, approximate=approximate, reason=reason)]
         if lo is not None and hi is not None and lo <= hi:
-            return [Lacuna(lo, length_max=hi if hi > lo else None, approximate=approximate)]
-    return [Lacuna(None)]
+            return [Lacuna(lo, length_max=hi if hi > lo else None, approximate=approximate, reason=reason)]
+    return [Lacuna(None, reason=reason)]

@@ -12,17 +12,18 @@ Conventions understood (everything else is kept as text and left to the normalis
 ``[αβ .3]``, ``[αβ- - -]``    supplements and lacunae mixed inside one bracket
 ``???``                       one lost letter per ``?`` (Ithaca style)
 ``[.?]``, ``[ca.?]``          papyri.info Leiden+: lost letters, number unknown (``Lacuna(None)``)
-``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (a lacuna to fill)
-``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None)``)
+``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (``reason="illegible"``)
+``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None, lines=3)``; ``lines=-1``: how many unknown)
+``.?lin``, ``.3lin``          Leiden+ illegible lines (``reason="illegible"``)
 ``α̣`` (U+0323 underdot)       ``Text(uncertain=True)``
 ``στρ(ατηγῷ)``                 expansion: ``Text(expansion=True)`` (read ``στρατηγῷ``; lines count ``στρ``)
 ``((denarius))``               symbol: dropped
-``⟦αβ⟧``                      deletion: dropped
-``{αβ}``, ``\\αβ/``            surplus, addition above the line: kept as text
-``<αβ>``, ``⟨αβ⟩``            editorial addition (not written): dropped
+``⟦αβ⟧``                      deletion: ``Editorial(kind="deleted")`` (not read)
+``{αβ}``, ``\\αβ/``            surplus, addition above the line: ``Text(mark="surplus"|"above")`` (read)
+``<αβ>``, ``⟨αβ⟩``            editorial addition (not written): ``Editorial(kind="omitted")`` (not read)
 ``1 ``, ``5.`` at line start  line numbers: dropped
 newline, ``|``, stray ``/``   :class:`LineBreak`; ``-`` or ``=`` before a newline: in-word break
-``vac.``, ``vacat``           dropped
+``vac.``, ``vacat``, ``vac.3``  :class:`Vacat` (not read)
 ============================  =================================================
 
 Invisible characters are read as absent (:class:`~apollo_restore.data.visible.Visible`): format
@@ -46,7 +47,18 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
-from apollo_restore.data.document import Document, Lacuna, LineBreak, Segment, Supplied, Text, merge_texts, same_kind
+from apollo_restore.data.document import (
+    Document,
+    Editorial,
+    Lacuna,
+    LineBreak,
+    Segment,
+    Supplied,
+    Text,
+    Vacat,
+    merge_texts,
+    same_kind,
+)
 from apollo_restore.data.visible import Visible
 from apollo_restore.errors import Errors, LeidenError
 from apollo_restore.hint import NO_HINT, Hint
@@ -72,14 +84,15 @@ _DASH_RUN = re.compile(r"[-\u2013\u2014](?:[ \t]*[-\u2013\u2014])*")
 _QUERIES = re.compile(r"\?+")
 _UNKNOWN_COUNT = re.compile(r"(?:ca\.?[ \t]*)?\.\?")  # Leiden+ '.?' / 'ca.?': a number unknown
 _ILLEGIBLE = re.compile(r"\.(?:(\d+)|\?)(?!lin)")  # Leiden+ '.3' / '.?' outside brackets
-_LOST_LINES = re.compile(r"lost\.(?:\d+|\?)lin\b")
+_LOST_LINES = re.compile(r"lost\.(?:(\d+)|\?)lin\b")
+_ILLEGIBLE_LINES = re.compile(r"\.(?:(\d+)|\?)lin\b")
 _WHITESPACE = re.compile(r"\s+")
 # A run of characters none of which starts a convention (brackets, markers, dots, digits, 'c', 'v',
 # line breaks, the underdot): read in one step, so that parsing stays fast on long texts.
 _PLAIN_RUN = re.compile(
     r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\d.cvV\[\](){}<>⟦⟧⟨⟩〈〉\\/|‖?=…\u2013\u2014\u0323⸢⸣⌜⌝⸤⸥-]+"
 )
-_VACAT = re.compile(r"vac(?:at|\.)?(?:[ \t]*\d+|[ \t]*\?)?(?![^\W\d_])", re.IGNORECASE)
+_VACAT = re.compile(r"vac(?:at|\.)?(?:[ \t]*(\d+)|[ \t]*\?)?(?![^\W\d_])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -215,7 +228,8 @@ class _Parser:
             if s.strip():
                 self.square_letters = True
         else:
-            self.segments.append(Text(s, uncertain))
+            mark = "surplus" if self.curly is not None else "above" if self.addition is not None else ""
+            self.segments.append(Text(s, uncertain, mark=mark))
 
     def emit_lacuna(self, lacuna: Lacuna, start: int, end: int) -> None:
         self.segments.append(lacuna)
@@ -371,20 +385,28 @@ class _Parser:
 
     def illegible(self) -> bool:
         """Outside brackets, Leiden+ ``.3`` (three illegible letters) or ``.?``: a lacuna."""
+        lines = _ILLEGIBLE_LINES.match(self.text, self.i)
+        if lines and not (self.i > 0 and (self.text[self.i - 1].isalnum())):
+            count = self.number(lines.group(1), lines.start(1), lines.group(0)) if lines.group(1) else -1
+            self.emit_lacuna(Lacuna(None, reason="illegible", lines=count), lines.start(), lines.end())
+            self.i = lines.end()
+            return True
         m = _ILLEGIBLE.match(self.text, self.i)
-        if not m or (self.i > 0 and self.text[self.i - 1].isdigit()):
+        after_illegible = bool(self.gaps) and self.gaps[-1].end == self.i and self.gaps[-1].lacuna.reason == "illegible"
+        if not m or (self.i > 0 and self.text[self.i - 1].isdigit() and not after_illegible):  # '.4.1': two
             return False
         length = self.number(m.group(1), m.start(1), m.group(0)) if m.group(1) else None
-        self.emit_lacuna(Lacuna(length), m.start(), m.end())
+        self.emit_lacuna(Lacuna(length, reason="illegible"), m.start(), m.end())
         self.i = m.end()
         return True
 
     def lost_lines(self) -> bool:
-        """Leiden+ ``lost.?lin`` / ``lost.3lin``: lost text of unknown extent."""
+        """Leiden+ ``lost.?lin`` / ``lost.3lin``: lost lines, their letters of unknown extent."""
         m = _LOST_LINES.match(self.text, self.i)
         if not m or (self.i > 0 and self.text[self.i - 1].isalpha()):
             return False
-        self.emit_lacuna(Lacuna(None), m.start(), m.end())
+        lines = self.number(m.group(1), m.start(1), m.group(0)) if m.group(1) else -1
+        self.emit_lacuna(Lacuna(None, lines=lines), m.start(), m.end())
         self.i = m.end()
         return True
 
@@ -392,6 +414,7 @@ class _Parser:
         m = _VACAT.match(self.text, self.i)
         if not m or (self.i > 0 and self.text[self.i - 1].isalpha()):
             return False
+        self.segments.append(Vacat(int(m.group(1)) if m.group(1) and len(m.group(1)) <= 6 else None))
         self.i = m.end()
         return True
 
@@ -446,9 +469,12 @@ class _Parser:
         inner = text[start + len(opener) : j]
         if opener == "(" and closer == ")" and "(" in inner:
             raise self.nested("(", start + len(opener) + inner.index("("), start)
-        for ch in inner:
-            if ch in _NEWLINES:
+        kind = "deleted" if opener == "⟦" else "omitted" if opener in "<⟨〈" else ""
+        for k, part in enumerate(re.split(r"\r\n|[\n\r\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e]", inner)):
+            if k:
                 self.segments.append(LineBreak(False))
+            if kind and part.strip():
+                self.segments.append(Editorial(part.strip(), kind))
         self.i = j + len(closer)
 
     def lacuna_spec(self) -> bool:
@@ -500,17 +526,43 @@ class _Parser:
         return value
 
 
+#: Segments a reader keeps but the model never reads: no letters, no line.
+_UNREAD = (Editorial, Vacat)
+
+
+def _blank(seg: Segment) -> bool:
+    """A segment that is never read (:data:`_UNREAD`), or spaces alone (left apart from their
+    neighbours by one that is never read)."""
+    return isinstance(seg, _UNREAD) or (isinstance(seg, Text) and not seg.text.strip(" "))
+
+
+def _after_supplements(segments: list[Segment]) -> list[Segment]:
+    """A blank space or an editor's mark inside a supplement (``<supplied>αβ <space/> γδ</supplied>``)
+    moved after it, so that the supplement stays one (as the model has always read it)."""
+    out: list[Segment] = []
+    held: list[Segment] = []
+    for seg in segments:
+        if isinstance(seg, _UNREAD) and (held or (out and isinstance(out[-1], Supplied))):
+            held.append(seg)
+            continue
+        if held and not isinstance(seg, Supplied):
+            out += held
+            held = []
+        out.append(seg)
+    return out + held
+
+
 def tidy_segments(segments: list[Segment]) -> list[Segment]:
     """Canonical form of a segment list, shared by the readers.
 
     Spaces at the edges of a supplement move out into the text around it; whitespace runs
     become one space; neighbours of one kind merge (:func:`merge_texts`); repeated plain line
-    breaks become one; spaces touching a line break or an end of the text, and line breaks at
-    either end, are dropped (``render`` would ignore them; for in-word breaks they would
-    split the word).
+    breaks become one; spaces touching a line break or an end of the text (across a blank
+    space or an editor's mark), and line breaks at either end, are dropped (``render`` would
+    ignore them; for in-word breaks they would split the word).
     """
     split: list[Segment] = []
-    for seg in merge_texts(segments):
+    for seg in merge_texts(_after_supplements(segments)):
         if isinstance(seg, (Text, Supplied)):
             s = _WHITESPACE.sub(" ", seg.text)
             if isinstance(seg, Supplied):
@@ -534,8 +586,9 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
     out: list[Segment] = []
     for k, seg in enumerate(merged):
         if isinstance(seg, (Text, Supplied)):
-            prev = out[-1] if out else None
-            nxt = merged[k + 1] if k + 1 < len(merged) else None
+            # what a blank space or an editor's mark (never read) stands between does not count
+            prev = next((p for p in reversed(out) if not _blank(p)), None)
+            nxt = next((merged[j] for j in range(k + 1, len(merged)) if not _blank(merged[j])), None)
             s = seg.text
             if prev is None or isinstance(prev, LineBreak) or (not s.strip() and isinstance(nxt, LineBreak)):
                 s = s.lstrip(" ")
@@ -543,7 +596,7 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
                 s = s.rstrip(" ")
             if not s:
                 continue
-            if isinstance(seg, Text) and isinstance(prev, Text) and same_kind(prev, seg):
+            if isinstance(seg, Text) and out and out[-1] is prev and isinstance(prev, Text) and same_kind(prev, seg):
                 out[-1] = replace(seg, text=prev.text + s)  # neighbours again after a drop
             else:
                 out.append(replace(seg, text=s))

@@ -32,7 +32,7 @@ from typing import Literal
 
 from betacode.conv import beta_to_uni
 
-from apollo_restore.data.document import to_leiden
+from apollo_restore.data.document import Document, to_leiden
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.errors import CorpusError, RequestError
 
@@ -76,15 +76,26 @@ def betacode_to_greek(text: str) -> str:
     return _TOKEN.sub(convert, text)
 
 
+def user_epidoc(content: bytes, name: str) -> Document:
+    """A scholar's EpiDoc file as a :class:`Document`, read as every door reads one (the CLI,
+    Python, the page's *Open*): expansions kept, a ``<gap>`` length that is no count refused.
+
+    Raises:
+        CorpusError: not well-formed, no (Greek) edition, or an edition without text.
+        RequestError: ``E314``: a ``<gap>`` length that is no count of letters (``quantity="-4"``).
+    """
+    return parse_epidoc_file(content, name, "user", expansions=True, strict_lengths=True)
+
+
 def epidoc_to_leiden(text: str, name: str = "the text") -> str:
-    """The Greek edition of an EpiDoc document as Leiden text.
+    """The Greek edition of an EpiDoc document as Leiden text (:func:`user_epidoc`).
 
     Raises:
         RequestError: ``E313``: not well-formed XML, no (Greek) edition, or an edition without text;
             ``E314``: a ``<gap>`` length that is no count of letters (``quantity="-4"``).
     """
     try:
-        doc = parse_epidoc_file(text.encode("utf-8"), name, "user", expansions=True, strict_lengths=True)
+        doc = user_epidoc(text.encode("utf-8"), name)
     except CorpusError as err:
         raise RequestError("E313", name=name, reason=err.reason) from None
     return to_leiden(doc.segments)

@@ -4,6 +4,7 @@
 
 const state = {
   text: "",          // the text of the last restoration
+  source: null,      // an opened EpiDoc file: {xml, leiden}; exported as itself while its Leiden is the text
   // every map below is keyed by the gap's number, counted from 1, as the page shows it and the API takes it
   hints: {},         // gap number -> null | n | [lo, hi] (overrides the text's hint)
   pins: {},          // gap number -> reading picked by the user
@@ -284,7 +285,7 @@ function render() {
   $("export-panel").hidden = false;
 }
 
-// The text as restored_leiden writes it: a picked reading as [reading], the model's as ⁅reading⁆
+// The text as restored_leiden writes it: a picked reading and the model's as ⁅reading⁆ (never the editor's [ ])
 // only where the server filled it (gap.filled: calibrated ≥ fill_threshold, known words, a gap of
 // given extent); any other gap stays as written.
 function renderText() {
@@ -307,7 +308,10 @@ function renderText() {
       title: `${originalMarker(gap)}: ${kind}. Go to the gap's candidates`,
       onclick: () => focusGap(gap.number),
     }, el("span", { class: "visually-hidden", text: "Gap " }), el("sup", { text: String(gap.number) }),
-    pinned ? `[${reading}]` : reading ? `⁅${reading}⁆` : el("span", { class: "empty", text: originalMarker(gap) })));
+    ...(reading
+      ? [el("span", { class: "reading", text: `⁅${reading}⁆` }),
+        el("span", { class: "visually-hidden", text: pinned ? " (your pick, a machine reading)" : " (machine reading)" })]
+      : [el("span", { class: "empty", text: originalMarker(gap) })])));
     at = gap.span[1];
   }
   box.append(text.slice(at));
@@ -529,6 +533,7 @@ async function openEpidoc(file) {
     const form = new FormData();
     form.append("file", file);
     const doc = await api("/api/epidoc", form, true);
+    state.source = { xml: await file.text(), leiden: doc.leiden };
     $("leiden").value = doc.leiden;
     describeText();
     clearResults();  // the previous text's restoration and provenance are not this file's
@@ -563,7 +568,10 @@ async function exportAs(format) {
   }
   clearError();
   try {
-    const out = await api("/api/export", { text: state.text, choices, format });
+    // an opened EpiDoc file goes out as itself, its readings in place (the server numbers its gaps
+    // as the Leiden it was read as), not rebuilt from that Leiden
+    const source = state.source && state.source.leiden === state.text ? state.source.xml : state.text;
+    const out = await api("/api/export", { text: source, choices, format });
     $("export-result").hidden = false;
     $("export-output").value = out.content;
     const link = $("export-download");
