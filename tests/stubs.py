@@ -14,6 +14,7 @@ back, knows the answers) stays beside its test.
 from __future__ import annotations
 
 import copy
+import threading
 import time
 
 from apollo_restore.hint import NO_HINT
@@ -52,10 +53,12 @@ class FixedReadings:
             self.kind = kind
         self.calls = 0
         self.seen: list[tuple[str, str]] = []
+        self._lock = threading.Lock()  # the web serves gaps from several threads
 
     def candidates(self, prefix, suffix, hint=NO_HINT, k=None) -> list[Candidate]:
-        self.calls += 1
-        self.seen.append((prefix, suffix))
+        with self._lock:
+            self.calls += 1
+            self.seen.append((prefix, suffix))
         if self.seconds:
             time.sleep(self.seconds)
         return self._pool()[: k or self.config.k]
