@@ -19,7 +19,6 @@ from typer.testing import CliRunner
 from apollo_restore import __version__
 from apollo_restore.cli.app import app
 from apollo_restore.cli.restore import probability_files
-from apollo_restore.config import load_config
 from apollo_restore.data.formats import read_gapset, read_predictions
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.errors import FormatError
@@ -27,14 +26,12 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.schema.training import SettingError, check_probe_setting
 from apollo_restore.train.loop import TrainConfig
-from apollo_restore.train.probe import DEFAULT_SETTINGS, setting_config
+from apollo_restore.train.probe import setting_config
 
 from ..gapfiles import gap as gap_row
 from ..gapfiles import write_gaps
 from .test_evaluate_doors import evaluate, gap, prediction
 from .test_predict_doors import Reading, lines, predict
-
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 # -- evaluate: predictions for ids that are no gap -------------------------------------------
 
@@ -155,14 +152,6 @@ def test_a_probe_setting_out_of_its_bounds_is_E602_before_any_step(tiny_prepared
 def test_probe_seconds_are_bounded(tmp_path, seconds, cli_error):
     done = CliRunner().invoke(app, ["train", f"out={tmp_path / 'run'}", "--probe", seconds])
     assert done.exit_code == 2 and "--probe" in cli_error(done)
-
-
-@pytest.mark.parametrize("name", ["default_cpu", "default_cpu_middle", "gpu_medium", "gpu_large", "gpu_distill"])
-def test_the_shipped_training_configs_are_within_the_bounds(name):
-    cfg = TrainConfig.from_dict(load_config(CONFIGS / f"{name}.yaml", [], TrainConfig))
-    check_probe_setting(cfg)
-    for setting in DEFAULT_SETTINGS:
-        setting_config(cfg, setting)
 
 
 def test_the_largest_settings_a_gpu_run_uses_are_within_the_bounds(tmp_path):

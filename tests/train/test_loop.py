@@ -218,13 +218,6 @@ def test_schedule_warmup_then_cosine():
     assert all(lr_at(s, 1.0, 0.1, 10, 100) >= lr_at(s + 1, 1.0, 0.1, 10, 100) for s in range(10, 100))
 
 
-def test_shipped_configs_load():
-    from apollo_restore.config import load_config
-
-    for path in Path(__file__).resolve().parents[2].joinpath("configs").glob("default*.yaml"):
-        TrainConfig.from_dict(load_config(path, []))
-
-
 def test_train_warm_restart_continues_the_data_stream(tiny_prepared, tmp_path):
     train(_cfg(tiny_prepared, tmp_path / "first", steps=3), progress=False)
     result = train(
