@@ -17,23 +17,27 @@ PY=${PY:-.venv/bin/python}
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
 folders=(tests/*/)
-run() {  # NAME PYTEST-ARGS…: one pytest run on the workers (-n auto), its JUnit file kept for the tally
-    local name=$1 start=$SECONDS status=0
-    shift
-    "$PY" -m pytest -q -n auto -p no:cacheprovider --junitxml="$results/$name.xml" "$@" || status=$?
+run() {  # NAME WORKERS PYTEST-ARGS…: one pytest run (-n WORKERS), its JUnit file kept for the tally
+    local name=$1 workers=$2 start=$SECONDS status=0
+    shift 2
+    "$PY" -m pytest -q -n "$workers" -p no:cacheprovider --junitxml="$results/$name.xml" "$@" || status=$?
     [ "$status" = 0 ] || [ "$status" = 5 ] || exit "$status"  # 5: no test selected (a folder without slow tests)
     echo "== $name: $((SECONDS - start)) s"
 }
+workers() {  # FOLDER: a folder of a few test files runs in one process (starting workers costs more)
+    local files=("$1"test_*.py)
+    if [ "${#files[@]}" -gt 3 ]; then echo auto; else echo 0; fi
+}
 for folder in "${folders[@]}"; do
     compgen -G "${folder}test_*.py" >/dev/null || continue  # fixtures/, caches: no tests there
-    run "fast-$(basename "$folder")" "$folder" "$@"
+    run "fast-$(basename "$folder")" "$(workers "$folder")" "$folder" "$@"
 done
-run fast-top tests/test_*.py "$@"
+run fast-top "$(workers tests/)" tests/test_*.py "$@"
 if [ "${FAST:-0}" = 0 ]; then
     for folder in "${folders[@]}"; do
         grep -qE "mark\.(slow|distributed)" "$folder"test_*.py 2>/dev/null || continue
-        run "slow-$(basename "$folder")" --runslow -m "slow or distributed" "$folder" "$@"
+        run "slow-$(basename "$folder")" auto --runslow -m "slow or distributed" "$folder" "$@"
     done
-    ! grep -qE "mark\.(slow|distributed)" tests/test_*.py || run slow-top --runslow -m "slow or distributed" tests/test_*.py "$@"
+    ! grep -qE "mark\.(slow|distributed)" tests/test_*.py || run slow-top auto --runslow -m "slow or distributed" tests/test_*.py "$@"
 fi
 "$PY" scripts/tally.py "$results"/*.xml

@@ -60,6 +60,6 @@ def test_the_test_command_is_one_and_ci_runs_every_test_once():
     assert command in (root / "README.md").read_text() and command in (root / "docs/development.md").read_text()
     check = (root / "scripts/check.sh").read_text().splitlines()
     pytest_lines = [line for line in check if "-m pytest" in line]
-    assert len(pytest_lines) == 1 and "-n auto" in pytest_lines[0]  # the one run() every step goes through
+    assert len(pytest_lines) == 1 and '-n "$workers"' in pytest_lines[0]  # the one run() every step goes through
     assert check[-1] == '"$PY" scripts/tally.py "$results"/*.xml'
     assert any('--runslow -m "slow or distributed" "$folder"' in line for line in check)
