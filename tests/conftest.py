@@ -12,19 +12,20 @@ from __future__ import annotations
 import itertools
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
 
 from apollo_restore.data.table import write_documents
-from apollo_restore.fim.examples import FimExample
-from apollo_restore.fim.layout import DEFAULT_LAYOUT
-from apollo_restore.fim.tokenizer import CharTokenizer
-from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.model.builders import build_model
-from apollo_restore.model.checkpoint import save_model
-from apollo_restore.train.recipe import RecipeConfig
-from apollo_restore.train.step import train_step
+
+if TYPE_CHECKING:
+    import torch
+
+    from apollo_restore.fim.examples import FimExample
+    from apollo_restore.fim.tokenizer import CharTokenizer
+
+# The model and training imports (torch, transformers: tens of seconds on a busy machine) are
+# made where a fixture needs them, so that a test process that never trains a model starts fast.
 
 SLOW_MARKERS = ("slow", "distributed")
 
@@ -59,6 +60,14 @@ def memorise(
     Returns:
         ``(model, tokenizer, losses per step)``.
     """
+    import torch
+
+    from apollo_restore.fim.layout import DEFAULT_LAYOUT
+    from apollo_restore.fim.tokenizer import CharTokenizer
+    from apollo_restore.model.builders import build_model
+    from apollo_restore.train.recipe import RecipeConfig
+    from apollo_restore.train.step import train_step
+
     torch.manual_seed(seed)
     tok = CharTokenizer()
     model = build_model("tiny", tok, seed)
@@ -80,6 +89,10 @@ def memorise(
 @pytest.fixture(scope="session")
 def memorised_model(tmp_path_factory) -> Path:
     """A saved model folder of ``tiny`` that has memorised :data:`MEMORISED` (with every hint form)."""
+    from apollo_restore.fim.examples import FimExample
+    from apollo_restore.hint import NO_HINT, Hint
+    from apollo_restore.model.checkpoint import save_model
+
     hints = [lambda m: NO_HINT, lambda m: Hint.exact(len(m)), lambda m: Hint.span(len(m) - 2, len(m) + 1)]
     examples = [FimExample(p, m, s, hint(m)) for p, m, s in MEMORISED for hint in hints]
     model, tok, losses = memorise(examples)

@@ -17,10 +17,10 @@ Codes:
     W4xx  warnings about the text index (a damaged cache is built again).
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
           members (:func:`apollo_restore.restoration.load.load_restorer`), the device they are loaded on.
-    E6xx  the command line: usage errors (``E601``), ``train --probe``'s settings
-          (:mod:`apollo_restore.schema.training`), a command whose extra is not installed
-          (``E606``, ``E607``: the package alone restores, serves and evaluates; training, the
-          scale recipes and plots need ``[train]`` or ``[scale]``).
+    E6xx  the command line: usage errors (``E601``), ``train``'s settings, checked before any
+          data is read (:mod:`apollo_restore.schema.training`), its prepared corpus (``E610``), a
+          command whose extra is not installed (``E606``, ``E607``: the package alone restores,
+          serves and evaluates; training, the scale recipes and plots need ``[train]`` or ``[scale]``).
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
     E8xx  attribution: dating and placing a text (:mod:`apollo_restore.attribution`, ``apollo-restore
           attribute``, ``POST /api/attribute``).
@@ -180,7 +180,11 @@ class Errors:
     W401 = "[W401] the text index in the cache is damaged ({path} {reason}): building it again"
     # the command line
     E601 = "[E601] {message}"
-    E602 = "[E602] train --probe: {where} sets {field} = {value!r}; it must be {expected}"
+    E602 = "[E602] train: {where} sets {field} = {value!r}; it must be {expected}"
+    E610 = (
+        "[E610] train: no prepared corpus at prepared={path} ({reason}): run apollo-restore prepare "
+        "--out {path} first, or give prepared=DIR"
+    )
     E606 = (
         "[E606] `apollo-restore {command}` needs the training extra ({missing} not installed): "
         "pip install 'apollo-restore[train]'"
@@ -331,7 +335,8 @@ class FormatError(ValueError):
 
 
 class FileError(ValueError):
-    """A file (or standard input) that cannot be read or written as asked (``E202``–``E212``).
+    """A file (or standard input) that cannot be read or written as asked (``E202``–``E212``;
+    ``E610``: ``train``'s prepared corpus).
 
     Attributes:
         code: the message code (``"E203"``).

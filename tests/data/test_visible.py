@@ -18,6 +18,7 @@ from apollo_restore.hint import Hint
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.request import RestoreRequest
 from apollo_restore.restoration.types import Candidate
+from tests.stubs import FixedReadings
 
 #: The whole class: every format character and every combining mark Unicode (this Python's) knows.
 INVISIBLE = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Cf", "Mn", "Mc", "Me")]
@@ -96,12 +97,6 @@ def test_a_request_with_an_invisible_character_in_a_gap_is_one_gap():
 def test_a_direction_override_inside_a_gap_goes_with_the_gap():
     """``[\u202e.8]`` restored printed nested brackets: the marker now spans the override."""
 
-    class Constant:
-        batches = False
-        name = "constant"
-
-        def candidates(self, prefix, suffix, hint, k=None):
-            return [Candidate("αβγδεζηθ", 1.0, 0.0, calibrated=True)]
-
-    restored = restore_text(Constant(), TEXT.format("[\u202e.8]"), k=1).restored_leiden
+    constant = FixedReadings([Candidate("αβγδεζηθ", 1.0, 0.0, calibrated=True)], name="constant")
+    restored = restore_text(constant, TEXT.format("[\u202e.8]"), k=1).restored_leiden
     assert restored == TEXT.format("⁅αβγδεζηθ⁆")  # a machine reading, marked as such

@@ -44,7 +44,7 @@ SKIPPED = {
     "this interpreter's",
     (".venv/bin/python", "-m", "pytest"): "the test suite itself",
     ("bash", "scripts/setup.sh"): "installs the package and its test tools into .venv (pip install, minutes)",
-    ("bash", "scripts/check.sh"): "CI: ruff and the whole test suite, every folder alone",
+    ("bash", "scripts/check.sh"): "CI: ruff and every test once, each folder alone (the fast tier, then the slow)",
     ("apollo-restore", "tune"): "restores hundreds of validation gaps of data/prepared (an hour)",
     ("apollo-restore", "prepare"): "reads the full corpora (docs/training.md, minutes)",
     ("apollo-restore", "train"): "trains a model (hours on CPU)",

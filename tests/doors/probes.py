@@ -217,21 +217,11 @@ SERVE_PROBES = [
 # -- the web API (a stand-in restorer; no model) ----------------------------------------------------
 
 
-class _StandInRestorer:
-    """Answers one reading per gap after ``seconds``."""
+def _stand_in(seconds: float = 0.0):
+    """A restorer answering one reading per gap after ``seconds`` (:class:`tests.stubs.FixedReadings`)."""
+    from tests.stubs import FixedReadings
 
-    batches = False
-
-    name = "probe"
-
-    def __init__(self, seconds: float = 0.0) -> None:
-        self.seconds = seconds
-
-    def candidates(self, prefix, suffix, hint, k=None):
-        from apollo_restore.restoration.types import Candidate
-
-        time.sleep(self.seconds)
-        return [Candidate("αβγ", 1.0, 0.0)]
+    return FixedReadings([("αβγ", 0.0)], name="probe", seconds=seconds)
 
 
 class _Parallels:
@@ -247,7 +237,7 @@ def _client():
 
     from apollo_restore.web.app import create_app
 
-    return TestClient(create_app(_StandInRestorer(), parallels=_Parallels()))
+    return TestClient(create_app(_stand_in(), parallels=_Parallels()))
 
 
 def web_status(method: str, path: str, status: int, code: str = "", **kwargs) -> Callable[[Path], tuple[bool, str]]:
@@ -285,7 +275,7 @@ def burst(seconds_per_gap: float, n: int, limit_s: float) -> Callable[[Path], tu
         from apollo_restore.web.limits import Limits, measure_cost
 
         limits = Limits(max_concurrent=2, request_timeout_s=limit_s)
-        restorer = _StandInRestorer(seconds_per_gap)
+        restorer = _stand_in(seconds_per_gap)
         app = create_app(restorer, limits=limits)
         measure_cost(app.state.gate, restorer)
 
@@ -605,4 +595,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: tests.stubs
     sys.exit(main())

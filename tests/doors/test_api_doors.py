@@ -12,33 +12,21 @@ import apollo_restore
 from apollo_restore.data.formats import GapExample
 from apollo_restore.errors import RequestError
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.context import DEFAULT_WINDOW
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.predict import PredictJob, predict
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.request import check_gap
+from tests.stubs import FixedReadings
 
 LONG = "και του κυριου αυτοκρατορος " * 35_000  # 980,000 characters
 SHORT = "ετους δευτερου "
 AFTER = " καισαρος " + "του κυριου " * 200  # 2,210 characters
 
 
-class Recording:
-    """A restorer that records the contexts it is given and answers one reading."""
-
-    batches = False
-
-    name = "recording"
-    config = RestoreConfig(k=3)
-
-    def __init__(self) -> None:
-        self.seen: list[tuple[int, int]] = []
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        self.seen.append((len(prefix), len(suffix)))
-        return to_candidates([("αντωνινου", -1.0), ("αδριανου", -2.0)])
+def lengths(restorer: FixedReadings) -> list[tuple[int, int]]:
+    """The lengths of the contexts ``(prefix, suffix)`` the restorer was given."""
+    return [(len(prefix), len(suffix)) for prefix, suffix in restorer.seen]
 
 
 @pytest.mark.parametrize("model", [5, 2.5, ["folder"], {"a": 1}, True])
@@ -51,9 +39,9 @@ def test_restore_with_a_model_that_is_not_a_path_is_numbered(model) -> None:
 
 
 def test_restore_gives_the_restorer_at_most_the_window() -> None:
-    restorer = Recording()
+    restorer = FixedReadings([("αντωνινου", -1.0), ("αδριανου", -2.0)], name="recording", k=3)
     result = restore_text(restorer, LONG + SHORT + "[.9]" + AFTER)
-    assert restorer.seen and all(p <= DEFAULT_WINDOW and s <= DEFAULT_WINDOW for p, s in restorer.seen)
+    assert restorer.seen and all(p <= DEFAULT_WINDOW and s <= DEFAULT_WINDOW for p, s in lengths(restorer))
     assert result.gaps[0].candidates[0].text == "αντωνινου"
 
 
@@ -62,9 +50,9 @@ def test_a_gap_set_gap_is_cut_before_the_restorer_sees_it(tmp_path: Path) -> Non
     checked = check_gap(gap)
     assert checked.prefix == (LONG + SHORT)[-DEFAULT_WINDOW:] and checked.suffix == AFTER[:DEFAULT_WINDOW]
     assert checked.target == gap.target and checked.hint == gap.hint and checked.id == gap.id
-    restorer = Recording()
+    restorer = FixedReadings([("αντωνινου", -1.0), ("αδριανου", -2.0)], name="recording", k=3)
     (prediction,) = predict(restorer, [gap], k=2, progress=False)
-    assert restorer.seen == [(DEFAULT_WINDOW, DEFAULT_WINDOW)]
+    assert lengths(restorer) == [(DEFAULT_WINDOW, DEFAULT_WINDOW)]
     # through the job, as `predict --gaps` reads a file
     gapset = tmp_path / "gaps.jsonl"
     gapset.write_text(json.dumps(gap.to_dict(), ensure_ascii=False) + "\n")
@@ -74,6 +62,6 @@ def test_a_gap_set_gap_is_cut_before_the_restorer_sees_it(tmp_path: Path) -> Non
 
 
 def test_presented_candidates_cut_the_context_first() -> None:
-    restorer = Recording()
+    restorer = FixedReadings([("αντωνινου", -1.0), ("αδριανου", -2.0)], name="recording", k=3)
     cands = Presented(restorer).candidates(LONG + SHORT, AFTER, Hint.exact(9), k=2)
-    assert restorer.seen == [(DEFAULT_WINDOW, DEFAULT_WINDOW)] and cands[0].text == "αντωνινου"
+    assert lengths(restorer) == [(DEFAULT_WINDOW, DEFAULT_WINDOW)] and cands[0].text == "αντωνινου"

@@ -22,19 +22,17 @@ from apollo_restore.cli.restore import probability_files
 from apollo_restore.config import load_config
 from apollo_restore.data.formats import read_gapset, read_predictions
 from apollo_restore.data.normalise import NORMALISER
-from apollo_restore.errors import FormatError
+from apollo_restore.errors import FileError, FormatError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.schema.training import SettingError, check_probe_setting
-from apollo_restore.train.loop import TrainConfig
-from apollo_restore.train.probe import DEFAULT_SETTINGS, setting_config
+from apollo_restore.train.loop import TrainConfig, train
+from apollo_restore.train.probe import setting_config
 
 from ..gapfiles import gap as gap_row
 from ..gapfiles import write_gaps
 from .test_evaluate_doors import evaluate, gap, prediction
 from .test_predict_doors import Reading, lines, predict
-
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 # -- evaluate: predictions for ids that are no gap -------------------------------------------
 
@@ -151,18 +149,45 @@ def test_a_probe_setting_out_of_its_bounds_is_E602_before_any_step(tiny_prepared
     assert "Throughput probe" not in done.output and not (tmp_path / "run").exists()  # nothing ran
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["batch_size=100000000"], "sets batch_size = 100000000"),
+        (["block_size=100000"], "sets block_size = 100000"),
+        (["eval_rows=10000000"], "sets eval_rows = 10000000"),
+    ],
+    ids=["batch", "block", "eval rows"],
+)
+def test_a_training_setting_out_of_its_bounds_is_E602_without_probe_too(tmp_path, args, says):
+    """The bounds ``--probe`` checks hold for every run, before any data is read: here there is
+    none (no prepared corpus), and the setting is still what is refused."""
+    done = CliRunner().invoke(app, ["train", f"prepared={tmp_path / 'none'}", f"out={tmp_path / 'run'}", *args])
+    assert done.exit_code == 2 and "[E602] train: the config" in done.output and says in done.output, done.output
+    assert "Traceback" not in done.output and not (tmp_path / "run").exists()
+    with pytest.raises(SettingError, match=r"\[E602\]"):  # the library's door, the same check
+        train(TrainConfig.from_dict(load_config(None, [f"prepared={tmp_path}", f"out={tmp_path / 'run'}", *args])))
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("made", [False, True], ids=["no folder", "empty folder"])
+def test_train_without_prepared_data_is_E610_not_a_traceback(tmp_path, made):
+    prepared = tmp_path / "prepared"
+    if made:
+        prepared.mkdir()
+    done = CliRunner().invoke(app, ["train", f"prepared={prepared}", f"out={tmp_path / 'run'}", "size=tiny"])
+    assert done.exit_code == 2 and done.exception.__class__ is SystemExit, done.output
+    assert f"[E610] train: no prepared corpus at prepared={prepared}" in done.output and "prepare --out" in done.output
+    assert ("holds no documents.parquet" if made else "no such folder") in done.output
+    assert "Traceback" not in done.output and not (tmp_path / "run").exists()
+    with pytest.raises(FileError, match=r"\[E610\]"):
+        train(TrainConfig(prepared=str(prepared), out=str(tmp_path / "run"), size="tiny"))
+    assert not (tmp_path / "run").exists()  # refused before anything was written
+
+
 @pytest.mark.parametrize("seconds", ["601", "1e9", "inf", "nan", "-1"])
 def test_probe_seconds_are_bounded(tmp_path, seconds, cli_error):
     done = CliRunner().invoke(app, ["train", f"out={tmp_path / 'run'}", "--probe", seconds])
     assert done.exit_code == 2 and "--probe" in cli_error(done)
-
-
-@pytest.mark.parametrize("name", ["default_cpu", "default_cpu_middle", "gpu_medium", "gpu_large", "gpu_distill"])
-def test_the_shipped_training_configs_are_within_the_bounds(name):
-    cfg = TrainConfig.from_dict(load_config(CONFIGS / f"{name}.yaml", [], TrainConfig))
-    check_probe_setting(cfg)
-    for setting in DEFAULT_SETTINGS:
-        setting_config(cfg, setting)
 
 
 def test_the_largest_settings_a_gpu_run_uses_are_within_the_bounds(tmp_path):

@@ -70,6 +70,7 @@ def test_report_folder_for_tiny_random_model(toy_table, tmp_path):
     assert "no gaps of length 2, 3" in text  # missing lengths are reported and skipped
 
 
+@pytest.mark.slow
 def test_report_bpc_of_an_ensemble_is_its_neural_model(toy_table, tmp_path):
     tok = CharTokenizer()
     neural = NeuralMember(build_model("tiny", tok, seed=0).eval(), tok, "tiny-random", RestoreConfig(k=3, max_chars=6))
@@ -157,6 +158,7 @@ def test_report_cli_gaps_source_missing_from_split(toy_prepared, tmp_path, runne
     )
 
 
+@pytest.mark.slow
 def test_report_cli_evaluate_with_workers_scores_what_one_process_scores(tmp_path, runner):
     # the embedded model, neural member alone, in two spawned processes against one
     rows = [

@@ -32,6 +32,7 @@ print(json.dumps({"reading": result.gaps[0].candidates[0].text, "modules": sorte
 """
 
 
+@pytest.mark.slow
 def test_restoring_and_the_web_server_import_no_training_module():
     out = subprocess.run([sys.executable, "-c", RESTORE_AND_SERVE], capture_output=True, text=True, check=True)
     found = json.loads(out.stdout.splitlines()[-1])

@@ -18,6 +18,7 @@ from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import calibration_for
 from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import Candidate
+from tests.stubs import FixedReadings
 
 #: stage 3 leaving every reading alone: these tests look at stage 4
 NO_DEMOTIONS = Demotions(1.0, 1.0, 1.0, None)
@@ -112,19 +113,6 @@ def test_a_calibration_file_that_parses_but_is_not_one_is_a_numbered_error(tmp_p
         Calibration.load(path)
 
 
-class _Pool:
-    """A restorer whose pool is the same two readings for every gap."""
-
-    name = "pool"
-    batches = False
-
-    class config:  # noqa: N801 - the attribute a restorer carries
-        k = 2
-
-    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
-        return [Candidate("αβγ", 0.9, -1.0), Candidate("δεζ", 0.1, -3.0)][: k or 2]
-
-
 #: real lacunae: no room for "none of these"; synthetic gaps: a lot of it
 REAL, SYNTHETIC = Scaling(1.0), Scaling(1.0, b=5.0)
 KINDED = Calibration(
@@ -137,7 +125,11 @@ def test_a_real_lacuna_gets_the_real_fit_and_a_synthetic_gap_the_synthetic_one()
     from apollo_restore.restoration.predict import predict
     from apollo_restore.restoration.presentation.present import Presented
 
-    presented = Presented(_Pool(), None, Ranking(NO_DEMOTIONS, KINDED))
+    presented = Presented(
+        FixedReadings([Candidate("αβγ", 0.9, -1.0), Candidate("δεζ", 0.1, -3.0)], name="pool"),
+        None,
+        Ranking(NO_DEMOTIONS, KINDED),
+    )
     restored = presented.candidates("", "", Hint.exact(3))  # a text's gap: a real lacuna
     assert restored[0].prob == pytest.approx(0.9) and restored[0].calibrated
     synthetic = presented.for_gap_kind("synthetic").candidates("", "", Hint.exact(3))

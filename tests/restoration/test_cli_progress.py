@@ -13,9 +13,8 @@ from apollo_restore.cli import progress as cli_progress
 from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
 from apollo_restore.cli.progress import gap_progress
-from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.members.candidates import to_candidates
+from tests.stubs import FixedReadings
 
 TEXT = "ἔτους [.8] Ἀντωνίνου Καίσαρος [.3] κυρίου Τῦβι [.2] ἔλαβον παρὰ σοῦ"
 
@@ -27,25 +26,14 @@ class Terminal(io.StringIO):
         return True
 
 
-class Counting:
-    """Fixed readings; records how many gaps it was asked for."""
-
-    batches = False
-
-    name = "counting"
-    config = RestoreConfig(k=2)
-
-    def __init__(self):
-        self.calls = 0
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        self.calls += 1
-        return to_candidates([("δευτερου", -1.0), ("τριτου", -2.0)])
+def counting() -> FixedReadings:
+    """Fixed readings; counts the gaps it was asked for (``calls``)."""
+    return FixedReadings([("δευτερου", -1.0), ("τριτου", -2.0)], name="counting", k=2)
 
 
 def test_restore_text_reports_each_gap():
     seen = []
-    restore_text(Counting(), TEXT, k=2, progress=lambda done, total: seen.append((done, total)))
+    restore_text(counting(), TEXT, k=2, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
 
 
@@ -67,10 +55,10 @@ def test_no_bar_when_piped_or_disabled(stream, enabled):
 
 @pytest.fixture
 def terminal_stderr(monkeypatch):
-    """The CLI with :class:`Counting` as its model and a terminal as its standard error."""
+    """The CLI with a stand-in as its model and a terminal as its standard error."""
     stream = Terminal()
     monkeypatch.setattr(cli_progress, "_stderr", lambda: stream)
-    restorer = Counting()
+    restorer = counting()
     monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: restorer)
     return stream, restorer
 
@@ -91,7 +79,7 @@ def test_cli_json_shows_no_progress(terminal_stderr):
 
 
 def test_cli_piped_writes_nothing_extra_to_stderr(monkeypatch):
-    monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: Counting())
+    monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: counting())
     result = CliRunner().invoke(app, ["restore", TEXT])  # the runner's stderr is no terminal
     assert result.exit_code == 0, result.output
     assert result.stderr == ""

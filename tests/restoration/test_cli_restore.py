@@ -93,6 +93,7 @@ def test_cli_predict_refuses_absurd_hints(tmp_path):
         list(predict(object(), [], k=0, progress=False))
 
 
+@pytest.mark.slow
 def test_loading_the_embedded_model_does_not_import_transformers():
     """A CLI call loads the neural model from safetensors: importing ``transformers`` (≈ 1.5 s)
     is left to reports that ask for the Hugging Face model."""

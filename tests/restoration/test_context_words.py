@@ -14,8 +14,7 @@ from apollo_restore.restoration.members.document_words import (
     word_readings,
 )
 from apollo_restore.restoration.members.ensemble import Ensemble
-
-from .test_ensemble import Fixed
+from tests.stubs import Scored
 
 # a hand-made contract: the lessor's name is lost in the first line and stands in full a line later
 PREFIX = "ομολογει παυσ"
@@ -71,7 +70,7 @@ def test_the_score_counts_letters_in_the_documents_words():
 
 
 def test_an_ensemble_with_the_words_member_prefers_the_documents_name():
-    model = Fixed({"ανιων": -4.0, "ιριων": -6.0})
+    model = Scored({"ανιων": -4.0, "ιριων": -6.0})
     assert Ensemble([(model, 1.0)]).candidates(PREFIX, SUFFIX, NO_HINT)[0].text == "ανιων"
     ens = Ensemble([(model, 1.0), (DocumentWords(), 0.5)])
     best = ens.candidates(PREFIX, SUFFIX, NO_HINT)[0]

@@ -8,8 +8,7 @@ import pytest
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.members.document_copy import DocumentCopy
 from apollo_restore.restoration.members.ensemble import Ensemble
-
-from .test_ensemble import Fixed
+from tests.stubs import Scored
 
 # a name lost in the gap stands in full later in the document
 PREFIX = "ομολογει διον"
@@ -40,7 +39,7 @@ def test_copies_across_spaces_keep_the_documents_spelling():
 
 
 def test_an_ensemble_with_the_copy_member_prefers_the_repeated_name():
-    model = Fixed({"υσιο": -4.0, "υσοδω": -6.0})
+    model = Scored({"υσιο": -4.0, "υσοδω": -6.0})
     assert Ensemble([(model, 1.0)]).candidates(PREFIX, SUFFIX, NO_HINT)[0].text == "υσιο"
     ens = Ensemble([(model, 1.0), (DocumentCopy(), 0.2)])
     best = ens.candidates(PREFIX, SUFFIX, NO_HINT)[0]

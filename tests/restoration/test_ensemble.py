@@ -15,12 +15,12 @@ from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.load import load_restorer
-from apollo_restore.restoration.members.candidates import to_candidates, union
+from apollo_restore.restoration.members.candidates import union
 from apollo_restore.restoration.members.ensemble import Ensemble, LengthPrior
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.ngram import ReversedRestorer, load_ngram
 from apollo_restore.restoration.restorer import Restorer
-from apollo_restore.restoration.types import Candidate
+from tests.stubs import Scored
 
 from ..conftest import MEMORISED, PASSAGE_1, PASSAGE_2
 from ..ranking import assert_same_ranking
@@ -29,36 +29,15 @@ from ..ranking import assert_same_ranking
 NGRAM = {"name": "ngram", "weight": 1.0, "options": {"file": "ngram.npz"}}
 
 
-class Fixed:
-    """A restorer with fixed log-scores per reading."""
-
-    batches = False
-    kind = "classical"
-
-    name = "fixed"
-
-    def __init__(self, scores: dict[str, float]):
-        self.scores = scores
-
-    def candidates(self, prefix, suffix, hint=NO_HINT, k=None) -> list[Candidate]:
-        return to_candidates(sorted(self.scores.items(), key=lambda kv: -kv[1])[: k or 20])
-
-    def score_readings(self, prefix, suffix, hint, readings):
-        return [self.scores.get(r, -30.0) for r in readings]
-
-    def language_model(self):
-        return None
-
-
 def test_every_restorer_follows_the_one_protocol():
-    assert isinstance(Fixed({}), Restorer) and isinstance(LengthPrior(), Restorer)
-    assert isinstance(Ensemble([(Fixed({}), 1.0)]), Restorer)
-    assert Ensemble([(Fixed({}), 1.0)]).language_model() is None  # no neural member: nothing to report
+    assert isinstance(Scored({}), Restorer) and isinstance(LengthPrior(), Restorer)
+    assert isinstance(Ensemble([(Scored({}), 1.0)]), Restorer)
+    assert Ensemble([(Scored({}), 1.0)]).language_model() is None  # no neural member: nothing to report
 
 
 def test_ensemble_reranks_union_by_weighted_scores():
-    a = Fixed({"αβγ": -1.0, "δεζ": -2.0})
-    b = Fixed({"δεζ": -0.5, "ηθι": -0.7})
+    a = Scored({"αβγ": -1.0, "δεζ": -2.0})
+    b = Scored({"δεζ": -0.5, "ηθι": -0.7})
     ens = Ensemble([(a, 1.0), (b, 1.0)])
     cands = ens.candidates("", "", NO_HINT, k=5)
     assert [c.text for c in cands] == ["δεζ", "ηθι", "αβγ"]  # -2.5, -30.7, -31.0
@@ -71,8 +50,8 @@ def test_ensemble_reranks_union_by_weighted_scores():
 def test_ensemble_ranking_does_not_depend_on_k():
     """γ is each member's second reading and the best of the union: when members proposed only
     k readings (before issue 23), k = 1 ranked α or β first."""
-    a = Fixed({"α": -1.0, "γ": -1.5, "β": -9.0})
-    b = Fixed({"β": -1.0, "γ": -1.5, "α": -9.0})
+    a = Scored({"α": -1.0, "γ": -1.5, "β": -9.0})
+    b = Scored({"β": -1.0, "γ": -1.5, "α": -9.0})
     ens = Ensemble([(a, 1.0), (b, 1.0)])
     full = ens.candidates("", "", NO_HINT, k=3)
     assert full[0].text == "γ" and sum(c.prob for c in full) == pytest.approx(1.0)
@@ -206,9 +185,9 @@ def test_load_restorer_builds_the_unbounded_order_ensemble(memorised_model, tmp_
 
 
 def test_ensemble_with_slack_can_leave_a_wrong_hint():
-    a = Fixed({"αβγ": -1.0, "δεζηθ": -9.0})
+    a = Scored({"αβγ": -1.0, "δεζηθ": -9.0})
 
-    class LengthAware(Fixed):
+    class LengthAware(Scored):
         def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
             return [c for c in super().candidates(prefix, suffix, NO_HINT, k) if hint.contains(len(c.text))]
 
@@ -223,7 +202,7 @@ def test_ensemble_with_slack_can_leave_a_wrong_hint():
 
 
 def test_ensemble_scores_readings_on_the_scale_of_its_candidates():
-    ens = Ensemble([(Fixed({"αβγ": -1.0, "δεζ": -2.0}), 1.0), (Fixed({"αβγ": -3.0}), 1.0), (LengthPrior(), 2.0)])
+    ens = Ensemble([(Scored({"αβγ": -1.0, "δεζ": -2.0}), 1.0), (Scored({"αβγ": -3.0}), 1.0), (LengthPrior(), 2.0)])
     cands = ens.candidates("", "", Hint.exact(3))
     assert ens.score_readings("", "", Hint.exact(3), [c.text for c in cands]) == pytest.approx(
         [c.log_score for c in cands]
@@ -233,7 +212,7 @@ def test_ensemble_scores_readings_on_the_scale_of_its_candidates():
 def test_ensemble_ranks_the_whole_union_with_every_reading_scored(memorised_model):
     # candidates rank the whole union of the members' proposals, every reading scored in full
     prefix, middle, suffix = MEMORISED[1]
-    others = Fixed({"αντωνινου": -9.0, "αντωνιου": -1.0, "καισαρος": -0.5, "ωρου": -2.0, "ετους": -0.1, "αβ": -0.2})
+    others = Scored({"αντωνινου": -9.0, "αντωνιου": -1.0, "καισαρος": -0.5, "ωρου": -2.0, "ετους": -0.1, "αβ": -0.2})
     proposed = [NeuralMember.load(memorised_model), others]
     pool = list(dict.fromkeys(c.text for f in proposed for c in f.candidates(prefix, suffix, Hint.exact(9))))
     full = Ensemble([(NeuralMember.load(memorised_model), 1.0), (others, 1.5), (LengthPrior(), 2.0)])
@@ -255,7 +234,7 @@ def test_the_neural_member_widens_the_hint_itself_and_the_others_are_given_it_wi
     is given the hint widened by the slack."""
     seen: dict[str, list[Hint]] = {"neural": [], "other": []}
 
-    class Recording(Fixed):
+    class Recording(Scored):
         def __init__(self, scores, name):
             super().__init__(scores)
             self.label = name

@@ -9,10 +9,10 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.demotions import COUNT_FLOOR, HOLD_MARGIN, Demotions, hold_count
-from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import Candidate
+from tests.stubs import FixedReadings
 
 FORMS = EditionForms.from_forms(["οἰκέτου", "τοῦ", "τὸ", "ἐπερωτῶντος", "Μηνᾶ", "διὰ"])
 PREFIX, SUFFIX = "πολει δια μηνα ", " επερωτωντοσ και"
@@ -20,27 +20,8 @@ PREFIX, SUFFIX = "πολει δια μηνα ", " επερωτωντοσ και"
 POOL = [("οικετου το", -15.94), ("οικετου του", -16.82), ("οικετου", -41.08), ("ι οικετο", -44.43), ("ιως", -62.6)]
 
 
-class _Pool:
-    """A restorer returning a fixed pool, best first."""
-
-    name = "pool"
-    batches = False
-
-    class config:  # noqa: N801 - the attribute a restorer carries
-        k = 20
-
-    def __init__(self, pool: list[tuple[str, float]]) -> None:
-        self.pool = pool
-
-    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
-        return to_candidates(self.pool)
-
-    def language_model(self):
-        return None
-
-
 def _first(pool, hint: Hint, demotions: Demotions | None = None) -> Candidate:
-    presented = Presented(_Pool(pool), FORMS, Ranking(demotions or Demotions()))
+    presented = Presented(FixedReadings(pool, name="pool", k=20), FORMS, Ranking(demotions or Demotions()))
     return presented.candidates(PREFIX, SUFFIX, hint, 20)[0]
 
 

@@ -6,8 +6,7 @@ from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
-
-from .test_ensemble import Fixed
+from tests.stubs import Scored
 
 # intact lines of 24, 20, 20 and 20 letters; line 3 shows 10 letters and then is lost
 TEXT = """1 ἔτους δευτέρου καὶ εἰκοστοῦ
@@ -37,7 +36,7 @@ def test_no_estimate_without_enough_lines_or_with_two_unknown_gaps_on_a_line():
 
 
 def test_a_restoration_shows_the_estimate_of_a_gap_without_length():
-    restorer = Fixed({"εἰκοστοῦ καὶ": -1.0})  # 11 letters: within the estimate
+    restorer = Scored({"εἰκοστοῦ καὶ": -1.0})  # 11 letters: within the estimate
     gap = restore_text(restorer, TEXT).gaps[0]
     assert gap.hint == NO_HINT and gap.length_estimate == LineEstimate(10, 11, 4)  # shown, not searched with
     assert gap.hint_label == "no length hint; ≈ 10–11 letters, from line lengths"
@@ -50,7 +49,7 @@ def test_a_restoration_shows_the_estimate_of_a_gap_without_length():
 
 def test_an_estimate_that_contradicts_the_first_reading_says_so():
     """Issue 36: "≈ 4–6 letters" must not stand beside a 20-letter first reading without a word."""
-    gap = restore_text(Fixed({"καὶ": -1.0}), TEXT).gaps[0]
+    gap = restore_text(Scored({"καὶ": -1.0}), TEXT).gaps[0]
     assert gap.estimate_agrees is False
     assert gap.hint_label == (
         "no length hint; line lengths suggest ≈ 10–11 letters, not the first reading's 3: "

@@ -17,13 +17,12 @@ from apollo_restore.data.formats import GapExample
 from apollo_restore.errors import FormatError, RequestError
 from apollo_restore.evaluate.gapsets import load_gaps
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.predict import predict
 from apollo_restore.restoration.request import RestoreRequest, check_gap
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.provenance import provenance
 from apollo_restore.web.app import create_app
+from tests.stubs import first_reading_at
 
 from ..gapfiles import gap, write_gaps
 
@@ -31,33 +30,15 @@ TEXT = "ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν [.5] π
 LINES = "1 ἔτους δευτέρου καὶ εἰκοστοῦ\n2 Ἀντωνίνου Καίσαρος τοῦ [...-\n3 ...] Τῦβι"
 
 
-class Fixed:
-    """Every gap gets the same first reading, ``δεύτερον``, at a chosen calibrated probability;
-    the contexts each call saw are kept."""
-
-    batches = False
-
-    name = "fixed"
-    config = RestoreConfig(k=2)
-
-    def __init__(self, prob: float = 0.9, reading: str = "δευτερον", display: str = "δεύτερον") -> None:
-        self.prob, self.reading, self.display, self.seen = prob, reading, display, []
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        self.seen.append((prefix, suffix))
-        top = Candidate(self.reading, self.prob, -1.0, display=self.display, calibrated=True)
-        return [top, Candidate("καμηλον", (1 - self.prob) / 2, -2.0, display="κάμηλον", calibrated=True)][: k or 2]
-
-
 def test_restored_text_never_puts_a_machine_reading_in_the_editors_brackets_across_lines():
-    result = restore_text(Fixed(0.9, "κυρ", "κυρ"), LINES, k=2)
+    result = restore_text(first_reading_at(0.9, "κυρ", "κυρ"), LINES, k=2)
     assert result.restored_leiden == "1 ἔτους δευτέρου καὶ εἰκοστοῦ\n2 Ἀντωνίνου Καίσαρος τοῦ ⁅κυρ-\n3 κυρ⁆ Τῦβι"
     assert "[⁅" not in result.restored_leiden and "⁆]" not in result.restored_leiden
 
 
 def test_restored_text_with_no_reading_written_is_the_input_byte_for_byte():
     text = "1 πράσιν ταύτην ἀπὸ τῆς [.9] ἡμέρας . ἀπὸ vac. ἐκ τοῦ πρὸς <τῶν> ἡμῶν [---]\n2 μέρ[ο]υς, αὐτόθεν"
-    assert restore_text(Fixed(0.05), text, k=2).restored_leiden == text
+    assert restore_text(first_reading_at(0.05), text, k=2).restored_leiden == text
 
 
 @pytest.mark.parametrize("pin", ["⁅τοις⁆", "τοις⁆", "⁅τοις"])
@@ -70,7 +51,7 @@ def test_a_pin_written_with_the_machine_marks_is_refused(pin):
 
 
 def test_web_refuses_machine_marks_in_pins_and_export():
-    client = TestClient(create_app(Fixed()))
+    client = TestClient(create_app(first_reading_at()))
     answer = client.post("/api/restore", json={"text": TEXT, "pins": {"1": "⁅τοις⁆"}})
     assert answer.status_code == 422 and answer.json()["error"]["code"] == "E312"
     for body in (
@@ -98,7 +79,7 @@ def test_gap_set_contexts_with_a_machine_reading_are_refused(tmp_path):
     with pytest.raises(RequestError, match=r"\[E312\].*prefix of gap 'g1'"):
         check_gap(bad)
     with pytest.raises(RequestError, match=r"\[E312\]"):
-        list(predict(Fixed(), [bad], k=2, progress=False))
+        list(predict(first_reading_at(), [bad], k=2, progress=False))
     path = write_gaps(tmp_path / "gaps.jsonl", [gap(1), gap(2, suffix=" ⁅ηρακλειτου⁆ και")])
     with pytest.raises(FormatError, match=r"E312"):
         load_gaps(path)
@@ -116,11 +97,11 @@ def test_an_nfd_and_an_nfc_copy_of_one_gap_give_one_prediction():
             ]
         )
     ]
-    restorer = Fixed()
+    restorer = first_reading_at()
     list(predict(restorer, copies, k=2, progress=False))
     assert len(set(restorer.seen)) == 1
     assert restorer.seen[0] == ("αντωνινου καισαρος του ", " τυβι εκτηι και εικαδι")
-    restored = Fixed()
+    restored = first_reading_at()
     restore_text(restored, "Ἀντωνίνου Καίσαρος τοῦ [.6] Τῦβι ἕκτῃ καὶ εἰκάδι", k=2)
     assert restored.seen == restorer.seen[:1]  # as restore gives its own text
 

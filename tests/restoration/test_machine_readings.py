@@ -15,33 +15,15 @@ from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
 from apollo_restore.data.splice import MACHINE_CLOSE, MACHINE_OPEN
 from apollo_restore.restoration.calibration import Calibration
-from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.types import FILL_THRESHOLD, Candidate
+from apollo_restore.restoration.types import FILL_THRESHOLD
+from tests.stubs import first_reading_at
 
 TEXT = "ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν [- - -] πυρρὰν κεχαραγμένην"
 
 
-class Fixed:
-    """Every gap gets the same first reading, ``δεύτερον``, at a chosen calibrated probability."""
-
-    batches = False
-
-    name = "fixed"
-    config = RestoreConfig(k=2)
-
-    def __init__(self, prob: float, calibrated: bool = True, unknown: list[str] | None = None):
-        self.prob, self.calibrated, self.unknown = prob, calibrated, unknown or []
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        top = Candidate("δευτερον", self.prob, -1.0, display="δεύτερον", calibrated=self.calibrated)
-        top.unknown_words = list(self.unknown)
-        other = Candidate("καμηλον", (1 - self.prob) / 2, -2.0, display="κάμηλον", calibrated=self.calibrated)
-        return [top, other][: k or 2]
-
-
 def test_a_likely_reading_is_written_marked_as_the_models():
-    result = restore_text(Fixed(0.9), TEXT, k=2)
+    result = restore_text(first_reading_at(0.9), TEXT, k=2)
     assert "σοι ⁅δεύτερον⁆ θήλειαν" in result.restored_leiden
     assert "[δεύτερον]" not in result.restored_leiden  # never in the editor's brackets
 
@@ -49,10 +31,10 @@ def test_a_likely_reading_is_written_marked_as_the_models():
 @pytest.mark.parametrize(
     "restorer,why",
     [
-        (Fixed(FILL_THRESHOLD - 0.01), "below the threshold"),
-        (Fixed(0.05), "the 5 % reading of the issue"),
-        (Fixed(0.99, calibrated=False), "an uncalibrated probability says nothing about being right"),
-        (Fixed(0.99, unknown=["δευτερον"]), "a non-word (προσπορίζ) is never written"),
+        (first_reading_at(FILL_THRESHOLD - 0.01), "below the threshold"),
+        (first_reading_at(0.05), "the 5 % reading of the issue"),
+        (first_reading_at(0.99, calibrated=False), "an uncalibrated probability says nothing about being right"),
+        (first_reading_at(0.99, unknown=("δευτερον",)), "a non-word (προσπορίζ) is never written"),
     ],
 )
 def test_an_unlikely_reading_leaves_the_gap_open(restorer, why):
@@ -64,19 +46,19 @@ def test_an_unlikely_reading_leaves_the_gap_open(restorer, why):
 
 def test_a_lost_line_or_a_gap_of_unknown_extent_is_never_filled():
     text = "1 ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν\n2 [- - -]\n3 πυρρὰν κεχαραγμένην"
-    result = restore_text(Fixed(0.99), text, k=2)
+    result = restore_text(first_reading_at(0.99), text, k=2)
     assert result.restored_leiden == text.replace("[.7]", "⁅δεύτερον⁆")
     assert [g["filled"] for g in result.to_dict()["gaps"]] == [True, False]
 
 
 def test_a_hint_given_for_an_unknown_extent_lets_it_be_filled():
-    result = restore_text(Fixed(0.99), TEXT, hints={2: 8}, k=2)
+    result = restore_text(first_reading_at(0.99), TEXT, hints={2: 8}, k=2)
     assert result.restored_leiden.count("⁅δεύτερον⁆") == 2
 
 
 def test_a_pinned_reading_is_written_as_a_machine_reading():
     """Issue 51: in the editor's [ ] a pin would read back as the editor's supplement (context)."""
-    result = restore_text(Fixed(0.1), TEXT, pins={1: "καμηλον"}, k=2)
+    result = restore_text(first_reading_at(0.1), TEXT, pins={1: "καμηλον"}, k=2)
     assert "σοι ⁅καμηλον⁆ θήλειαν" in result.restored_leiden and "[- - -]" in result.restored_leiden
     assert "[καμηλον]" not in result.restored_leiden
 
@@ -86,7 +68,7 @@ def test_a_gap_of_lost_lines_takes_no_pin():
     from apollo_restore.errors import RequestError
 
     with pytest.raises(RequestError, match=r"^\[E326\] gap 2 is 2 lost lines"):
-        restore_text(Fixed(0.1), "σοι [.7] θήλειαν\nlost.2lin\nκαὶ τὰ λοιπά", pins={2: "ταυτα"}, k=2)
+        restore_text(first_reading_at(0.1), "σοι [.7] θήλειαν\nlost.2lin\nκαὶ τὰ λοιπά", pins={2: "ταυτα"}, k=2)
 
 
 def test_the_threshold_is_what_the_shipped_calibration_measured():
@@ -102,7 +84,7 @@ def test_the_threshold_is_what_the_shipped_calibration_measured():
 
 @pytest.fixture
 def cli_with(monkeypatch):
-    """The CLI with a :class:`Fixed` restorer instead of the model folder."""
+    """The CLI with a stand-in restorer instead of the model folder."""
 
     def use(restorer):
         monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: restorer)
@@ -111,7 +93,7 @@ def cli_with(monkeypatch):
 
 
 def test_cli_json_gives_the_edition_form_restored_text(cli_with):
-    cli_with(Fixed(0.9))
+    cli_with(first_reading_at(0.9))
     result = CliRunner().invoke(app, ["restore", TEXT, "--json"])
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)
@@ -120,7 +102,7 @@ def test_cli_json_gives_the_edition_form_restored_text(cli_with):
 
 
 def test_cli_text_marks_machine_readings_and_says_what_the_mark_means(cli_with):
-    cli_with(Fixed(0.9))
+    cli_with(first_reading_at(0.9))
     result = CliRunner().invoke(app, ["restore", TEXT])
     assert result.exit_code == 0, result.output
     out = " ".join(result.stdout.split())  # rich wraps at its width
@@ -129,7 +111,7 @@ def test_cli_text_marks_machine_readings_and_says_what_the_mark_means(cli_with):
 
 
 def test_cli_text_leaves_a_5_percent_reading_out_of_the_restored_text(cli_with):
-    cli_with(Fixed(0.05))
+    cli_with(first_reading_at(0.05))
     result = CliRunner().invoke(app, ["restore", TEXT])
     assert result.exit_code == 0, result.output
     restored = result.stdout.split("\n\n")[0]
@@ -141,7 +123,7 @@ def test_api_restore_gives_the_edition_form_restored_text():
 
     from apollo_restore.web.app import create_app
 
-    body = TestClient(create_app(Fixed(0.9))).post("/api/restore", json={"text": TEXT, "k": 2}).json()
+    body = TestClient(create_app(first_reading_at(0.9))).post("/api/restore", json={"text": TEXT, "k": 2}).json()
     assert body["restored_leiden"] == TEXT.replace("[.7]", "⁅δεύτερον⁆")
     assert [g["filled"] for g in body["gaps"]] == [True, False] and body["fill_threshold"] == FILL_THRESHOLD
 
@@ -171,6 +153,6 @@ def test_api_refuses_a_machine_reading_with_its_position():
     from apollo_restore.web.app import create_app
 
     text = "ἔτους [.8] Ἀντωνίνου\nτοῦ ⁅κυρίου⁆ Τῦβι"
-    answer = TestClient(create_app(Fixed(0.9))).post("/api/restore", json={"text": text})
+    answer = TestClient(create_app(first_reading_at(0.9))).post("/api/restore", json={"text": text})
     assert answer.status_code == 422 and answer.json()["error"]["code"] == "E312"
     assert answer.json()["error"]["position"] == text.index("⁅")

@@ -36,6 +36,7 @@ def same(a: list[list[tuple[str, float]]], b: list[list[tuple[str, float]]]) -> 
         assert dict(gap_a) == pytest.approx(dict(gap_b), abs=1e-4)
 
 
+@pytest.mark.slow
 def test_two_threads_on_one_loaded_model_restore_as_one_thread_does(memorised_model):
     neural = NeuralMember.load(memorised_model, config=RestoreConfig(pool=8))
     ensemble = Ensemble([(neural, 1.0), (LengthPrior(), 2.0)], config=neural.config, neural=neural)

@@ -13,35 +13,25 @@ from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.demotions import Demotions
-from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.presentation.notes import REPEAT_LETTERS, hint_note, notes_for, repeats
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import Candidate
+from tests.stubs import FixedReadings
 
 FORMS = EditionForms.from_forms(["πλεῖστα", "χαίρειν", "καὶ", "διὰ", "παντὸς", "ὑγιαίνειν", "σε"])
 PREFIX, SUFFIX = "τωι αδελφωι πλειστα ", " και δια παντοσ υγιαινειν"
 LETTERS = st.text("αβγδεζηθικλμνξοπρστυφχψω", min_size=1, max_size=12)
 
 
-class _Junk:
-    """The readings a scholar called junk for ``πλεῖστα [.7] καὶ διὰ``, best first, the answer last."""
-
-    name = "junk"
-    batches = False
-
-    class config:  # noqa: N801 - the attribute a restorer carries
-        k = 4
-
-    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
-        return to_candidates([("χ και δια", -1.0), ("χαιρειν σε", -1.2), ("χαιριν α", -1.4), ("χαιρειν", -1.6)])
-
-    def language_model(self):
-        return None
+#: the readings a scholar called junk for ``πλεῖστα [.7] καὶ διὰ``, best first, the answer last
+JUNK = [("χ και δια", -1.0), ("χαιρειν σε", -1.2), ("χαιριν α", -1.4), ("χαιρειν", -1.6)]
 
 
 def _shown(demotions: Demotions) -> list[Candidate]:
-    return Presented(_Junk(), FORMS, Ranking(demotions)).candidates(PREFIX, SUFFIX, Hint.exact(7), 4)
+    return Presented(FixedReadings(JUNK, name="junk"), FORMS, Ranking(demotions)).candidates(
+        PREFIX, SUFFIX, Hint.exact(7), 4
+    )
 
 
 def test_each_doubtful_reading_says_why_and_the_answer_says_nothing():
@@ -72,7 +62,9 @@ def test_repeats_and_missed_hints_are_demoted_below_the_answer():
 
 
 def test_notes_without_edition_forms_still_say_repeats_and_hints():
-    shown = Presented(_Junk(), None, Ranking(Demotions(1.0, 1.0, 1.0, None))).candidates(PREFIX, SUFFIX, Hint.exact(7))
+    shown = Presented(FixedReadings(JUNK, name="junk"), None, Ranking(Demotions(1.0, 1.0, 1.0, None))).candidates(
+        PREFIX, SUFFIX, Hint.exact(7)
+    )
     assert {c.text: c.notes for c in shown}["χ και δια"] == ["repeats the text after the gap"]
 
 
@@ -134,7 +126,7 @@ def test_notes_for_lists_several_non_words_together():
 def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
     from apollo_restore.restoration import load
 
-    presented = Presented(_Junk(), FORMS, Ranking(Demotions(0.1, 0.1, 0.1, None)))
+    presented = Presented(FixedReadings(JUNK, name="junk"), FORMS, Ranking(Demotions(0.1, 0.1, 0.1, None)))
     monkeypatch.setattr(load, "load_restorer", lambda *args, **kwargs: presented)
     monkeypatch.setenv("COLUMNS", "200")
     text = "τῷ ἀδελφῷ πλεῖστα [.7] καὶ διὰ παντὸς ὑγιαίνειν"

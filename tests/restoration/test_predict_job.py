@@ -75,6 +75,7 @@ PredictJob.open(Path(sys.argv[1]), Path(sys.argv[2]), k=5).run(Dying(), progress
 
 
 @pytest.mark.parametrize("killed_after", [0, 4])
+@pytest.mark.slow
 def test_a_killed_run_resumes_and_finishes_with_every_gap_exactly_once(tmp_path, gapset, killed_after):
     out = tmp_path / "preds.jsonl"
     run = subprocess.run([sys.executable, "-c", KILLED_RUN, gapset, out, str(killed_after)], capture_output=True)
@@ -262,6 +263,7 @@ class Echo:
         return [Candidate(prefix.split()[-1], 0.75, -0.3), Candidate(f"pid{os.getpid()}", 0.25, -1.4)]
 
 
+@pytest.mark.slow
 def test_workers_restore_every_gap_once_in_order_in_other_processes(tmp_path):
     names = "αβγδεζηθ"  # Greek: a context reaches the restorer normalised (digits dropped)
     gaps = write_gaps(tmp_path / "gaps.jsonl", [gap(i, prefix=f"{PREFIX}λ{names[i]} ") for i in range(8)])
@@ -276,6 +278,7 @@ def test_workers_restore_every_gap_once_in_order_in_other_processes(tmp_path):
     assert len(pids) == 2 and f"pid{os.getpid()}" not in pids
 
 
+@pytest.mark.slow
 def test_cli_workers_give_the_readings_of_one_process(tmp_path):
     # the embedded model, neural member alone, in two spawned processes against one
     rows = [gap(0), gap(1, prefix="και ομολογει ο", suffix="ν απο κωμης", hint=4), gap(2, hint=None)]
@@ -318,6 +321,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.slow
 def test_workers_end_when_their_predict_is_killed(tmp_path, gapset):
     out, root = tmp_path / "preds.jsonl", Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "src")])}

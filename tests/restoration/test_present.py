@@ -12,23 +12,17 @@ from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.presentation.present import Presented, annotate
 from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.types import percent
+from tests.stubs import FixedReadings
 
 FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "χαίρειν", "τῷ"])
 
 
-class _Fixed:
-    name = "fixed"
-    batches = False
-
-    class config:  # noqa: N801 - the attribute a restorer carries
-        k = 3
-
-    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
-        return to_candidates([("τραπ", -1.0), ("τραπεζης", -1.2), ("κυριωι", -3.0)])[: k or 3]
-
-
 def _annotated(prefix: str, suffix: str):
-    presented = Presented(_Fixed(), FORMS, Ranking(Demotions(1.0, 1.0, 1.0, None)))
+    presented = Presented(
+        FixedReadings([("τραπ", -1.0), ("τραπεζης", -1.2), ("κυριωι", -3.0)]),
+        FORMS,
+        Ranking(Demotions(1.0, 1.0, 1.0, None)),
+    )
     return presented.candidates(prefix, suffix, NO_HINT, 3)
 
 
@@ -76,7 +70,9 @@ def test_demotion_reranks_and_renormalises():
 
 
 def test_presented_applies_its_factor():
-    presented = Presented(_Fixed(), FORMS, Ranking(Demotions(truncated=0.1)))
+    presented = Presented(
+        FixedReadings([("τραπ", -1.0), ("τραπεζης", -1.2), ("κυριωι", -3.0)]), FORMS, Ranking(Demotions(truncated=0.1))
+    )
     assert presented.candidates("της ", " χαιρειν", NO_HINT, 3)[0].text == "τραπεζης"
 
 

@@ -24,26 +24,9 @@ from apollo_restore.restoration.ranking import (
 )
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.folder import STEPS
+from tests.stubs import FixedReadings, Scored
 
 NO_DEMOTIONS = Demotions(1.0, 1.0, 1.0, None)
-
-
-class _Scores:
-    """A member of a given kind with fixed log-scores (unknown readings: -20)."""
-
-    batches = False
-
-    def __init__(self, name: str, kind: str, scores: dict[str, float]):
-        self.name, self.kind, self.scores = name, kind, scores
-
-    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
-        return to_candidates(sorted(self.scores.items(), key=lambda kv: -kv[1])[:k])
-
-    def score_readings(self, prefix, suffix, hint, readings):
-        return [self.scores.get(r, -20.0) for r in readings]
-
-    def language_model(self):
-        return None
 
 
 def test_the_stages_are_named_once_and_tune_fits_them_by_those_names():
@@ -110,9 +93,9 @@ def test_the_order_is_by_p_and_ties_keep_the_order_before():
 
 
 def test_an_ensemble_ranks_with_the_stage_2_functions():
-    a = _Scores("a", "neural", {"αβ": -1.0, "γδ": -2.0})
-    b = _Scores("b", "classical", {"γδ": -0.5, "εζ": -0.7})
-    prior = _Scores("prior", "prior", {"αβ": -3.0})
+    a = Scored({"αβ": -1.0, "γδ": -2.0}, name="a", kind="neural", unknown=-20.0)
+    b = Scored({"γδ": -0.5, "εζ": -0.7}, name="b", kind="classical", unknown=-20.0)
+    prior = Scored({"αβ": -3.0}, name="prior", kind="prior", unknown=-20.0)
     ens = Ensemble([(a, 1.0), (b, 2.0), (prior, 1.0)])
     readings = ["αβ", "γδ", "εζ"]  # the union, in the order first proposed
     scores = [m.score_readings("", "", NO_HINT, readings) for m in (a, b, prior)]
@@ -124,23 +107,8 @@ def test_an_ensemble_ranks_with_the_stage_2_functions():
 FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "χαίρειν", "καὶ"])
 
 
-class _Pool:
-    """A restorer with a fixed pool, best first."""
-
-    name = "pool"
-    batches = False
-
-    class config:  # noqa: N801 - the attribute a restorer carries
-        k = 3
-
-    def candidates(self, prefix, suffix, hint=NO_HINT, k=None):
-        return to_candidates([("τραπ", -1.0), ("χαιρειν χαιρειν", -1.1), ("τραπεζης", -1.2), ("και", -3.0)])[:k]
-
-    def score_readings(self, prefix, suffix, hint, readings):
-        return [0.0] * len(readings)
-
-    def language_model(self):
-        return None
+#: a fixed pool, best first
+POOL = [("τραπ", -1.0), ("χαιρειν χαιρειν", -1.1), ("τραπεζης", -1.2), ("και", -3.0)]
 
 
 @pytest.mark.parametrize("hint", [NO_HINT, Hint.exact(8), Hint.span(3, 8)])
@@ -148,8 +116,8 @@ def test_the_presentation_shows_the_rankings_order_and_never_reorders(hint):
     prefix, suffix = "της ", " χαιρειν"
     cal = Calibration({c: Scaling(a=0.7, b=-2.0, c=0.3) for c in ("exact", "range", "none")}, unknown_word_penalty=1.5)
     ranking = Ranking(Demotions(), cal)
-    presented = Presented(_Pool(), FORMS, ranking)
-    pool = _Pool().candidates(prefix, suffix, hint, 100)
+    presented = Presented(FixedReadings(POOL, name="pool", k=3), FORMS, ranking)
+    pool = FixedReadings(POOL, name="pool", k=3).candidates(prefix, suffix, hint, 100)
     expected = ranking.rank(annotate(pool, FORMS, prefix, suffix, hint), prefix, suffix, hint)
     assert presented.candidates(prefix, suffix, hint, 3) == expected[:3]
     assert presented.candidates(prefix, suffix, hint, 10) == expected

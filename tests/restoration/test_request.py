@@ -16,23 +16,9 @@ from apollo_restore.restoration.context import GapContexts, context_of
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.request import RequestLimits, RestoreRequest, parse_hint_value
 from apollo_restore.restoration.types import Candidate
+from tests.stubs import FixedReadings
 
 GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος τοῦ κυρίου [.5] Τῦβι ἔλαβον παρὰ σοῦ"
-
-
-class Echo:
-    """A restorer answering one fixed reading, and counting its calls."""
-
-    batches = False
-
-    name = "echo"
-
-    def __init__(self, reading: str = "αβγ") -> None:
-        self.reading, self.calls = reading, 0
-
-    def candidates(self, prefix, suffix, hint, k=None):
-        self.calls += 1
-        return [Candidate(self.reading, 1.0, 0.0)][:k]
 
 
 def code_of(call) -> str:
@@ -172,7 +158,7 @@ def test_a_superscript_digit_as_gap_number_is_a_numbered_error():
 
 
 def test_restore_text_validates_and_never_reads_silently():
-    restorer = Echo()
+    restorer = FixedReadings([Candidate("αβγ", 1.0, 0.0)], name="echo")
     for bad in ("", "ἔτους δευτέρου", "abc [.3] def"):
         with pytest.raises(RequestError):
             restore_text(restorer, bad)

@@ -26,6 +26,7 @@ def _config(model, shards, out, **kw) -> FinetuneConfig:
     return FinetuneConfig(**{**base, **kw})
 
 
+@pytest.mark.slow
 def test_finetune_lora_loss_falls_and_model_loads(tiny_model_folder, shards, tmp_path):
     cfg = _config(
         tiny_model_folder, shards, tmp_path, lora=True, lora_r=8, lora_alpha=16, steps=40, lr=2e-2, min_lr=2e-3

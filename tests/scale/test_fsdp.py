@@ -53,7 +53,7 @@ def test_fsdp_torchrun_trains_resumes_consolidates_and_restores(prepared, tiny_m
     )
     common = [f"model={tiny_model_folder}", "shards=shards", "out=out"]
 
-    _torchrun(tmp_path, *common, "steps=16", "checkpoint_every=8", "consolidate=false")
+    _torchrun(tmp_path, *common, "steps=16", "checkpoint_steps=8", "consolidate=false")
     losses = [m["loss"] for m in _metrics(tmp_path) if "loss" in m]
     assert losses[-1] < losses[0] - 0.5, losses
     ckpt = latest_checkpoint(tmp_path / "out")

@@ -14,6 +14,7 @@ def runner() -> CliRunner:
     return CliRunner()
 
 
+@pytest.mark.slow
 def test_shards_command_exports_with_weights(prepared, tmp_path, runner):
     out = tmp_path / "shards"
     args = [

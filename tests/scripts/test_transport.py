@@ -154,6 +154,7 @@ def test_nan_weight_is_not_packed(folder, tmp_path):
     assert info.value.code == "E518" and not (tmp_path / "pack").exists()
 
 
+@pytest.mark.slow
 def test_script_reports_a_missing_part_by_number(folder, tmp_path):
     script = [sys.executable, str(ROOT / "scripts" / "transport.py")]
     done = subprocess.run(

@@ -158,6 +158,7 @@ def test_slim_drops_the_shipped_model_and_brings_it_back(tmp_path):
     assert (model / "model.safetensors").read_bytes() == b"changed"
 
 
+@pytest.mark.slow
 def test_probe_verb_prints_and_keeps_a_row_per_setting(tiny_prepared, tmp_path):
     """`probe SECONDS SETTING...` on the unpacked training text: the table on stdout and in
     $OUT/probe.md, one row per setting, the config's own (PROBE_CONFIG) under the overrides."""

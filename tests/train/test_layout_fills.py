@@ -5,6 +5,7 @@ left-to-right skill never reaches the middle, and the fill is not learned in thi
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from apollo_restore.data.table import write_documents
 from apollo_restore.hint import Hint
@@ -26,6 +27,7 @@ def _receipt(rng: np.random.Generator) -> str:
     )
 
 
+@pytest.mark.slow
 def test_tiny_model_fills_held_out_formulaic_gaps(tmp_path):
     rng = np.random.default_rng(0)
     rows = [document_row(f"t{i}", " ".join(_receipt(rng) for _ in range(4)), "train") for i in range(60)]

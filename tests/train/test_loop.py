@@ -46,6 +46,7 @@ def _cfg(prepared: Path, out: Path, **kw) -> TrainConfig:
     return TrainConfig(**base)
 
 
+@pytest.mark.slow
 def test_train_overfit_save_reload_predicts_the_same(tmp_path):
     examples = [FimExample(p, m, s, NO_HINT) for p, m, s in MEMORISED]
     model, tok, losses = memorise(examples)
@@ -62,6 +63,7 @@ def test_train_overfit_save_reload_predicts_the_same(tmp_path):
         assert_same_ranking([(c.text, c.log_score) for c in a], [(c.text, c.log_score) for c in b])
 
 
+@pytest.mark.slow
 def test_train_seeded_runs_match(tiny_prepared, tmp_path):
     first = train(_cfg(tiny_prepared, tmp_path / "a"), progress=False)
     second = train(_cfg(tiny_prepared, tmp_path / "b"), progress=False)
@@ -77,6 +79,7 @@ def test_train_seeded_runs_match(tiny_prepared, tmp_path):
     assert first["tokens"] == second["tokens"] and first["step"] == 6
 
 
+@pytest.mark.slow
 def test_train_resumes_where_it_stopped(tiny_prepared, tmp_path):
     train(_cfg(tiny_prepared, tmp_path / "run", steps=3), progress=False)
     state = json.loads((tmp_path / "run" / CHECKPOINT_DIR / "trainer.json").read_text())
@@ -115,6 +118,7 @@ def test_train_time_limit_counts_validation_and_keeps_room_for_the_last(tiny_pre
     assert (tmp_path / "run" / CHECKPOINT_DIR / "trainer.json").exists()
 
 
+@pytest.mark.slow
 def test_train_resumed_call_reserves_the_last_validation_time(tiny_prepared, tmp_path):
     # a resumed process must know the validation time before its first pass, or it trains to its
     # limit and its final pass is killed: the reserve travels in the checkpoint
@@ -194,6 +198,7 @@ def test_train_config_rejects_unknown_and_bad_values():
         TrainConfig(distill_temperature=0)
 
 
+@pytest.mark.slow
 def test_train_distils_from_a_teacher_folder(tiny_prepared, tmp_path):
     """A run taught by an earlier run's model: its steps take the mixed loss, its config records
     the teacher; a teacher of another vocabulary is refused."""
@@ -218,13 +223,7 @@ def test_schedule_warmup_then_cosine():
     assert all(lr_at(s, 1.0, 0.1, 10, 100) >= lr_at(s + 1, 1.0, 0.1, 10, 100) for s in range(10, 100))
 
 
-def test_shipped_configs_load():
-    from apollo_restore.config import load_config
-
-    for path in Path(__file__).resolve().parents[2].joinpath("configs").glob("default*.yaml"):
-        TrainConfig.from_dict(load_config(path, []))
-
-
+@pytest.mark.slow
 def test_train_warm_restart_continues_the_data_stream(tiny_prepared, tmp_path):
     train(_cfg(tiny_prepared, tmp_path / "first", steps=3), progress=False)
     result = train(
@@ -241,6 +240,7 @@ def test_train_accumulates_gradients_over_micro_batches(tiny_prepared, tmp_path)
     assert [r["step"] for r in rows if "loss" in r] == [1, 2]
 
 
+@pytest.mark.slow
 def test_train_middle_phase_continues_a_run_and_lowers_the_middle_loss(tiny_prepared, tmp_path):
     # the GPU recipe's default run (configs/gpu_medium_middle.yaml): a warm restart of a finished
     # every-position run with the loss on the middle and its join only

@@ -22,6 +22,7 @@ RECORDED_VAL_LOSS = 1.5152
 TOLERANCE = 0.02
 
 
+@pytest.mark.slow
 def test_train_tiny_run_matches_recorded_loss(tiny_prepared: Path, tmp_path: Path) -> None:
     cfg = TrainConfig.from_dict(
         {

@@ -35,6 +35,7 @@ def _cfg(prepared, out) -> TrainConfig:
     )
 
 
+@pytest.mark.slow
 def test_probe_times_each_setting_with_its_rows_and_writes_nothing(tiny_prepared, tmp_path):
     cfg = _cfg(tiny_prepared, tmp_path / "run")
     settings = ["", "batch_size=4 grad_accum=2", "num_workers=1"]
@@ -88,6 +89,7 @@ def test_probe_rows_show_mfu_memory_and_errors():
     )
 
 
+@pytest.mark.slow
 def test_probe_a_failing_setting_gets_its_row_and_the_next_runs(tiny_prepared, tmp_path, monkeypatch):
     import apollo_restore.train.probe as probe_module
 

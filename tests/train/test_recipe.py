@@ -75,3 +75,15 @@ def test_validator_scores_the_same_one_gap_at_a_time_and_batched(memorised_model
     alone = restoration_validator(tmp_path / "gaps.jsonl", k=5, batch=1)(model.eval(), layout)
     together = restoration_validator(tmp_path / "gaps.jsonl", k=5, batch=4)(model, layout)
     assert alone == together and alone["w_top1_exact"] > 0
+
+
+def test_the_shipped_folders_training_record_is_a_config_of_today():
+    """The shipped folder records the run that trained it: every key one ``TrainConfig`` has
+    (no ``workers`` of an older trainer), within the bounds a run checks."""
+    from apollo_restore.model.folder import read_meta
+    from apollo_restore.restoration.config import DEFAULT_MODEL
+    from apollo_restore.schema.training import check_probe_setting
+
+    record = read_meta(DEFAULT_MODEL)["config"]
+    cfg = TrainConfig.from_dict(record)
+    assert check_probe_setting(cfg).num_workers == record["num_workers"] == 7

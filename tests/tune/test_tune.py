@@ -66,6 +66,7 @@ def _tune(*args: str):
     return CliRunner().invoke(app, ["tune", *args])
 
 
+@pytest.mark.slow
 def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder, tiny_prepared):
     # 12 gaps of the 60 (20 letter counts × exact, range, none): the tiny model searches each twice
     args = ["--model", str(ensemble_folder), "--prepared", str(tiny_prepared), "--per-length", "1", "--limit", "12"]
@@ -100,6 +101,7 @@ def test_tune_writes_what_it_fits_and_the_product_reads_it_back(ensemble_folder,
     assert cands and all(c.calibrated for c in cands) and sum(c.prob for c in cands) <= 1 + 1e-9
 
 
+@pytest.mark.slow
 def test_tune_fits_real_lacunae_and_synthetic_gaps_each_their_own(ensemble_folder, supplied_prepared):
     args = ["--model", str(ensemble_folder), "--prepared", str(supplied_prepared), "--per-length", "1"]
     args += ["--limit", "12", "--what", "calibration", "--force"]

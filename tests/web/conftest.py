@@ -8,6 +8,7 @@ from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.members.neural import NeuralMember
+from tests.stubs import FixedReadings
 
 
 @pytest.fixture(scope="session")
@@ -19,19 +20,9 @@ def tiny_restorer() -> NeuralMember:
     )
 
 
-class StubRestorer:
-    """Fixed readings for every gap (κυριωι, θεου, the truncated κυρ): what the page shows of
-    display forms, calibrated percentages and unknown words is then known in advance."""
-
-    batches = False
-
-    name = "stub"
-    config = RestoreConfig(k=3)
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        from apollo_restore.restoration.members.candidates import to_candidates
-
-        return to_candidates([("κυριωι", -1.0), ("θεου", -1.5), ("κυρ", -1.2)])[: k or 3]
+#: fixed readings for every gap (κυριωι, θεου, the truncated κυρ): what the page shows of display
+#: forms, calibrated percentages and unknown words is then known in advance
+STUB = FixedReadings([("κυριωι", -1.0), ("θεου", -1.5), ("κυρ", -1.2)], name="stub")
 
 
 @pytest.fixture(scope="session")
@@ -44,4 +35,4 @@ def presented_stub():
 
     forms = EditionForms.from_forms(["κυρίῳ", "θεοῦ", "τῷ", "χαίρειν"])
     calibration = Calibration({c: Scaling(1.0, 0.0) for c in ("exact", "range", "none")}, unknown_word_penalty=2.0)
-    return Presented(StubRestorer(), forms, Ranking(calibration=calibration))
+    return Presented(STUB, forms, Ranking(calibration=calibration))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.stubs import FixedReadings
 from tests.web import test_browser as browser_tests
 
 pytestmark = [
@@ -136,24 +137,6 @@ def test_page_reflows_at_320_px(server, browser):
     page.close()
 
 
-class _Confident:
-    """κυριωι far ahead of θεου (which misses a 6-letter hint): a reading written into the text."""
-
-    batches = False
-
-    name = "confident"
-
-    def __init__(self) -> None:
-        from apollo_restore.restoration.config import RestoreConfig
-
-        self.config = RestoreConfig(k=2)
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        from apollo_restore.restoration.members.candidates import to_candidates
-
-        return to_candidates([("κυριωι", -0.01), ("θεου", -3.0)])[: k or 2]
-
-
 def test_readings_as_an_edition_writes_them_pass_axe(presented_stub, browser):
     """What the tiny model never shows: readings in edition form with their letters in grey,
     notes on doubtful readings, a calibrated reading written into the text and badged
@@ -163,7 +146,11 @@ def test_readings_as_an_edition_writes_them_pass_axe(presented_stub, browser):
     from apollo_restore.restoration.ranking import Ranking
 
     sure = Calibration({c: Scaling() for c in ("exact", "range", "none")})  # no weight on "none of these"
-    confident = Presented(_Confident(), presented_stub.forms, Ranking(calibration=sure))
+    confident = Presented(
+        FixedReadings([("κυριωι", -0.01), ("θεου", -3.0)], name="confident", k=2),
+        presented_stub.forms,
+        Ranking(calibration=sure),
+    )
     with browser_tests.serving(confident) as url:
         page = browser_tests._restore_on_page(browser, url, "Model: confident", "τῷ [.6] χαίρειν [- - -] τῷ")
         page.wait_for_selector("#gap-2 .candidate")

@@ -8,7 +8,6 @@ A fake restorer that sleeps per gap stands in for the model.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 
 import httpx
@@ -20,27 +19,14 @@ from apollo_restore.restoration.types import Candidate
 from apollo_restore.web.app import create_app
 from apollo_restore.web.limits import LETTERS_PER_UNIT, CostModel, Limits, measure_cost, work_units
 from apollo_restore.web.schemas import EXAMPLE
+from tests.stubs import FixedReadings
 
 TWO_GAPS = EXAMPLE  # [.4] and [.12]
 
 
-class SleepyRestorer:
+def sleepy(seconds: float) -> FixedReadings:
     """Sleeps ``seconds`` per gap, then answers one reading."""
-
-    batches = False
-
-    name = "sleepy"
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.lock = threading.Lock()
-        self.calls = 0
-
-    def candidates(self, prefix, suffix, hint, k=None):
-        with self.lock:
-            self.calls += 1
-        time.sleep(self.seconds)
-        return [Candidate("αβγ", 1.0, 0.0)]
+    return FixedReadings([Candidate("αβγ", 1.0, 0.0)], name="sleepy", seconds=seconds)
 
 
 async def _fire(app, bodies: list[dict]) -> list[tuple[int, str, float, str | None]]:
@@ -79,7 +65,7 @@ def test_the_cost_model_follows_recent_restorations():
 def test_requests_beyond_capacity_are_refused_at_once_and_the_admitted_end_in_time():
     """60 simultaneous requests of 0.2 s each, 2 slots, a 2 s limit: about a dozen fit."""
     limits = Limits(max_concurrent=2, request_timeout_s=2.0)
-    restorer = SleepyRestorer(0.1)  # two gaps: 0.2 s a request
+    restorer = sleepy(0.1)  # two gaps: 0.2 s a request
     app = create_app(restorer, limits=limits)
     assert 0.15 < measure_cost(app.state.gate, restorer) < 1.0
     assert app.state.gate.cost.seconds_per_unit is not None
@@ -97,7 +83,7 @@ def test_requests_beyond_capacity_are_refused_at_once_and_the_admitted_end_in_ti
 
 def test_a_request_too_big_for_the_limit_is_refused_on_an_idle_server():
     limits = Limits(request_timeout_s=1.0)
-    restorer = SleepyRestorer(0.1)
+    restorer = sleepy(0.1)
     app = create_app(restorer, limits=limits)
     measure_cost(app.state.gate, restorer)
     many = " ".join(f"ἔτους δευτέρου Αὐτοκράτορος [.{5 + i}] τοῦ κυρίου" for i in range(20))  # about 2 s
@@ -107,7 +93,7 @@ def test_a_request_too_big_for_the_limit_is_refused_on_an_idle_server():
 
 def test_before_any_measurement_at_most_one_round_waits():
     """A cold server cannot estimate: it queues no more requests than it has slots."""
-    app = create_app(SleepyRestorer(0.05), limits=Limits(max_concurrent=2, request_timeout_s=5.0))
+    app = create_app(sleepy(0.05), limits=Limits(max_concurrent=2, request_timeout_s=5.0))
     results = asyncio.run(_fire(app, [{"text": TWO_GAPS, "k": 1}] * 8))
     assert sorted(code for _, code, _, _ in results) == [""] * 4 + ["W009"] * 4
     measured = TestClient(app).get("/api/health").json()["seconds_per_unit"]

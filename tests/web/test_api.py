@@ -15,11 +15,11 @@ from lxml import etree
 
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
 from apollo_restore.web.app import create_app
 from apollo_restore.web.errors import scrub
 from apollo_restore.web.limits import Limits
+from tests.stubs import FixedReadings
 
 BGU = (
     "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
@@ -204,24 +204,19 @@ def test_api_busy_server_answers_503_with_retry_after():
     cannot finish within the time limit is refused, at the limit (tests/web/test_admission.py:
     refused at once)."""
 
-    class Slow:
-        batches = False
-        name = "slow"
-
-        def candidates(self, prefix, suffix, hint, k=None):
-            time.sleep(0.25)  # BGU has two gaps: half a second a request
-            return [Candidate("αβγ", 1.0, 0.0)]
+    def slow() -> FixedReadings:  # BGU has two gaps: half a second a request
+        return FixedReadings([("αβγ", 0.0)], name="slow", seconds=0.25)
 
     async def fire(app, n: int) -> list[httpx.Response]:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as c:
             return list(await asyncio.gather(*(c.post("/api/restore", json={"text": BGU}) for _ in range(n))))
 
-    full = asyncio.run(fire(create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=1, request_timeout_s=5)), 4))
+    full = asyncio.run(fire(create_app(slow(), limits=Limits(max_concurrent=1, max_queued=1, request_timeout_s=5)), 4))
     assert sorted(r.status_code for r in full) == [200, 200, 503, 503]
     refused = [r for r in full if r.status_code == 503]
     assert all(r.json()["error"]["code"] == "W009" and r.headers["retry-after"] == "5" for r in refused)
 
-    late_app = create_app(Slow(), limits=Limits(max_concurrent=1, max_queued=8, request_timeout_s=1.25))
+    late_app = create_app(slow(), limits=Limits(max_concurrent=1, max_queued=8, request_timeout_s=1.25))
     late_app.state.gate.cost.seconds_per_unit = 0.01  # an underestimate: all three are admitted
     late = asyncio.run(fire(late_app, 3))
     codes = sorted((r.status_code, r.json().get("error", {}).get("code", "")) for r in late)

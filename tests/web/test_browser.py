@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from apollo_restore.data.normalise import normalise
+from tests.stubs import FixedReadings
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -275,28 +276,15 @@ def test_browser_after_a_pick_the_page_tells_the_truth(presented_stub, browser):
         page.close()
 
 
-class _LongReadings:
-    """A restorer whose best reading is a phrase of several words."""
-
-    batches = False
-
-    name = "long"
-
-    def __init__(self) -> None:
-        from apollo_restore.restoration.config import RestoreConfig
-
-        self.config = RestoreConfig(k=2)
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        from apollo_restore.restoration.members.candidates import to_candidates
-
-        phrase = "κιβαριατηι στρατιωτηι αλεξανδρωι διοφαντου χαιρειν"  # long words, wide in a serif
-        return to_candidates([(phrase, -1.0), ("χαιρειν", -2.0)])[: k or 2]
+#: a best reading that is a phrase of long words, wide in a serif
+LONG_READINGS = FixedReadings(
+    [("κιβαριατηι στρατιωτηι αλεξανδρωι διοφαντου χαιρειν", -1.0), ("χαιρειν", -2.0)], name="long", k=2
+)
 
 
 def test_browser_multi_word_readings_wrap_between_words(browser):
     """In a card about 350 px wide, a long reading takes several lines, and no word is cut."""
-    with serving(_LongReadings()) as url:
+    with serving(LONG_READINGS) as url:
         page = browser.new_page(viewport={"width": 380, "height": 900})
         page.goto(url + "/")
         page.wait_for_selector("#server-status:has-text('Model: long')")

@@ -17,6 +17,7 @@ from apollo_restore.restoration.types import Candidate
 from apollo_restore.web.app import create_app
 from apollo_restore.web.limits import Limits
 from apollo_restore.web.server import background_server
+from tests.stubs import FixedReadings
 
 BGU = (
     "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
@@ -26,20 +27,9 @@ MANY_GAPS = " ".join(f"λόγος ἐστὶν [.{i % 5 + 1}] ἐν ἀρχῇ" 
 EPIDOC = (Path(__file__).resolve().parent.parent / "fixtures" / "epidoc" / "61067.xml").read_bytes()
 
 
-class SlowRestorer:
+def slow(seconds: float) -> FixedReadings:
     """A restorer taking ``seconds`` per gap and counting the gaps it was asked for."""
-
-    batches = False
-
-    name = "slow"
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds, self.calls = seconds, 0
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        self.calls += 1
-        time.sleep(self.seconds)
-        return [Candidate("αβγ", 1.0, 0.0)]
+    return FixedReadings([Candidate("αβγ", 1.0, 0.0)], name="slow", seconds=seconds)
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +40,13 @@ def client(tiny_restorer) -> TestClient:
 def test_unknown_host_is_refused(client):
     assert client.get("/api/health", headers={"host": "attacker.example"}).status_code == 400
     assert client.get("/api/health", headers={"host": "localhost:8000"}).status_code == 200
-    open_app = TestClient(create_app(SlowRestorer(0), allowed_hosts=["*"]))
+    open_app = TestClient(create_app(slow(0), allowed_hosts=["*"]))
     assert open_app.get("/api/health", headers={"host": "anything.example"}).status_code == 200
 
 
 @pytest.mark.parametrize("bad", ["\x00", "\x07", "\x1b[31m", "\x85", "\ufffd"])
 def test_control_characters_are_422_before_any_model_work(bad):
-    restorer = SlowRestorer(0)
+    restorer = slow(0)
     client = TestClient(create_app(restorer))
     r = client.post("/api/restore", json={"text": BGU.replace("τοῦ", "τοῦ" + bad)})
     assert r.status_code == 422 and r.json()["error"]["code"] == "E309" and restorer.calls == 0
@@ -65,7 +55,7 @@ def test_control_characters_are_422_before_any_model_work(bad):
 
 
 def test_lone_surrogate_is_422_and_the_connection_survives():
-    restorer = SlowRestorer(0)
+    restorer = slow(0)
     client = TestClient(create_app(restorer))
     body = ('{"text": "' + BGU.replace("τοῦ", "\\ud800") + '"}').encode()
     r = client.post("/api/restore", content=body, headers={"content-type": "application/json"})
@@ -75,7 +65,7 @@ def test_lone_surrogate_is_422_and_the_connection_survives():
 
 @pytest.mark.parametrize("quantity", ["inf", "1e308", "-4", "99999999999999999999"])
 def test_epidoc_with_absurd_gaps_is_a_numbered_error_naming_the_element(quantity):
-    client = TestClient(create_app(SlowRestorer(0)))
+    client = TestClient(create_app(slow(0)))
     xml = EPIDOC.replace(b'quantity="4"', f'quantity="{quantity}"'.encode(), 1)
     doc = client.post("/api/epidoc", files={"file": ("x.xml", xml, "text/xml")})
     assert doc.status_code == 422 and doc.json()["error"]["code"] == "E314"
@@ -83,7 +73,7 @@ def test_epidoc_with_absurd_gaps_is_a_numbered_error_naming_the_element(quantity
 
 
 def test_epidoc_with_bracket_text_restores():
-    client = TestClient(create_app(SlowRestorer(0)))
+    client = TestClient(create_app(slow(0)))
     xml = EPIDOC.replace(b"</ab>", b" [ ? ] 12 vac. - ( \xe2\x80\xa6 </ab>", 1)
     doc = client.post("/api/epidoc", files={"file": ("x.xml", xml, "text/xml")})
     assert doc.status_code == 200, doc.text
@@ -118,7 +108,7 @@ def _raw(url: str) -> socket.socket:
 
 def test_slow_request_head_and_body_time_out():
     limits = Limits(read_timeout_s=0.5)
-    with background_server(create_app(SlowRestorer(0), limits=limits), limits) as url:
+    with background_server(create_app(slow(0), limits=limits), limits) as url:
         head = _raw(url)
         head.sendall(b"POST /api/restore HTTP/1.1\r\nHost: localhost\r\n")  # the head never ends
         started = time.monotonic()
@@ -133,7 +123,7 @@ def test_slow_request_head_and_body_time_out():
 
 
 def test_time_limit_stops_the_work_and_answers_503():
-    restorer = SlowRestorer(0.2)
+    restorer = slow(0.2)
     limits = Limits(request_timeout_s=1.0)
     with background_server(create_app(restorer, limits=limits), limits) as url:
         started = time.monotonic()
@@ -144,7 +134,7 @@ def test_time_limit_stops_the_work_and_answers_503():
 
 
 def test_abandoned_request_stops_and_does_not_delay_the_next():
-    restorer = SlowRestorer(0.2)  # 20 gaps: 4 s when left to run
+    restorer = slow(0.2)  # 20 gaps: 4 s when left to run
     limits = Limits(max_concurrent=1, request_timeout_s=30)
     with background_server(create_app(restorer, limits=limits), limits) as url:
         client_gone = threading.Event()

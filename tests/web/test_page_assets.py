@@ -18,9 +18,8 @@ import subprocess
 import pytest
 from fastapi.testclient import TestClient
 
-from apollo_restore.restoration.config import RestoreConfig
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.web.app import STATIC, create_app
+from tests.stubs import first_reading_at
 
 HARNESS = __file__.replace("test_page_assets.py", "page_harness.js")
 NODE = shutil.which("node")
@@ -28,29 +27,22 @@ TEXT_A = "ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν [- - 
 TEXT_B = "ἔτους [.8] Ἀντωνίνου Καίσαρος τοῦ κυρίου"
 #: three intact lines of 16–17 letters and a line with 12 letters and a gap of unknown extent:
 #: the layout says 4–5 letters are lost, the first reading (δευτερον) has 8
+#: δεύτερον first at 90 % (calibrated), κάμηλον next, for every gap, under the default folder's name
+MODEL = "default (neural+infini+infini_backward+length+copy+words)"
+
+
+def fixed():
+    return first_reading_at(0.9, name=MODEL)
+
+
 LINES = (
     "1 κομων μουσαιου ηρακ\n2 χαιρειν ομολογω πεπ\n3 σοι καμηλον θηλειαν\n4 πυρραν κεχαρ [- - -]\n5 δραχμας τεσσαρας"
 )
 
 
-class Fixed:
-    """``δεύτερον`` first at 90 % (calibrated), ``κάμηλον`` next, for every gap."""
-
-    batches = False
-
-    name = "default (neural+infini+infini_backward+length+copy+words)"
-    config = RestoreConfig(k=2)
-
-    def candidates(self, prefix, suffix, hint=None, k=None):
-        return [
-            Candidate("δευτερον", 0.9, -1.0, display="δεύτερον", calibrated=True),
-            Candidate("καμηλον", 0.05, -2.0, display="κάμηλον", calibrated=True),
-        ]
-
-
 @pytest.fixture(scope="module")
 def client():
-    return TestClient(create_app(Fixed()))
+    return TestClient(create_app(fixed()))
 
 
 def test_favicon_is_served_and_linked(client):
@@ -69,14 +61,14 @@ def test_long_document_links_wrap_inside_their_card():
 
 def test_health_names_the_model_in_plain_words(client):
     body = client.get("/api/health").json()
-    assert body["model"] == Fixed.name  # the exact name stays for machines
+    assert body["model"] == MODEL  # the exact name stays for machines
     assert body["model_label"].startswith("default model: a neural network") and "+" not in body["model_label"]
 
 
 def test_a_disagreeing_line_estimate_says_so():
     from apollo_restore.restoration.driver import restore_text
 
-    gap = restore_text(Fixed(), LINES, k=2).gaps[0]
+    gap = restore_text(fixed(), LINES, k=2).gaps[0]
     estimate = gap.length_estimate
     assert estimate is not None and not estimate.lo <= 8 <= estimate.hi and gap.estimate_agrees is False
     assert "not the first reading's 8" in gap.hint_label and "≈" in gap.hint_label

@@ -37,12 +37,18 @@ def train_command(
     require_extra("train", "transformers", "tokenizers", "yaml")  # E606 without [train]
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.config import load_config
-    from apollo_restore.train.loop import TrainConfig, train
+    from apollo_restore.errors import FileError
+    from apollo_restore.schema.training import SettingError
+    from apollo_restore.train.loop import TrainConfig, check_run, train
 
     try:
         cfg = TrainConfig.from_dict(load_config(config, override or [], TrainConfig))
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
+    try:  # the same bounds as --probe, and the data, before anything is read
+        check_run(cfg)
+    except (SettingError, FileError) as err:
+        fail(err)
     if probe:
         _probe(cfg, probe, setting or [])
         return
@@ -62,14 +68,10 @@ def _probe(cfg, seconds: float, settings: list[str]) -> None:
     """Print the probe's table (:mod:`apollo_restore.train.probe`) of ``settings`` (default: its
     micro-batches of 64, 128 and 256)."""
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.schema.training import SettingError, check_probe_setting
+    from apollo_restore.schema.training import SettingError
     from apollo_restore.train.probe import DEFAULT_SETTINGS, probe, probe_heading, probe_row, setting_config
 
     settings = settings or list(DEFAULT_SETTINGS)
-    try:
-        check_probe_setting(cfg)
-    except SettingError as err:
-        fail(err)
     for candidate in settings:  # every one read, and checked against its bounds, before any runs
         try:
             setting_config(cfg, candidate)

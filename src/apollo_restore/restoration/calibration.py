@@ -207,7 +207,7 @@ class Calibration:
         Raises:
             ModelFolderError: not a JSON object (``E503``, ``E504``, ``E517``), or a field the
                 schema refuses (``E505`` naming it: the format, kinds ``real`` and ``synthetic``,
-                each of conditions ``exact``, ``range``, ``none`` of parameters ``a``–``f`` within
+                each of conditions ``exact``, ``range``, ``none`` of parameters ``a``–``h`` within
                 their bounds, the penalty; ``E522`` a key it does not declare); ``E530`` a file of
                 the format before ``calibration.v2`` (one fit of synthetic gaps: fit it again).
         """

@@ -37,7 +37,6 @@ class RestoreConfig:
         exact_length: force candidates to the hinted letter count (only for exact hints);
             for comparisons with systems that need the gap length.
         hint_slack: letters beyond the hint still searched, so a wrong hint is survived.
-        hint_penalty: nats charged per letter outside the hint.
         beam_width: free rows (middles still being written) the neural beam keeps per step
             (``None``: ``pool``); it still finishes up to ``pool`` readings.
         precision: the neural model's matrix products on a CPU, ``"fp32"`` or ``"int8"`` (int8
@@ -53,7 +52,6 @@ class RestoreConfig:
     max_letters: int = 25
     exact_length: bool = False
     hint_slack: int = 2
-    hint_penalty: float = 3.0
     beam_width: int | None = None
     precision: str | None = None
 
@@ -70,6 +68,9 @@ class RestoreConfig:
             p = err.problem
             raise RequestError("E310", name=f"RestoreConfig.{p.field}", expected=p.expected, value=p.value) from None
 
+
+#: Nats the neural beam charges a reading per letter outside the hint (within the slack).
+HINT_PENALTY = 3.0
 
 #: The search settings used when a caller gives none.
 DEFAULT_RESTORE_CONFIG = RestoreConfig()

@@ -25,17 +25,21 @@ give a restorer's ranked pool (an ensemble's, or one restorer's alone), the last
        q'(r) = q(r) · φ(r) / Σ_{r'} q(r') · φ(r')        (q' = q when every φ is 1)
 
 4. **calibration** (:class:`~apollo_restore.restoration.calibration.Calibration`, per hint
-   condition ``a``–``f`` and a shared ``δ``)::
+   condition ``a``–``h`` and a shared ``δ``)::
 
-       z(r) = a · log q'(r) − δ · [r leaves an unknown word]
+       α    = a · exp(g · log n + h · min(m, M))
+       z(r) = α · log q'(r) − δ · [r leaves an unknown word]
        none = b − c · max z + d · log n + e · m + f · s*
        p(r) = exp z(r) / (Σ_{r'} exp z(r') + exp none)
 
    with the parameters of the gap's kind (a real lacuna, every text's; a synthetic gap) and
-   ``n`` (the hint's letters, or the best reading's), ``m`` (the margin of the best ``log q'``
-   over the next) and ``s*`` (``s`` of the best reading) read off the reading of highest ``q'``
-   (the first of them in the stage-2 order); without a calibration, or for a hint condition it
-   has no parameters for, ``p = q'``.
+   ``n`` (the best reading's letters held within the hint's range: an exact hint's count, no
+   hint the reading's; :func:`~.calibration.gap_letters`), ``m`` (the margin
+   of the best ``log q'`` over the next, nats), ``M`` (:data:`~.calibration.MARGIN_CAP`, 10 nats:
+   the inverse temperature ``α`` moves with ``log n`` and the capped margin) and ``s*`` (``s`` of
+   the best reading) read off the reading of highest ``q'`` (the first of them in the stage-2
+   order); without a calibration, or for a hint condition it has no parameters for, ``p = q'``.
+   ``tests/restoration/test_ranking_formula.py`` evaluates these four lines against the code.
 
 **The order** is by ``p``, best first; ties go by ``q · φ``, then by the stage-2 order (``s``,
 then ``U``'s). :func:`best_first` is the one sort: the ensemble's pool (stage 2) and what is shown

@@ -153,13 +153,6 @@ class GapResult:
             return None
         return Fill(top.display or top.text, machine=True)
 
-    @property
-    def best_display(self) -> str:
-        """:attr:`best` in edition form where known (a pinned reading stays as typed)."""
-        if self.pinned is not None or not self.candidates:
-            return self.best
-        return self.candidates[0].display or self.candidates[0].text
-
 
 @dataclass
 class Restoration:

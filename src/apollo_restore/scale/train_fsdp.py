@@ -13,7 +13,7 @@ accumulation), linear warmup then cosine to ``min_lr``, fp32 master weights with
 activation checkpointing, FSDP2 per decoder layer (HSDP with ``shard_size``), data from
 pre-tokenised Parquet shards (:mod:`apollo_restore.scale.shards`), each rank its own rows.
 Rank 0 logs and writes ``metrics.jsonl`` (:mod:`apollo_restore.train.metrics`). Sharded DCP
-checkpoints every ``checkpoint_every`` steps and at the end; a re-launched run resumes from
+checkpoints every ``checkpoint_steps`` steps and at the end; a re-launched run resumes from
 ``out/checkpoints/latest`` (model, optimiser, step, data position). At the end rank 0
 consolidates the last checkpoint into ``out/model`` (``config.json``, ``model.safetensors``,
 tokenizer), which ``transformers``, vLLM and — for character-tokenizer models —
@@ -73,7 +73,7 @@ class FsdpConfig(HfRecipeConfig):
         shard_size: 0 = shard over all ranks (FSDP); k = shard within groups of k, replicate
             across groups (HSDP).
         reshard_after_forward: free each layer's gathered weights after its forward.
-        checkpoint_every: steps between sharded checkpoints; keep_checkpoints: how many kept.
+        checkpoint_steps: steps between sharded checkpoints; keep_checkpoints: how many kept.
         eval_every, eval_rows: validation every so many steps on so many rows per rank.
         consolidate: write ``out/model`` from the last checkpoint at the end (rank 0).
         consolidate_dtype: dtype of the consolidated weights.
@@ -90,7 +90,7 @@ class FsdpConfig(HfRecipeConfig):
     load_dtype: str = "bfloat16"
     shard_size: int = 0
     reshard_after_forward: bool = True
-    checkpoint_every: int = 2000
+    checkpoint_steps: int = 2000
     keep_checkpoints: int = 2
     eval_every: int = 500
     eval_rows: int = 64
@@ -229,7 +229,7 @@ class FsdpRecipe:
             if self.val_reader is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
                 val = self.validate()
                 self._log({"step": step, "val_loss": round(val, 4), "val_bpt": round(val / math.log(2), 4)})
-            if step % cfg.checkpoint_every == 0 or step == cfg.steps:
+            if step % cfg.checkpoint_steps == 0 or step == cfg.steps:
                 self._checkpoint()
                 last_saved = step
         if last_saved != self.trainer["step"]:

@@ -6,7 +6,7 @@ from the CLI's options or the Python API): each bounded, as a model folder's ``s
 
 from pydantic import Field
 
-from apollo_restore.schema.base import Settings, number, whole
+from apollo_restore.schema.base import Settings, whole
 from apollo_restore.schema.folder import MAX_BEAM_WIDTH, MAX_HINT_SLACK, PRECISION
 
 #: Most readings a gap's list holds (the request limit's ``max_k``).
@@ -25,6 +25,5 @@ class SearchSettings(Settings):
     max_letters: whole(1, MAX_MIDDLE_CHARS, "longest reading without a hint, letters")
     exact_length: bool = Field(description="true or false")
     hint_slack: whole(0, MAX_HINT_SLACK, "letters searched beyond a hint")
-    hint_penalty: number(0, 100, "nats a letter outside the hint")
     beam_width: whole(1, MAX_BEAM_WIDTH, "rows the neural beam keeps per step") | None
     precision: PRECISION | None = Field(description='"fp32", "int8" or null (the folder\'s)')

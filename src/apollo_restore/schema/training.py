@@ -1,5 +1,6 @@
-"""The settings a training run takes, declared with their bounds: what ``train --probe`` checks
-of its config and of each ``--setting`` before any step runs.
+"""The settings a training run takes, declared with their bounds: what every run checks of its
+config before any data is read (:func:`~apollo_restore.train.loop.check_run`, the ``train`` command
+and :func:`~apollo_restore.train.loop.train`), and ``train --probe`` of each ``--setting`` too.
 
     from apollo_restore.schema.training import check_probe_setting
     check_probe_setting(config, "batch_size=100000000")   # SettingError: [E602] ... batch_size ...

@@ -31,13 +31,15 @@ import torch
 from tqdm.auto import tqdm
 
 from apollo_restore.data.prepare import load_documents
-from apollo_restore.data.table import SOURCE_WEIGHTS
+from apollo_restore.data.table import DOCUMENTS_FILE, SOURCE_WEIGHTS
+from apollo_restore.errors import FileError
 from apollo_restore.fim.dataset import Corpus, PackedFimStream
 from apollo_restore.fim.examples import GAP_SAMPLER, FimConfig
 from apollo_restore.fim.layout import FimLayout, layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import SIZES, build_model
 from apollo_restore.model.checkpoint import load_model, load_optimizer_state, recover_checkpoint, save_checkpoint
+from apollo_restore.schema.training import check_probe_setting
 from apollo_restore.train.metrics import (
     METRICS_FILE,
     MetricsLog,
@@ -148,6 +150,22 @@ def training_stream(cfg: TrainConfig, corpus: Corpus, tok: CharTokenizer) -> Pac
     )
 
 
+def check_run(cfg: TrainConfig) -> None:
+    """What a run needs, checked before any data is read or anything is written: every setting
+    within its declared bounds (:class:`~apollo_restore.schema.training.TrainingSettings`), and a
+    prepared corpus at ``cfg.prepared``.
+
+    Raises:
+        SettingError: ``E602``, the first setting out of its bounds.
+        FileError: ``E610``, ``cfg.prepared`` holds no ``documents.parquet``.
+    """
+    check_probe_setting(cfg)
+    prepared = Path(cfg.prepared)
+    if not (prepared / DOCUMENTS_FILE).is_file():
+        reason = f"it holds no {DOCUMENTS_FILE}" if prepared.is_dir() else "no such folder"
+        raise FileError("E610", cfg.prepared, reason=reason)
+
+
 def training_corpus(cfg: TrainConfig, split: str) -> Corpus:
     """The ``split`` documents of ``cfg.prepared``, sampled by the config's source weights."""
     table = load_documents(Path(cfg.prepared), split=split)
@@ -238,7 +256,11 @@ def train(
         validate: called as ``validate(model, layout)`` at every evaluation; returns metrics
             whose ``"score"`` (higher is better, e.g. uniform-weighted Top-1 on a fixed gap set)
             chooses ``best/``. Without it ``best/`` is the lowest validation loss.
+
+    Raises:
+        SettingError, FileError: ``E602``, ``E610`` (:func:`check_run`), before anything is read.
     """
+    check_run(cfg)
     device = training_device(cfg)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)

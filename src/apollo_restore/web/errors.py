@@ -28,11 +28,6 @@ class WebErrors:
 
     W001 = "request body larger than {limit} bytes; send a shorter text (or a smaller file)"
     W002 = "invalid request: {details}"
-    W003 = "text of {n} characters is too long: this server restores at most {limit} characters at a time"
-    W004 = "text has {n} gaps: this server restores at most {limit} gaps per request; split the text"
-    W005 = "gap {gap} asks for {n} letters: this server restores at most {limit} letters per gap"
-    W006 = "k = {k} candidates per gap is too many (at most {limit})"
-    W007 = "hint for gap {gap}: {reason}"
     W008 = "reading for gap {gap}: {reason}"
     W009 = "the server is busy restoring other texts (its queue is full); try again in a few seconds"
     W010 = (

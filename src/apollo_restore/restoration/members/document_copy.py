@@ -80,10 +80,6 @@ class _Text:
         nxt = self.at[i] + 1
         return nxt >= len(self.text) or self.text[nxt] not in GREEK_LETTERS
 
-    def word_starts_at(self, i: int) -> bool:
-        """Whether letter ``i`` begins a word."""
-        return self.at[i] == 0 or self.text[self.at[i] - 1] not in GREEK_LETTERS
-
     def span(self, i: int, j: int) -> str:
         """The text of letters ``i..j-1`` as written (inner spaces kept)."""
         return self.text[self.at[i] : self.at[j - 1] + 1]

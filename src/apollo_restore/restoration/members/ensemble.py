@@ -55,8 +55,8 @@ class Ensemble:
             each member proposes) and ``hint_slack`` (letters beyond the hint either side every
             member searches; the :class:`LengthPrior` member then decides how firmly the hint
             holds). The neural member searches the slack itself (its own settings, the same
-            ones when loaded from a folder), paying ``hint_penalty`` nats a letter outside the
-            hint, so that its ``pool`` readings favour the hinted length as the ranking will;
+            ones when loaded from a folder), paying ``config.HINT_PENALTY`` nats a letter outside
+            the hint, so that its ``pool`` readings favour the hinted length as the ranking will;
             the other members are given the hint widened by the slack (:meth:`Hint.widen`).
         neural: the folder's neural model, for reports, whether or not it is a member; or a
             function that loads it when first asked (a member weighted 0 is never loaded

@@ -31,6 +31,7 @@ from apollo_restore.restoration.config import (
     DEFAULT_MODEL,
     DEFAULT_RESTORE_CONFIG,
     GPU_BATCH,
+    HINT_PENALTY,
     RestoreConfig,
     hint_slack,
     search_chars,
@@ -107,7 +108,7 @@ def _bound(hint: Hint, cfg: RestoreConfig) -> LengthBound:
         return LengthBound(cfg.max_chars)
     lo, hi = hint.letters(cfg.max_chars)
     return LengthBound(
-        max_chars=search_chars(hint, cfg), lo=lo, hi=hi, slack=hint_slack(hint, cfg), penalty=cfg.hint_penalty
+        max_chars=search_chars(hint, cfg), lo=lo, hi=hi, slack=hint_slack(hint, cfg), penalty=HINT_PENALTY
     )
 
 
