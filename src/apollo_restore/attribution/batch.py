@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from apollo_restore.attribution.model import Attribution
-from apollo_restore.data.formats import jsonl_line
+from apollo_restore.data.formats import jsonl_line, read_jsonl, unique_id
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError, FormatError, LeidenError
 from apollo_restore.inputs import read_lines
@@ -36,23 +36,14 @@ def read_texts(path: Path) -> list[tuple[str, str]]:
             ``id`` (string or number), or a repeated id (file and line named).
     """
     out: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for number, line in read_lines(path):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise FormatError(str(path), number, f"not JSON ({err.msg})") from None
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str):
+    seen: dict[str, int] = {}
+    for number, row in read_jsonl(path):
+        if not isinstance(row.get("text"), str):
             raise FormatError(str(path), number, 'expected {"id": …, "text": "…"} with the text as a string')
         doc = row.get("id")
         if not isinstance(doc, (str, int)) or isinstance(doc, bool):
             raise FormatError(str(path), number, "the id must be a string or a whole number")
-        doc = str(doc)
-        if doc in seen:
-            raise FormatError(str(path), number, f"id {doc!r} is repeated")
-        seen.add(doc)
+        doc = unique_id(seen, str(doc), path, number)
         out.append((doc, row["text"]))
     return out
 

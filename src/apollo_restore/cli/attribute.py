@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import fail, read_text_argument, text_name
+from apollo_restore.cli.common import fail, read_text_argument, run_line_job, text_name
 
 
 def attribute_command(
@@ -73,14 +73,9 @@ def _batch(texts: Path, out: Path, folder: str | None, parallels: bool, force: b
         typer.echo(
             f"resuming: {job.total - len(job.todo)} of {job.total} texts already in {job.output.partial}", err=True
         )
-    try:
-        n = job.run(lambda t: attribute(t, folder=folder, parallels=parallels))
-    except FileError as err:
-        fail(err)
-    except KeyboardInterrupt:
-        typer.echo(f"stopped: the lines written so far are in {job.output.partial}; run the same command again "
-                   "to continue", err=True)  # fmt: skip
-        raise typer.Exit(130) from None
+    n = run_line_job(
+        lambda: job.run(lambda t: attribute(t, folder=folder, parallels=parallels)), job.output.partial, "attributions"
+    )
     typer.echo(f"wrote {n} attributions to {out}")
 
 

@@ -13,6 +13,7 @@ import math
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -50,6 +51,21 @@ def fail(err: Exception) -> NoReturn:
 TRAIN_MODULES = ("transformers", "tokenizers", "yaml", "matplotlib")
 SCALE_MODULES = ("peft",)
 _DISTRIBUTIONS = {"yaml": "pyyaml"}  # what pip installs, where the import name differs
+
+
+def run_line_job(run: Callable[[], int], partial: Path, what: str) -> int:
+    """``run()`` (a resumable line job's run: the lines it wrote), its failures as the CLI gives
+    them: ``E205`` (a full disk: the lines written so far stay) a numbered error, Ctrl-C exit 130
+    with where the ``what`` made so far are, for the same command to continue."""
+    try:
+        return run()
+    except FileError as err:
+        fail(err)
+    except KeyboardInterrupt:
+        typer.echo(
+            f"stopped: the {what} made so far are in {partial}; run the same command again to continue", err=True
+        )
+        raise typer.Exit(130) from None
 
 
 def require_extra(command: str, *modules: str) -> None:

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import MAX_THREADS, fail, read_text_argument, text_name, threads_option
+from apollo_restore.cli.common import (
+    MAX_THREADS,
+    fail,
+    read_text_argument,
+    run_line_job,
+    text_name,
+    threads_option,
+)
 from apollo_restore.cli.progress import gap_progress
 from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
 
@@ -227,14 +234,9 @@ def predict_command(
         job.output.close()
         raise
     pool = Workers(partial(_restorer, model, parallels, **options), workers, threads) if workers > 1 else None
-    try:
-        n = job.run(restorer, batch=batch_size(batch, device), workers=pool)
-    except FileError as err:  # E205: a full disk; the lines written so far stay, for the next run
-        fail(err)
-    except KeyboardInterrupt:
-        typer.echo(f"stopped: the predictions made so far are in {job.output.partial}; "
-                   "run the same command again to continue", err=True)  # fmt: skip
-        raise typer.Exit(130) from None
+    n = run_line_job(
+        lambda: job.run(restorer, batch=batch_size(batch, device), workers=pool), job.output.partial, "predictions"
+    )
     typer.echo(f"wrote {n} predictions to {out}")
 
 

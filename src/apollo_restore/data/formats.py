@@ -95,7 +95,7 @@ class Prediction:
 # -- JSONL plumbing -------------------------------------------------------------------------
 
 
-def _read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each non-blank line, read through the input layer.
 
     Raises:
@@ -116,7 +116,7 @@ def _read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, obj
 
 
-def _unique(seen: dict[str, int], key: str, path: str | Path, number: int) -> str:
+def unique_id(seen: dict[str, int], key: str, path: str | Path, number: int) -> str:
     """``key`` (an id), after checking that no earlier line of the file has it; records it in ``seen``."""
     if key in seen:
         raise FormatError(str(path), number, f"id {key!r} is already on line {seen[key]}: every line needs its own id")
@@ -172,11 +172,11 @@ def read_gapset(
     model = GapLine if need_target else QuestionLine
     out = []
     seen: dict[str, int] = {}
-    for number, obj in _read_jsonl(path):
+    for number, obj in read_jsonl(path):
         line = _line(model, obj, path, number)
         out.append(
             GapExample(
-                id=_unique(seen, line.id, path, number),
+                id=unique_id(seen, line.id, path, number),
                 source=line.source,
                 doc=line.doc,
                 prefix=line.prefix,
@@ -213,11 +213,11 @@ def read_predictions(path: str | Path) -> list[Prediction]:
     """
     out = []
     seen: dict[str, int] = {}
-    for number, obj in _read_jsonl(path):
+    for number, obj in read_jsonl(path):
         line = _line(PredictionLine, obj, path, number)
         candidates = [(c.text, c.prob) for c in line.candidates]
         ms = obj.get("ms")  # as written (84 stays 84): checked a finite number or null
-        out.append(Prediction(_unique(seen, line.id, path, number), candidates, ms))
+        out.append(Prediction(unique_id(seen, line.id, path, number), candidates, ms))
     return out
 
 
@@ -318,7 +318,7 @@ def read_cullhed_chat(path: str | Path) -> list[GapExample]:
         FormatError: a malformed line, or a user turn without exactly one gap mark.
     """
     out = []
-    for index, (number, obj) in enumerate(_read_jsonl(path)):
+    for index, (number, obj) in enumerate(read_jsonl(path)):
         messages = _field(obj, "messages", path, number, list)
         turns = {m.get("role"): m.get("content") for m in messages if isinstance(m, dict)}
         user, assistant = turns.get("user"), turns.get("assistant")
@@ -385,7 +385,7 @@ def read_cullhed_predictions(
     for gap in gaps or ():
         index.setdefault(gap_key(gap.prefix, gap.suffix, gap.target), []).append(gap)
     out = []
-    for i, (number, obj) in enumerate(_read_jsonl(path)):
+    for i, (number, obj) in enumerate(read_jsonl(path)):
         user, target = _content(obj, "user", path, number), _content(obj, "assistant", path, number)
         example = _cullhed_example(user, target, path, number, i)
         same_text = index.get(gap_key(example.prefix, example.suffix, example.target), [])
@@ -429,7 +429,7 @@ def read_ithaca_predictions(path: str | Path, ids: list[str] | None = None) -> l
     """
     out = []
     stem = Path(path).stem
-    for i, (number, obj) in enumerate(_read_jsonl(path)):
+    for i, (number, obj) in enumerate(read_jsonl(path)):
         real = _field(obj, "real_response", path, number).strip()
         preds = _field(obj, "predictions", path, number, dict)
         ranked = []
