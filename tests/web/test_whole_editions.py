@@ -120,3 +120,13 @@ def test_parallels_of_a_gap_of_a_long_edition(leiden):
     assert client.post("/api/parallels", json={"text": leiden, "gap": 30}).json()["gap"] == 30
     err = client.post("/api/parallels", json={"text": leiden, "gap": 35}).json()["error"]
     assert err["code"] == "W013" and "no gap 35: the text has 34 gaps" in err["message"]
+
+
+def test_an_epidoc_file_is_measured_by_its_edition_at_every_door(client, leiden):
+    """The XML of p.oxy.2.298 is longer than a web text may be, its edition is not: restore reads
+    it, as export does (one text-length limit, of the edition, at every door)."""
+    xml = OXY.read_text(encoding="utf-8")
+    assert len(xml) > Limits().max_text_chars > len(leiden)
+    body = client.post("/api/restore", json={"text": xml, "k": 1, "only": [1]}).json()
+    assert body["text"] == leiden and body["gaps_in_text"] == 34
+    assert client.post("/api/export", json={"text": xml, "format": "epidoc"}).status_code == 200

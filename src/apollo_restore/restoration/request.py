@@ -31,7 +31,7 @@ from apollo_restore.data.document import Document, Lacuna, read_segments
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.normalise import GREEK_LETTERS, fold, normalise_context
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
-from apollo_restore.data.readers.typed import as_leiden
+from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW
@@ -134,13 +134,18 @@ class RestoreRequest:
             RequestError: ``E300``–``E313`` (see :class:`~apollo_restore.errors.Errors`).
             LeidenError: malformed Leiden brackets or lengths.
         """
-        check_text(self.text, limits)
+        xml = isinstance(self.text, str) and looks_like_xml(self.text)
+        if not xml:  # bounded before any work; an EpiDoc file by its edition, as every door measures it
+            check_text(self.text, limits)
         if not self.text.strip():
             raise RequestError("E300")
         k = check_k(self.k, limits)
         text, kind = as_leiden(self.text, self.name)
         if text is not self.text:
             check_text(text, limits)
+        if xml:
+            check_characters(self.text)
+            check_no_machine_reading(decoded(self.text))
         doc, markers = parse_leiden_with_gaps(text)
         request = replace(self, text=text).with_document(doc, markers, k, limits)
         if kind == "betacode":
