@@ -217,7 +217,8 @@ def _fills(
     values: Mapping[Any, Any] | None, n_gaps: int, only: tuple[int, ...], pins: Mapping[int, str], limits: RequestLimits
 ) -> dict[int, str]:
     """The checked ``fills`` of a request, by 0-based gap: each for a gap before the last one
-    asked, neither asked nor pinned, a reading (:func:`check_reading`) or ``""``.
+    asked, neither asked nor pinned, a reading (:func:`check_reading`), ``""`` or what a first
+    reading of no letter may be (spaces, a middle dot).
 
     Raises:
         RequestError: ``E328`` a fill for a gap asked, pinned or after the last one asked; ``E307``.
@@ -231,7 +232,10 @@ def _fills(
             raise RequestError("E328", gap=i + 1, reason="the gap is pinned: its pin is what it holds")
         if i > last:
             raise RequestError("E328", gap=i + 1, reason=f"it comes after gap {last + 1}, the last one asked")
-        out[i] = "" if value == "" else check_reading(value, i + 1, limits)
+        if isinstance(value, str) and len(value) <= limits.max_pin_chars and not value.strip(" ·\u0387"):
+            out[i] = value  # a first reading of no letter (spaces, a middle dot), or none: as the model left it
+        else:
+            out[i] = check_reading(value, i + 1, limits)
     return out
 
 
