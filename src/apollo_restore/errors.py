@@ -95,7 +95,10 @@ class Errors:
         "[ca.5] (about five), [.5-8] (five to eight), [- - -] (unknown) or ??? (one letter each)"
     )
     E302 = "[E302] the text has {n:,} characters; at most {limit:,} are restored at a time: split the text"
-    E303 = "[E303] the text has {n:,} gaps; at most {limit:,} are restored at a time: split the text"
+    E303 = (
+        "[E303] {asked} {n:,} gaps; at most {limit:,} are restored in one request: ask for a few at a time "
+        "(`only`, as the web page does), or split the text"
+    )
     E304 = "[E304] gap {gap} asks for {n:,} letters; at most {limit:,} letters per gap are restored"
     E305 = "[E305] k = {k!r} candidates per gap: give a whole number from 1 to {limit}"
     E306 = "[E306] hint for gap {gap}: {reason}"
@@ -130,6 +133,8 @@ class Errors:
         "[E326] gap {gap} is {lines}, not letters: a reading of a few letters cannot stand for whole lines; "
         "leave it open (a reading fills a gap of letters: [.5], [ca.5], [- - -], .3)"
     )
+    E327 = "[E327] no gap {gap} to restore (only): {reason}"
+    E328 = "[E328] fills, gap {gap}: {reason}"
     E317 = (
         "[E317] the model gave probabilities that are not finite numbers ({shown}): nothing is shown rather "
         "than readings in no order; the model folder's weights or settings overflow: check them, or use another"

@@ -86,7 +86,7 @@ async function fetch(path, init) {
 }
 
 const context = {
-  document, fetch, Node, FormData, Blob, performance, setTimeout, console,
+  document, fetch, Node, FormData, Blob, performance, setTimeout, console, AbortController,
   URL: { createObjectURL: () => "blob:x", revokeObjectURL: () => {} },
 };
 vm.createContext(context);

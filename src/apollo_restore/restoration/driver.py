@@ -2,7 +2,9 @@
 CLI, the Python API and the web all call :func:`restore_text`).
 
 Gaps are filled left to right: for gap *i*, earlier gaps hold their pinned or best reading,
-later ones are shown as ``…`` (unknown extent), as in training.
+later ones are shown as ``…`` (unknown extent), as in training. A request may ask for some gaps
+only (``only``), the earlier ones holding what an earlier request gave them (``fills``): gap *i*
+then reads the context it reads in a restoration of the whole text.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from apollo_restore.data.document import Document
-from apollo_restore.errors import RestoreStopped
+from apollo_restore.errors import RequestError, RestoreStopped
 from apollo_restore.restoration.context import GapContexts
 from apollo_restore.restoration.line_lengths import line_estimates
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
@@ -46,8 +48,12 @@ def restore_text(
         progress: called ``progress(done, total)`` before the first gap (``done = 0``) and
             after each gap (the CLI's progress bar); ``None``: nothing is reported.
 
+    Returns:
+        the restoration of the gaps asked (``request.only``, all by default), in their order.
+
     Raises:
-        RequestError: the request is out of limits, not Greek enough, or has no gap.
+        RequestError: the request is out of limits, not Greek enough, or has no gap; ``E328``
+            a gap before the last one asked that is neither asked, pinned nor filled.
         LeidenError: the text is not well-formed Leiden.
         RestoreStopped: the request's ``should_stop`` answered true before a gap.
     """
@@ -58,14 +64,25 @@ def restore_text(
         request = RestoreRequest(text.id, hints, pins, k).with_document(text, [], check_k(k, limits), limits)
     else:
         request = RestoreRequest(text, hints, pins, k).validate(limits)
+    missing = request.missing_fill()
+    if missing is not None:
+        reason = (
+            f"it comes before gap {max(request.only) + 1}, asked, and is neither asked, pinned nor filled: "
+            'give it its first reading of an earlier request ("" where it had none), or ask for it too'
+        )
+        raise RequestError("E328", gap=missing + 1, reason=reason)
     spans = [(m.start, m.end) for m in request.markers]
     contexts = GapContexts(request.document.segments)
     estimates = line_estimates(request.document.segments)
+    asked = set(request.only)
     fills: list[str] = []
     gaps: list[GapResult] = []
     if progress is not None:
-        progress(0, len(contexts))
-    for i in range(len(contexts)):
+        progress(0, len(asked))
+    for i in range(max(request.only) + 1):
+        if i not in asked:  # read as an earlier request left it
+            fills.append(request.pins[i] if i in request.pins else request.fills[i])
+            continue
         if request.should_stop is not None and request.should_stop():
             raise RestoreStopped(f"stopped before gap {i + 1} of {len(contexts)}")
         gap_started = time.perf_counter()
@@ -80,7 +97,7 @@ def restore_text(
         gaps.append(gap)
         fills.append(gap.best)
         if progress is not None:
-            progress(i + 1, len(contexts))
+            progress(len(gaps), len(asked))
     prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
     ms = round((time.perf_counter() - started) * 1000, 1)
     return Restoration(request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings)

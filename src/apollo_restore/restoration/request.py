@@ -31,7 +31,7 @@ from apollo_restore.data.document import Document, Lacuna, read_segments
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.normalise import GREEK_LETTERS, fold, normalise_context
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
-from apollo_restore.data.readers.typed import as_leiden
+from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW
@@ -100,10 +100,19 @@ class RestoreRequest:
         should_stop: asked before each gap; when it answers true the restoration stops with
             :class:`~apollo_restore.errors.RestoreStopped` (a time limit, a client gone).
         name: how messages name the text (a file's name; ``"the text"``).
+        only: the numbers (from 1) of the gaps to restore, ``None`` for all: the whole text is
+            still read, each gap asked with the context a whole restoration gives it, so a long
+            text is restored a few gaps per request (the web page asks one at a time); at most
+            ``max_gaps`` asked.
+        fills: what the earlier gaps not asked hold while a later one is restored, by gap number
+            from 1: their first reading of an earlier request (``candidates[0].text``, ``""`` where
+            it had none); every gap before the last one asked is asked, pinned or filled
+            (:func:`~apollo_restore.restoration.driver.restore_text` checks it).
 
     After :meth:`validate`: ``document`` and ``markers`` hold the parsed text, ``hints``
     one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``;
-    ``hints`` and ``pins`` are then keyed by 0-based position (the segments' order), for code.
+    ``hints``, ``pins`` and ``fills`` are then keyed by 0-based position (the segments' order),
+    for code, and ``only`` is the sorted tuple of the 0-based positions asked.
     """
 
     text: str
@@ -115,6 +124,8 @@ class RestoreRequest:
     markers: list[GapMarker] = field(default_factory=list, repr=False)
     warnings: list[str] = field(default_factory=list)
     name: str = "the text"
+    only: Any = None
+    fills: Mapping[Any, Any] | None = None
 
     def validate(self, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> RestoreRequest:
         """The checked request, hints resolved for every gap.
@@ -123,13 +134,18 @@ class RestoreRequest:
             RequestError: ``E300``–``E313`` (see :class:`~apollo_restore.errors.Errors`).
             LeidenError: malformed Leiden brackets or lengths.
         """
-        check_text(self.text, limits)
+        xml = isinstance(self.text, str) and looks_like_xml(self.text)
+        if not xml:  # bounded before any work; an EpiDoc file by its edition, as every door measures it
+            check_text(self.text, limits)
         if not self.text.strip():
             raise RequestError("E300")
         k = check_k(self.k, limits)
         text, kind = as_leiden(self.text, self.name)
         if text is not self.text:
             check_text(text, limits)
+        if xml:
+            check_characters(self.text)
+            check_no_machine_reading(decoded(self.text))
         doc, markers = parse_leiden_with_gaps(text)
         request = replace(self, text=text).with_document(doc, markers, k, limits)
         if kind == "betacode":
@@ -143,8 +159,10 @@ class RestoreRequest:
         lacunae = [seg for seg in doc.segments if isinstance(seg, Lacuna)]
         if not lacunae:
             raise RequestError("E301")
-        if len(lacunae) > limits.max_gaps:
-            raise RequestError("E303", n=len(lacunae), limit=limits.max_gaps)
+        only = _asked(self.only, len(lacunae))
+        if len(only) > limits.max_gaps:
+            asked = "the text has" if self.only is None else "the request asks for"
+            raise RequestError("E303", asked=asked, n=len(only), limit=limits.max_gaps)
         overrides = {i: parse_hint_value(value, i + 1) for i, value in _by_gap(self.hints, len(lacunae), "E306")}
         hints: dict[int, Hint] = {}
         for i, lacuna in enumerate(lacunae):
@@ -153,8 +171,72 @@ class RestoreRequest:
         pins = {i: check_reading(value, i + 1, limits) for i, value in _by_gap(self.pins, len(lacunae), "E307")}
         for i in pins:
             check_letters_gap(lacunae[i], i + 1)
+        fills = _fills(self.fills, len(lacunae), only, pins, limits)
         warnings = greek_warnings(doc, limits)
-        return RestoreRequest(self.text, hints, pins, k, self.should_stop, doc, markers, warnings, self.name)
+        return RestoreRequest(
+            self.text, hints, pins, k, self.should_stop, doc, markers, warnings, self.name, only, fills
+        )
+
+    def missing_fill(self) -> int | None:
+        """The first gap (0-based) before the last one asked that is neither asked, pinned nor
+        filled (a validated request), or ``None``: the context of the gaps after it is unknown."""
+        asked = set(self.only)
+        for i in range(max(self.only)):
+            if i not in asked and i not in self.pins and i not in self.fills:
+                return i
+        return None
+
+
+def _asked(only: Any, n_gaps: int) -> tuple[int, ...]:
+    """The 0-based positions of the gaps asked (``only``: gap numbers from 1, ``None``: all), sorted.
+
+    Raises:
+        RequestError: ``E310`` not a list, ``E327`` a number that is no gap of the text, or twice.
+    """
+    if only is None:
+        return tuple(range(n_gaps))
+    if isinstance(only, (str, bytes, Mapping)) or not isinstance(only, Iterable):
+        raise RequestError("E310", name="only", expected="a list of gap numbers", value=type(only).__name__)
+    numbers = list(only)
+    if not numbers:
+        raise RequestError("E310", name="only", expected="a list of at least one gap number", value=numbers)
+    for number in numbers:
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise RequestError("E327", gap=number, reason="gap numbers are whole numbers counted from 1")
+        if not 1 <= number <= n_gaps:
+            raise RequestError(
+                "E327", gap=number, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)}, numbered from 1"
+            )
+    if len(set(numbers)) != len(numbers):
+        twice = next(n for n in numbers if numbers.count(n) > 1)
+        raise RequestError("E327", gap=twice, reason="it is asked twice")
+    return tuple(sorted(n - 1 for n in numbers))
+
+
+def _fills(
+    values: Mapping[Any, Any] | None, n_gaps: int, only: tuple[int, ...], pins: Mapping[int, str], limits: RequestLimits
+) -> dict[int, str]:
+    """The checked ``fills`` of a request, by 0-based gap: each for a gap before the last one
+    asked, neither asked nor pinned, a reading (:func:`check_reading`), ``""`` or what a first
+    reading of no letter may be (spaces, a middle dot).
+
+    Raises:
+        RequestError: ``E328`` a fill for a gap asked, pinned or after the last one asked; ``E307``.
+    """
+    asked, last = set(only), max(only)
+    out: dict[int, str] = {}
+    for i, value in _by_gap(values, n_gaps, "E328"):
+        if i in asked:
+            raise RequestError("E328", gap=i + 1, reason="the gap is asked (only): it is searched, not filled")
+        if i in pins:
+            raise RequestError("E328", gap=i + 1, reason="the gap is pinned: its pin is what it holds")
+        if i > last:
+            raise RequestError("E328", gap=i + 1, reason=f"it comes after gap {last + 1}, the last one asked")
+        if isinstance(value, str) and len(value) <= limits.max_pin_chars and not value.strip(" ·\u0387"):
+            out[i] = value  # a first reading of no letter (spaces, a middle dot), or none: as the model left it
+        else:
+            out[i] = check_reading(value, i + 1, limits)
+    return out
 
 
 def check_letters_gap(lacuna: Lacuna, gap: int) -> None:

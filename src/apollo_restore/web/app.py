@@ -126,14 +126,16 @@ def create_app(
 
     @app.post("/api/restore", response_model=s.RestorationOut, responses=_ERRORS, tags=["restore"])
     async def restore(req: s.RestoreRequest, http: Request) -> dict:
-        """Ranked candidates for every gap of a Leiden text, filled left to right; pinned gaps
-        keep the given reading and the gaps after them are restored with it in place.
+        """Ranked candidates for every gap of a Leiden text (or those asked, `only`), filled left to
+        right; pinned gaps keep the given reading and the gaps after them are restored with it in place.
         Answers 503 with ``Retry-After`` when the queue is full, when the work queued before it
         and its own would pass the time limit (at once), or when the time limit is reached."""
         deadline = limits.deadline(http.scope.get(ARRIVED, time.monotonic()))
         gate.admit(deadline - time.monotonic())  # a full server refuses before parsing the text
         stop = threading.Event()
-        request = RestoreRequest(req.text, req.hints, req.pins, req.k, stop.is_set).validate(limits.request)
+        request = RestoreRequest(
+            req.text, req.hints, req.pins, req.k, stop.is_set, only=req.only, fills=req.fills
+        ).validate(limits.request)
         release = await gate.enter(deadline - time.monotonic(), work_units(request, limits.max_gap_letters))
         try:
             work = asyncio.ensure_future(run_in_threadpool(restore_text, restorer, request))
@@ -144,7 +146,7 @@ def create_app(
         result = await _wait(work, stop, deadline, http)
         if result is None:
             raise gate.busy("W014")
-        return result.to_dict()
+        return {**result.to_dict(), "gaps_in_text": len(request.hints)}
 
     @app.post("/api/parallels", response_model=s.ParallelsOut, responses=_ERRORS, tags=["restore"])
     async def find_parallels(req: s.ParallelsRequest) -> dict:
@@ -153,11 +155,14 @@ def create_app(
         if parallels is None:
             raise ApiError.of(503, "W010")
         check_k(req.k, limits.request)
-        request = RestoreRequest(req.text, req.hints, req.pins, 1).validate(limits.request)
-        if not 1 <= req.gap <= len(request.hints):
-            n = len(request.hints)
-            reason = f"no gap {req.gap}: the text has {n} gap{'s' * (n != 1)}, numbered from 1"
-            raise ApiError.of(422, "W013", reason=reason)
+        try:  # one gap asked: a text of any number of gaps has parallels
+            request = RestoreRequest(req.text, req.hints, req.pins, 1, only=[req.gap]).validate(limits.request)
+        except RequestError as err:
+            if err.code != "E327":
+                raise
+            raise ApiError.of(
+                422, "W013", reason=str(err).removeprefix("[E327] ").replace(" to restore (only)", "")
+            ) from None
         return await run_in_threadpool(parallels.parallels, request, req.gap, req.k)
 
     @app.post("/api/provenance", response_model=s.ProvenanceOut, responses=_ERRORS, tags=["restore"])

@@ -41,7 +41,8 @@ class Limits:
         max_body_bytes: largest JSON request body (bytes); larger ones get 413 unread.
         max_upload_bytes: largest EpiDoc upload (bytes, multipart body included).
         max_text_chars: longest Leiden text restored in one request (characters).
-        max_gaps: most gaps restored in one request.
+        max_gaps: most gaps restored in one request (those it asks, ``only``; a text may hold
+            more: the page asks for them one at a time).
         max_gap_letters: longest gap a hint (in the text or in the request) may state (letters).
         max_k: most candidates per gap.
         max_pin_chars: longest pinned or exported reading (characters).
@@ -180,12 +181,12 @@ LETTERS_PER_UNIT = 20
 
 
 def work_units(request: RestoreRequest, no_hint_letters: int) -> float:
-    """The work of a validated restoration, in units of :class:`CostModel`: per gap searched (a
-    pinned gap is not), one unit and one more per :data:`LETTERS_PER_UNIT` letters its hint allows
-    (``no_hint_letters`` for a gap without a hint)."""
+    """The work of a validated restoration, in units of :class:`CostModel`: per gap searched (one
+    asked and not pinned), one unit and one more per :data:`LETTERS_PER_UNIT` letters its hint
+    allows (``no_hint_letters`` for a gap without a hint)."""
     return sum(
-        1.0 + hint.letters(no_hint_letters)[1] / LETTERS_PER_UNIT
-        for gap, hint in request.hints.items()
+        1.0 + request.hints[gap].letters(no_hint_letters)[1] / LETTERS_PER_UNIT
+        for gap in request.only
         if gap not in request.pins
     )
 

@@ -40,6 +40,17 @@ class RestoreRequest(BaseModel):
         description="Readings fixed by the user, by gap number (from 1); later gaps are restored with them in place.",
     )
     k: int = Field(20, ge=1, description="Candidates per gap.")
+    only: list[StrictInt] | None = Field(
+        None,
+        description="The numbers (from 1) of the gaps to restore, all by default; at most `max_gaps` "
+        "(`/api/health`). The whole text is still read: a long text is restored a few gaps per request, "
+        "each with the context a restoration of the whole text gives it (the page asks one gap at a time).",
+    )
+    fills: dict[int, str] = Field(
+        default_factory=dict,
+        description="What each gap before the last one asked, neither asked nor pinned, holds: its first "
+        'reading of an earlier request (`candidates[0].text`, `""` where it had none), by gap number.',
+    )
 
 
 class CandidateOut(BaseModel):
@@ -111,6 +122,9 @@ class RestorationOut(BaseModel):
     fill_threshold: float = Field(description="Least calibrated probability of a first reading written into it.")
     warnings: list[str] = Field(
         description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context)."
+    )
+    gaps_in_text: int | None = Field(
+        None, description="Gaps of the whole text (`gaps` holds those asked, `only`): how many requests remain."
     )
 
 

@@ -18,6 +18,7 @@ const state = {
   example: "",       // the text the page opened with (the help describes it while it stays)
   provenanceText: null,  // the text whose provenance the panel shows (cleared when another is restored)
   busy: false,
+  restoring: null,   // the AbortController of the restoration running (Stop aborts it), else null
 };
 
 const $ = (id) => document.getElementById(id);
@@ -48,8 +49,8 @@ class ApiError extends Error {
   }
 }
 
-async function api(path, body, isForm = false) {
-  const init = { method: body === undefined ? "GET" : "POST" };
+async function api(path, body, isForm = false, signal = undefined) {
+  const init = { method: body === undefined ? "GET" : "POST", signal };
   if (body !== undefined) {
     init.body = isForm ? body : JSON.stringify(body);
     if (!isForm) init.headers = { "Content-Type": "application/json" };
@@ -58,6 +59,7 @@ async function api(path, body, isForm = false) {
   try {
     response = await fetch(path, init);
   } catch (err) {
+    if (signal && signal.aborted) throw err;  // stopped: not the server's failure
     throw new ApiError(0, { message: "the server cannot be reached" });
   }
   let data = null;
@@ -106,46 +108,121 @@ function showWarnings(warnings) {
   box.hidden = !(warnings && warnings.length);
 }
 
-function setBusy(busy, message) {
+function setBusy(busy, message, stoppable = false) {
   state.busy = busy;
   for (const id of ["restore", "export-leiden", "export-epidoc"]) $(id).disabled = busy;
   document.querySelectorAll(".candidate, .hint button").forEach((b) => { b.disabled = busy; });
+  $("stop").hidden = !(busy && stoppable);
   $("status").textContent = message || "";
   document.body.setAttribute("aria-busy", busy ? "true" : "false");
 }
 
 // ---- restoring ---------------------------------------------------------------------------
 
-async function restore() {
+// A text is restored one gap per request, left to right, each shown as it arrives: the server reads
+// the whole text each time, the gaps before it holding their first reading (fills) or the user's
+// (pins), so every gap is read as in one restoration of the whole text, and a text of any number of
+// gaps is restored (the server's max_gaps limits the gaps of one request). Stop aborts the request
+// running and keeps what has arrived. `from`: the first gap to restore again (a pick, a release or
+// a new length there); the gaps before it keep their results, which do not depend on later gaps.
+async function restore(from = 1) {
   const text = $("leiden").value;
   if (!text.trim()) { showError(new ApiError(422, { message: "paste a Leiden text first" })); return; }
+  if (state.restoring) return;
   if (text !== state.text) {  // a new text: its gaps are not the old ones
     state.hints = {}; state.pins = {}; state.pinProbs = {}; state.pinCands = {}; state.cache = {}; state.parallels = {};
+    from = 1;
   }
+  const kept = from > 1 && state.result ? state.result.gaps.filter((g) => g.number < from) : [];
+  if (kept.length !== from - 1) from = 1;
   state.text = text;
   if (state.provenanceText !== null && state.provenanceText !== text) clearProvenance();
   clearError();
-  setBusy(true, "Restoring…");
+  const controller = new AbortController();
+  state.restoring = controller;
+  setBusy(true, "Restoring…", true);
   const started = performance.now();
+  const k = Number($("k").value);
+  let result = null;
+  let total = null;
+  let n = from;
   try {
-    const body = { text, hints: state.hints, pins: state.pins, k: Number($("k").value) };
-    const result = await api("/api/restore", body);
-    if (result.text !== text) {  // EpiDoc or Beta Code pasted: the gaps' spans are in the Leiden it was read as
-      state.text = result.text; $("leiden").value = result.text;
+    while (total === null || n <= total) {
+      $("status").textContent = total === null ? `Restoring gap ${n}…` : `Restoring gap ${n} of ${total}…`;
+      const before = result ? result.gaps : kept.slice(0, n - 1);
+      const fills = {};
+      for (const g of before) if (g.pinned === null) fills[g.number] = g.candidates.length ? g.candidates[0].text : "";
+      const body = { text, hints: state.hints, pins: state.pins, k, only: [n], fills };
+      const part = await api("/api/restore", body, false, controller.signal);
+      if (controller.signal.aborted) break;
+      const last = Math.max(n, ...part.gaps.map((g) => g.number));
+      total = part.gaps_in_text ?? last;  // the gaps of the whole text
+      for (const gap of part.gaps) if (gap.pinned === null) state.cache[gap.number] = gap.candidates;
+      if (!result) {
+        if (part.text !== text) {  // EpiDoc or Beta Code pasted: the gaps' spans are in the Leiden it was read as
+          state.text = part.text; $("leiden").value = part.text;
+        }
+        result = { ...part, gaps: [...kept, ...part.gaps] };
+        if (from > 1 && state.result) result.warnings = state.result.warnings;
+        state.result = result;
+        render();
+        showWarnings(result.warnings);
+        keepFocusWhileRunning();
+      } else {
+        result.gaps.push(...part.gaps);
+        renderArrived(part.gaps);
+      }
+      n = last + 1;
     }
-    state.result = result;
-    for (const gap of result.gaps) if (gap.pinned === null) state.cache[gap.number] = gap.candidates;
-    render();
-    showWarnings(result.warnings);
-    setBusy(false, pickSummary(result) + runSummary(result, (performance.now() - started) / 1000));
-    restoreFocus();
-    loadParallels(result);
   } catch (err) {
+    state.restoring = null;
+    if (controller.signal.aborted) { stopped(result, n, total); return; }
     state.focusGap = null;
-    clearResults();
-    setBusy(false, "");
+    if (!result) {
+      clearResults();
+      setBusy(false, "");
+    } else {  // what has arrived stays
+      setBusy(false, `Stopped at gap ${n} of ${total}: ${result.gaps.length} gap${result.gaps.length === 1 ? "" : "s"} restored.`);
+    }
     showError(err);
+    return;
   }
+  state.restoring = null;
+  if (controller.signal.aborted) { stopped(result, n, total); return; }
+  const run = result.gaps.filter((g) => g.number >= from);
+  setBusy(false, pickSummary(result) + runSummary(run, (performance.now() - started) / 1000));
+  restoreFocus();
+  loadParallels(result);
+}
+
+// Stop pressed: the readings that arrived stay (and can be picked and exported), the rest as written
+function stopped(result, n, total) {
+  state.focusGap = null;
+  const done = result ? result.gaps.length : 0;
+  const of = total === null ? "" : ` of ${total}`;
+  setBusy(false, `Stopped: ${done}${of} gap${done === 1 && !of ? "" : "s"} restored; the others are left as written.`);
+  $("restore").focus();
+  if (result) loadParallels(result);
+}
+
+function stopRestoring() {
+  if (state.restoring) state.restoring.abort();
+}
+
+// while the gaps arrive, keyboard focus is never lost: on a control the run disabled, it goes to Stop
+function keepFocusWhileRunning() {
+  const active = document.activeElement;
+  if (!active || active === document.body || active.disabled || !document.contains(active)) $("stop").focus();
+}
+
+// a gap that arrived during a run: its card is appended, the text shows its reading; focus stays where it is
+function renderArrived(gaps) {
+  const focusedMark = document.activeElement && document.activeElement.closest ? document.activeElement.closest(".gap-mark") : null;
+  renderText();
+  if (focusedMark) { const again = $(focusedMark.id); if (again) again.focus({ preventScroll: true }); }
+  $("gaps").append(...gaps.map(renderGap));
+  $("gaps-panel").hidden = false;
+  renderProbHelp();
 }
 
 // after a run, keyboard focus goes back where the user was: the reading just picked (or the gap
@@ -157,7 +234,8 @@ function restoreFocus() {
   state.focusGap = null;
   const card = number ? $(`gap-${number}`) : null;
   const active = document.activeElement;
-  if (!card && active && active !== document.body && !active.disabled && document.contains(active)) return;
+  const kept = active && active !== document.body && !active.disabled && document.contains(active) && !active.closest("[hidden]");
+  if (!card && kept) return;
   const target = card
     ? card.querySelector('.candidate[aria-pressed="true"]') || card.querySelector(".candidate") || card.querySelector("button")
     : $("text-heading");
@@ -173,11 +251,12 @@ function pickSummary(result) {
   return gap.pinned !== null ? `Gap ${gap.number}: your reading ${currentReading(gap)}. ` : `Gap ${gap.number}: released. `;
 }
 
-// what the last run did, in words: gaps searched and the time it took; picked gaps were not searched
-function runSummary(result, secs) {
-  const n = result.gaps.length;
+// what the last run did, in words (`gaps`: those it restored): gaps searched and the time it took;
+// picked gaps were not searched
+function runSummary(gaps, secs) {
+  const n = gaps.length;
   if (!n) return "No gaps found: mark lost letters as [.4], [- - -] or ???.";
-  const searched = result.gaps.filter((g) => g.pinned === null).length;
+  const searched = gaps.filter((g) => g.pinned === null).length;
   const picked = n - searched;
   const s = (k) => (k === 1 ? "" : "s");
   const pickedNote = picked ? `; ${picked} gap${s(picked)} hold${picked === 1 ? "s" : ""} your reading` : "";
@@ -207,14 +286,14 @@ function pin(number, candidate) {
   } else {
     state.pins[number] = candidate.text; state.pinProbs[number] = candidate.prob; state.pinCands[number] = candidate;
   }
-  restore();
+  restore(number);
 }
 
 function unpin(number) {
   if (state.busy) return;
   state.focusGap = number;
   delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];
-  restore();
+  restore(number);
 }
 
 function applyHint(number, mode, a, b) {
@@ -227,7 +306,7 @@ function applyHint(number, mode, a, b) {
   }
   delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];  // a new length: new candidates
   state.focusGap = number;
-  restore();
+  restore(number);
 }
 
 // ---- rendering ---------------------------------------------------------------------------
@@ -327,6 +406,10 @@ function focusGap(number) {
 function renderGaps() {
   const list = $("gaps");
   list.replaceChildren(...state.result.gaps.map(renderGap));
+  renderProbHelp();
+}
+
+function renderProbHelp() {
   $("prob-help").textContent = isCalibrated()
     ? "A percentage is calibrated: of the readings this model showed at 30 % on held-out texts, about 30 % were the "
       + "edition's reading. A gap's percentages add up to the chance that its list holds the right reading at all; "
@@ -378,6 +461,7 @@ function renderGap(gap) {
   card.append(el("details", { class: "context" }, el("summary", { text: "Context the model saw" }),
     el("p", { lang: "grc" }, "…" + gap.prefix.slice(-80), el("mark", { text: "[ ]" }), gap.suffix.slice(0, 80) + "…")));
   card.append(el("div", { class: "parallels", id: `parallels-${i}` }));
+  card.querySelectorAll(".candidate, .hint button").forEach((b) => { b.disabled = state.busy; });  // a run is on
   setTimeout(() => renderParallels(i), 0);
   return card;
 }
@@ -527,6 +611,7 @@ async function attributeText() {
 // ---- EpiDoc upload and export ------------------------------------------------------------
 
 async function openEpidoc(file) {
+  stopRestoring();
   clearError();
   setBusy(true, `Reading ${file.name}…`);
   try {
@@ -594,7 +679,8 @@ function describeText() { $("example-help").hidden = $("leiden").value !== state
 async function start() {
   state.example = $("leiden").value;
   $("leiden").addEventListener("input", describeText);
-  $("restore").addEventListener("click", restore);
+  $("restore").addEventListener("click", () => restore());
+  $("stop").addEventListener("click", stopRestoring);
   $("leiden").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); restore(); } });
   $("epidoc-file").addEventListener("change", (e) => { if (e.target.files.length) openEpidoc(e.target.files[0]); });
   $("export-leiden").addEventListener("click", () => exportAs("leiden"));
