@@ -41,6 +41,7 @@ def _open_oxy(browser, url: str):
     return page, asked
 
 
+@pytest.mark.slow  # about 10 s: run by CI's slow tier (scripts/check.sh), not the README's fast tier
 def test_a_34_gap_edition_restores_gap_by_gap(browser):
     """Cards arrive while the run goes on, the status counts the gaps, axe is clean while it runs
     and after, and in the end all 34 gaps hold their readings, one request each."""
