@@ -6,6 +6,8 @@ that needs known readings builds one of these instead of a model.
   ready :class:`~apollo_restore.restoration.types.Candidate` s), optionally after a pause; it
   counts its calls and keeps the contexts it was given.
 - :class:`Scored`: a member of a given kind with fixed log-scores per reading.
+- :func:`shipped_model_copy` and :func:`edit_json`: a copy of the shipped model folder with one
+  file changed, for the probes of a folder as files.
 
 A stand-in whose behaviour is its test's subject (one that fails at the n-th gap, reads the gap
 back, knows the answers) stays beside its test.
@@ -14,11 +16,16 @@ back, knows the answers) stays beside its test.
 from __future__ import annotations
 
 import copy
+import json
+import shutil
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from apollo_restore.hint import NO_HINT
-from apollo_restore.restoration.config import RestoreConfig
+from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
 from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.types import Candidate
 
@@ -105,3 +112,16 @@ def first_reading_at(
     top = Candidate(reading, prob, -1.0, display=display, calibrated=calibrated, unknown_words=list(unknown))
     other = Candidate("καμηλον", (1 - prob) / 2, -2.0, display="κάμηλον", calibrated=calibrated)
     return FixedReadings([top, other], name=name, k=2)
+
+
+def shipped_model_copy(tmp_path: Path) -> Path:
+    """A copy of the shipped model folder under ``tmp_path`` (``model/``), to change."""
+    return Path(shutil.copytree(DEFAULT_MODEL, tmp_path / "model"))
+
+
+def edit_json(folder: Path, name: str, edit: Callable[[Any], None]) -> None:
+    """Rewrite ``folder/name`` (JSON) after ``edit`` changed its parsed value in place."""
+    path = folder / name
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")

@@ -6,9 +6,7 @@ member weight so small that the weighted mean underflows (``5e-324``) is refused
 
 from __future__ import annotations
 
-import json
 import logging
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,20 +18,14 @@ from apollo_restore.model.folder import META_FILE
 from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.load import load_restorer
+from tests.stubs import edit_json, shipped_model_copy
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"
 
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(DEFAULT_MODEL, tmp_path / "model"))
-
-
-def _edit(folder: Path, name: str, edit) -> None:
-    path = folder / name
-    data = json.loads(path.read_text(encoding="utf-8"))
-    edit(data)
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return shipped_model_copy(tmp_path)
 
 
 def test_the_shipped_calibration_records_each_kinds_fit_and_is_applied():
@@ -57,14 +49,14 @@ def _copied_from_another_fit(data: dict) -> None:
     ],
 )
 def test_a_kind_fitted_on_other_scores_is_not_applied(folder, caplog, edit, said):
-    _edit(folder, CALIBRATION_FILE, edit)
+    edit_json(folder, CALIBRATION_FILE, edit)
     with caplog.at_level(logging.WARNING):
         assert load_restorer(folder).ranking.calibration is None
     assert said in caplog.text and "uncalibrated" in caplog.text
 
 
 def test_presentation_null_restores_with_the_default_demotions(folder):
-    _edit(folder, META_FILE, lambda m: m.update(presentation=None))
+    edit_json(folder, META_FILE, lambda m: m.update(presentation=None))
     done = CliRunner().invoke(app, ["restore", TEXT, "--model", str(folder), "--neural-only", "--k", "3"])
     assert done.exit_code == 0 and "Traceback" not in done.output and "Presentation" not in done.output, done.output
 
@@ -76,7 +68,7 @@ def test_a_weight_so_small_the_mean_underflows_is_E505_at_load(folder, weight):
             member["weight"] = 0.0
         meta["ensemble"]["members"][0]["weight"] = weight
 
-    _edit(folder, META_FILE, tiny)
+    edit_json(folder, META_FILE, tiny)
     with pytest.raises(ModelFolderError, match=r"^\[E505\] .*ensemble.members\[0\].weight"):
         load_restorer(folder)
     done = CliRunner().invoke(app, ["restore", TEXT, "--model", str(folder)])

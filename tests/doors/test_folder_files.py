@@ -8,7 +8,6 @@ folder, one thing changed; no weights are loaded before the refusal."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,8 +17,8 @@ from apollo_restore.cli.app import app
 from apollo_restore.errors import FileError, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restoration.calibration import CALIBRATION_FILE
-from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.load import load_restorer
+from tests.stubs import shipped_model_copy
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"
 
@@ -27,7 +26,7 @@ TEXT = "Κόμων Μουσαίου [.4] χαίρειν"
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     """A copy of the shipped model folder, to change."""
-    return Path(shutil.copytree(DEFAULT_MODEL, tmp_path / "model"))
+    return shipped_model_copy(tmp_path)
 
 
 def _directory(path: Path) -> None:

@@ -7,7 +7,6 @@ calibration from too few gaps."""
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import time
@@ -25,6 +24,7 @@ from apollo_restore.model.verify import WEIGHTS_FILE
 from apollo_restore.restoration.calibration import CALIBRATION_FILE
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
 from apollo_restore.restoration.load import load_restorer
+from tests.stubs import edit_json, shipped_model_copy
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"
 PREFIX, SUFFIX = "κομων μουσαιου ", " χαιρειν"
@@ -32,14 +32,7 @@ PREFIX, SUFFIX = "κομων μουσαιου ", " χαιρειν"
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(DEFAULT_MODEL, tmp_path / "model"))
-
-
-def _edit(folder: Path, name: str, edit) -> None:
-    path = folder / name
-    data = json.loads(path.read_text(encoding="utf-8"))
-    edit(data)
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return shipped_model_copy(tmp_path)
 
 
 def _refused_at_load(folder: Path, code: str, field: str) -> None:
@@ -69,24 +62,26 @@ def _refused_at_load(folder: Path, code: str, field: str) -> None:
     ],
 )
 def test_a_setting_out_of_its_bounds_is_E505_at_load_before_any_work(folder, edit, field):
-    _edit(folder, "apollo_restore.json", edit)
+    edit_json(folder, "apollo_restore.json", edit)
     _refused_at_load(folder, "E505", field)
 
 
 def test_a_key_the_file_does_not_declare_is_E522(folder):
-    _edit(folder, "apollo_restore.json", lambda m: m.update(presentaton={"demotions": {}}))
+    edit_json(folder, "apollo_restore.json", lambda m: m.update(presentaton={"demotions": {}}))
     _refused_at_load(folder, "E522", "presentaton")
 
 
 def test_an_ngram_member_whose_file_is_not_an_ngram_file_is_E519(folder):
-    _edit(folder, "apollo_restore.json", lambda m: m["ensemble"]["members"].append(
+    edit_json(folder, "apollo_restore.json", lambda m: m["ensemble"]["members"].append(
         {"name": "ngram", "weight": 1.0, "options": {"file": "config.json"}}
     ))  # fmt: skip
     _refused_at_load(folder, "E519", "ensemble.members[6].options.file")
 
 
 def test_serve_refuses_an_unbounded_member_option_at_start(folder):
-    _edit(folder, "apollo_restore.json", lambda m: m["ensemble"]["members"][1]["options"].update(max_context=10**18))
+    edit_json(
+        folder, "apollo_restore.json", lambda m: m["ensemble"]["members"][1]["options"].update(max_context=10**18)
+    )
     done = CliRunner().invoke(app, ["serve", "--model", str(folder), "--port", "65500"])
     assert done.exit_code == 2 and "[E505]" in done.output and "max_context" in done.output, done.output
 
@@ -96,7 +91,7 @@ def _top(restorer, hint):
 
 
 def test_a_calibration_lacking_a_condition_is_not_applied_with_a_warning(folder, caplog):
-    _edit(folder, CALIBRATION_FILE, lambda c: c["kinds"]["real"].pop("none"))
+    edit_json(folder, CALIBRATION_FILE, lambda c: c["kinds"]["real"].pop("none"))
     with caplog.at_level(logging.WARNING):
         restorer = load_restorer(folder)
     assert restorer.ranking.calibration is None
@@ -105,7 +100,7 @@ def test_a_calibration_lacking_a_condition_is_not_applied_with_a_warning(folder,
 
 
 def test_a_calibration_without_its_fingerprint_is_not_applied(folder, caplog):
-    _edit(folder, CALIBRATION_FILE, lambda c: c["info"].pop("model_fingerprint"))
+    edit_json(folder, CALIBRATION_FILE, lambda c: c["info"].pop("model_fingerprint"))
     with caplog.at_level(logging.WARNING):
         assert load_restorer(folder).ranking.calibration is None
     assert "records no model fingerprint" in caplog.text

@@ -1,7 +1,7 @@
 """The date and place of each prepared document, joined by document name (training side).
 
     from apollo_restore.attribution.labels import read_labels
-    labels = read_labels(Path("../shared/corpora"))   # (source, id) → Label
+    labels = read_labels(Path("corpora"))   # (source, id) → Label
 
 - **Papyri** (``ddb``): the HGV table ``hgv-places-dates.tsv`` keyed by Trismegistos id, the
   ``tm`` column of the prepared table (the DDB files' ``<file TM=…>``). A date is ``year ±

@@ -1,6 +1,6 @@
 """Training the attribution model on the prepared corpus's train split; calibration on validation.
 
-    python scripts/train_attribution.py --prepared data/prepared --corpora ../shared/corpora \\
+    python scripts/train_attribution.py --prepared data/prepared --corpora corpora \\
         --out src/apollo_restore/models/attribution
 
 1. **Examples** (:func:`examples`): every papyrus (``ddb``) and inscription of a split with a
