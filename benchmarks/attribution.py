@@ -1,6 +1,6 @@
 """Dates and places of the prepared corpus's documents, scored against their own (HGV, EpiDoc headers).
 
-    python benchmarks/attribution.py --prepared data/prepared --corpora ../shared/corpora \
+    python benchmarks/attribution.py --prepared data/prepared --corpora corpora \
         --split validation [--model FOLDER] [--out report.json]
 
 Each papyrus (ddb) and inscription of the split with a date or a place is read as the artifact

@@ -1,6 +1,6 @@
 """Train the attribution model (dates and places) and write its folder.
 
-    python scripts/train_attribution.py --prepared data/prepared --corpora ../shared/corpora \
+    python scripts/train_attribution.py --prepared data/prepared --corpora corpora \
         --out src/apollo_restore/models/attribution
 
 Reads the prepared corpus's train split (fit) and validation split (choice of epoch, calibration);

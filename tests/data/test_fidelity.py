@@ -3,7 +3,7 @@
 The round trips (:mod:`tests.data.fidelity`): EpiDoc → Leiden → document, Leiden → EpiDoc →
 document, EpiDoc → EpiDoc (no reading: the file; readings: the bytes outside them, and each gap
 read back as the editor gave it), over every EpiDoc file the project ships and, in the slow
-tier, over real editions of ``../shared/corpora``. What differs is listed in docs/epidoc.md.
+tier, over real editions of ``corpora``. What differs is listed in docs/epidoc.md.
 """
 
 from __future__ import annotations
