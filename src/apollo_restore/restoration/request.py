@@ -31,7 +31,7 @@ from apollo_restore.data.document import Document, Lacuna, read_segments
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.normalise import GREEK_LETTERS, fold, normalise_context
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
-from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
+from apollo_restore.data.readers.typed import Kind, as_leiden, looks_like_xml
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW
@@ -134,18 +134,10 @@ class RestoreRequest:
             RequestError: ``E300``–``E313`` (see :class:`~apollo_restore.errors.Errors`).
             LeidenError: malformed Leiden brackets or lengths.
         """
-        xml = isinstance(self.text, str) and looks_like_xml(self.text)
-        if not xml:  # bounded before any work; an EpiDoc file by its edition, as every door measures it
-            check_text(self.text, limits)
-        if not self.text.strip():
+        if isinstance(self.text, str) and not self.text.strip():
             raise RequestError("E300")
+        text, kind = read_source(self.text, limits, self.name)
         k = check_k(self.k, limits)
-        text, kind = as_leiden(self.text, self.name)
-        if text is not self.text:
-            check_text(text, limits)
-        if xml:
-            check_characters(self.text)
-            check_no_machine_reading(decoded(self.text))
         doc, markers = parse_leiden_with_gaps(text)
         request = replace(self, text=text).with_document(doc, markers, k, limits)
         if kind == "betacode":
@@ -428,21 +420,33 @@ def decoded(text: str) -> str:
     return _CHARACTER_REFERENCE.sub(char, text) if "&#" in text else text
 
 
-def check_source(text: Any, limits: RequestLimits, name: str = "the text") -> str:
-    """A text to export (:func:`check_text`), and, when it is EpiDoc XML, the Leiden text it is
-    read as too (:func:`~apollo_restore.data.readers.typed.as_leiden`): the check that keeps
-    ``⁅ ⁆`` out then runs on the decoded text, character references and entities expanded.
+def read_source(text: Any, limits: RequestLimits, name: str = "the text") -> tuple[str, Kind]:
+    """A text as every door takes it (restore, export), checked, and the Leiden text it is read
+    as (:func:`~apollo_restore.data.readers.typed.as_leiden`) with its kind. A Leiden or Beta Code
+    text is bounded (:func:`check_text`) before any work; an EpiDoc file is measured by its
+    edition, and the check that keeps ``⁅ ⁆`` out runs on its decoded text too, character
+    references and entities expanded.
 
     Raises:
         RequestError: as :func:`check_text`; ``E313`` unreadable EpiDoc.
     """
     if not isinstance(text, str):
         raise RequestError("E310", name="text", expected="a string", value=type(text).__name__)
-    leiden, _ = as_leiden(text, name)
-    check_text(leiden, limits)  # an EpiDoc file: its edition's length, not its header's
+    xml = looks_like_xml(text)
+    if not xml:
+        check_text(text, limits)
+    leiden, kind = as_leiden(text, name)
     if leiden is not text:
+        check_text(leiden, limits)  # an EpiDoc file: its edition's length, not its header's
+    if xml:
         check_characters(text)
         check_no_machine_reading(decoded(text))
+    return leiden, kind
+
+
+def check_source(text: Any, limits: RequestLimits, name: str = "the text") -> str:
+    """``text`` when :func:`read_source` accepts it: a text to export, checked as a restoration's."""
+    read_source(text, limits, name)
     return text
 
 
