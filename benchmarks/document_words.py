@@ -36,7 +36,6 @@ import json
 import statistics
 import time
 import zlib
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -102,7 +101,7 @@ def collect(args) -> None:
     gaps = [(name, g) for name, g in gap_sets(args) if f"{name}/{g.id}" not in done]
     vocabulary = Vocabulary(default_forms().keys)
     proposers = {
-        "neural": NeuralMember.load(args.model, config=replace(DEFAULT_RESTORE_CONFIG, hint_slack=args.slack)),
+        "neural": NeuralMember.load(args.model, config=DEFAULT_RESTORE_CONFIG.replace(hint_slack=args.slack)),
         "infini": load_infini("forward", discount=0.6, max_context=40),
         "infini_backward": load_infini("backward", discount=0.6, max_context=40),
         "copy": DocumentCopy(),

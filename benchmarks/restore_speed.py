@@ -63,7 +63,7 @@ except ImportError:  # a tree from before load_filler was renamed load_restorer
 torch.set_num_threads(int(sys.argv[1]))
 overrides = json.loads(sys.argv[2])
 folder = overrides.pop("model", None)
-config = replace(DEFAULT_RESTORE_CONFIG, **overrides) if overrides else DEFAULT_RESTORE_CONFIG
+config = DEFAULT_RESTORE_CONFIG.replace(**overrides) if overrides else DEFAULT_RESTORE_CONFIG
 restorer = load_restorer(folder, config=config)
 print("ready", flush=True)
 for line in sys.stdin:

@@ -15,9 +15,11 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
+from annotated_types import Ge, Le
+from pydantic import BaseModel
 from typer.models import OptionInfo
 
 from apollo_restore.errors import ExtraMissing, FileError
@@ -38,6 +40,25 @@ _FILE_NAME = re.compile(r"^(?:\S*[/\\]\S*|[^\s/\\]+\.[A-Za-z0-9]{1,5})$")  # a p
 def threads_option(help: str) -> OptionInfo:
     """The ``--threads`` option, from 1 to :data:`MAX_THREADS` (default ``None``: the command's choice)."""
     return typer.Option(None, "--threads", min=1, max=MAX_THREADS, help=help)
+
+
+def setting_option(model: type[BaseModel], name: str, *flags: str, help: str, bounded: bool = True) -> OptionInfo:
+    """The option that sets field ``name`` of the settings ``model`` (e.g.
+    :class:`~apollo_restore.schema.search.RestoreConfig`): the field's default, its bounds as
+    typer's ``min``/``max`` (unless not ``bounded``: a check behind the option refuses them with
+    its own number), ``help`` followed by what the field must be (a flag's ``help`` alone).
+
+        k: int = setting_option(RestoreConfig, "k", "--k", help="Candidates per gap")
+    """
+    info = model.model_fields[name]
+    bounds: dict[str, Any] = {}
+    for meta in info.metadata if bounded else ():
+        if isinstance(meta, Ge):
+            bounds["min"] = meta.ge
+        elif isinstance(meta, Le):
+            bounds["max"] = meta.le
+    said = f"{help}: {info.description}." if info.description and info.annotation is not bool else f"{help}."
+    return typer.Option(info.default, *flags, help=said, **bounds)
 
 
 def fail(err: Exception) -> NoReturn:

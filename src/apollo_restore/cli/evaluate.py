@@ -17,16 +17,24 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import MAX_SEED, fail, threads_option
-from apollo_restore.cli.restore import BATCH_OPTION, DEVICE_OPTION, NEURAL_ONLY_OPTION, WORKERS_OPTION
+from apollo_restore.cli.common import MAX_SEED, fail, setting_option, threads_option
+from apollo_restore.cli.restore import (
+    BATCH_OPTION,
+    DEVICE_OPTION,
+    EXACT_LENGTH_OPTION,
+    K_OPTION,
+    NEURAL_ONLY_OPTION,
+    WORKERS_OPTION,
+)
 from apollo_restore.errors import FileError, FormatError, RequestError
+from apollo_restore.schema.search import RestoreConfig
 
 _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
 #: Most gaps (or windows) one option may ask per source, length or period.
 MAX_GAPS = 1_000_000
 PER_LENGTH_OPTION = typer.Option(50, "--per-length", min=0, max=MAX_GAPS, help="Synthetic gaps per letter count 1–20.")
 SEED_OPTION = typer.Option(0, "--seed", min=0, max=MAX_SEED)
-CONTEXT_OPTION = typer.Option(250, "--context-chars", min=1, max=100_000, help="Characters of context each side.")
+CONTEXT_OPTION = setting_option(RestoreConfig, "context_chars", "--context-chars", help="Context given to the model")
 #: The report's note where bits per character are not measured for want of the ``[train]`` extra
 #: (the Hugging Face model runs them); the rest of the report is written.
 NO_BPC = "not measured: transformers is not installed (pip install 'apollo-restore[train]')"
@@ -126,8 +134,8 @@ def evaluate_command(
     context_chars: int = CONTEXT_OPTION,
     uncertain_excluded: bool = typer.Option(True, help="Also ask exact-hint gaps with uncertain-excluded context."),
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
-    k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
-    exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths."),
+    k: int = K_OPTION,
+    exact_length: bool = EXACT_LENGTH_OPTION,
     predictions: Path = typer.Option(
         None,
         "--predictions",
@@ -211,7 +219,7 @@ def evaluate_command(
     except (FileError, FormatError) as err:
         fail(err)
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restoration.config import RestoreConfig, batch_size
+    from apollo_restore.restoration.config import batch_size
 
     restorer, name, pool = None, "predictions", None
     if not predictions:

@@ -15,13 +15,22 @@ from apollo_restore.cli.common import (
     fail,
     read_text_argument,
     run_line_job,
+    setting_option,
     text_name,
     threads_option,
 )
 from apollo_restore.cli.progress import gap_progress
 from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
+from apollo_restore.schema.search import RestoreConfig
 
-# options shared by `restore` and `predict` (and `evaluate`)
+# options shared by `restore` and `predict` (and `evaluate`); --k's bounds are the request's (E305)
+K_OPTION = setting_option(RestoreConfig, "k", "--k", help="Candidates per gap", bounded=False)
+EXACT_LENGTH_OPTION = setting_option(
+    RestoreConfig,
+    "exact_length",
+    "--exact-length/--no-exact-length",
+    help="Force exact hints as hard lengths (for length-bound comparisons)",
+)
 NEURAL_ONLY_OPTION = typer.Option(
     False,
     "--neural-only",
@@ -72,7 +81,7 @@ def restore_command(
     text: str = typer.Argument(
         None, help="Leiden text (or EpiDoc XML, Beta Code), a path to a text file, or '-' (or nothing) for stdin."
     ),
-    k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
+    k: int = K_OPTION,
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
     hint: list[str] = typer.Option(
         None, "--hint", help="GAP=HINT overrides, gaps numbered from 1 as printed: 1=7, 2=5-8, 3=ca.7, 4=none."
@@ -179,9 +188,9 @@ def _print(result, show: int) -> None:
 def predict_command(
     gaps: Path = typer.Option(..., "--gaps", help="Gap set (JSONL, our interchange format)."),
     out: Path = typer.Option(..., "--out", help="Predictions JSONL to write (whole, once every gap is done)."),
-    k: int = typer.Option(20, "--k", help="Candidates per gap (1 to 200)."),
+    k: int = K_OPTION,
     model: Path = typer.Option(None, "--model", help="Model folder (default: the embedded model)."),
-    exact_length: bool = typer.Option(False, help="Force exact hints as hard lengths (for length-bound comparisons)."),
+    exact_length: bool = EXACT_LENGTH_OPTION,
     force: bool = typer.Option(False, "--force", help="Replace an existing --out (kept until the new one is whole)."),
     restart: bool = typer.Option(
         False, "--restart", help="Discard an unfinished run's OUT.partial instead of continuing it."
@@ -207,7 +216,7 @@ def predict_command(
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.model.folder import fingerprint
-    from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig, batch_size
+    from apollo_restore.restoration.config import DEFAULT_MODEL, batch_size
     from apollo_restore.restoration.predict import PredictJob, Workers
     from apollo_restore.restoration.threads import use_threads
 

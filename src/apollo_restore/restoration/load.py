@@ -162,9 +162,9 @@ def search_settings(path: Path, spec: dict, config: RestoreConfig) -> RestoreCon
     """
     search = ensemble_entry(path / META_FILE, spec).search
     if search.hint_slack is not None:
-        config = replace(config, hint_slack=search.hint_slack)
+        config = config.replace(hint_slack=search.hint_slack)
     if search.beam_width is not None and config.beam_width is None:
-        config = replace(config, beam_width=search.beam_width)
+        config = config.replace(beam_width=search.beam_width)
     if search.precision is not None and config.precision is None:
-        config = replace(config, precision=search.precision)
+        config = config.replace(precision=search.precision)
     return config

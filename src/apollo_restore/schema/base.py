@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar, Union, get_origin
+from typing import Annotated, Any, Self, TypeVar, Union, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -32,6 +32,11 @@ class Settings(BaseModel):
     """A declared settings object: strict types, no undeclared key, finite numbers, immutable."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with ``changes`` (field → value), checked as a new one is (``dataclasses.replace``
+        of a settings object)."""
+        return type(self)(**{**{name: getattr(self, name) for name in type(self).model_fields}, **changes})
 
 
 class Record(BaseModel):

@@ -18,7 +18,7 @@ from pydantic_core import PydanticUndefined
 from apollo_restore.schema.base import Record
 from apollo_restore.schema.folder import MEMBER_OPTIONS, CalibrationFile, DecoderConfig, FolderMeta
 from apollo_restore.schema.jobs import GapLine, PredictionLine, QuestionLine
-from apollo_restore.schema.search import SearchSettings
+from apollo_restore.schema.search import RestoreConfig
 from apollo_restore.schema.training import TrainingSettings
 
 #: Where the generated part of ``docs/model-folders.md`` begins and ends.
@@ -33,7 +33,7 @@ FILES: list[tuple[str, type[BaseModel]]] = [
     ("A line of a gap set (JSONL; `evaluate`)", GapLine),
     ("A line of a gap set to predict (JSONL; `predict`)", QuestionLine),
     ("A line of a predictions file (JSONL)", PredictionLine),
-    ("Search settings a caller gives (`RestoreConfig`, the Python API and the CLI's options)", SearchSettings),
+    ("Search settings a caller gives (`RestoreConfig`, the Python API and the CLI's options)", RestoreConfig),
     ("A training run's settings (`TrainConfig`: its YAML, `train --probe --setting`)", TrainingSettings),
 ]
 

@@ -11,7 +11,6 @@ here ``tune`` sees its members by label (``{label: weight}`` and a restorer per 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +94,7 @@ def named_members(folder: Path, config: RestoreConfig, slack: int, device: str =
     spec = read_meta(folder).get("ensemble")
     if not spec:
         raise TuneError("E702", folder=folder)
-    search = replace(search_settings(folder, spec, config), hint_slack=slack)
+    search = search_settings(folder, spec, config).replace(hint_slack=slack)
     return {e.label: build_member(folder, e, search, device) for e in member_entries(folder, spec, search, device)}
 
 

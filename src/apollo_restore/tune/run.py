@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from apollo_restore.data.orthography import default_forms
@@ -184,7 +184,7 @@ def tune(
         chosen = f"{FITTED_BY} on validation gaps of {where} ({len(gaps)}, seed {seed}); see docs/training.md"
         meta = with_weights(folder, meta, weights, slack, chosen)
         used = [(members[n], w) for n, w in weights.items() if n in members and w > 0]
-        restorer = Ensemble(used, name=folder.name, config=replace(config, hint_slack=slack), neural=members["neural"])
+        restorer = Ensemble(used, name=folder.name, config=config.replace(hint_slack=slack), neural=members["neural"])
     if "demotions" in steps or "calibration" in steps:
         restorer = restorer or load_restorer(folder, present=False)
         asked = gaps + real  # the demotions are fitted on the synthetic gaps, the calibration on both kinds

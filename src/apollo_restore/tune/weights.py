@@ -18,7 +18,7 @@ fixed (scaling every weight changes no ranking).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from tqdm.auto import tqdm
 
@@ -63,7 +63,7 @@ def member_scores(
     kinds = {name: member_kind(m) for name, m in members.items()}
     out = []
     for gap in tqdm(gaps, desc=f"members (slack {slack})", unit="gap", disable=not progress):
-        widened = gap.hint.widen(slack_of(gap.hint, replace(members["neural"].config, hint_slack=slack)))
+        widened = gap.hint.widen(slack_of(gap.hint, members["neural"].config.replace(hint_slack=slack)))
         proposals = []
         for name, m in members.items():
             hint = gap.hint if kinds[name] == "neural" else widened  # as the ensemble searches
