@@ -11,16 +11,18 @@ import argparse
 import sys
 from pathlib import Path
 
+from apollo_restore.restoration.members.registry import member_options
 from apollo_restore.schema.reference import BEGIN, END, markdown
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "model-folders.md"
 
 
 def generated(text: str) -> str:
-    """``text`` (the document) with the part between the markers replaced by :func:`markdown`."""
+    """``text`` (the document) with the part between the markers replaced by :func:`markdown` (the
+    members' options as their classes declare them)."""
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n\n{markdown()}\n{END}{tail}"
+    return f"{head}{BEGIN}\n\n{markdown(member_options())}\n{END}{tail}"
 
 
 def main(argv: list[str] | None = None) -> int:

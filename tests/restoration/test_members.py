@@ -17,17 +17,22 @@ from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
 from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.restoration.members.infini import InfiniMember
+from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.registry import (
     _FACTORIES,
-    MemberEntry,
     build_member,
     known_members,
+    member_class,
     member_entries,
+    member_options,
+    member_words,
     register_member,
     write_member_weights,
 )
 from apollo_restore.restoration.restorer import candidates_many
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import InfiniOptions, MemberEntry, NoOptions
 
 from ..conftest import PASSAGE_1, PASSAGE_2
 
@@ -71,21 +76,37 @@ def load_error(folder) -> str:
 def test_the_registry_knows_the_shipped_members_and_refuses_a_second_registration():
     assert {"neural", "infini", "ngram", "length", "copy", "words"} <= set(known_members())
     with pytest.raises(ValueError, match="registered already"):
-        register_member("infini", "classical", batches=False)(lambda spec: None)
+        register_member("infini", InfiniMember)(lambda spec: None)
 
 
-def test_a_registration_declares_the_members_kind_and_whether_it_batches():
-    with pytest.raises(TypeError, match="batches"):
-        register_member("oracle", "classical")(lambda spec: None)  # batches not declared
-    with pytest.raises(TypeError, match="kind 'oracle'"):
-        register_member("oracle", "oracle", batches=False)
-    with pytest.raises(TypeError, match="batches must be True or False"):
-        register_member("oracle", "classical", batches=None)
+def _member(**declared) -> type:
+    base = {"kind": "classical", "batches": False, "options": NoOptions, "in_words": "an oracle"}
+    return type("Oracle", (), {k: v for k, v in {**base, **declared}.items() if v is not ...})
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ({"kind": ...}, "declares kind None"),
+        ({"kind": "oracle"}, "declares kind 'oracle'"),
+        ({"batches": ...}, "no class attribute batches"),
+        ({"batches": None}, "no class attribute batches"),
+        ({"options": dict}, "no class attribute options"),
+        ({"in_words": ...}, "no class attribute in_words"),
+    ],
+)
+def test_a_member_class_declares_its_kind_batching_options_and_words(declared, message):
+    with pytest.raises(TypeError, match=message):
+        register_member("oracle", _member(**declared))
     assert "oracle" not in known_members()
-    assert {name: (f.kind, f.batches) for name, f in _FACTORIES.items() if name in ("neural", "infini")} == {
-        "neural": ("neural", True),
-        "infini": ("classical", False),
-    }
+
+
+def test_the_registry_and_the_schema_read_a_member_from_its_class():
+    assert member_class("neural") is NeuralMember and (NeuralMember.kind, NeuralMember.batches) == ("neural", True)
+    assert (member_class("infini").kind, member_class("infini").batches) == ("classical", False)
+    assert member_options()["infini"] is InfiniOptions is InfiniMember.options
+    assert member_words("infini_backward") == member_words("infini") == InfiniMember.in_words
+    assert member_words("oracle") is None
 
 
 class _Undeclared:
@@ -113,9 +134,9 @@ class _Declared(_Undeclared):
     [(_Undeclared(), "declares kind None"), (type("_NoBatches", (_Undeclared,), {"kind": "classical"})(), "batches")],
 )
 def test_a_member_built_without_its_declarations_is_refused(tmp_path, member, message):
-    register_member("undeclared-test", "classical", batches=False)(lambda spec: member)
+    register_member("undeclared-test", _member())(lambda spec: member)
     try:
-        entry = MemberEntry("undeclared-test", 1.0, {}, "ensemble.members[0]")
+        entry = MemberEntry(name="undeclared-test", weight=1.0).at("ensemble.members[0]")
         with pytest.raises(TypeError, match=message):
             build_member(tmp_path, entry, RestoreConfig())
     finally:

@@ -20,7 +20,7 @@ from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CON
 from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.neural import NeuralMember
-from apollo_restore.restoration.members.registry import build_member, ensemble_entry, member_entries
+from apollo_restore.restoration.members.registry import build_member, ensemble_entry, member_class, member_entries
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking import Ranking
 from apollo_restore.restoration.restorer import LANGUAGE_MODEL_KINDS
@@ -138,10 +138,12 @@ def _load_bare(path: Path, config: RestoreConfig, neural_only: bool, device: str
         return NeuralMember.load(path, config=config, device=device)
     search = search_settings(path, spec, config)  # checked before anything loads: a broken folder fails at once
     entries = [e for e in member_entries(path, spec, search, device) if e.weight > 0]
-    if not any(e.kind in LANGUAGE_MODEL_KINDS for e in entries):
+    if not any(member_class(e.name).kind in LANGUAGE_MODEL_KINDS for e in entries):
         raise ValueError(Errors.E502.format(folder=path))
     members = [(build_member(path, e, search, device), e.weight) for e in entries]
-    neural = next((restorer for (restorer, _), e in zip(members, entries) if e.kind == "neural"), None)
+    neural = next(
+        (restorer for (restorer, _), e in zip(members, entries) if member_class(e.name).kind == "neural"), None
+    )
     if neural is None:  # for reports (bits per character), loaded when first asked
 
         def neural() -> NeuralMember:

@@ -3,7 +3,7 @@ ensemble members and their options, the search settings, the presentation) and
 ``calibration.json``.
 
     meta = check(FolderMeta, data)                       # the whole apollo_restore.json
-    options = check(MEMBER_OPTIONS["infini"], raw, "ensemble.members[1].options")
+    options = check(InfiniOptions, raw, "ensemble.members[1].options")   # a member class's options
     calibration = check(CalibrationFile, data)
 
 Bounds follow from what a 2-core, 24 GiB machine can run within a request: a beam of at most
@@ -15,7 +15,7 @@ other records say what made the folder; they are kept as written and never read 
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, PrivateAttr, model_validator
 from pydantic_core import PydanticCustomError
 
 from apollo_restore.schema.base import Record, Settings, number, text, whole
@@ -30,9 +30,11 @@ MAX_CONTEXT_CODES = 1000
 MAX_MEMBERS = 32
 #: Longest member name.
 MAX_MEMBER_NAME = 40
+#: What a member's label adds to its name when it reads right to left (:attr:`MemberEntry.label`).
+BACKWARD = "_backward"
 #: Longest list of member labels joined with ``+`` (a calibration's ``info.members``): every
-#: member of the longest name read backward (``_backward`` added), and the ``+`` between them.
-MAX_MEMBER_LABELS = MAX_MEMBERS * (MAX_MEMBER_NAME + len("_backward") + 1)
+#: member of the longest name read backward (:data:`BACKWARD` added), and the ``+`` between them.
+MAX_MEMBER_LABELS = MAX_MEMBERS * (MAX_MEMBER_NAME + len(BACKWARD) + 1)
 #: Largest weight of a member (the shipped length prior: 8).
 MAX_WEIGHT = 1000.0
 #: Largest magnitude of a calibration parameter (the shipped ones are below 3).
@@ -52,6 +54,9 @@ GAP_KINDS = ("real", "synthetic")
 
 
 # -- the ensemble's members -------------------------------------------------------------------
+
+
+# Each member's class names its options model (``options = InfiniOptions``): the registry reads it.
 
 
 class NoOptions(Settings):
@@ -90,17 +95,6 @@ class WordsOptions(Settings):
     vocabulary: bool = Field(False, description="true or false: also propose known words that fit")
 
 
-#: Each built-in member's options (the registry builds the member of each name).
-MEMBER_OPTIONS: dict[str, type[Settings]] = {
-    "neural": NoOptions,
-    "infini": InfiniOptions,
-    "ngram": NgramOptions,
-    "length": NoOptions,
-    "copy": NoOptions,
-    "words": WordsOptions,
-}
-
-
 #: Smallest weight of a member that counts (below it, a weight times a log-probability of a few
 #: hundred nats underflows towards 0 and the weighted mean ties every reading).
 MIN_WEIGHT = 1e-6
@@ -126,6 +120,24 @@ class MemberEntry(Settings):
     name: text(MAX_MEMBER_NAME, "a registered member name")
     weight: Weight
     options: dict[str, Any] = Field(default_factory=dict, description="the member's options (below)")
+    _field: str = PrivateAttr("ensemble.members")
+
+    @property
+    def field(self) -> str:
+        """Its place in the file, for messages (``"ensemble.members[2]"``; set by :meth:`at`)."""
+        return self._field
+
+    def at(self, field: str) -> "MemberEntry":
+        """This entry, placed at ``field`` of its file."""
+        placed = self.model_copy()
+        placed._field = field
+        return placed
+
+    @property
+    def label(self) -> str:
+        """How reports, calibrations and the tuner's weights name it: the name, :data:`BACKWARD`
+        added for a member reading right to left (``infini_backward``)."""
+        return f"{self.name}{BACKWARD}" if self.options.get("direction") == "backward" else self.name
 
 
 class Search(Settings):

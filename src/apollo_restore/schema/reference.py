@@ -15,8 +15,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from apollo_restore.schema.base import Record
-from apollo_restore.schema.folder import MEMBER_OPTIONS, CalibrationFile, DecoderConfig, FolderMeta
+from apollo_restore.schema.base import Record, Settings
+from apollo_restore.schema.folder import CalibrationFile, DecoderConfig, FolderMeta
 from apollo_restore.schema.jobs import GapLine, PredictionLine, QuestionLine
 from apollo_restore.schema.search import RestoreConfig
 from apollo_restore.schema.training import TrainingSettings
@@ -38,15 +38,17 @@ FILES: list[tuple[str, type[BaseModel]]] = [
 ]
 
 
-def markdown() -> str:
-    """The generated reference: a section per file, a table per model."""
+def markdown(members: dict[str, type[Settings]] | None = None) -> str:
+    """The generated reference: a section per file, a table per model, and each of ``members``'
+    options (name → the options model its class declares: the registry's
+    :func:`~apollo_restore.restoration.members.registry.member_options`)."""
     out: list[str] = []
     for title, model in FILES:
         out.append(f"### {title}\n")
         seen: set[type[BaseModel]] = set()
         _tables(model, "", out, seen)
     out.append("### The ensemble members' `options`\n")
-    for name, options in MEMBER_OPTIONS.items():
+    for name, options in (members or {}).items():
         if options.model_fields:
             out.append(f"`{name}`:\n")
             out.append(_table(options, "options"))

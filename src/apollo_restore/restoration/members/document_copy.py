@@ -34,6 +34,7 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.members.candidates import match_key, to_candidates
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import NoOptions
 
 #: Stands between prefix and suffix, and for lacuna markers: no run crosses it.
 _BREAK = "|"
@@ -110,6 +111,8 @@ class DocumentCopy:
     name = "document-copy"
     kind = "document"  # evidence from the gap's own document, not a language model
     batches = False
+    options = NoOptions  # what a model folder's entry of it may set
+    in_words = "the text's own phrases"  # what it is, for people (the model's label)
 
     def __init__(self, config: CopyConfig = CopyConfig(), search: RestoreConfig = DEFAULT_RESTORE_CONFIG):
         self.config, self.settings = config, search

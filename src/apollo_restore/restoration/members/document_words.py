@@ -43,6 +43,7 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.members.candidates import match_key, to_candidates
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import WordsOptions
 
 _WORD = re.compile(f"[{GREEK_LETTERS}]+")
 _MARKERS = (GAP_CHAR, UNKNOWN_GAP)
@@ -301,6 +302,8 @@ class DocumentWords:
     name = "document-words"
     kind = "document"  # evidence from the gap's own document, not a language model
     batches = False
+    options = WordsOptions  # what a model folder's entry of it may set
+    in_words = "the text's own words"  # what it is, for people (the model's label)
 
     def __init__(
         self,

@@ -24,6 +24,7 @@ from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.ranking import ranked_pool, weighted_mean
 from apollo_restore.restoration.restorer import LanguageModel, Restorer, candidates_many, member_kind
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import NoOptions
 
 
 class LengthPrior:
@@ -34,6 +35,8 @@ class LengthPrior:
     name = "length-prior"
     kind = "prior"  # its score is no log-probability: its weight stays out of the mean's denominator
     batches = False
+    options = NoOptions  # what a model folder's entry of it may set
+    in_words = "gap lengths"  # what it is, for people (the model's label)
 
     def candidates(self, prefix: str, suffix: str, hint: Hint = NO_HINT, k: int | None = None) -> list[Candidate]:
         return []

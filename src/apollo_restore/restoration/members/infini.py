@@ -31,6 +31,7 @@ from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import InfiniOptions
 
 # stream codes a middle may hold: the letters, ς excepted (folded to σ)
 _LETTERS = np.array([i + 1 for i, ch in enumerate(GREEK_LETTERS) if ch != "ς"], dtype=np.uint8)
@@ -66,6 +67,8 @@ class InfiniMember:
 
     kind = "classical"  # an ensemble member whose scores are log-probabilities
     batches = False
+    options = InfiniOptions  # what a model folder's entry of it may set
+    in_words = "letter statistics of the training texts"  # what it is, for people (the model's label)
 
     def __init__(
         self,

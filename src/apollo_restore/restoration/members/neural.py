@@ -40,7 +40,7 @@ from apollo_restore.restoration.members.beam import LengthBound, beam_search_man
 from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
 from apollo_restore.restoration.restorer import LanguageModel
 from apollo_restore.restoration.types import Candidate
-from apollo_restore.schema.folder import PRECISIONS
+from apollo_restore.schema.folder import PRECISIONS, NoOptions
 
 log = logging.getLogger(__name__)
 #: The probe every loaded model is run on (``norm.v1`` prefix and suffix of a gap of 6 letters).
@@ -135,6 +135,8 @@ class NeuralMember:
 
     kind = "neural"  # as an ensemble member: the one that searches beyond the hint itself
     batches = True  # candidates_many: one beam search over several gaps
+    options = NoOptions  # what a model folder's entry of it may set
+    in_words = "a neural network"  # what it is, for people (the model's label)
 
     def __init__(
         self,

@@ -30,6 +30,7 @@ from apollo_restore.ngram.model import B_CODE, PAD, SYMBOLS, NgramModel, encode,
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import NgramOptions
 
 _LETTERS = encode(GREEK_LETTERS)
 _SEPS = encode(" " + MIDDLE_DOT)
@@ -70,6 +71,8 @@ class NgramRestorer:
 
     kind = "classical"  # an ensemble member whose scores are log-probabilities
     batches = False
+    options = NgramOptions  # what a model folder's entry of it may set
+    in_words = "letter statistics of the training texts"  # what it is, for people (the model's label)
 
     def __init__(
         self,

@@ -8,17 +8,21 @@ A folder's ``apollo_restore.json`` holds::
                  "search": {"hint_slack": 5, "beam_width": 40},
                  "chosen_by": "docs/notes/… (a pointer)"}
 
-Each name is a factory registered here with :func:`register_member`: it checks its options (an
-unknown one, or a value of the wrong type, is a numbered error naming the file and the field) and
-builds the member. A registration declares what the member is — its
-:data:`~apollo_restore.restoration.restorer.MemberKind` and whether it ``batches`` (searches several
-gaps together) — and is refused without them; each member class declares the same two in class
-attributes ``kind`` and ``batches``, which is what the
-:class:`~apollo_restore.restoration.members.ensemble.Ensemble` reads (never its type), and a member
-built with other ones than registered is refused (:func:`build_member`).
+Each name is a factory registered here with :func:`register_member`, with the class it builds.
+The class declares the member once, in class attributes: its ``kind``
+(:data:`~apollo_restore.restoration.restorer.MemberKind`), whether it ``batches`` (searches several
+gaps together), its ``options`` (the declared model, in :mod:`apollo_restore.schema.folder`, of what
+a folder's entry may set: an unknown option, or a value of the wrong type, is a numbered error
+naming the file and the field) and ``in_words`` (what it is, for people: the model's label). The
+registry reads them from the class (a class that lacks one is refused when it registers), the
+:class:`~apollo_restore.restoration.members.ensemble.Ensemble` reads ``kind`` and ``batches`` from
+the member built, and a member built with others than its class's is refused (:func:`build_member`).
 
     from apollo_restore.restoration.members.registry import build_member, member_entries
     from apollo_restore.restoration.members.registry import register_member, write_member_weights
+
+    @register_member("length", LengthPrior)
+    def _length(spec: MemberSpec) -> Restorer: ...
 """
 
 from __future__ import annotations
@@ -37,12 +41,12 @@ from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.members.document_copy import DocumentCopy
 from apollo_restore.restoration.members.document_words import DocumentWords, Vocabulary
 from apollo_restore.restoration.members.ensemble import LengthPrior
-from apollo_restore.restoration.members.infini import load_infini
+from apollo_restore.restoration.members.infini import InfiniMember, load_infini
 from apollo_restore.restoration.members.neural import NeuralMember
-from apollo_restore.restoration.members.ngram import load_ngram
-from apollo_restore.restoration.restorer import MEMBER_KINDS, MemberKind, Restorer, member_kind
+from apollo_restore.restoration.members.ngram import NgramRestorer, load_ngram
+from apollo_restore.restoration.restorer import Restorer, member_kind
 from apollo_restore.schema.base import SchemaError, Settings, check, folder_error
-from apollo_restore.schema.folder import MEMBER_OPTIONS, Ensemble, NoOptions
+from apollo_restore.schema.folder import BACKWARD, Ensemble, MemberEntry
 
 
 @dataclass(frozen=True)
@@ -69,44 +73,74 @@ class MemberSpec:
 
 @dataclass(frozen=True)
 class Factory:
-    """A registered member: its name, its kind, whether it batches, the declared model of its options
-    (:data:`~apollo_restore.schema.folder.MEMBER_OPTIONS`), and the function that builds it."""
+    """A registered member: its name, the class it builds (which declares its ``kind``,
+    ``batches``, ``options`` and ``in_words``), and the function that builds it."""
 
     name: str
-    kind: MemberKind
-    batches: bool
+    member: type
     make: Callable[..., Restorer]
-    options: type[Settings]
+
+    @property
+    def options(self) -> type[Settings]:
+        """The declared model of the options a folder's entry of it may set."""
+        return self.member.options
 
 
 _FACTORIES: dict[str, Factory] = {}
 
 
-def register_member(
-    name: str, kind: MemberKind, *, batches: bool, options: type[Settings] | None = None
-) -> Callable[[Callable[..., Restorer]], Callable[..., Restorer]]:
-    """Register ``make(spec, **options) → member`` under ``name``: it builds members of ``kind``
-    that batch or not (``batches``: what their class declares, known before anything loads);
-    ``options`` is the declared model of the options it takes (default: the built-in member's of
-    that name in :data:`~apollo_restore.schema.folder.MEMBER_OPTIONS`, else none).
+def register_member(name: str, member: type) -> Callable[[Callable[..., Restorer]], Callable[..., Restorer]]:
+    """Register ``make(spec, **options) → member`` under ``name``: it builds members of class
+    ``member``, whose class attributes declare what the member is (known before anything loads).
 
     Raises:
-        TypeError: ``kind`` is not a :data:`~apollo_restore.restoration.restorer.MemberKind`, or
-            ``batches`` not a bool.
+        TypeError: ``member`` declares no :data:`~apollo_restore.restoration.restorer.MemberKind`,
+            no ``batches`` bool, no ``options`` model or no ``in_words`` text.
         ValueError: ``name`` is registered already.
     """
-    if kind not in MEMBER_KINDS:
-        raise TypeError(f"ensemble member {name!r}: kind {kind!r} is not one of {', '.join(MEMBER_KINDS)}")
-    if not isinstance(batches, bool):
-        raise TypeError(f"ensemble member {name!r}: batches must be True or False, not {batches!r}")
+    member_kind(member)
+    declared = {
+        "batches": isinstance(getattr(member, "batches", None), bool),
+        "options": isinstance(getattr(member, "options", None), type) and issubclass(member.options, Settings),
+        "in_words": isinstance(getattr(member, "in_words", None), str),
+    }
+    for attribute, ok in declared.items():
+        if not ok:
+            raise TypeError(
+                f"ensemble member {name!r}: {member.__name__} declares no class attribute {attribute} "
+                f"(batches: True or False; options: a schema Settings model; in_words: text)"
+            )
 
     def register(make: Callable[..., Restorer]) -> Callable[..., Restorer]:
         if name in _FACTORIES:
             raise ValueError(f"an ensemble member named {name!r} is registered already")
-        _FACTORIES[name] = Factory(name, kind, batches, make, options or MEMBER_OPTIONS.get(name, NoOptions))
+        _FACTORIES[name] = Factory(name, member, make)
         return make
 
     return register
+
+
+def member_class(name: str) -> type:
+    """The class of the member registered as ``name`` (its ``kind``, ``batches``, ``options``,
+    ``in_words``).
+
+    Raises:
+        KeyError: no member of that name.
+    """
+    return _FACTORIES[name].member
+
+
+def member_options() -> dict[str, type[Settings]]:
+    """Each registered member's options model, by name, in the order they were registered (for
+    the schema's reference)."""
+    return {name: factory.options for name, factory in _FACTORIES.items()}
+
+
+def member_words(label: str) -> str | None:
+    """What the member a label names is, in words (``infini_backward``: the ``infini`` member's),
+    or ``None`` for a label of no registered member."""
+    factory = _FACTORIES.get(label.removesuffix(BACKWARD))
+    return factory.member.in_words if factory is not None else None
 
 
 def known_members() -> list[str]:
@@ -129,17 +163,17 @@ def _member_file(spec: MemberSpec, name: str) -> Path:
 # -- the members --------------------------------------------------------------------------------
 
 
-@register_member("neural", "neural", batches=True)
+@register_member("neural", NeuralMember)
 def _neural(spec: MemberSpec) -> Restorer:
     return NeuralMember.load(spec.folder, config=spec.search, device=spec.device)
 
 
-@register_member("infini", "classical", batches=False)
+@register_member("infini", InfiniMember)
 def _infini(spec: MemberSpec, direction: str = "forward", **options: Any) -> Restorer:
     return load_infini(direction, search=spec.search, **options)
 
 
-@register_member("ngram", "classical", batches=False)
+@register_member("ngram", NgramRestorer)
 def _ngram(spec: MemberSpec, file: str) -> Restorer:
     path = _member_file(spec, file)
     try:
@@ -149,17 +183,17 @@ def _ngram(spec: MemberSpec, file: str) -> Restorer:
         raise ModelFolderError("E519", path, field=field, expected=expected, reason=str(err)[:120]) from None
 
 
-@register_member("length", "prior", batches=False)
+@register_member("length", LengthPrior)
 def _length(spec: MemberSpec) -> Restorer:
     return LengthPrior()
 
 
-@register_member("copy", "document", batches=False)
+@register_member("copy", DocumentCopy)
 def _copy(spec: MemberSpec) -> Restorer:
     return DocumentCopy(search=spec.search)
 
 
-@register_member("words", "document", batches=False)
+@register_member("words", DocumentWords)
 def _words(spec: MemberSpec, vocabulary: bool = False) -> Restorer:
     return DocumentWords(vocabulary=Vocabulary(default_forms().keys) if vocabulary else None, search=spec.search)
 
@@ -167,31 +201,11 @@ def _words(spec: MemberSpec, vocabulary: bool = False) -> Restorer:
 # -- reading a folder's entry -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MemberEntry:
-    """One checked member entry: its name, weight, checked options and place in the file."""
-
-    name: str
-    weight: float
-    options: dict[str, Any]
-    field: str
-
-    @property
-    def kind(self) -> MemberKind:
-        """The kind of member it builds."""
-        return _FACTORIES[self.name].kind
-
-    @property
-    def label(self) -> str:
-        """How reports and :func:`write_member_weights` name it: the name, ``_backward`` added for
-        a member reading right to left (``infini_backward``)."""
-        return f"{self.name}_backward" if self.options.get("direction") == "backward" else self.name
-
-
 def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: str = "cpu") -> list[MemberEntry]:
     """The checked member entries of a folder's ``ensemble`` entry, in order (nothing is loaded):
     the entry against :class:`~apollo_restore.schema.folder.Ensemble`, each member's options
-    against its declared model.
+    against its class's declared model (the entries hold the options the file sets, checked, and
+    their place in the file).
 
     Raises:
         ModelFolderError: ``E520`` an entry of the old format (``"weights"``, no ``"members"``);
@@ -216,7 +230,7 @@ def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: s
         checked = options.model_dump(exclude_unset=True)
         if "file" in checked:  # a member's file: there before anything loads
             _member_file(MemberSpec(folder, search, device, field), checked["file"])
-        out.append(MemberEntry(entry.name, entry.weight, checked, field))
+        out.append(entry.replace(options=checked).at(field))
     return out
 
 
@@ -232,28 +246,30 @@ def ensemble_entry(file: Path, ensemble: Any) -> Ensemble:
 
 
 def build_member(folder: Path, entry: MemberEntry, search: RestoreConfig, device: str = "cpu") -> Restorer:
-    """The member ``entry`` describes, built by its registered factory (of the kind it declares).
+    """The member ``entry`` describes, built by its registered factory (of the kind its class declares).
 
     Raises:
-        TypeError: the member built declares no kind or ``batches``, or others than its factory
-            was registered with.
+        TypeError: the member built declares no kind or ``batches``, or others than the class
+            registered for it.
     """
     factory = _FACTORIES[entry.name]
     member = factory.make(MemberSpec(folder, search, device, entry.field), **entry.options)
+    declared = factory.member
     kind, batches = member_kind(member), getattr(member, "batches", None)
-    if kind != factory.kind:
-        raise TypeError(f"member {entry.name!r} is registered as {factory.kind} but built a {kind} member")
-    if batches is not factory.batches:
+    if kind != declared.kind:
+        raise TypeError(f"member {entry.name!r} is a {declared.__name__} ({declared.kind}) but built a {kind} member")
+    if batches is not declared.batches:
         raise TypeError(
-            f"member {entry.name!r} is registered with batches={factory.batches} but built a member "
+            f"member {entry.name!r} is a {declared.__name__} (batches={declared.batches}) but built a member "
             f"declaring batches={batches!r} (declare a class attribute batches)"
         )
     return member
 
 
 def write_member_weights(folder: str | Path, weights: dict[str, float]) -> None:
-    """Set the weights of a folder's ensemble members (by :attr:`MemberEntry.label`: ``neural``,
-    ``infini``, ``infini_backward``, ``length``, …) in its ``apollo_restore.json``, written
+    """Set the weights of a folder's ensemble members (by
+    :attr:`~apollo_restore.schema.folder.MemberEntry.label`: ``neural``, ``infini``,
+    ``infini_backward``, ``length``, …) in its ``apollo_restore.json``, written
     atomically; every other field is kept (the tuner writes what it fitted with this).
 
     Raises:

@@ -5,25 +5,16 @@
     #  lengths, the text's own phrases and the text's own words'
 
 Results keep the exact name (:attr:`~apollo_restore.restoration.types.Restoration.model`, the
-``model`` of ``/api/health``): it says which members ran; this is only how it is shown.
+``model`` of ``/api/health``): it says which members ran; this is only how it is shown, in the
+words each member's class declares (``in_words``; members that say the same are said once).
 """
 
 from __future__ import annotations
 
 import re
 
-#: each ensemble member (``load.py``'s weight names) in words; members that say the same are
-#: said once (forward and backward letter statistics)
-MEMBERS = {
-    "neural": "a neural network",
-    "infini": "letter statistics of the training texts",
-    "infini_backward": "letter statistics of the training texts",
-    "ngram": "letter statistics of the training texts",
-    "backward": "letter statistics of the training texts",
-    "length": "gap lengths",
-    "copy": "the text's own phrases",
-    "words": "the text's own words",
-}
+from apollo_restore.restoration.members.registry import member_words
+
 _ENSEMBLE = re.compile(r"(?P<folder>.+?) \((?P<members>[\w+-]+)\)")
 
 
@@ -33,8 +24,8 @@ def model_label(name: str) -> str:
     found = _ENSEMBLE.fullmatch(name)
     if not found:
         return name
-    parts = list(dict.fromkeys(MEMBERS.get(m, m) for m in found["members"].split("+")))
-    head, rest = (parts[0], parts[1:]) if parts[0] == MEMBERS["neural"] else ("", parts)
+    parts = list(dict.fromkeys(member_words(m) or m for m in found["members"].split("+")))
+    head, rest = (parts[0], parts[1:]) if parts[0] == member_words("neural") else ("", parts)
     if not rest:
         return f"{found['folder']} model: {head or parts[0]}"
     listed = rest[0] if len(rest) == 1 else ", ".join(rest[:-1]) + " and " + rest[-1]
