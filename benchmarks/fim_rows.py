@@ -19,7 +19,6 @@ import argparse
 import itertools
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from apollo_restore.config import load_config
@@ -79,7 +78,7 @@ def main() -> None:
     block = cfg.block_size
     results = [("this process", 1, rows_per_second_here(stream, args.rows, args.warmup))]
     for workers in args.workers:
-        loader_cfg = replace(cfg, num_workers=workers, batch_size=args.batch)
+        loader_cfg = cfg.replace(num_workers=workers, batch_size=args.batch)
         results.append(
             (
                 f"DataLoader, {workers} worker(s)",

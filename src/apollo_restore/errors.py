@@ -17,8 +17,9 @@ Codes:
     W4xx  warnings about the text index (a damaged cache is built again).
     E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
           members (:func:`apollo_restore.restoration.load.load_restorer`), the device they are loaded on.
-    E6xx  the command line: usage errors (``E601``), ``train``'s settings, checked before any
-          data is read (:mod:`apollo_restore.schema.training`), its prepared corpus (``E610``), a
+    E6xx  the command line: usage errors (``E601``), a training recipe's settings (``train``,
+          ``finetune``, ``train-fsdp``), checked before any data is read
+          (:mod:`apollo_restore.schema.training`), ``train``'s prepared corpus (``E610``), a
           command whose extra is not installed (``E606``, ``E607``: the package alone restores,
           serves and evaluates; training, the scale recipes and plots need ``[train]`` or ``[scale]``).
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
@@ -185,7 +186,7 @@ class Errors:
     W401 = "[W401] the text index in the cache is damaged ({path} {reason}): building it again"
     # the command line
     E601 = "[E601] {message}"
-    E602 = "[E602] train: {where} sets {field} = {value!r}; it must be {expected}"
+    E602 = "[E602] {command}: {where} sets {field} = {value!r}; it must be {expected}"
     E610 = (
         "[E610] train: no prepared corpus at prepared={path} ({reason}): run apollo-restore prepare "
         "--out {path} first, or give prepared=DIR"

@@ -31,12 +31,11 @@ def test_the_folder_holds_the_recipes():
 @pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
 def test_every_config_file_is_valid_for_the_command_that_runs_it(path):
     if command_of(path) == "train":
-        from apollo_restore.schema.training import check_probe_setting
-        from apollo_restore.train.loop import TrainConfig
+        from apollo_restore.train.loop import TrainConfig, check_names
         from apollo_restore.train.probe import DEFAULT_SETTINGS, setting_config
 
         cfg = TrainConfig.from_dict(load_config(path, [], TrainConfig))
-        check_probe_setting(cfg)
+        check_names(cfg)
         for setting in DEFAULT_SETTINGS:  # and what `train --probe` makes of it
             setting_config(cfg, setting)
     else:

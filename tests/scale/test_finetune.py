@@ -59,5 +59,5 @@ def test_finetune_full_saves_loadable_folder(tiny_model_folder, shards, tmp_path
 def test_finetune_config_rejects_unknown_keys():
     with pytest.raises(ValueError, match="lora_rank"):
         FinetuneConfig.from_dict({"model": "m", "shards": "s", "lora_rank": 8})
-    with pytest.raises(ValueError, match="required"):
+    with pytest.raises(ValueError, match=r"\[E602\] finetune: .* sets model = 'missing'"):
         FinetuneConfig()

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,8 @@ from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import NO_HINT
 from apollo_restore.model.checkpoint import load_model
 from apollo_restore.restoration.members.neural import NeuralMember
-from apollo_restore.train.loop import BEST_DIR, CHECKPOINT_DIR, TrainConfig, load_teacher, train
+from apollo_restore.schema.training import SettingError
+from apollo_restore.train.loop import BEST_DIR, CHECKPOINT_DIR, TrainConfig, check_names, load_teacher, train
 from apollo_restore.train.metrics import METRICS_FILE
 from apollo_restore.train.schedule import lr_at
 
@@ -186,15 +186,17 @@ def test_train_survives_sigkill(tiny_prepared, tmp_path):
 
 
 def test_train_config_rejects_unknown_and_bad_values():
-    with pytest.raises(ValueError, match="unknown training option"):
+    with pytest.raises(SettingError, match=r"\[E602\] train: .* sets stepz = 3; it must be one of out, steps"):
         TrainConfig.from_dict({"stepz": 3})
-    with pytest.raises(ValueError):
-        TrainConfig(size="huge")
-    with pytest.raises(ValueError):
+    with pytest.raises(SettingError, match="sets size = 'huge'; it must be one of tiny"):
+        check_names(TrainConfig(size="huge"))  # a size only the model layer knows: before any data
+    with pytest.raises(SettingError, match="sets layout = 'sideways'"):
+        check_names(TrainConfig(layout="sideways"))
+    with pytest.raises(SettingError, match="sets loss = 'sometimes'"):
         TrainConfig(loss="sometimes")
-    with pytest.raises(ValueError, match="distill_weight"):
+    with pytest.raises(SettingError, match="distill_weight"):
         TrainConfig(distill_weight=1.5)
-    with pytest.raises(ValueError, match="distill_temperature"):
+    with pytest.raises(SettingError, match="distill_temperature"):
         TrainConfig(distill_temperature=0)
 
 
@@ -246,6 +248,6 @@ def test_train_middle_phase_continues_a_run_and_lowers_the_middle_loss(tiny_prep
     # every-position run with the loss on the middle and its join only
     first = train(_cfg(tiny_prepared, tmp_path / "all", steps=30, eval_every=1000, lr=3e-3), progress=False)
     phase = _cfg(tiny_prepared, tmp_path / "middle", steps=30, eval_every=1000, lr=1e-3, loss="middle")
-    second = train(replace(phase, init_from=str(tmp_path / "all" / BEST_DIR)), progress=False)
+    second = train(phase.replace(init_from=str(tmp_path / "all" / BEST_DIR)), progress=False)
     assert second["history"][-1]["step"] == 30  # the earlier run is recorded
     assert second["best_val"] < first["best_val"]  # both: nats per middle (+ join) token

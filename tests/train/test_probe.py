@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from apollo_restore.cli.app import app
+from apollo_restore.schema.training import SettingError
 from apollo_restore.train.loop import TrainConfig
 from apollo_restore.train.probe import (
     DEFAULT_SETTINGS,
@@ -59,7 +60,7 @@ def test_probe_times_each_setting_with_its_rows_and_writes_nothing(tiny_prepared
 def test_probe_settings_are_checked_and_default_to_matched_rows_a_step(tmp_path):
     cfg = _cfg(tmp_path, tmp_path / "run")
     assert {setting_config(cfg, s).batch_size * setting_config(cfg, s).grad_accum for s in DEFAULT_SETTINGS} == {256}
-    with pytest.raises(ValueError, match="unknown training option"):
+    with pytest.raises(SettingError, match=r"\[E602\] train: --setting 'batch=64' sets batch = 64; it must be one of"):
         setting_config(cfg, "batch=64")
     with pytest.raises(ValueError, match="key=value"):
         setting_config(cfg, "batch_size")
@@ -72,7 +73,7 @@ def test_probe_cli_prints_the_table_and_refuses_a_bad_setting(tiny_prepared, tmp
     assert result.exit_code == 0, result.output
     assert "## Throughput probe: `tiny`" in result.output and "| batch_size=2 | 2 |" in result.output
     result = CliRunner().invoke(app, [*common, "--probe", "0.2", "--setting", "batch_size=2", "--setting", "lr=fast"])
-    assert result.exit_code == 2 and "--setting 'lr=fast'" in cli_error(result)
+    assert result.exit_code == 2 and "[E602] train: --setting 'lr=fast' sets lr = 'fast'" in result.output
     assert "Throughput probe" not in result.output  # refused before any setting ran
     result = CliRunner().invoke(app, [*common, "--setting", "batch_size=2"])
     assert result.exit_code == 2 and "give --probe too" in cli_error(result)
@@ -108,5 +109,5 @@ def test_probe_a_failing_setting_gets_its_row_and_the_next_runs(tiny_prepared, t
 
 
 def test_compile_mode_is_checked(tmp_path):
-    with pytest.raises(ValueError, match="compile_mode must be one of default, reduce-overhead"):
+    with pytest.raises(ValueError, match="sets compile_mode = 'fast'; it must be one of default, reduce-overhead"):
         TrainConfig(prepared=str(tmp_path), compile_mode="fast")

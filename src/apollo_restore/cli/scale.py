@@ -20,7 +20,7 @@ from pathlib import Path
 
 import typer
 
-from apollo_restore.cli.common import MAX_SEED, SCALE_MODULES, finite, require_extra
+from apollo_restore.cli.common import MAX_SEED, SCALE_MODULES, fail, finite, require_extra
 
 
 def shards_command(
@@ -41,9 +41,9 @@ def shards_command(
     """Export packed FIM rows of a prepared split as streaming Parquet shards (tokenised once)."""
     require_extra("shards", "transformers", "tokenizers")  # E606 without [train]
     # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
-    from apollo_restore.data.table import SOURCE_WEIGHTS
     from apollo_restore.fim.examples import FimConfig
     from apollo_restore.scale.shards import export_shards
+    from apollo_restore.schema.training import SOURCE_WEIGHTS
 
     weights = dict(SOURCE_WEIGHTS)
     for item in weight or []:
@@ -92,11 +92,14 @@ def finetune_command(
     # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     from apollo_restore.config import load_config
     from apollo_restore.scale.finetune import FinetuneConfig, finetune
+    from apollo_restore.schema.training import SettingError
 
     try:
         values = load_config(config, override or [], FinetuneConfig)
         values.update({k: v for k, v in (("model", model), ("shards", shards), ("out", out)) if v})
         cfg = FinetuneConfig.from_dict(values)
+    except SettingError as err:
+        fail(err)
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
     if cfg.lora:
@@ -118,9 +121,12 @@ def train_fsdp_command(
 
     from apollo_restore.config import load_config
     from apollo_restore.scale.train_fsdp import FsdpConfig, FsdpRecipe
+    from apollo_restore.schema.training import SettingError
 
     try:  # fails before any process group is started
         cfg = FsdpConfig.from_dict(load_config(config, override or [], FsdpConfig))
+    except SettingError as err:
+        fail(err)
     except ValueError as err:
         raise typer.BadParameter(str(err)) from err
     rank = int(os.environ.get("RANK", 0))

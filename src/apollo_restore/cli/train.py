@@ -32,8 +32,8 @@ def train_command(
         "repeat it. Default: micro-batches of 64, 128 and 256 at 256 rows an optimiser step.",
     ),
 ) -> None:
-    """Train or resume a model (every option: apollo_restore.train.loop.TrainConfig and its base,
-    apollo_restore.train.recipe.RecipeConfig), or, with --probe, time candidate settings."""
+    """Train or resume a model (every option: apollo_restore.schema.training.TrainConfig and its
+    base, RecipeConfig; docs/model-folders.md lists them), or, with --probe, time candidate settings."""
     require_extra("train", "transformers", "tokenizers", "yaml")  # E606 without [train]
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.config import load_config
@@ -42,10 +42,11 @@ def train_command(
     from apollo_restore.train.loop import TrainConfig, check_run, train
 
     try:
-        cfg = TrainConfig.from_dict(load_config(config, override or [], TrainConfig))
-    except ValueError as err:
+        values = load_config(config, override or [], TrainConfig)
+    except ValueError as err:  # not a file of options, or not key=value
         raise typer.BadParameter(str(err)) from err
-    try:  # the same bounds as --probe, and the data, before anything is read
+    try:  # every value against its field, the names, and the data, before anything is read
+        cfg = TrainConfig.from_dict(values)
         check_run(cfg)
     except (SettingError, FileError) as err:
         fail(err)

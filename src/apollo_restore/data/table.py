@@ -22,9 +22,6 @@ from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.splits import SPLITTER
 
 DOCUMENTS_FILE = "documents.parquet"
-#: source → sampling weight multiplier on letter counts (documentary papyri 3×, as in the paper);
-#: the default of every training recipe
-SOURCE_WEIGHTS: dict[str, float] = {"ddb": 3.0, "dclp": 3.0, "inscription": 1.0, "literary": 0.3}
 
 SCHEMA = pa.schema(
     [

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import torch
+from pydantic import Field
 from tqdm.auto import tqdm
 
 from apollo_restore.fim.layout import layout_named
@@ -39,8 +39,9 @@ from apollo_restore.scale.hf_model import (
     shard_tokenizer,
 )
 from apollo_restore.scale.shards import ShardLoader, ShardReader
+from apollo_restore.schema.training import DEVICES, LR, MIN_LR, PATH, STEPS, WARMUP
 from apollo_restore.train.metrics import METRICS_FILE, MetricsLog, logs_at, train_row
-from apollo_restore.train.recipe import check_device, resolve_device
+from apollo_restore.train.recipe import resolve_device
 from apollo_restore.train.schedule import lr_at
 from apollo_restore.train.step import make_optimizer, train_step
 from apollo_restore.train.writer import save_model_folder
@@ -50,7 +51,6 @@ log = logging.getLogger(__name__)
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
-@dataclass
 class FinetuneConfig(HfRecipeConfig):
     """Options of a single-process fine-tuning run: those of
     :class:`~apollo_restore.scale.hf_model.HfRecipeConfig` (``out``, ``steps``, ``lr``,
@@ -64,22 +64,20 @@ class FinetuneConfig(HfRecipeConfig):
         merge: merge LoRA adapters into the saved model folder.
     """
 
-    out: str = "runs/finetune"
-    steps: int = 1000
-    lr: float = 1e-4
-    min_lr: float = 1e-6
-    warmup: int = 100
+    command: ClassVar[str] = "finetune"
+
+    out: PATH = "runs/finetune"
+    steps: STEPS = 1000
+    lr: LR = 1e-4
+    min_lr: MIN_LR = 1e-6
+    warmup: WARMUP = 100
     lora: bool = True
     lora_r: int = 16
     lora_alpha: int = 32
     lora_dropout: float = 0.0
-    lora_targets: list[str] = field(default_factory=lambda: list(LORA_TARGETS))
-    device: str = "auto"
+    lora_targets: list[str] = Field(default_factory=lambda: list(LORA_TARGETS))
+    device: Literal[DEVICES] = Field("auto", description='"auto", "cpu" or "cuda"')
     merge: bool = True
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_device(self.device)
 
 
 def _add_lora(model: torch.nn.Module, cfg: FinetuneConfig, train_embeddings: bool) -> torch.nn.Module:
@@ -164,7 +162,7 @@ def finetune(cfg: FinetuneConfig, progress: bool = True) -> dict[str, Any]:
             "recipe": "apollo_restore scale.finetune.v1",
             "step": trainer["step"],
             "tokens": trainer["tokens"],
-            "config": asdict(cfg),
+            "config": cfg.model_dump(),
             "shards": {k: manifest[k] for k in ("seed", "gap_sampler", "tokenizer")},
         }
     }

@@ -8,7 +8,6 @@ tokenizer).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,15 +16,16 @@ import torch
 from apollo_restore.errors import Errors
 from apollo_restore.fim.hf_format import HfFim
 from apollo_restore.scale.shards import TOKENIZER_DIR, read_manifest
-from apollo_restore.train.recipe import RecipeConfig
+from apollo_restore.schema.training import BATCH, FLAG, PATH, SEED, RecipeConfig
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+#: The dtypes a config may name.
+DTYPE_NAMES = tuple(DTYPES)
 
 
-@dataclass
 class HfRecipeConfig(RecipeConfig):
     """Options of a fine-tuning run of a Hugging Face causal LM on FIM shards: those of
-    :class:`~apollo_restore.train.recipe.RecipeConfig` (``batch_size`` 2, ``seed`` 0 here) and
+    :class:`~apollo_restore.schema.training.RecipeConfig` (``batch_size`` 2, ``seed`` 0 here) and
 
     Attributes:
         model: local Hugging Face model folder to start from (weights, ``config.json``).
@@ -35,18 +35,13 @@ class HfRecipeConfig(RecipeConfig):
             ~30% slower).
     """
 
-    option_name: ClassVar[str] = "option"
+    command: ClassVar[str] = "finetune"
 
-    model: str = ""
-    shards: str = ""
-    batch_size: int = 2
-    seed: int = 0
-    activation_checkpointing: bool = False
-
-    def __post_init__(self) -> None:
-        if not self.model or not self.shards:
-            raise ValueError("model and shards are required")
-        super().__post_init__()
+    model: PATH
+    shards: PATH
+    batch_size: BATCH = 2
+    seed: SEED = 0
+    activation_checkpointing: FLAG = False
 
 
 def shard_tokenizer(shards: Path) -> tuple[Any, HfFim, dict[str, Any]]:

@@ -46,11 +46,12 @@ import torch
 from tqdm.auto import tqdm
 
 from apollo_restore.data.normalise import NORMALISER
-from apollo_restore.data.table import SOURCE_WEIGHTS, load_documents
+from apollo_restore.data.table import load_documents
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.examples import DEFAULT_FIM_CONFIG, GAP_SAMPLER, FimConfig
 from apollo_restore.fim.hf_format import HfFim, HfFimPacker, load_tokenizer
 from apollo_restore.fim.layout import SPM_V1
+from apollo_restore.schema.training import SOURCE_WEIGHTS
 
 log = logging.getLogger(__name__)
 

@@ -33,15 +33,15 @@ import itertools
 import logging
 import math
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import torch
 import torch.distributed as dist
 
 from apollo_restore.scale import fsdp
 from apollo_restore.scale.hf_model import (
+    DTYPE_NAMES,
     DTYPES,
     HfRecipeConfig,
     enable_activation_checkpointing,
@@ -49,6 +49,7 @@ from apollo_restore.scale.hf_model import (
     shard_tokenizer,
 )
 from apollo_restore.scale.shards import ShardLoader, ShardReader
+from apollo_restore.schema.training import FLAG, LR, MIN_LR, PATH, STEPS, WARMUP, WORKERS
 from apollo_restore.train.metrics import METRICS_FILE, MetricsLog, logs_at, train_row
 from apollo_restore.train.schedule import lr_at
 from apollo_restore.train.step import make_optimizer, train_step, validation_loss
@@ -58,7 +59,6 @@ log = logging.getLogger("apollo_restore.train_fsdp")
 MODEL_DIR = "model"
 
 
-@dataclass
 class FsdpConfig(HfRecipeConfig):
     """Options of a distributed run; saved in every checkpoint. Those of
     :class:`~apollo_restore.scale.hf_model.HfRecipeConfig` (``out``, ``steps``, ``lr``,
@@ -79,15 +79,17 @@ class FsdpConfig(HfRecipeConfig):
         consolidate_dtype: dtype of the consolidated weights.
     """
 
-    out: str = "runs/fsdp"
-    steps: int = 10000
-    lr: float = 1e-5
-    min_lr: float = 1e-7
-    warmup: int = 1500
-    num_workers: int = 2
-    activation_checkpointing: bool = True
+    command: ClassVar[str] = "train-fsdp"
+
+    out: PATH = "runs/fsdp"
+    steps: STEPS = 10000
+    lr: LR = 1e-5
+    min_lr: MIN_LR = 1e-7
+    warmup: WARMUP = 1500
+    num_workers: WORKERS = 2
+    activation_checkpointing: FLAG = True
     val_shards: str | None = None
-    load_dtype: str = "bfloat16"
+    load_dtype: Literal[DTYPE_NAMES] = "bfloat16"
     shard_size: int = 0
     reshard_after_forward: bool = True
     checkpoint_steps: int = 2000
@@ -95,13 +97,7 @@ class FsdpConfig(HfRecipeConfig):
     eval_every: int = 500
     eval_rows: int = 64
     consolidate: bool = True
-    consolidate_dtype: str = "bfloat16"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for key in ("load_dtype", "consolidate_dtype"):
-            if getattr(self, key) not in DTYPES:
-                raise ValueError(f"{key} must be one of {', '.join(DTYPES)}")
+    consolidate_dtype: Literal[DTYPE_NAMES] = "bfloat16"
 
 
 class FsdpRecipe:
@@ -119,7 +115,7 @@ class FsdpRecipe:
         self._setup_model()
         self._setup_optimizer()
         self._setup_data()
-        self.trainer: dict[str, Any] = {"step": 0, "rows": 0, "tokens": 0, "seconds": 0.0, "config": asdict(cfg)}
+        self.trainer: dict[str, Any] = {"step": 0, "rows": 0, "tokens": 0, "seconds": 0.0, "config": cfg.model_dump()}
         resume = fsdp.latest_checkpoint(self.out)
         if resume is not None:
             saved = fsdp.load_sharded(resume, self.model, self.optimizer)

@@ -22,7 +22,6 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ import torch
 from tqdm.auto import tqdm
 
 from apollo_restore.data.prepare import load_documents
-from apollo_restore.data.table import DOCUMENTS_FILE, SOURCE_WEIGHTS
+from apollo_restore.data.table import DOCUMENTS_FILE
 from apollo_restore.errors import FileError
 from apollo_restore.fim.dataset import Corpus, PackedFimStream
 from apollo_restore.fim.examples import GAP_SAMPLER, FimConfig
@@ -39,7 +38,7 @@ from apollo_restore.fim.layout import FimLayout, layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import SIZES, build_model
 from apollo_restore.model.checkpoint import load_model, load_optimizer_state, recover_checkpoint, save_checkpoint
-from apollo_restore.schema.training import check_probe_setting
+from apollo_restore.schema.training import TrainConfig, refused
 from apollo_restore.train.metrics import (
     METRICS_FILE,
     MetricsLog,
@@ -48,7 +47,7 @@ from apollo_restore.train.metrics import (
     peak_bf16_flops,
     train_row,
 )
-from apollo_restore.train.recipe import RecipeConfig, check_device, resolve_device
+from apollo_restore.train.recipe import resolve_device
 from apollo_restore.train.schedule import lr_at
 from apollo_restore.train.step import Batch, Teacher, make_optimizer, train_step, validation_loss
 from apollo_restore.train.writer import save_model_folder
@@ -56,80 +55,7 @@ from apollo_restore.train.writer import save_model_folder
 log = logging.getLogger(__name__)
 
 CHECKPOINT_DIR = "checkpoint"
-#: the modes of ``torch.compile`` a run may name
-COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 BEST_DIR = "best"
-
-
-@dataclass
-class TrainConfig(RecipeConfig):
-    """Everything a training run needs; saved in every checkpoint. The optimiser, schedule and
-    run options (``out``, ``steps``, ``batch_size``, ``grad_accum``, ``lr``, …) are those of
-    :class:`~apollo_restore.train.recipe.RecipeConfig`, with its defaults.
-
-    Attributes:
-        prepared: folder written by ``apollo-restore prepare``.
-        size: named model size (:data:`~apollo_restore.model.builders.SIZES`).
-        init_from: model folder to start from (warm restart); ignored when ``out`` holds a checkpoint.
-        block_size: tokens per row.
-        weights: source → sampling weight multiplier on letter counts.
-        loss: "all" (FIM pretraining) or "middle" (middle + EOS only).
-        eval_every: steps between validation passes; eval_rows: validation rows per pass.
-        checkpoint_every: seconds between checkpoints.
-        layout: FIM layout, short or versioned name (:mod:`apollo_restore.fim.layout`).
-        device: ``"auto"`` (CUDA when available), ``"cpu"`` or ``"cuda"``.
-        compile: run the model through ``torch.compile``.
-        compile_mode: its mode (:data:`COMPILE_MODES`): ``"default"``, ``"reduce-overhead"``
-            (CUDA graphs: no kernel-launch gaps), ``"max-autotune"``, ``"max-autotune-no-cudagraphs"``
-            (the GEMMs tuned at compile time: minutes); one for ``train --probe`` to compare.
-        max_seconds: stop after this much training time; the LR schedule then runs on time.
-        time_limit: stop this process after this many wall-clock seconds of its loop (training,
-            validation passes and checkpoints), the time of the last validation pass kept in
-            reserve so that the final one and its ``best/`` fit inside; checkpoint written. For a
-            job with a wall-time limit (a batch scheduler's, a preemptible machine's): the next
-            ``train`` with the same ``out`` resumes from the checkpoint, and the schedule still
-            runs on ``max_seconds`` of all the processes together.
-        val_gaps: a gap-set JSONL scored by the ``validate`` callback (restoration accuracy).
-        teacher: a model folder of the same tokenizer to distil from (:class:`~apollo_restore.train.step.Teacher`:
-            its next-token distributions computed on the fly, bf16 like the student's forward);
-            ``None``: plain cross-entropy.
-        distill_weight: the distillation term's share of the loss (0–1).
-        distill_temperature: the softening of both distributions (> 0).
-    """
-
-    prepared: str = "data/prepared"
-    size: str = "small"
-    init_from: str | None = None
-    block_size: int = 512
-    weights: dict[str, float] = field(default_factory=lambda: dict(SOURCE_WEIGHTS))
-    loss: str = "all"
-    eval_every: int = 200
-    eval_rows: int = 64
-    checkpoint_every: float = 300.0
-    layout: str = "join"
-    device: str = "auto"
-    compile: bool = False
-    compile_mode: str = "default"
-    max_seconds: float | None = None
-    time_limit: float | None = None
-    val_gaps: str | None = None
-    teacher: str | None = None
-    distill_weight: float = 0.5
-    distill_temperature: float = 1.0
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.size not in SIZES:
-            raise ValueError(f"unknown size {self.size!r}; choose one of {', '.join(SIZES)}")
-        FimConfig(loss=self.loss)  # validates the loss mode
-        layout_named(self.layout)
-        check_device(self.device)
-        if self.compile_mode not in COMPILE_MODES:
-            raise ValueError(f"compile_mode must be one of {', '.join(COMPILE_MODES)}, got {self.compile_mode!r}")
-        if not 0 <= self.distill_weight <= 1:
-            raise ValueError(f"distill_weight must be between 0 and 1, got {self.distill_weight}")
-        if not self.distill_temperature > 0:
-            raise ValueError(f"distill_temperature must be above 0, got {self.distill_temperature}")
 
 
 def training_device(cfg: TrainConfig) -> torch.device:
@@ -150,16 +76,32 @@ def training_stream(cfg: TrainConfig, corpus: Corpus, tok: CharTokenizer) -> Pac
     )
 
 
+def check_names(cfg: TrainConfig, where: str | None = None) -> None:
+    """What only these layers know of a config (its values are bounded when it is made): a
+    known model size and FIM layout.
+
+    Raises:
+        SettingError: ``E602``, naming the field (and ``where`` the values came from).
+    """
+    place = {"where": where} if where else {}
+    if cfg.size not in SIZES:
+        raise refused(cfg, "size", f"one of {', '.join(SIZES)}", **place)
+    try:
+        layout_named(cfg.layout)
+    except ValueError:
+        raise refused(cfg, "layout", "a known FIM layout (join, …; apollo_restore.fim.layout)", **place) from None
+
+
 def check_run(cfg: TrainConfig) -> None:
-    """What a run needs, checked before any data is read or anything is written: every setting
-    within its declared bounds (:class:`~apollo_restore.schema.training.TrainingSettings`), and a
+    """What a run needs, checked before any data is read or anything is written: a known size
+    and layout (:func:`check_names`; every other value was checked when ``cfg`` was made), and a
     prepared corpus at ``cfg.prepared``.
 
     Raises:
-        SettingError: ``E602``, the first setting out of its bounds.
+        SettingError: ``E602``, a size or layout not known.
         FileError: ``E610``, ``cfg.prepared`` holds no ``documents.parquet``.
     """
-    check_probe_setting(cfg)
+    check_names(cfg)
     prepared = Path(cfg.prepared)
     if not (prepared / DOCUMENTS_FILE).is_file():
         reason = f"it holds no {DOCUMENTS_FILE}" if prepared.is_dir() else "no such folder"
@@ -316,7 +258,7 @@ def train(
         "size": cfg.size,
         "gap_sampler": GAP_SAMPLER,
         "fim_format": layout.name,
-        "config": asdict(cfg),
+        "config": cfg.model_dump(),
         "data": train_stream.corpus.characters(),
     }
     last_ckpt = loop_started = time.monotonic()

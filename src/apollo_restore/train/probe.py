@@ -21,7 +21,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 
@@ -29,9 +29,9 @@ from apollo_restore.config import load_config
 from apollo_restore.fim.dataset import Corpus
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.model.builders import build_model
-from apollo_restore.schema.training import check_probe_setting
 from apollo_restore.train.loop import (
     TrainConfig,
+    check_names,
     compiled,
     load_teacher,
     row_batches,
@@ -98,13 +98,14 @@ def setting_config(cfg: TrainConfig, setting: str) -> TrainConfig:
     """``cfg`` with the space-separated ``key=value`` overrides of ``setting``.
 
     Raises:
-        ValueError: an override that is not ``key=value``, an unknown key or a wrong value, named.
-        SettingError: ``E602`` a value out of its declared bounds
-            (:class:`~apollo_restore.schema.training.TrainingSettings`), named.
+        ValueError: an override that is not ``key=value``.
+        SettingError: ``E602`` an unknown key, a value of another type or out of its declared
+            bounds (:class:`~apollo_restore.schema.training.TrainConfig`), named with ``setting``.
     """
+    where = f"--setting {setting!r}"
     overrides = load_config(None, setting.split(), TrainConfig)
-    config = TrainConfig.from_dict({**asdict(cfg), **overrides})
-    check_probe_setting(config, setting)
+    config = TrainConfig.from_dict({**cfg.model_dump(), **overrides}, where=where)
+    check_names(config, where)
     return config
 
 
@@ -126,10 +127,10 @@ def probe(
             by a time limit still shows the settings it finished).
 
     Raises:
-        ValueError: a setting that cannot be read, ``SettingError`` (``E602``) one or ``cfg``
-            out of its bounds (checked for all before any runs).
+        ValueError: a setting that cannot be read, ``SettingError`` (``E602``) one that the
+            schema refuses, or a size or layout of ``cfg`` not known (checked for all before any runs).
     """
-    check_probe_setting(cfg)
+    check_names(cfg)
     configs = [setting_config(cfg, setting) for setting in settings]
     corpus = training_corpus(cfg, "train")  # every setting reads the same training split
     results = []
