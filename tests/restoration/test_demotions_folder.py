@@ -11,16 +11,19 @@ import pytest
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.demotions import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR, Demotions
 from apollo_restore.restoration.load import calibration_for, scoring_of
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.schema.folder import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR
 
 PATH = Path("model") / META_FILE
 
 
 def test_a_folder_without_the_entry_keeps_the_default_factors():
-    assert Demotions.of_folder({}, PATH) == Demotions(TRUNCATED_FACTOR, REPEAT_FACTOR, HINT_MISS_FACTOR)
+    assert Demotions.of_folder({}, PATH) == Demotions(
+        truncated=TRUNCATED_FACTOR, repeat=REPEAT_FACTOR, hint_miss=HINT_MISS_FACTOR
+    )
     partial = Demotions.of_folder({"presentation": {"demotions": {"repeat": 0.5}}}, PATH)
-    assert partial == Demotions(TRUNCATED_FACTOR, 0.5, HINT_MISS_FACTOR)
+    assert partial == Demotions(truncated=TRUNCATED_FACTOR, repeat=0.5, hint_miss=HINT_MISS_FACTOR)
 
 
 def test_the_shipped_folder_holds_todays_factors_and_its_calibration_still_applies():

@@ -42,7 +42,7 @@ from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.ngram import load_ngram
 from apollo_restore.restoration.restorer import MEMBER_KINDS, MemberKind, Restorer, member_kind
 from apollo_restore.schema.base import SchemaError, Settings, check, folder_error
-from apollo_restore.schema.folder import MEMBER_OPTIONS, Ensemble, NoOptions
+from apollo_restore.schema.folder import MEMBER_OPTIONS, EnsembleEntry, NoOptions
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ class MemberEntry:
 
 def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: str = "cpu") -> list[MemberEntry]:
     """The checked member entries of a folder's ``ensemble`` entry, in order (nothing is loaded):
-    the entry against :class:`~apollo_restore.schema.folder.Ensemble`, each member's options
+    the entry against :class:`~apollo_restore.schema.folder.EnsembleEntry`, each member's options
     against its declared model.
 
     Raises:
@@ -220,8 +220,8 @@ def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: s
     return out
 
 
-def ensemble_entry(file: Path, ensemble: Any) -> Ensemble:
-    """A folder's ``ensemble`` entry as declared (:class:`~apollo_restore.schema.folder.Ensemble`).
+def ensemble_entry(file: Path, ensemble: Any) -> EnsembleEntry:
+    """A folder's ``ensemble`` entry as declared (:class:`~apollo_restore.schema.folder.EnsembleEntry`).
 
     Raises:
         ModelFolderError: ``E520`` an entry of the old format; ``E505``/``E522`` what the schema refuses.
