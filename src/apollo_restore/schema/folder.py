@@ -235,33 +235,31 @@ def _b(value: float) -> float:
     return value
 
 
-Parameter = number(-MAX_PARAMETER, MAX_PARAMETER)
 #: Largest change of the log inverse temperature per unit of log letters or nat of margin: within
 #: it the temperature stays finite for any gap (e^(10·(log 10⁴ + 10)) ≈ 10⁸³).
 MAX_SLOPE = 10.0
-Slope = number(-MAX_SLOPE, MAX_SLOPE, "change of the log inverse temperature; 0 when the file has none")
+_P, _S = MAX_PARAMETER, MAX_SLOPE
 
 
 class Scaling(Settings):
-    """One hint condition's parameters of a calibration (``apollo_restore.restoration.ranking.calibration``
-    applies them): ``a`` (inverse temperature), ``b``, ``c`` (log-weight of "none of these" and its
-    growth with uncertainty), ``d``, ``e``, ``f`` (its change with the log of the gap's letters, the
-    margin of the best reading over the next, the best reading's log-score), ``g``, ``h`` (the log
-    inverse temperature's change with the log of the letters and with the capped margin; 0: one
-    temperature for every gap)."""
+    """One hint condition's parameters of a calibration, ``a``–``h``, each described with its
+    bounds (``apollo_restore.restoration.ranking`` gives the formula; its ``calibration`` applies
+    them); ``g`` and ``h`` 0 when the file has none: one temperature for every gap."""
 
-    a: number(0, MAX_PARAMETER, "inverse temperature; a ranking is never inverted", above=True) = 1.0
+    a: number(0, _P, "inverse temperature; a ranking is never inverted", above=True) = 1.0
     b: Annotated[
         float,
-        Field(allow_inf_nan=True, description=f"a number in [-{MAX_PARAMETER:g}, {MAX_PARAMETER:g}], or -Infinity"),
+        Field(
+            allow_inf_nan=True, description=f"a number in [-{_P:g}, {_P:g}], or -Infinity (log-weight of none of these)"
+        ),
         AfterValidator(_b),
     ] = float("-inf")
-    c: Parameter = 0.0
-    d: Parameter = 0.0
-    e: Parameter = 0.0
-    f: Parameter = 0.0
-    g: Slope = 0.0
-    h: Slope = 0.0
+    c: number(-_P, _P, "growth of the log-weight of none of these as the restorer is less sure") = 0.0
+    d: number(-_P, _P, "its change with the log of the gap's letters") = 0.0
+    e: number(-_P, _P, "its change with the margin of the best reading over the next, nats") = 0.0
+    f: number(-_P, _P, "its change with the best reading's log-score, nats") = 0.0
+    g: number(-_S, _S, "change of the log inverse temperature with the log of the letters") = 0.0
+    h: number(-_S, _S, "change of the log inverse temperature with the capped margin") = 0.0
 
 
 class FittedOn(Settings):
