@@ -29,9 +29,9 @@ import torch
 from apollo_restore.data.formats import GapExample
 from apollo_restore.evaluate.gapsets import load_gaps
 from apollo_restore.model.folder import fingerprint
-from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.load import load_restorer
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE, Calibration
 
 
 def copy_without_calibration(out: Path) -> Path:

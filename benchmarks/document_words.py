@@ -50,12 +50,12 @@ from apollo_restore.evaluate.gapsets import build_synthetic, condition_of
 from apollo_restore.evaluate.metrics import agnostic, answer_in_context, score_gap, uniform
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
 from apollo_restore.restoration.load import load_restorer
-from apollo_restore.restoration.members.candidates import union
 from apollo_restore.restoration.members.document_copy import DocumentCopy
 from apollo_restore.restoration.members.document_words import DocumentWords, Vocabulary, WordConfig, document_letters
 from apollo_restore.restoration.members.ensemble import Ensemble, LengthPrior
 from apollo_restore.restoration.members.infini import load_infini
 from apollo_restore.restoration.members.neural import NeuralMember
+from apollo_restore.restoration.ranking.pool import union
 
 SHIPPED = {"neural": 1.0, "infini": 1.0, "infini_backward": 0.5, "length": 8.0}
 BASE = ("neural", "infini", "infini_backward")

@@ -15,7 +15,7 @@ one gap a line; a rerun restores only the gaps the file lacks.
 
 ``choose`` re-ranks the saved pools offline as :class:`~apollo_restore.restoration.presentation.present.Presented`
 would under each treatment of a missed count — the hint-miss factor alone (0.01 was shipped), a
-smaller factor, or :func:`~apollo_restore.restoration.demotions.hold_count` with a floor (every reading
+smaller factor, or :func:`~apollo_restore.restoration.ranking.demotions.hold_count` with a floor (every reading
 that misses the count goes below every right-length reading the restorer rates at least the floor)
 — then applies the shipped calibration, and prints Markdown: uniform-weighted Top-1 / Top-20 per
 condition, the gaps whose first reading misses the count, and the mean shown probability of the
@@ -40,11 +40,12 @@ from apollo_restore.evaluate.metrics import agnostic, score_gap, uniform
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.context import GapContexts
-from apollo_restore.restoration.demotions import Demotions, doubts, hold_count
 from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
-from apollo_restore.restoration.members.candidates import WHOLE_POOL
 from apollo_restore.restoration.presentation.present import Presented, annotate
-from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.ranking.demotions import Demotions, hold_count
+from apollo_restore.restoration.ranking.doubts import doubts
+from apollo_restore.restoration.ranking.order import Ranking
+from apollo_restore.restoration.ranking.pool import WHOLE_POOL
 from apollo_restore.restoration.request import RestoreRequest
 from apollo_restore.restoration.types import Candidate
 
@@ -55,7 +56,7 @@ EXAMPLE = (
     "Ὀξυρυγχ(ιτῶν) πόλει διὰ Μηνᾶ [.7] ἐπερωτῶντος καὶ"
 )
 SEED = 36
-NONE = Demotions(1.0, 1.0, 1.0, None)
+NONE = Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)
 #: the treatments compared: (label, hint-miss factor, floor of hold_count or None, floor on the share of
 #: the right-length readings (True; "known": and only readings without unknown words rated) or of the pool)
 TREATMENTS = [

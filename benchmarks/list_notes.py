@@ -23,7 +23,7 @@ hint-miss factor on those gaps, whether demoting a missed hint costs the gaps wh
 ``choose`` re-ranks the saved pools offline exactly as
 :class:`~apollo_restore.restoration.presentation.present.Presented` would for each pair of
 factors (repeat, hint miss): annotate, demote truncated readings by
-:data:`~apollo_restore.restoration.demotions.TRUNCATED_FACTOR` and flagged ones by the
+:data:`~apollo_restore.schema.folder.TRUNCATED_FACTOR` and flagged ones by the
 factors, then apply the shipped calibration. It prints Markdown: per factor pair the uniform-weighted Top-1 and
 Top-20 per condition, the share of shown (top-20) readings carrying each note (a missed hint:
 of the exact-hint gaps' readings), the gaps whose first reading repeats the context or misses an
@@ -48,16 +48,18 @@ from apollo_restore.evaluate.gapsets import build_synthetic, parse_gap_id
 from apollo_restore.evaluate.metrics import agnostic, reliability, score_gap, uniform
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.demotions import TRUNCATED_FACTOR, Demotions, doubts
 from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
-from apollo_restore.restoration.members.candidates import WHOLE_POOL
-from apollo_restore.restoration.presentation.notes import notes_for, repeats
+from apollo_restore.restoration.presentation.notes import notes_for
 from apollo_restore.restoration.presentation.present import Presented, annotate
-from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.ranking.doubts import doubts, repeats
+from apollo_restore.restoration.ranking.order import Ranking
+from apollo_restore.restoration.ranking.pool import WHOLE_POOL
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import TRUNCATED_FACTOR
 
 SHOWN = 20  # readings a list shows by default
-NONE = Demotions(1.0, 1.0, 1.0, None)
+NONE = Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)
 
 
 def pools(args: argparse.Namespace) -> None:
@@ -83,7 +85,7 @@ def pools(args: argparse.Namespace) -> None:
 
 def annotated(path: Path) -> list[dict]:
     """The saved gaps, each with its pool annotated (display, unknown words, notes) and the
-    :func:`~apollo_restore.restoration.demotions.doubts` of each reading."""
+    :func:`~apollo_restore.restoration.ranking.doubts.doubts` of each reading."""
     gaps = []
     for row in map(json.loads, path.open(encoding="utf-8")):
         hint = Hint.from_json(row["hint"])
@@ -102,7 +104,10 @@ def repeat_table(gaps: list[dict]) -> None:
     print("|---:|---:|---:|")
     shown = {}
     for g in gaps:
-        factors = [Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None).factor(f) for f in g["flags"]]
+        factors = [
+            Demotions(truncated=TRUNCATED_FACTOR, repeat=1.0, hint_miss=1.0, count_floor=None).factor(f)
+            for f in g["flags"]
+        ]
         shown[g["id"]] = Ranking(calibration=calibration).rank_factored(g["cands"], factors, g["hint"])[:SHOWN]
     for least in (2, 3, 4, 5, 6):
         wrong = sum(repeats(g["target"], g["prefix"], g["suffix"], least) is not None for g in gaps)
@@ -150,7 +155,10 @@ def calibration_table(gaps: list[dict]) -> None:
     calibration = calibration_for(DEFAULT_MODEL, scoring_of(DEFAULT_MODEL))
     print("| demotions | condition | top-1 shown | top-1 right | top-20 shown (sum) | top-20 right |")
     print("|---|---|---:|---:|---:|---:|")
-    for name, demotions in (("truncated only", Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None)), ("shipped", Demotions())):
+    for name, demotions in (
+        ("truncated only", Demotions(truncated=TRUNCATED_FACTOR, repeat=1.0, hint_miss=1.0, count_floor=None)),
+        ("shipped", Demotions()),
+    ):
         for kind in ("exact", "none"):
             rows = []
             for g in (g for g in gaps if g["hint"].kind == kind):
@@ -174,7 +182,10 @@ def wins(gaps: list[dict]) -> None:
     won = lost = 0
     for g in gaps:
         right = []
-        for demotions in (Demotions(TRUNCATED_FACTOR, 1.0, 1.0, None), Demotions()):
+        for demotions in (
+            Demotions(truncated=TRUNCATED_FACTOR, repeat=1.0, hint_miss=1.0, count_floor=None),
+            Demotions(),
+        ):
             factors = [demotions.factor(f) for f in g["flags"]]
             shown = Ranking(calibration=calibration).rank_factored(g["cands"], factors, g["hint"])
             right.append(bool(shown) and agnostic(shown[0].text) == agnostic(g["target"]))
@@ -235,7 +246,7 @@ def choose(args: argparse.Namespace) -> None:
     factors = [float(f) for f in args.factors.split(",")]
     for repeat in factors:
         for miss in factors:
-            m = measure(gaps, Demotions(TRUNCATED_FACTOR, repeat, miss, None))
+            m = measure(gaps, Demotions(truncated=TRUNCATED_FACTOR, repeat=repeat, hint_miss=miss, count_floor=None))
             print(
                 f"| {repeat:g} | {miss:g} | {m['exact top1']:.3f} | {m['exact top20']:.3f} | {m['none top1']:.3f} "
                 f"| {m['none top20']:.3f} | {m['hint']:.1%} | {m['repeat']:.1%} | {m['word']:.1%} | {m['any']:.1%} "

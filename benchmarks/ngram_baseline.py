@@ -27,8 +27,8 @@ import numpy as np
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import load_documents
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration.members.candidates import match_key
 from apollo_restore.restoration.members.ngram import FillConfig, NgramRestorer
+from apollo_restore.restoration.ranking.pool import match_key
 
 CONTEXT = 250
 LENGTHS = range(1, 21)

@@ -49,8 +49,8 @@ def collect(args: argparse.Namespace) -> None:
 
     from apollo_restore.data.orthography import default_forms
     from apollo_restore.model.folder import read_meta
-    from apollo_restore.restoration.demotions import Demotions
     from apollo_restore.restoration.load import DEFAULT_MODEL, load_restorer
+    from apollo_restore.restoration.ranking.demotions import Demotions
     from apollo_restore.tune.calibration import record
     from apollo_restore.tune.demotions import annotated, demoted, whole_pools
 
@@ -126,7 +126,7 @@ FEATURES = {
 
 
 def matrices(records: list[dict]) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
-    from apollo_restore.restoration.calibration import features, temperature_features
+    from apollo_restore.restoration.ranking.calibration import features, temperature_features
     from apollo_restore.tune.calibration import arrays
 
     logq, unknown, letters, top_score, truth, _ = arrays(records)
@@ -154,8 +154,8 @@ def _columns(cols: dict[str, np.ndarray], names: tuple[str, ...], n: int) -> np.
 def fit_by_group(records: list[dict], group, feats: tuple[tuple[str, ...], tuple[str, ...]], held=None) -> dict:
     """Per group (``group(record)``): a, b, c, one weight per feature of "none of these" and one
     per feature of the temperature (``feats``); δ shared (the library's
-    :func:`~apollo_restore.restoration.calibration.fit_groups`, any features)."""
-    from apollo_restore.restoration.calibration import fit_groups
+    :func:`~apollo_restore.tune.calibration.fit_groups`, any features)."""
+    from apollo_restore.tune.calibration import fit_groups
 
     logq, unknown, cols, truth = matrices(records)
     keys = [group(r) for r in records]
@@ -168,7 +168,7 @@ def fit_by_group(records: list[dict], group, feats: tuple[tuple[str, ...], tuple
 
 def apply_by_group(records: list[dict], model: dict) -> np.ndarray:
     """``(G, K)`` calibrated p of each record's readings, in the record's order."""
-    from apollo_restore.restoration.calibration import calibrated_by
+    from apollo_restore.restoration.ranking.calibration import calibrated_by
 
     logq, unknown, cols, _ = matrices(records)
     x, t = (_columns(cols, f, len(records)) for f in model["feats"])
@@ -194,8 +194,8 @@ def cross_fit(records: list[dict], train, group, feats, held: float | None = Non
 def shipped(records: list[dict], by_kind: bool = False) -> list[np.ndarray]:
     """p under the shipped calibration: its synthetic parameters for every gap (the one fit
     before issue 45), or with ``by_kind`` each gap's kind's (what ships)."""
-    from apollo_restore.restoration.calibration import Calibration, calibrated
     from apollo_restore.restoration.config import DEFAULT_MODEL
+    from apollo_restore.restoration.ranking.calibration import Calibration, calibrated
     from apollo_restore.tune.calibration import arrays
 
     cal = Calibration.load(DEFAULT_MODEL)
@@ -211,7 +211,7 @@ def shipped(records: list[dict], by_kind: bool = False) -> list[np.ndarray]:
 
 def top1(records: list[dict], probs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Top reading's p and whether it is right (ties by the record order: the ranking's)."""
-    from apollo_restore.restoration.ranking import best_first
+    from apollo_restore.restoration.ranking.order import best_first
 
     conf, ok = [], []
     for r, p in zip(records, probs):
@@ -250,8 +250,8 @@ def report(records: list[dict]) -> None:
     for name, feats in FEATURES.items():
         variants[f"per kind, {name}"] = cross_fit(records, every, by_kind, feats)
     # what ships: the synthetic parameters kept, the real ones fitted on real lacunae beside them (δ held)
-    from apollo_restore.restoration.calibration import Calibration
     from apollo_restore.restoration.config import DEFAULT_MODEL
+    from apollo_restore.restoration.ranking.calibration import Calibration
 
     held = Calibration.load(DEFAULT_MODEL).unknown_word_penalty
     real = cross_fit(records, lambda r: r["kind"] == "real", by_cond, (NONE_TERMS, TEMPERATURE), held)
@@ -366,8 +366,8 @@ def ship(records: list[dict], folder: Path, out: Path, plots: Path | None = None
     real lacunae's cross-fitted figures (``tune``'s ``measures``), the synthetic fit's under
     ``synthetic``. With ``plots``, the real lacunae's reliability diagrams under the synthetic
     gaps' fit (``reliability_real_before.png``) and their own (cross-fitted, ``reliability_real_after.png``)."""
-    from apollo_restore.restoration.calibration import Calibration, fit
-    from apollo_restore.tune.calibration import _ece, arrays, folds, measures, shown
+    from apollo_restore.restoration.ranking.calibration import Calibration
+    from apollo_restore.tune.calibration import _ece, arrays, fit, folds, measures, shown
 
     old = Calibration.load(folder)
     real = [r for r in records if r["kind"] == "real"]
@@ -391,7 +391,7 @@ def ship(records: list[dict], folder: Path, out: Path, plots: Path | None = None
     counts = {f"real {c}": sum(r["condition"] == c for r in real) for c in ("exact", "range", "none")}
     per_source = {s: sum(r["source"] == s for r in real) for s in sources}
     info = {
-        "fitted_by": "benchmarks/real_lacunae_calibration.py ship (apollo_restore.restoration.calibration.fit, "
+        "fitted_by": "benchmarks/real_lacunae_calibration.py ship (apollo_restore.tune.calibration.fit, "
                      "delta held; synthetic parameters: apollo-restore tune, kept)",
         "split": "validation", "sources": "real lacunae " + ",".join(f"{s}={n // 3}" for s, n in per_source.items()),
         "seed": 0, "gaps": len(real), "nll": cal.info["nll"], "ece_before": _ece(before),

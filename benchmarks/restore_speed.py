@@ -44,8 +44,8 @@ from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, condition_of, load_gaps
 from apollo_restore.evaluate.metrics import GapScore, answer_in_context, score_gap, uniform
 from apollo_restore.restoration.load import load_restorer
-from apollo_restore.restoration.members.candidates import match_key
 from apollo_restore.restoration.predict import predict
+from apollo_restore.restoration.ranking.pool import match_key
 from apollo_restore.restoration.threads import use_threads
 
 HERE = Path(__file__).resolve().parent.parent / "src"

@@ -41,7 +41,7 @@ import numpy as np
 from apollo_restore.data.formats import GapExample, read_gapset, write_gapset
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.gapsets import build_synthetic, build_true_lacunae
-from apollo_restore.restoration.members.candidates import match_key
+from apollo_restore.restoration.ranking.pool import match_key
 from apollo_restore.retrieve.parallels import ANCHORS, MAX_BETWEEN, MIN_SIDE, MIN_TOTAL, ParallelIndex
 
 _STREAM = str.maketrans({" ": None, "·": None, "ς": "σ"})

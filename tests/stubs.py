@@ -26,7 +26,7 @@ from typing import Any
 
 from apollo_restore.hint import NO_HINT
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
-from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.ranking.pool import to_candidates
 from apollo_restore.restoration.types import Candidate
 
 
@@ -35,7 +35,7 @@ class FixedReadings:
 
     Args:
         pool: ``(text, log_score)`` pairs, best first (probabilities normalised over the whole
-            pool, :func:`~apollo_restore.restoration.members.candidates.to_candidates`), or
+            pool, :func:`~apollo_restore.restoration.ranking.pool.to_candidates`), or
             candidates (copied on each call, so that what a caller writes on one does not leak).
         name: the restorer's name.
         k: the config's ``k`` (the default number of readings); ``None``: all of the pool.

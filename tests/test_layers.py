@@ -186,6 +186,57 @@ def test_layers_no_function_local_package_imports_outside_the_cli():
     assert not offenders, "function-local imports of apollo_restore:\n" + "\n".join(offenders)
 
 
+#: Inside ``restoration/``, the ranking's room (:mod:`apollo_restore.restoration.ranking`) sits below
+#: the members, the presentation and what loads and runs them: they import it, never the reverse.
+#: Of ``restoration/`` it imports only itself and these modules below it (a reading, a member's kind).
+RANKING_ROOM = "restoration/ranking/"
+BELOW_THE_RANKING = ("ranking", "types", "restorer")
+
+
+def reaches_above_the_ranking(imp: Import) -> bool:
+    """Whether an import of the ranking's room reaches a module of ``restoration/`` other than
+    :data:`BELOW_THE_RANKING` (or names none: ``from apollo_restore.restoration import x`` hides
+    which, so the room names its modules whole)."""
+    parts = imp.target.split(".")
+    inside = imp.path.startswith(RANKING_ROOM) and parts[1:2] == ["restoration"]
+    return inside and (len(parts) == 2 or parts[2] not in BELOW_THE_RANKING)
+
+
+def torch_lines(source: str) -> list[int]:
+    """The lines of one file's source that import torch."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "torch" for a in node.names))
+        or (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch")
+    ]
+
+
+def test_layers_the_ranking_room_imports_neither_members_nor_presentation_nor_torch():
+    offenders = [f"{imp}" for imp in _package_imports() if reaches_above_the_ranking(imp)]
+    assert not offenders, "the ranking imports from above it:\n" + "\n".join(offenders)
+    torch = [  # applying a calibration is NumPy; fitting it (torch) is tune's
+        f"{file.relative_to(PACKAGE)}:{line}"
+        for file in sorted((PACKAGE / RANKING_ROOM).glob("*.py"))
+        for line in torch_lines(file.read_text(encoding="utf-8"))
+    ]
+    assert not torch, "the ranking imports torch:\n" + "\n".join(torch)
+
+
+def test_layers_the_ranking_room_checker_finds_what_it_forbids():
+    source = (
+        "import torch\n"
+        "from apollo_restore.restoration.members import neural\n"
+        "from apollo_restore.restoration import types\n"
+        "from apollo_restore.restoration.types import Candidate\n"
+        "from apollo_restore.restoration.ranking.pool import to_candidates\n"
+    )
+    found = imports_of(source, "restoration/ranking/example.py")
+    assert [imp.line for imp in found if reaches_above_the_ranking(imp)] == [2, 3]
+    assert not any(reaches_above_the_ranking(imp) for imp in imports_of(source, "restoration/load_example.py"))
+    assert torch_lines(source + "def f():\n    from torch.nn import functional\n") == [1, 7]
+
+
 CHECKED = """\
 from typing import TYPE_CHECKING
 

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from apollo_restore.cli.app import app
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.folder import META_FILE
-from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.load import load_restorer
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE, Calibration
 from tests.stubs import edit_json, shipped_model_copy
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"

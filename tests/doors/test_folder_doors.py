@@ -24,9 +24,9 @@ from apollo_restore.model.checkpoint import load_model
 from apollo_restore.model.folder import fingerprint, fingerprint_parts, read_meta
 from apollo_restore.model.lean import LeanModel
 from apollo_restore.model.verify import CONFIG_FILE, WEIGHTS_FILE, check_finite
-from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE, Calibration
 
 
 def load_for(folder: Path) -> Calibration | None:

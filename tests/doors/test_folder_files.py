@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from apollo_restore.cli.app import app
 from apollo_restore.errors import FileError, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
-from apollo_restore.restoration.calibration import CALIBRATION_FILE
 from apollo_restore.restoration.load import load_restorer
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE
 from tests.stubs import shipped_model_copy
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"

@@ -18,7 +18,7 @@ import apollo_restore
 from apollo_restore.cli.app import app
 from apollo_restore.errors import RequestError
 from apollo_restore.restoration.config import RestoreConfig
-from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.ranking.pool import to_candidates
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_reading
 from apollo_restore.web.app import create_app
 

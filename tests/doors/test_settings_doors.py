@@ -21,9 +21,9 @@ from apollo_restore.cli.app import app
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.verify import WEIGHTS_FILE
-from apollo_restore.restoration.calibration import CALIBRATION_FILE
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
 from apollo_restore.restoration.load import load_restorer
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE
 from tests.stubs import edit_json, shipped_model_copy
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"

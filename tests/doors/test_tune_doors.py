@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 
 from apollo_restore.cli.app import app
 from apollo_restore.model.folder import META_FILE, read_meta
-from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration, Scaling
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.load import load_restorer
-from apollo_restore.schema.folder import MAX_MEMBERS
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE, Calibration
+from apollo_restore.schema.folder import MAX_MEMBERS, Scaling
 from apollo_restore.tune.folder import TuneError
 from apollo_restore.tune.run import write_checked
 

@@ -11,8 +11,8 @@ from apollo_restore.data.readers.archive import iter_files
 from apollo_restore.data.readers.ddb import parse_file
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import SYMBOLS, NgramModel, encode
-from apollo_restore.restoration.members.candidates import match_key
 from apollo_restore.restoration.members.ngram import FillConfig, NgramRestorer, ReversedRestorer
+from apollo_restore.restoration.ranking.pool import match_key
 from apollo_restore.restoration.restorer import Restorer
 
 SENTENCES = [

@@ -12,16 +12,18 @@ import pytest
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.model.folder import fingerprint
-from apollo_restore.restoration.calibration import OLD_FORMAT, Calibration, Scaling, Scoring, fit, gap_letters
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import calibration_for
-from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.ranking.calibration import OLD_FORMAT, Calibration, Scoring, gap_letters
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.ranking.order import Ranking
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import Scaling
+from apollo_restore.tune.calibration import fit
 from tests.stubs import FixedReadings
 
 #: stage 3 leaving every reading alone: these tests look at stage 4
-NO_DEMOTIONS = Demotions(1.0, 1.0, 1.0, None)
+NO_DEMOTIONS = Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)
 
 
 def _shown(cal: Calibration, cands: list[Candidate], hint: Hint) -> list[Candidate]:
@@ -69,7 +71,7 @@ def test_gap_letters_follow_the_hint_or_the_best_reading():
 
 
 def test_calibration_demotes_unknown_words_and_leaves_room_for_none():
-    cal = Calibration({"none": Scaling(1.0, 0.0)}, unknown_word_penalty=3.0)
+    cal = Calibration({"none": Scaling(a=1.0, b=0.0)}, unknown_word_penalty=3.0)
     cands = [Candidate("τραπ", 0.6, -1.0, unknown_words=["τραπ"]), Candidate("τραπεζης", 0.4, -1.5)]
     probs = cal.probabilities([0.6, 0.4], [True, False], cands[0], NO_HINT)
     assert probs[0] < probs[1] and sum(probs) < 1  # in the order given: it orders nothing
@@ -114,7 +116,7 @@ def test_a_calibration_file_that_parses_but_is_not_one_is_a_numbered_error(tmp_p
 
 
 #: real lacunae: no room for "none of these"; synthetic gaps: a lot of it
-REAL, SYNTHETIC = Scaling(1.0), Scaling(1.0, b=5.0)
+REAL, SYNTHETIC = Scaling(a=1.0), Scaling(a=1.0, b=5.0)
 KINDED = Calibration(
     dict.fromkeys(("exact", "range", "none"), REAL), 0.0, {}, dict.fromkeys(("exact", "range", "none"), SYNTHETIC)
 )

@@ -11,16 +11,28 @@ import pytest
 from apollo_restore.errors import ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restoration.config import DEFAULT_MODEL
-from apollo_restore.restoration.demotions import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR, Demotions
 from apollo_restore.restoration.load import calibration_for, scoring_of
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.schema import folder
+from apollo_restore.schema.folder import HINT_MISS_FACTOR, REPEAT_FACTOR, TRUNCATED_FACTOR
 
 PATH = Path("model") / META_FILE
 
 
 def test_a_folder_without_the_entry_keeps_the_default_factors():
-    assert Demotions.of_folder({}, PATH) == Demotions(TRUNCATED_FACTOR, REPEAT_FACTOR, HINT_MISS_FACTOR)
+    assert Demotions.of_folder({}, PATH) == Demotions(
+        truncated=TRUNCATED_FACTOR, repeat=REPEAT_FACTOR, hint_miss=HINT_MISS_FACTOR
+    )
     partial = Demotions.of_folder({"presentation": {"demotions": {"repeat": 0.5}}}, PATH)
-    assert partial == Demotions(TRUNCATED_FACTOR, 0.5, HINT_MISS_FACTOR)
+    assert partial == Demotions(truncated=TRUNCATED_FACTOR, repeat=0.5, hint_miss=HINT_MISS_FACTOR)
+
+
+def test_the_factors_are_declared_once_in_the_schema_and_checked_in_code_too():
+    fields = {name: repr(info) for name, info in Demotions.model_fields.items()}
+    assert fields == {name: repr(info) for name, info in folder.Demotions.model_fields.items()}  # none added
+    assert Demotions() == Demotions.of_folder({"presentation": None}, PATH)
+    with pytest.raises(ValueError, match="repeat"):
+        Demotions(repeat=0.0)
 
 
 def test_the_shipped_folder_holds_todays_factors_and_its_calibration_still_applies():
@@ -39,6 +51,7 @@ def test_the_shipped_folder_holds_todays_factors_and_its_calibration_still_appli
         ({"demotions": {"hint_miss": math.nan}}, "presentation.demotions.hint_miss"),
         ({"demotions": {"truncated": "0.1"}}, "presentation.demotions.truncated"),
         ({"demotions": {"truncated": True}}, "presentation.demotions.truncated"),
+        ({"demotions": {"truncated": None}}, "presentation.demotions.truncated"),  # only count_floor may be null
     ],
 )
 def test_a_bad_factor_is_e505_naming_the_field(entry, field):

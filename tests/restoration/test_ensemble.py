@@ -15,10 +15,10 @@ from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.load import load_restorer
-from apollo_restore.restoration.members.candidates import union
 from apollo_restore.restoration.members.ensemble import Ensemble, LengthPrior
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.ngram import ReversedRestorer, load_ngram
+from apollo_restore.restoration.ranking.pool import union
 from apollo_restore.restoration.restorer import Restorer
 from tests.stubs import Scored
 

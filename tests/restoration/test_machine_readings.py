@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
 from apollo_restore.data.splice import MACHINE_CLOSE, MACHINE_OPEN
-from apollo_restore.restoration.calibration import Calibration
 from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.ranking.calibration import Calibration
 from apollo_restore.restoration.types import FILL_THRESHOLD
 from tests.stubs import first_reading_at
 

@@ -16,8 +16,8 @@ from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.context import context_of
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.members import neural as neural_module
-from apollo_restore.restoration.members.candidates import match_key, merge_equivalent
 from apollo_restore.restoration.members.neural import MAX_KEPT_PROMPTS, NeuralMember, length_batches
+from apollo_restore.restoration.ranking.pool import match_key, merge_equivalent
 from apollo_restore.restoration.restorer import Restorer
 
 from ..conftest import MEMORISED

@@ -12,10 +12,11 @@ from apollo_restore.cli.app import app
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration.demotions import Demotions
-from apollo_restore.restoration.presentation.notes import REPEAT_LETTERS, hint_note, notes_for, repeats
+from apollo_restore.restoration.presentation.notes import hint_note, notes_for
 from apollo_restore.restoration.presentation.present import Presented
-from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.ranking.doubts import REPEAT_LETTERS, repeats
+from apollo_restore.restoration.ranking.order import Ranking
 from apollo_restore.restoration.types import Candidate
 from tests.stubs import FixedReadings
 
@@ -35,7 +36,7 @@ def _shown(demotions: Demotions) -> list[Candidate]:
 
 
 def test_each_doubtful_reading_says_why_and_the_answer_says_nothing():
-    notes = {c.text: c.notes for c in _shown(Demotions(1.0, 1.0, 1.0, None))}
+    notes = {c.text: c.notes for c in _shown(Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None))}
     assert notes == {
         "χ και δια": ["repeats the text after the gap", "leaves a non-word: χ"],
         "χαιρειν σε": ["9 letters, hint 7"],
@@ -45,7 +46,7 @@ def test_each_doubtful_reading_says_why_and_the_answer_says_nothing():
 
 
 def test_repeats_and_missed_hints_are_demoted_below_the_answer():
-    assert [c.text for c in _shown(Demotions(1.0, 1.0, 1.0, None))] == [
+    assert [c.text for c in _shown(Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None))] == [
         "χ και δια",
         "χαιρειν σε",
         "χαιριν α",
@@ -53,18 +54,26 @@ def test_repeats_and_missed_hints_are_demoted_below_the_answer():
     ]
     # repeat ×0.1, missed hint ×0.1, truncated (a non-word at the gap's edge: χ after a space, α
     # before one) ×0.1; χ και δια both repeats and is truncated
-    shown = _shown(Demotions(0.1, 0.1, 0.1, None))
+    shown = _shown(Demotions(truncated=0.1, repeat=0.1, hint_miss=0.1, count_floor=None))
     assert [c.text for c in shown] == ["χαιρειν", "χαιρειν σε", "χαιριν α", "χ και δια"]
     assert abs(sum(c.prob for c in shown) - 1.0) < 1e-9
     # each factor acts alone
-    assert [c.text for c in _shown(Demotions(1.0, 0.1, 1.0, None))][-2:] == ["χαιρειν", "χ και δια"]
-    assert [c.text for c in _shown(Demotions(1.0, 1.0, 0.1, None))][:2] == ["χ και δια", "χαιριν α"]
+    assert [c.text for c in _shown(Demotions(truncated=1.0, repeat=0.1, hint_miss=1.0, count_floor=None))][-2:] == [
+        "χαιρειν",
+        "χ και δια",
+    ]
+    assert [c.text for c in _shown(Demotions(truncated=1.0, repeat=1.0, hint_miss=0.1, count_floor=None))][:2] == [
+        "χ και δια",
+        "χαιριν α",
+    ]
 
 
 def test_notes_without_edition_forms_still_say_repeats_and_hints():
-    shown = Presented(FixedReadings(JUNK, name="junk"), None, Ranking(Demotions(1.0, 1.0, 1.0, None))).candidates(
-        PREFIX, SUFFIX, Hint.exact(7)
-    )
+    shown = Presented(
+        FixedReadings(JUNK, name="junk"),
+        None,
+        Ranking(Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)),
+    ).candidates(PREFIX, SUFFIX, Hint.exact(7))
     assert {c.text: c.notes for c in shown}["χ και δια"] == ["repeats the text after the gap"]
 
 
@@ -112,7 +121,9 @@ def test_demotion_keeps_a_ranked_distribution_ranked(rows):
     total = sum(p for p, _, _ in rows)
     cands = [Candidate(str(i), p / total, 0.0) for i, (p, _, _) in enumerate(rows)]
     flags = [(truncated, repeat, False) for _, truncated, repeat in rows]
-    out = Ranking(Demotions(0.5, 0.1, 1.0, None)).rank_doubted(cands, flags, NO_HINT)
+    out = Ranking(Demotions(truncated=0.5, repeat=0.1, hint_miss=1.0, count_floor=None)).rank_doubted(
+        cands, flags, NO_HINT
+    )
     assert abs(sum(c.prob for c in out) - 1.0) < 1e-9
     assert [c.prob for c in out] == sorted((c.prob for c in out), reverse=True)
     assert sorted(c.text for c in out) == sorted(c.text for c in cands)
@@ -126,7 +137,11 @@ def test_notes_for_lists_several_non_words_together():
 def test_the_cli_shows_the_notes_in_text_and_json(monkeypatch):
     from apollo_restore.restoration import load
 
-    presented = Presented(FixedReadings(JUNK, name="junk"), FORMS, Ranking(Demotions(0.1, 0.1, 0.1, None)))
+    presented = Presented(
+        FixedReadings(JUNK, name="junk"),
+        FORMS,
+        Ranking(Demotions(truncated=0.1, repeat=0.1, hint_miss=0.1, count_floor=None)),
+    )
     monkeypatch.setattr(load, "load_restorer", lambda *args, **kwargs: presented)
     monkeypatch.setenv("COLUMNS", "200")
     text = "τῷ ἀδελφῷ πλεῖστα [.7] καὶ διὰ παντὸς ὑγιαίνειν"

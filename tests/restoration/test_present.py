@@ -7,10 +7,11 @@ import pytest
 
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT
-from apollo_restore.restoration.demotions import Demotions, doubts, is_truncated
-from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.presentation.present import Presented, annotate
-from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.ranking.doubts import doubts, is_truncated
+from apollo_restore.restoration.ranking.order import Ranking
+from apollo_restore.restoration.ranking.pool import to_candidates
 from apollo_restore.restoration.types import percent
 from tests.stubs import FixedReadings
 
@@ -21,7 +22,7 @@ def _annotated(prefix: str, suffix: str):
     presented = Presented(
         FixedReadings([("τραπ", -1.0), ("τραπεζης", -1.2), ("κυριωι", -3.0)]),
         FORMS,
-        Ranking(Demotions(1.0, 1.0, 1.0, None)),
+        Ranking(Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)),
     )
     return presented.candidates(prefix, suffix, NO_HINT, 3)
 
@@ -66,7 +67,12 @@ def test_demotion_reranks_and_renormalises():
     out = Ranking(Demotions(truncated=0.1)).rank(cands, "της ", " χαιρειν", NO_HINT)
     assert [c.text for c in out] == ["τραπεζης", "κυριωι", "τραπ"]
     assert abs(sum(c.prob for c in out) - 1.0) < 1e-9
-    assert Ranking(Demotions(1.0, 1.0, 1.0, None)).rank(cands, "της ", " χαιρειν", NO_HINT) == cands
+    assert (
+        Ranking(Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)).rank(
+            cands, "της ", " χαιρειν", NO_HINT
+        )
+        == cands
+    )
 
 
 def test_presented_applies_its_factor():

@@ -9,24 +9,18 @@ import pytest
 
 from apollo_restore.data.orthography import EditionForms
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration.calibration import Calibration, Scaling
-from apollo_restore.restoration.demotions import Demotions
-from apollo_restore.restoration.members.candidates import to_candidates
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.presentation.present import Presented, annotate
-from apollo_restore.restoration.ranking import (
-    FITTED_STAGES,
-    STAGES,
-    Ranking,
-    best_first,
-    ranked_pool,
-    weighted_mean,
-)
+from apollo_restore.restoration.ranking.calibration import Calibration
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.ranking.order import FITTED_STAGES, STAGES, Ranking, best_first
+from apollo_restore.restoration.ranking.pool import ranked_pool, to_candidates, weighted_mean
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.folder import Scaling
 from apollo_restore.tune.folder import STEPS
 from tests.stubs import FixedReadings, Scored
 
-NO_DEMOTIONS = Demotions(1.0, 1.0, 1.0, None)
+NO_DEMOTIONS = Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)
 
 
 def test_the_stages_are_named_once_and_tune_fits_them_by_those_names():
@@ -54,7 +48,10 @@ def test_stages_3_and_4_follow_the_formula_of_the_docstring():
     pool[2] = Candidate(pool[2].text, pool[2].prob, pool[2].log_score, unknown_words=["ηθι"])
     flags = [(False, True, False), (False, False, False), (False, False, False)]  # the first repeats
     scaling = Scaling(a=2.0, b=-1.0, c=0.5, d=0.1, e=0.2, f=0.3, g=0.4, h=-0.05)
-    ranking = Ranking(Demotions(1.0, 0.2, 1.0, None), Calibration({"none": scaling}, unknown_word_penalty=1.0))
+    ranking = Ranking(
+        Demotions(truncated=1.0, repeat=0.2, hint_miss=1.0, count_floor=None),
+        Calibration({"none": scaling}, unknown_word_penalty=1.0),
+    )
     shown = ranking.rank_doubted(pool, flags, NO_HINT)
     # by hand
     q = [math.exp(x) / sum(math.exp(y) for y in s) for x in s]
@@ -83,7 +80,9 @@ def test_the_order_is_by_p_and_ties_keep_the_order_before():
     assert best_first([0.2, 0.5, 0.2, 0.1]) == [1, 0, 2, 3]
     assert best_first([0.2, 0.2, 0.2], [0.1, 0.3, 0.1]) == [1, 0, 2]
     pool = ranked_pool(["α", "β", "γ", "δ"], [-1.0, -1.0, -2.0, -2.0])  # two ties
-    shown = Ranking(Demotions(1.0, 1.0, 1.0, None)).rank_doubted(pool, [(False, False, False)] * 4, NO_HINT)
+    shown = Ranking(Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)).rank_doubted(
+        pool, [(False, False, False)] * 4, NO_HINT
+    )
     assert [c.text for c in shown] == ["α", "β", "γ", "δ"]
     cal = Calibration({"exact": Scaling(a=0.5, b=0.0, c=1.0)}, unknown_word_penalty=5.0)
     pool[0] = Candidate("α", pool[0].prob, -1.0, unknown_words=["α"])

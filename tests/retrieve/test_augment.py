@@ -9,12 +9,12 @@ from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import Hint
 from apollo_restore.model.builders import build_model
 from apollo_restore.restoration.config import RestoreConfig
-from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.members.candidates import match_key
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.presentation.present import Presented
-from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.ranking.order import Ranking
+from apollo_restore.restoration.ranking.pool import match_key
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented, with_parallels
@@ -109,7 +109,9 @@ def test_with_parallels_keeps_the_presentation_over_the_merged_pool(
     restorer: NeuralMember, index: ParallelIndex
 ) -> None:
     shown = with_parallels(
-        Presented(restorer, ranking=Ranking(Demotions(1.0, 1.0, 1.0, None))), index, count_weight=1000.0
+        Presented(restorer, ranking=Ranking(Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None))),
+        index,
+        count_weight=1000.0,
     )
     assert isinstance(shown, Presented) and isinstance(shown.restorer, RetrievalAugmented)
     cands = shown.candidates(PREFIX, SUFFIX, Hint.exact(8), 5)

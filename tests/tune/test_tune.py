@@ -14,9 +14,9 @@ from apollo_restore.data.formats import GapExample
 from apollo_restore.hint import Hint
 from apollo_restore.model.folder import META_FILE
 from apollo_restore.ngram.model import NgramModel
-from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.demotions import fit_demotions
 from apollo_restore.tune.weights import Scored, fit_weights
@@ -157,7 +157,7 @@ def test_fit_demotions_demotes_the_doubt_that_hides_the_answers():
     # the first reading repeats the context (flag 2) and is wrong; the answer comes second
     pools = [[(Candidate("ωω", 0.6, -1.0), (False, True, False)), (Candidate(t, 0.4, -2.0), (False, False, False))]
              for t in targets]  # fmt: skip
-    start = Demotions(1.0, 1.0, 1.0)
+    start = Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0)
     found, value = fit_demotions(pools, gaps, start)
     assert found.repeat * 0.6 < 0.4 and value[0] == 1.0
     assert found.truncated == 1.0 and found.hint_miss == 1.0  # no reading has those doubts: ties keep the start

@@ -29,10 +29,11 @@ STUB = FixedReadings([("κυριωι", -1.0), ("θεου", -1.5), ("κυρ", -1.
 def presented_stub():
     """The stub wrapped as ``load_restorer`` wraps a model: edition forms and a calibration."""
     from apollo_restore.data.orthography import EditionForms
-    from apollo_restore.restoration.calibration import Calibration, Scaling
     from apollo_restore.restoration.presentation.present import Presented
-    from apollo_restore.restoration.ranking import Ranking
+    from apollo_restore.restoration.ranking.calibration import Calibration
+    from apollo_restore.restoration.ranking.order import Ranking
+    from apollo_restore.schema.folder import Scaling
 
     forms = EditionForms.from_forms(["κυρίῳ", "θεοῦ", "τῷ", "χαίρειν"])
-    calibration = Calibration({c: Scaling(1.0, 0.0) for c in ("exact", "range", "none")}, unknown_word_penalty=2.0)
+    calibration = Calibration({c: Scaling(a=1.0, b=0.0) for c in ("exact", "range", "none")}, unknown_word_penalty=2.0)
     return Presented(STUB, forms, Ranking(calibration=calibration))

@@ -141,9 +141,10 @@ def test_readings_as_an_edition_writes_them_pass_axe(presented_stub, browser):
     """What the tiny model never shows: readings in edition form with their letters in grey,
     notes on doubtful readings, a calibrated reading written into the text and badged
     "proposed", beside a gap left open."""
-    from apollo_restore.restoration.calibration import Calibration, Scaling
     from apollo_restore.restoration.presentation.present import Presented
-    from apollo_restore.restoration.ranking import Ranking
+    from apollo_restore.restoration.ranking.calibration import Calibration
+    from apollo_restore.restoration.ranking.order import Ranking
+    from apollo_restore.schema.folder import Scaling
 
     sure = Calibration({c: Scaling() for c in ("exact", "range", "none")})  # no weight on "none of these"
     confident = Presented(

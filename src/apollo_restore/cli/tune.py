@@ -13,7 +13,7 @@ import typer
 
 from apollo_restore.cli.common import MAX_SEED, fail, require_extra, threads_option
 
-STEPS = ("weights", "demotions", "calibration")  # apollo_restore.restoration.ranking.FITTED_STAGES, without torch
+STEPS = ("weights", "demotions", "calibration")  # apollo_restore.restoration.ranking.order.FITTED_STAGES, without torch
 MIN_GAPS = 50  # apollo_restore.tune.run.MIN_GAPS, without importing torch
 REAL_LACUNAE = 100  # apollo_restore.tune.run.REAL_LACUNAE
 

@@ -35,7 +35,7 @@ def agnostic(text: str) -> str:
     """Space-agnostic form: ``norm.v1`` letter folding (case, accents, lunate and final sigma →
     ``σ``), then letters only — spaces, ``·``, punctuation, digits and ``-``/``…`` removed.
     ``agnostic("Καὶ τῆς·") == "καιτησ"``; the same key as
-    :func:`~apollo_restore.restoration.members.candidates.match_key` on normalised text, minus digits."""
+    :func:`~apollo_restore.restoration.ranking.pool.match_key` on normalised text, minus digits."""
     return "".join(ch for ch in fold(text) if ch.isalpha())
 
 

@@ -15,14 +15,14 @@ from pathlib import Path
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors
 from apollo_restore.model.folder import META_FILE, fingerprint, read_meta
-from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration, Scoring, mismatch
 from apollo_restore.restoration.config import DEFAULT_MODEL, DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.registry import build_member, ensemble_entry, member_class, member_entries
 from apollo_restore.restoration.presentation.present import Presented
-from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE, Calibration, Scoring, mismatch
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.ranking.order import Ranking
 from apollo_restore.restoration.restorer import LANGUAGE_MODEL_KINDS
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def load_restorer(
 
     With ``present`` (the default) it is wrapped in :class:`Presented`: readings carry their
     edition form (the package's form table) and are ranked by the folder's stages 3–4
-    (:class:`~apollo_restore.restoration.ranking.Ranking`): doubtful readings are demoted by its
+    (:class:`~apollo_restore.restoration.ranking.order.Ranking`): doubtful readings are demoted by its
     ``presentation.demotions`` factors (:meth:`Demotions.of_folder`) and, when the folder has a
     ``calibration.json`` fitted on these very scores (this folder, these members, this arithmetic:
     :func:`calibration_for`), probabilities are calibrated; ``present=False`` gives the bare

@@ -39,8 +39,8 @@ from tqdm.auto import tqdm
 from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read_gapset, read_predictions
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError
-from apollo_restore.restoration.calibration import gap_kind
 from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.ranking.calibration import gap_kind
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
 from apollo_restore.restoration.restorer import Restorer, candidates_many
 from apollo_restore.restoration.threads import use_threads

@@ -31,7 +31,7 @@ from apollo_restore.restoration.types import Candidate
 #: classical language model (its scores are log-probabilities of the reading, like the neural
 #: one's); evidence from the gap's own document; a prior (a score that is neither). The weights
 #: of the first two form the denominator of the ensemble's weighted mean
-#: (:func:`~apollo_restore.restoration.ranking.weighted_mean`).
+#: (:func:`~apollo_restore.restoration.ranking.pool.weighted_mean`).
 MemberKind = Literal["neural", "classical", "document", "prior"]
 MEMBER_KINDS: tuple[str, ...] = get_args(MemberKind)
 LANGUAGE_MODEL_KINDS: frozenset[str] = frozenset({"neural", "classical"})

@@ -43,7 +43,7 @@ class Candidate:
         notes: why the reading may be doubtful, in plain words (``"9 letters, hint 7"``,
             ``"repeats the text after the gap"``, ``"leaves a non-word: τωια"``; such readings
             are demoted: :mod:`apollo_restore.restoration.presentation.notes`); empty when nothing is.
-        calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restoration.calibration`).
+        calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restoration.ranking.calibration`).
     """
 
     text: str

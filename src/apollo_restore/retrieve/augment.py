@@ -28,8 +28,8 @@ import math
 from dataclasses import dataclass, field
 
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration.members.candidates import WHOLE_POOL, match_key, to_candidates
 from apollo_restore.restoration.presentation.present import Presented
+from apollo_restore.restoration.ranking.pool import WHOLE_POOL, match_key, to_candidates
 from apollo_restore.restoration.restorer import LanguageModel, Restorer
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.parallels import MAX_BETWEEN, ParallelIndex

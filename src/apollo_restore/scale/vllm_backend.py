@@ -38,7 +38,7 @@ from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, letter_coun
 from apollo_restore.fim.hf_format import HfFim, load_tokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, search_chars
-from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
+from apollo_restore.restoration.ranking.pool import merge_equivalent, to_candidates
 from apollo_restore.restoration.types import Candidate
 
 MIDDLE_ALPHABET = frozenset(GREEK_LETTERS + " " + MIDDLE_DOT)

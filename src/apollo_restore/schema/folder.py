@@ -148,8 +148,10 @@ class Search(Settings):
     precision: PRECISION | None = Field(None, description='"fp32" or "int8": the neural model\'s CPU arithmetic')
 
 
-class Ensemble(Settings):
-    """The ensemble entry: members by name, the search settings, a pointer to how they were chosen."""
+class EnsembleEntry(Settings):
+    """``apollo_restore.json``'s ``ensemble`` entry: members by name, the search settings, a pointer
+    to how they were chosen (the restorer built of it, which holds the built members and none of
+    these fields, is ``apollo_restore.restoration.members.ensemble.Ensemble``)."""
 
     members: list[MemberEntry] = Field(
         min_length=1, max_length=MAX_MEMBERS, description=f"a list of 1 to {MAX_MEMBERS} members"
@@ -158,13 +160,29 @@ class Ensemble(Settings):
     chosen_by: text(500, "a pointer to how the settings were chosen") | None = None
 
 
-class Demotions(Settings):
-    """Probability factors of doubtful readings (before calibration); absent: the package's defaults."""
+#: probability factors (before calibration) of a truncated reading, of one that repeats the context
+#: and of one whose letters miss an exact hint (``apollo_restore.restoration.ranking.doubts``), used
+#: when a model folder's ``apollo_restore.json`` has no ``presentation.demotions`` entry; a folder's
+#: entry is fitted on validation gaps by ``apollo-restore tune --what demotions`` (docs/training.md)
+TRUNCATED_FACTOR = 0.1
+REPEAT_FACTOR = 0.3
+HINT_MISS_FACTOR = 0.01
+#: with an exact hint, readings that miss the count go below every right-length reading that leaves
+#: no unknown word and holds at least this share of the right-length readings' probability
+#: (``hold_count``; ``None``: the hint-miss factor alone), chosen on ddb validation gaps with
+#: right and wrong counts by ``benchmarks/exact_count.py`` (BENCHMARKS.md, "An exact count holds the top")
+COUNT_FLOOR = 0.9
 
-    truncated: number(0, 1, "a reading that leaves a truncated word", above=True) | None = None
-    repeat: number(0, 1, "a reading that repeats the context", above=True) | None = None
-    hint_miss: number(0, 1, "a reading that misses an exact count", above=True) | None = None
-    count_floor: number(0, 1, "the share that holds an exact count; null: no hold", above=True) | None = None
+
+class Demotions(Settings):
+    """Probability factors of doubtful readings (before calibration); absent: the package's
+    defaults. Applied by ``apollo_restore.restoration.ranking.demotions.Demotions``, which adds
+    no field."""
+
+    truncated: number(0, 1, "a reading that leaves a truncated word", above=True) = TRUNCATED_FACTOR
+    repeat: number(0, 1, "a reading that repeats the context", above=True) = REPEAT_FACTOR
+    hint_miss: number(0, 1, "a reading that misses an exact count", above=True) = HINT_MISS_FACTOR
+    count_floor: number(0, 1, "the share that holds an exact count; null: no hold", above=True) | None = COUNT_FLOOR
 
 
 class Presentation(Settings):
@@ -179,7 +197,7 @@ class FolderMeta(Settings):
 
     normaliser: text(100, "the text normaliser the model was trained with") | None = None
     fim_format: text(100, "the FIM layout the model was trained with") | None = None
-    ensemble: Ensemble | None = None
+    ensemble: EnsembleEntry | None = None
     presentation: Presentation | None = None
     size: Any = Field(None, description="record: the size trained")
     gap_sampler: Any = Field(None, description="record: how training gaps were drawn")
@@ -229,28 +247,31 @@ def _b(value: float) -> float:
     return value
 
 
-Parameter = number(-MAX_PARAMETER, MAX_PARAMETER)
 #: Largest change of the log inverse temperature per unit of log letters or nat of margin: within
 #: it the temperature stays finite for any gap (e^(10·(log 10⁴ + 10)) ≈ 10⁸³).
 MAX_SLOPE = 10.0
-Slope = number(-MAX_SLOPE, MAX_SLOPE, "change of the log inverse temperature; 0 when the file has none")
+_P, _S = MAX_PARAMETER, MAX_SLOPE
 
 
 class Scaling(Settings):
-    """One hint condition's parameters (see ``apollo_restore.restoration.calibration``)."""
+    """One hint condition's parameters of a calibration, ``a``–``h``, each described with its
+    bounds (``apollo_restore.restoration.ranking`` gives the formula; its ``calibration`` applies
+    them); ``g`` and ``h`` 0 when the file has none: one temperature for every gap."""
 
-    a: number(0, MAX_PARAMETER, "inverse temperature; a ranking is never inverted", above=True) = 1.0
+    a: number(0, _P, "inverse temperature; a ranking is never inverted", above=True) = 1.0
     b: Annotated[
         float,
-        Field(allow_inf_nan=True, description=f"a number in [-{MAX_PARAMETER:g}, {MAX_PARAMETER:g}], or -Infinity"),
+        Field(
+            allow_inf_nan=True, description=f"a number in [-{_P:g}, {_P:g}], or -Infinity (log-weight of none of these)"
+        ),
         AfterValidator(_b),
     ] = float("-inf")
-    c: Parameter = 0.0
-    d: Parameter = 0.0
-    e: Parameter = 0.0
-    f: Parameter = 0.0
-    g: Slope = 0.0
-    h: Slope = 0.0
+    c: number(-_P, _P, "growth of the log-weight of none of these as the restorer is less sure") = 0.0
+    d: number(-_P, _P, "its change with the log of the gap's letters") = 0.0
+    e: number(-_P, _P, "its change with the margin of the best reading over the next, nats") = 0.0
+    f: number(-_P, _P, "its change with the best reading's log-score, nats") = 0.0
+    g: number(-_S, _S, "change of the log inverse temperature with the log of the letters") = 0.0
+    h: number(-_S, _S, "change of the log inverse temperature with the capped margin") = 0.0
 
 
 class FittedOn(Settings):

@@ -1,4 +1,4 @@
-"""Fit the ranking's stage ``calibration`` (:mod:`apollo_restore.restoration.calibration`) on validation gaps.
+"""Fit the ranking's stage ``calibration`` (:mod:`apollo_restore.restoration.ranking.calibration`) on validation gaps.
 
     records = [record(gap, pool) for gap, pool in zip(gaps, shown_pools)]   # pools as calibration gets them
     calibration = fit_calibration(records)                                  # info: measured before/after
@@ -6,7 +6,7 @@
 A record holds one gap's whole ranked pool as the calibration receives it (annotated, doubtful
 readings demoted, probabilities normalised over the pool), the gap's kind (``real``: an editor's
 supplement; ``synthetic``) and where the edition's reading is in it. The parameters of each kind
-are fitted by maximum likelihood on all records (:func:`~apollo_restore.restoration.calibration.fit`,
+are fitted by maximum likelihood on all records (:func:`fit`: torch's L-BFGS, the one use of torch here;
 ``δ`` shared); their effect is measured by two-fold cross-fitting over documents (fit on one half,
 measure on the other) when both halves hold every hint condition of each kind, and recorded in
 the calibration's ``info``: the figures of real lacunae (what every restored text has) under
@@ -17,6 +17,7 @@ the calibration's ``info``: the figures of real lacunae (what every restored tex
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,10 +27,27 @@ from apollo_restore.evaluate.gapsets import condition_of
 from apollo_restore.evaluate.metrics import agnostic, reliability
 from apollo_restore.evaluate.report import plot_reliability
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.calibration import Calibration, calibrated, fit, gap_kind, gap_letters
-from apollo_restore.restoration.ranking import best_first
+from apollo_restore.restoration.ranking.calibration import (
+    Calibration,
+    calibrated,
+    features,
+    gap_kind,
+    gap_letters,
+    temperature_features,
+)
+from apollo_restore.restoration.ranking.order import best_first
 from apollo_restore.restoration.types import FILL_THRESHOLD, Candidate
+from apollo_restore.schema.folder import CONDITIONS, GAP_KINDS, Scaling
 
+#: Weight of the squared parameters (``log a``, ``b`` to ``f`` and ``δ``'s) added to the mean negative
+#: log-likelihood per gap while fitting: a weak prior, negligible next to a few hundred gaps.
+RIDGE = 1e-3
+#: The features of "none of these" beyond the restorer's own certainty (``d``, ``e``, ``f``).
+TERMS = ("letters", "margin", "score")
+#: The features the temperature moves with (``g``, ``h``).
+TEMPERATURE_TERMS = ("letters", "margin")
+#: A condition's parameters in the order :func:`fit_groups` gives them (:class:`Scaling`'s fields).
+PARAMETERS = tuple(Scaling.model_fields)
 SHOWN = 20  # readings a list shows by default (k): the "top-20" reliability is over them
 SURE = FILL_THRESHOLD  # a top reading shown above this is "sure": written into a restored text
 
@@ -69,7 +87,7 @@ def kinds_of(records: list[dict]) -> list[str]:
 
 def shown(records: list[dict], cal: Calibration | None) -> tuple[np.ndarray, np.ndarray]:
     """``(G, K)`` probabilities as shown (raw, or calibrated) and ``(G, K)`` correctness, both in
-    the order shown (the ranking's :func:`~apollo_restore.restoration.ranking.best_first` by ``p``
+    the order shown (the ranking's :func:`~apollo_restore.restoration.ranking.order.best_first` by ``p``
     over the records' order, which is the order before calibration)."""
     logq, unknown, letters, top_score, truth, conds = arrays(records)
     groups = list(zip(kinds_of(records), conds))
@@ -167,3 +185,126 @@ def fit_calibration(records: list[dict], plots: Path | None = None) -> Calibrati
 
 def _ece(m: dict) -> dict[str, float]:
     return {"top1": round(float(m["top1"]["ece"]), 4), "top20": round(float(m["top20"]["ece"]), 4)}
+
+
+def fit(
+    logq: np.ndarray,
+    unknown: np.ndarray,
+    letters: np.ndarray,
+    top_score: np.ndarray,
+    truth: np.ndarray,
+    conditions: Sequence[str],
+    terms: Sequence[str] = TERMS,
+    kinds: Sequence[str] | None = None,
+    penalty: float | None = None,
+    temperature: Sequence[str] = TEMPERATURE_TERMS,
+) -> Calibration:
+    """Maximum-likelihood parameters on gaps with known answers: L-BFGS on the mean negative
+    log-likelihood plus :data:`RIDGE` × the squared parameters (which keeps them finite where a
+    condition has few gaps); no grid, no bounds but ``a > 0`` and ``δ ≥ 0``.
+
+    Args:
+        logq, unknown: ``(G, K)`` log probabilities (``-inf`` padding) and unknown-word flags of
+            each gap's readings.
+        letters: ``(G,)`` :func:`gap_letters` of each gap.
+        top_score: ``(G,)`` log-score (nats) of each gap's first reading.
+        truth: ``(G,)`` index of the right reading, ``-1`` when it is not among them.
+        conditions: ``(G,)`` hint condition of each gap; each has its own ``a`` to ``f``, and
+            ``δ`` is shared.
+        terms: which of :data:`TERMS` (``d``, ``e``, ``f``) are fitted; the others stay 0 (to
+            measure what each adds).
+        kinds: ``(G,)`` ``"real"`` or ``"synthetic"`` of each gap: each kind has its own ``a`` to
+            ``f`` per condition (``δ`` shared); ``None``: one fit serves both.
+        penalty: ``δ`` held at this value (``None``: fitted), e.g. to fit one kind's parameters
+            beside another's fitted before.
+        temperature: which of :data:`TEMPERATURE_TERMS` (``g``, ``h``) are fitted, of real
+            lacunae only: on synthetic gaps they raised the cross-fitted log-loss (validation,
+            ``benchmarks/real_lacunae_calibration.py``), so a synthetic fit keeps 0.
+
+    Returns:
+        The fitted calibration (``info`` records the fit's mean negative log-likelihood).
+    """
+    kinds = ["real"] * len(conditions) if kinds is None else list(kinds)
+    groups = list(zip(kinds, conditions))
+    present = [(kind, cond) for kind in GAP_KINDS for cond in CONDITIONS if (kind, cond) in set(groups)]
+    used = np.array([term in terms for term in TERMS], dtype=float)
+    moved = np.array([term in temperature for term in TEMPERATURE_TERMS], dtype=float)
+    index = np.array([present.index(g) for g in groups])
+    x = features(logq, letters, top_score)
+    lacunae = np.array([kind == "real" for kind in kinds], dtype=float)[:, None]  # g, h: real lacunae only
+    t = temperature_features(x) * moved * lacunae
+    per, penalty, loss = fit_groups(logq, unknown, x * used, truth, index, penalty, t)
+    per[:, 0] = np.exp(per[:, 0])  # log a → a
+    scalings = {group: Scaling.model_construct(**dict(zip(PARAMETERS, p))) for group, p in zip(present, per.tolist())}
+    real = {cond: s for (kind, cond), s in scalings.items() if kind == "real"}
+    synthetic = {cond: s for (kind, cond), s in scalings.items() if kind == "synthetic"}
+    if "synthetic" not in kinds:
+        synthetic = None
+    elif "real" not in kinds:
+        real, synthetic = synthetic, None
+    return Calibration(real, penalty, {"nll": round(loss, 4)}, synthetic)
+
+
+def fit_groups(
+    logq: np.ndarray,
+    unknown: np.ndarray,
+    x: np.ndarray,
+    truth: np.ndarray,
+    groups: np.ndarray,
+    penalty: float | None = None,
+    t: np.ndarray | None = None,
+) -> tuple[np.ndarray, float, float]:
+    """The maximum-likelihood core of :func:`fit`, with any features of "none of these" and of
+    the temperature and any grouping of the gaps: L-BFGS on the mean negative log-likelihood plus
+    :data:`RIDGE` × the squared parameters, starting from ``a = 1``, ``b = c = … = 0``, ``δ ≈ 0.3``.
+
+    Args:
+        logq, unknown, truth: as :func:`fit`'s.
+        x: ``(G, F)`` features of "none of these" (``(G, 3)`` :func:`features` for what ships).
+        groups: ``(G,)`` index from 0 of the parameter set of each gap (a hint condition of a kind).
+        penalty: ``δ`` held (``None``: fitted).
+        t: ``(G, T)`` features the log inverse temperature moves with (``(G, 2)``
+            :func:`temperature_features` for what ships; ``None``: none).
+
+    Returns:
+        ``(n_groups, 3 + F + T)`` parameters (``log a``, ``b``, ``c``, a weight a feature of
+        ``x``, one of ``t``), ``δ``, and the mean negative log-likelihood without the ridge.
+    """
+    import torch  # only fitting needs it: applying a calibration is NumPy
+
+    t = np.zeros((len(logq), 0)) if t is None else t
+    n_groups, width = int(groups.max()) + 1, 3 + x.shape[1] + t.shape[1]
+    nx = 3 + x.shape[1]
+    index = torch.tensor(groups)
+    mask = torch.tensor(np.isfinite(logq))
+    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
+    unk, xs = torch.tensor(unknown, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)
+    ts = torch.tensor(t, dtype=torch.float64)
+    hit = torch.tensor(truth >= 0)
+    right = torch.tensor(np.maximum(truth, 0))
+    # per group: log a, b, c, the weights; then the shared δ (softplus of it − 1)
+    params = torch.zeros(n_groups * width + 1, dtype=torch.float64, requires_grad=True)
+
+    def nll() -> torch.Tensor:
+        per = params[:-1].view(n_groups, width)[index]  # (G, width)
+        delta = torch.nn.functional.softplus(params[-1] - 1.0) if penalty is None else penalty
+        log_a = per[:, 0] + (per[:, nx:] * ts).sum(dim=1)
+        z = torch.where(mask, log_a.exp()[:, None] * lq - delta * unk, -torch.inf)
+        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:nx] * xs).sum(dim=1)
+        total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
+        chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
+        return (total - chosen).mean() + RIDGE * (params**2).sum()
+
+    opt = torch.optim.LBFGS([params], max_iter=500, tolerance_grad=1e-9, line_search_fn="strong_wolfe")
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = nll()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    with torch.no_grad():
+        delta = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
+        loss = float(nll() - RIDGE * (params**2).sum())
+    return params[:-1].detach().view(n_groups, width).numpy().copy(), delta, loss

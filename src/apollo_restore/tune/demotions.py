@@ -1,4 +1,4 @@
-"""Fit the ranking's stage ``demotions`` (:class:`~apollo_restore.restoration.demotions.Demotions`,
+"""Fit the ranking's stage ``demotions`` (:class:`~apollo_restore.restoration.ranking.demotions.Demotions`,
 the factors of doubtful readings) on validation gaps.
 
     pools = whole_pools(restorer, gaps)               # the bare restorer's whole ranked pool per gap (stage 2)
@@ -6,7 +6,7 @@ the factors of doubtful readings) on validation gaps.
     demotions, value = fit_demotions(flagged, gaps, start=Demotions())
 
 Each set of factors ranks the pools as the ranking does before any calibration
-(:meth:`~apollo_restore.restoration.ranking.Ranking.rank_doubted` with no calibration: the factors,
+(:meth:`~apollo_restore.restoration.ranking.order.Ranking.rank_doubted` with no calibration: the factors,
 the exact count's hold, the one order), so every set is measured offline on the same pools: a grid
 over :data:`GRID` for each of the three kinds (the folder's ``count_floor`` kept), the folder's
 factors first (kept on ties).
@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import replace
 
 from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.orthography import EditionForms
-from apollo_restore.restoration.demotions import Demotions, Doubts, doubts
-from apollo_restore.restoration.members.candidates import WHOLE_POOL
 from apollo_restore.restoration.presentation.present import annotate
-from apollo_restore.restoration.ranking import Ranking
+from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.ranking.doubts import Doubts, doubts
+from apollo_restore.restoration.ranking.order import Ranking
+from apollo_restore.restoration.ranking.pool import WHOLE_POOL
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.tune.measure import objective
@@ -46,7 +46,7 @@ def whole_pools(restorer: Restorer, gaps: Sequence[GapExample], progress: bool =
 
 def annotated(pools: Sequence[list[Candidate]], gaps: Sequence[GapExample], forms: EditionForms) -> list[Flagged]:
     """Each pool's readings annotated as shown (:func:`~apollo_restore.restoration.presentation.present.annotate`:
-    edition forms, unknown words, notes) with their :func:`~apollo_restore.restoration.demotions.doubts`."""
+    edition forms, unknown words, notes) with their :func:`~apollo_restore.restoration.ranking.doubts.doubts`."""
     out = []
     for pool, g in zip(pools, gaps):
         cands = annotate(pool, forms, g.prefix, g.suffix, g.hint)
@@ -72,7 +72,7 @@ def fit_demotions(
     (``start``'s ``count_floor`` kept)."""
     best, best_value = start, value(flagged, gaps, start)
     for truncated, repeat, hint_miss in itertools.product(GRID, repeat=3):
-        trial = replace(start, truncated=truncated, repeat=repeat, hint_miss=hint_miss)
+        trial = start.model_copy(update={"truncated": truncated, "repeat": repeat, "hint_miss": hint_miss})
         found = value(flagged, gaps, trial)
         if found > best_value:
             best, best_value = trial, found

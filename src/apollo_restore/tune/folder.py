@@ -16,16 +16,16 @@ from typing import Any
 
 from apollo_restore.errors import Errors, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
-from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import RestoreConfig
-from apollo_restore.restoration.demotions import PRESENTATION, Demotions
 from apollo_restore.restoration.load import search_settings
 from apollo_restore.restoration.members.registry import build_member, member_entries, with_member_weights
-from apollo_restore.restoration.ranking import FITTED_STAGES
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE, Calibration
+from apollo_restore.restoration.ranking.demotions import PRESENTATION, Demotions
+from apollo_restore.restoration.ranking.order import FITTED_STAGES
 from apollo_restore.restoration.restorer import Restorer
 
 #: What ``tune`` fits, in the order it fits them (each step uses the ones before it): the ranking's
-#: stages with parameters, by their names (:data:`~apollo_restore.restoration.ranking.FITTED_STAGES`).
+#: stages with parameters, by their names (:data:`~apollo_restore.restoration.ranking.order.FITTED_STAGES`).
 STEPS = FITTED_STAGES
 
 

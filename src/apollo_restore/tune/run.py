@@ -29,11 +29,11 @@ from apollo_restore.errors import ModelFolderError
 from apollo_restore.evaluate.gapsets import condition_of
 from apollo_restore.inputs import MAX_SETTINGS_BYTES, read_regular
 from apollo_restore.model.folder import META_FILE, check_meta, read_meta, write_meta
-from apollo_restore.restoration.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG
-from apollo_restore.restoration.demotions import Demotions
 from apollo_restore.restoration.load import load_restorer, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
+from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE, Calibration
+from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.schema.folder import GAP_KINDS
 from apollo_restore.tune.calibration import fit_calibration, record
 from apollo_restore.tune.demotions import annotated, demoted, fit_demotions, whole_pools

@@ -7,8 +7,8 @@ Each member proposes ``config.pool`` readings per gap, as in the shipped ensembl
 kind ``neural`` given the hint as it is and searching the slack itself, the others the hint widened
 by the slack); the union is scored once by every member (stage 1), then weights are searched
 offline: the ensemble ranks a reading by the weighted mean of its scores
-(:func:`~apollo_restore.restoration.ranking.weighted_mean`, in the order of
-:func:`~apollo_restore.restoration.ranking.best_first`), so a ranking under any weights needs no
+(:func:`~apollo_restore.restoration.ranking.pool.weighted_mean`, in the order of
+:func:`~apollo_restore.restoration.ranking.order.best_first`), so a ranking under any weights needs no
 model call. The search is coordinate ascent from the folder's weights over
 :data:`GRID`, one member at a time, keeping a change only when it raises the objective
 (:func:`~apollo_restore.tune.measure.objective`); the first member with a non-zero weight is held
@@ -24,8 +24,8 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample
 from apollo_restore.restoration.config import hint_slack as slack_of
-from apollo_restore.restoration.members.candidates import union
-from apollo_restore.restoration.ranking import best_first, weighted_mean
+from apollo_restore.restoration.ranking.order import best_first
+from apollo_restore.restoration.ranking.pool import union, weighted_mean
 from apollo_restore.restoration.restorer import Restorer, member_kind
 from apollo_restore.tune.measure import objective
 

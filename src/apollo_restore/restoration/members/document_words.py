@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restoration.members.candidates import match_key, to_candidates
+from apollo_restore.restoration.ranking.pool import match_key, to_candidates
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import WordsOptions
 

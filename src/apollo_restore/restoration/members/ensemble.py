@@ -2,7 +2,7 @@
 and document members, the length prior).
 
 Each member proposes candidates; the union (merged by
-:func:`~apollo_restore.restoration.members.candidates.match_key`) is re-scored by every member,
+:func:`~apollo_restore.restoration.ranking.pool.match_key`) is re-scored by every member,
 and readings are ranked by the weighted mean of their scores: stages 1 and 2 of
 :mod:`apollo_restore.restoration.ranking`, whose functions compute and order them. The weights are
 chosen on the validation split (``apollo-restore tune``), never on test gaps.
@@ -19,9 +19,8 @@ from collections.abc import Callable
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, hint_slack
-from apollo_restore.restoration.members.candidates import union
 from apollo_restore.restoration.members.neural import NeuralMember
-from apollo_restore.restoration.ranking import ranked_pool, weighted_mean
+from apollo_restore.restoration.ranking.pool import ranked_pool, union, weighted_mean
 from apollo_restore.restoration.restorer import LanguageModel, Restorer, candidates_many, member_kind
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import NoOptions
@@ -104,7 +103,7 @@ class Ensemble:
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """``Σ wᵢ · log pᵢ(reading) / Σ wᵢ`` for each reading (the language models' weights in
         the denominator; members of other kinds only in the sum): the weighted mean
-        (:func:`~apollo_restore.restoration.ranking.weighted_mean`), on the scale of one model's
+        (:func:`~apollo_restore.restoration.ranking.pool.weighted_mean`), on the scale of one model's
         log-probability, and the ``log_score`` of :meth:`candidates`."""
         scores = [restorer.score_readings(prefix, suffix, hint, readings) for restorer, _ in self.members]
         return weighted_mean(scores, [w for _, w in self.members], self.kinds)

@@ -29,7 +29,7 @@ from apollo_restore.data.textindex import SIGMA, TextIndex, stream_str
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
-from apollo_restore.restoration.members.candidates import to_candidates
+from apollo_restore.restoration.ranking.pool import to_candidates
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import InfiniOptions
 

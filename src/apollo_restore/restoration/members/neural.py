@@ -37,7 +37,7 @@ from apollo_restore.restoration.config import (
     search_chars,
 )
 from apollo_restore.restoration.members.beam import LengthBound, beam_search_many
-from apollo_restore.restoration.members.candidates import merge_equivalent, to_candidates
+from apollo_restore.restoration.ranking.pool import merge_equivalent, to_candidates
 from apollo_restore.restoration.restorer import LanguageModel
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import PRECISIONS, NoOptions

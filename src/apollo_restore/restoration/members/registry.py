@@ -46,7 +46,7 @@ from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.members.ngram import NgramRestorer, load_ngram
 from apollo_restore.restoration.restorer import Restorer, member_kind
 from apollo_restore.schema.base import SchemaError, Settings, check, folder_error
-from apollo_restore.schema.folder import BACKWARD, Ensemble, MemberEntry
+from apollo_restore.schema.folder import BACKWARD, EnsembleEntry, MemberEntry
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ def _words(spec: MemberSpec, vocabulary: bool = False) -> Restorer:
 
 def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: str = "cpu") -> list[MemberEntry]:
     """The checked member entries of a folder's ``ensemble`` entry, in order (nothing is loaded):
-    the entry against :class:`~apollo_restore.schema.folder.Ensemble`, each member's options
+    the entry against :class:`~apollo_restore.schema.folder.EnsembleEntry`, each member's options
     against its class's declared model (the entries hold the options the file sets, checked, and
     their place in the file).
 
@@ -234,8 +234,8 @@ def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: s
     return out
 
 
-def ensemble_entry(file: Path, ensemble: Any) -> Ensemble:
-    """A folder's ``ensemble`` entry as declared (:class:`~apollo_restore.schema.folder.Ensemble`).
+def ensemble_entry(file: Path, ensemble: Any) -> EnsembleEntry:
+    """A folder's ``ensemble`` entry as declared (:class:`~apollo_restore.schema.folder.EnsembleEntry`).
 
     Raises:
         ModelFolderError: ``E520`` an entry of the old format; ``E505``/``E522`` what the schema refuses.

@@ -7,7 +7,7 @@ This layer presents and never orders: the wrapped restorer ranks ``norm.v1`` rea
 :mod:`apollo_restore.restoration.ranking`); it adds :attr:`Candidate.display`,
 :attr:`Candidate.unknown_words` and :attr:`Candidate.notes` (why a reading may be doubtful:
 :mod:`apollo_restore.restoration.presentation.notes`) — :func:`annotate` — then hands the annotated
-pool to its :class:`~apollo_restore.restoration.ranking.Ranking` (stages 3–4: doubtful readings
+pool to its :class:`~apollo_restore.restoration.ranking.order.Ranking` (stages 3–4: doubtful readings
 demoted, probabilities calibrated, the one order), checks that every probability shown is a
 number, and cuts the list to ``k``.
 """
@@ -23,9 +23,9 @@ from apollo_restore.errors import RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.context import DEFAULT_WINDOW
-from apollo_restore.restoration.members.candidates import WHOLE_POOL
 from apollo_restore.restoration.presentation.notes import notes_for
-from apollo_restore.restoration.ranking import DEFAULT_RANKING, Ranking
+from apollo_restore.restoration.ranking.order import DEFAULT_RANKING, Ranking
+from apollo_restore.restoration.ranking.pool import WHOLE_POOL
 from apollo_restore.restoration.restorer import LanguageModel, Restorer, candidates_many
 from apollo_restore.restoration.types import Candidate
 
@@ -91,7 +91,7 @@ class Presented:
 
     def present(self, pool: list[Candidate], prefix: str, suffix: str, hint: Hint) -> list[Candidate]:
         """A gap's whole ranked pool as shown: annotated (:func:`annotate`), then in the order and
-        with the probabilities of :meth:`Ranking.rank <apollo_restore.restoration.ranking.Ranking.rank>`.
+        with the probabilities of :meth:`Ranking.rank <apollo_restore.restoration.ranking.order.Ranking.rank>`.
 
         Raises:
             RequestError: ``E317`` a probability that is not a finite number (weights that overflow).

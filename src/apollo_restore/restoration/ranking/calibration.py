@@ -22,14 +22,17 @@ than the others; a formula the model knows by heart scores near 0). ``g`` and ``
 temperature itself move with the gap's letters and the margin (capped at :data:`MARGIN_CAP`
 nats: beyond it a runner-up is out of sight): on real lacunae a short gap's readings were
 surer, and a long gap's less sure, than one temperature makes them (issue 45). The best reading is the one
-of highest ``q`` (:class:`~apollo_restore.restoration.ranking.Ranking` names it). ``δ`` is the
+of highest ``q`` (:class:`~apollo_restore.restoration.ranking.order.Ranking` names it). ``δ`` is the
 demotion of readings that leave an unknown word (e.g. a truncated word where the gap ends at a
 word boundary). The shown probabilities then sum to the chance that the list holds the right
 reading. ``b`` is not bounded: a sure restorer on a short gap can be shown near 100 %.
 
-This module computes numbers and never orders readings: the ranking sorts once, by ``p``.
+This module applies a calibration with NumPy alone, computes numbers and never orders readings:
+the ranking sorts once, by ``p``. Each condition's parameters are
+:class:`~apollo_restore.schema.folder.Scaling` (declared once, with their bounds, where
+``calibration.json`` is); the fit (torch, L-BFGS) is :mod:`apollo_restore.tune.calibration`'s.
 
-Real lacunae and synthetic gaps each have their own parameters (``a`` to ``f`` per hint condition;
+Real lacunae and synthetic gaps each have their own parameters (``a`` to ``h`` per hint condition;
 ``δ`` is shared): a restorer is surer, and more often right, on the letters an editor supplied than
 on letters cut out of text the editor read, so one fit cannot hold for both (issue 45,
 ``benchmarks/real_lacunae_calibration.py``). Every text restored through the CLI, the API or the
@@ -45,8 +48,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,19 +62,12 @@ from apollo_restore.model.folder import fingerprint_parts
 from apollo_restore.model.verify import read_json
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.base import SchemaError, check, folder_error
-from apollo_restore.schema.folder import CALIBRATION_FORMAT, CONDITIONS, GAP_KINDS, CalibrationFile
+from apollo_restore.schema.folder import CALIBRATION_FORMAT, CONDITIONS, GAP_KINDS, CalibrationFile, Scaling
 
 CALIBRATION_FILE = "calibration.json"
 FORMAT = CALIBRATION_FORMAT
 #: The format before real lacunae had their own fit (refused with ``E530``: fit it again).
 OLD_FORMAT = "apollo_restore calibration.v1"
-#: Weight of the squared parameters (``log a``, ``b`` to ``f`` and ``δ``'s) added to the mean negative
-#: log-likelihood per gap while fitting: a weak prior, negligible next to a few hundred gaps.
-RIDGE = 1e-3
-#: The features of "none of these" beyond the restorer's own certainty (``d``, ``e``, ``f``).
-TERMS = ("letters", "margin", "score")
-#: The features the temperature moves with (``g``, ``h``).
-TEMPERATURE_TERMS = ("letters", "margin")
 #: Largest margin (nats) the temperature reads: a runner-up e^10 ≈ 22,000 times less probable.
 MARGIN_CAP = 10.0
 #: Smallest probability a reading is taken to have (its log is finite).
@@ -151,24 +146,6 @@ def _changed(was: Any, now: dict[str, str]) -> str:
     return "weights, config, tokenizer or scoring settings"
 
 
-@dataclass(frozen=True)
-class Scaling:
-    """One condition's parameters: ``a`` (inverse temperature), ``b``, ``c`` (log-weight of "none
-    of these" and its growth with uncertainty), ``d``, ``e``, ``f`` (its change with the log of
-    the gap's letters, the margin of the best reading over the next, the best reading's
-    log-score), ``g``, ``h`` (the log inverse temperature's change with the log of the letters and
-    with the capped margin; 0: one temperature for every gap)."""
-
-    a: float = 1.0
-    b: float = -math.inf
-    c: float = 0.0
-    d: float = 0.0
-    e: float = 0.0
-    f: float = 0.0
-    g: float = 0.0
-    h: float = 0.0
-
-
 def gap_kind(kind: str) -> str:
     """The calibration's kind (:data:`~apollo_restore.schema.folder.GAP_KINDS`) of a gap set's gap
     ``kind``: ``"synthetic"`` for a synthetic gap, ``"real"`` for any other (``"true"``, a lacuna)."""
@@ -221,11 +198,7 @@ class Calibration:
         except SchemaError as err:
             raise folder_error(path, err) from None
         kinds = {
-            kind: {
-                name: Scaling(**getattr(conditions, name).model_dump())
-                for name in CONDITIONS
-                if getattr(conditions, name) is not None
-            }
+            kind: {name: getattr(conditions, name) for name in CONDITIONS if getattr(conditions, name) is not None}
             for kind, conditions in declared.kinds
         }
         fitted = {kind: c.fitted_for.model_dump() for kind, c in declared.kinds if c.fitted_for is not None}
@@ -241,7 +214,7 @@ class Calibration:
         recorded = {key: self.info[key] for key in ("model_fingerprint", "members", "precision") if key in self.info}
         kinds = {}
         for kind in GAP_KINDS:
-            kinds[kind] = {c: asdict(v) for c, v in self.for_kind(kind).items()}
+            kinds[kind] = {c: v.model_dump() for c, v in self.for_kind(kind).items()}
             fitted = self.fitted.get(kind) or (recorded if len(recorded) == 3 else None)
             if fitted is not None:
                 kinds[kind]["fitted_for"] = fitted
@@ -340,126 +313,3 @@ def features(logq: np.ndarray, letters: np.ndarray, top_score: np.ndarray) -> np
 def temperature_features(x: np.ndarray) -> np.ndarray:
     """``(G, 2)``: ``log n`` and the margin capped at :data:`MARGIN_CAP`, from :func:`features`' ``x``."""
     return np.stack([x[:, 0], np.minimum(x[:, 1], MARGIN_CAP)], axis=1)
-
-
-def fit(
-    logq: np.ndarray,
-    unknown: np.ndarray,
-    letters: np.ndarray,
-    top_score: np.ndarray,
-    truth: np.ndarray,
-    conditions: Sequence[str],
-    terms: Sequence[str] = TERMS,
-    kinds: Sequence[str] | None = None,
-    penalty: float | None = None,
-    temperature: Sequence[str] = TEMPERATURE_TERMS,
-) -> Calibration:
-    """Maximum-likelihood parameters on gaps with known answers: L-BFGS on the mean negative
-    log-likelihood plus :data:`RIDGE` × the squared parameters (which keeps them finite where a
-    condition has few gaps); no grid, no bounds but ``a > 0`` and ``δ ≥ 0``.
-
-    Args:
-        logq, unknown: ``(G, K)`` log probabilities (``-inf`` padding) and unknown-word flags of
-            each gap's readings.
-        letters: ``(G,)`` :func:`gap_letters` of each gap.
-        top_score: ``(G,)`` log-score (nats) of each gap's first reading.
-        truth: ``(G,)`` index of the right reading, ``-1`` when it is not among them.
-        conditions: ``(G,)`` hint condition of each gap; each has its own ``a`` to ``f``, and
-            ``δ`` is shared.
-        terms: which of :data:`TERMS` (``d``, ``e``, ``f``) are fitted; the others stay 0 (to
-            measure what each adds).
-        kinds: ``(G,)`` ``"real"`` or ``"synthetic"`` of each gap: each kind has its own ``a`` to
-            ``f`` per condition (``δ`` shared); ``None``: one fit serves both.
-        penalty: ``δ`` held at this value (``None``: fitted), e.g. to fit one kind's parameters
-            beside another's fitted before.
-        temperature: which of :data:`TEMPERATURE_TERMS` (``g``, ``h``) are fitted, of real
-            lacunae only: on synthetic gaps they raised the cross-fitted log-loss (validation,
-            ``benchmarks/real_lacunae_calibration.py``), so a synthetic fit keeps 0.
-
-    Returns:
-        The fitted calibration (``info`` records the fit's mean negative log-likelihood).
-    """
-    kinds = ["real"] * len(conditions) if kinds is None else list(kinds)
-    groups = list(zip(kinds, conditions))
-    present = [(kind, cond) for kind in GAP_KINDS for cond in CONDITIONS if (kind, cond) in set(groups)]
-    used = np.array([term in terms for term in TERMS], dtype=float)
-    moved = np.array([term in temperature for term in TEMPERATURE_TERMS], dtype=float)
-    index = np.array([present.index(g) for g in groups])
-    x = features(logq, letters, top_score)
-    lacunae = np.array([kind == "real" for kind in kinds], dtype=float)[:, None]  # g, h: real lacunae only
-    t = temperature_features(x) * moved * lacunae
-    per, penalty, loss = fit_groups(logq, unknown, x * used, truth, index, penalty, t)
-    per[:, 0] = np.exp(per[:, 0])  # log a → a
-    scalings = {group: Scaling(*p) for group, p in zip(present, per.tolist())}
-    real = {cond: s for (kind, cond), s in scalings.items() if kind == "real"}
-    synthetic = {cond: s for (kind, cond), s in scalings.items() if kind == "synthetic"}
-    if "synthetic" not in kinds:
-        synthetic = None
-    elif "real" not in kinds:
-        real, synthetic = synthetic, None
-    return Calibration(real, penalty, {"nll": round(loss, 4)}, synthetic)
-
-
-def fit_groups(
-    logq: np.ndarray,
-    unknown: np.ndarray,
-    x: np.ndarray,
-    truth: np.ndarray,
-    groups: np.ndarray,
-    penalty: float | None = None,
-    t: np.ndarray | None = None,
-) -> tuple[np.ndarray, float, float]:
-    """The maximum-likelihood core of :func:`fit`, with any features of "none of these" and of
-    the temperature and any grouping of the gaps: L-BFGS on the mean negative log-likelihood plus
-    :data:`RIDGE` × the squared parameters, starting from ``a = 1``, ``b = c = … = 0``, ``δ ≈ 0.3``.
-
-    Args:
-        logq, unknown, truth: as :func:`fit`'s.
-        x: ``(G, F)`` features of "none of these" (``(G, 3)`` :func:`features` for what ships).
-        groups: ``(G,)`` index from 0 of the parameter set of each gap (a hint condition of a kind).
-        penalty: ``δ`` held (``None``: fitted).
-        t: ``(G, T)`` features the log inverse temperature moves with (``(G, 2)``
-            :func:`temperature_features` for what ships; ``None``: none).
-
-    Returns:
-        ``(n_groups, 3 + F + T)`` parameters (``log a``, ``b``, ``c``, a weight a feature of
-        ``x``, one of ``t``), ``δ``, and the mean negative log-likelihood without the ridge.
-    """
-    import torch  # only fitting needs it: applying a calibration is NumPy
-
-    t = np.zeros((len(logq), 0)) if t is None else t
-    n_groups, width = int(groups.max()) + 1, 3 + x.shape[1] + t.shape[1]
-    nx = 3 + x.shape[1]
-    index = torch.tensor(groups)
-    mask = torch.tensor(np.isfinite(logq))
-    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
-    unk, xs = torch.tensor(unknown, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)
-    ts = torch.tensor(t, dtype=torch.float64)
-    hit = torch.tensor(truth >= 0)
-    right = torch.tensor(np.maximum(truth, 0))
-    # per group: log a, b, c, the weights; then the shared δ (softplus of it − 1)
-    params = torch.zeros(n_groups * width + 1, dtype=torch.float64, requires_grad=True)
-
-    def nll() -> torch.Tensor:
-        per = params[:-1].view(n_groups, width)[index]  # (G, width)
-        delta = torch.nn.functional.softplus(params[-1] - 1.0) if penalty is None else penalty
-        log_a = per[:, 0] + (per[:, nx:] * ts).sum(dim=1)
-        z = torch.where(mask, log_a.exp()[:, None] * lq - delta * unk, -torch.inf)
-        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:nx] * xs).sum(dim=1)
-        total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
-        chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
-        return (total - chosen).mean() + RIDGE * (params**2).sum()
-
-    opt = torch.optim.LBFGS([params], max_iter=500, tolerance_grad=1e-9, line_search_fn="strong_wolfe")
-
-    def closure() -> torch.Tensor:
-        opt.zero_grad()
-        loss = nll()
-        loss.backward()
-        return loss
-
-    opt.step(closure)
-    with torch.no_grad():
-        delta = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
-        loss = float(nll() - RIDGE * (params**2).sum())
-    return params[:-1].detach().view(n_groups, width).numpy().copy(), delta, loss

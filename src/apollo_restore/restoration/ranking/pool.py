@@ -1,5 +1,7 @@
-"""Candidate algebra: the identity of a reading, merging equivalent readings, and scores to
-probabilities. Every restorer turns its ``(reading, log_score)`` pairs into candidates here.
+"""The pool of a gap's readings (stages 1–2 of :mod:`apollo_restore.restoration.ranking`): the
+identity of a reading, merging equivalent readings, the union of several proposers' readings,
+the weighted mean of the members' scores and scores to probabilities. Every restorer turns its
+``(reading, log_score)`` pairs into candidates here.
 
     readings = merge_equivalent([("και ", -1.2), ("και", -1.5), ("κατα", -2.0)])
     to_candidates(readings)      # two candidates, probabilities normalised over them
@@ -13,8 +15,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from apollo_restore.restoration.ranking.order import best_first
+from apollo_restore.restoration.restorer import LANGUAGE_MODEL_KINDS
 from apollo_restore.restoration.types import Candidate
 
 _NON_LETTERS = re.compile(r"[\s·.,;:'\"\-…]+")
@@ -73,3 +77,26 @@ def to_candidates(readings: list[tuple[str, float]], k: int | None = None) -> li
     weights = [math.exp(score - top) for _, score in readings]
     total = sum(weights)
     return [Candidate(text, w / total, score) for (text, score), w in zip(readings[:k], weights)]
+
+
+def weighted_mean(scores: Sequence[Sequence[float]], weights: Sequence[float], kinds: Sequence[str]) -> list[float]:
+    """Stage 2's ``s``: each reading's ``Σ wᵢ · scoreᵢ / Σ_{language models} wᵢ``.
+
+    Args:
+        scores: one list per member (in member order) of its scores of the readings.
+        weights: each member's weight.
+        kinds: each member's :data:`~apollo_restore.restoration.restorer.MemberKind`; only the
+            language models' weights form the denominator (1 when there is none).
+    """
+    totals = [0.0] * len(scores[0])
+    for weight, member_scores in zip(weights, scores):
+        for i, score in enumerate(member_scores):
+            totals[i] += weight * score
+    scale = sum(w for w, kind in zip(weights, kinds) if kind in LANGUAGE_MODEL_KINDS) or 1.0
+    return [t / scale for t in totals]
+
+
+def ranked_pool(readings: Sequence[str], scores: Sequence[float], k: int | None = None) -> list[Candidate]:
+    """Stage 2's pool: the first ``k`` (default: all) readings by ``s`` (:func:`best_first`),
+    each with its ``q`` (normalised over all of them) and ``log_score = s``."""
+    return to_candidates([(readings[i], scores[i]) for i in best_first(scores)], k)
