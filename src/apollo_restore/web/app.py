@@ -145,7 +145,7 @@ def create_app(
         work.add_done_callback(lambda w: release(_completed(w)))  # the slot is free once the thread has stopped
         result = await _wait(work, stop, deadline, http)
         if result is None:
-            raise gate.busy("W014")
+            raise gate.busy("H014")
         return {**result.to_dict(), "gaps_in_text": len(request.hints)}
 
     @app.post("/api/parallels", response_model=s.ParallelsOut, responses=_ERRORS, tags=["restore"])
@@ -153,7 +153,7 @@ def create_app(
         """Parallel passages of one gap, with their documents' links: the same result as
         ``apollo-restore parallels --json`` (503 when the server has no index)."""
         if parallels is None:
-            raise ApiError.of(503, "W010")
+            raise ApiError.of(503, "H010")
         check_k(req.k, limits.request)
         try:  # one gap asked: a text of any number of gaps has parallels
             request = RestoreRequest(req.text, req.hints, req.pins, 1, only=[req.gap]).validate(limits.request)
@@ -161,7 +161,7 @@ def create_app(
             if err.code != "E327":
                 raise
             raise ApiError.of(
-                422, "W013", reason=str(err).removeprefix("[E327] ").replace(" to restore (only)", "")
+                422, "H013", reason=str(err).removeprefix("[E327] ").replace(" to restore (only)", "")
             ) from None
         return await run_in_threadpool(parallels.parallels, request, req.gap, req.k)
 
@@ -171,12 +171,12 @@ def create_app(
         restoration that reproduces one may be a memorised edition (503 when the server has no
         index)."""
         if parallels is None:
-            raise ApiError.of(503, "W010")
+            raise ApiError.of(503, "H010")
         check_text(req.text, limits.request)
         try:
             return await run_in_threadpool(parallels.provenance, req.text, req.min_run)
         except ValueError as err:
-            raise ApiError.of(422, "W016", reason=str(err)) from None
+            raise ApiError.of(422, "H016", reason=str(err)) from None
 
     @app.post("/api/attribute", response_model=s.AttributeOut, responses=_ERRORS, tags=["attribute"])
     async def attribute(req: s.AttributeRequest) -> dict:
@@ -193,7 +193,7 @@ def create_app(
         """The Greek edition of an uploaded EpiDoc file as Leiden text (restore it next)."""
         content = await file.read()
         if not content.strip():
-            raise ApiError.of(422, "W011", reason="the file is empty")
+            raise ApiError.of(422, "H011", reason="the file is empty")
         name = _SAFE_NAME.sub("_", Path(file.filename or "upload.xml").name)[:80] or "upload.xml"
         try:
             doc = user_epidoc(content, name)  # as every door reads one: expansions kept
@@ -214,7 +214,7 @@ def create_app(
         chosen.update({n: _machine_reading(n, c) for n, c in req.choices.items()})
         for n, reading in chosen.items():  # what is written: edition forms and alternatives too
             if not 1 <= n <= n_gaps:
-                raise ApiError.of(422, "W008", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
+                raise ApiError.of(422, "H008", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
             for written in [reading.text, *(a.text for a in reading.alternatives)]:
                 check_reading(written, n, limits.request)
         content = export_text(req.text, chosen, restorer.name, req.format)

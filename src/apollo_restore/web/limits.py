@@ -25,7 +25,7 @@ from typing import Any
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.request import WEB_LIMITS, RequestLimits, RestoreRequest
 from apollo_restore.restoration.restorer import Restorer
-from apollo_restore.web.errors import ApiError, WebErrors, error_body
+from apollo_restore.web.errors import ApiError, error_body, web_message
 from apollo_restore.web.schemas import EXAMPLE
 
 EPIDOC_PATH = "/api/epidoc"
@@ -120,10 +120,10 @@ class BodyLimit:
             try:
                 too_big = int(declared) > limit
             except ValueError:
-                await _send_json(send, 400, error_body("W012", "bad Content-Length header"))
+                await _send_json(send, 400, error_body("H012", "bad Content-Length header"))
                 return
             if too_big:
-                await _send_json(send, 413, error_body("W001", _too_large(limit)))
+                await _send_json(send, 413, error_body("H001", _too_large(limit)))
                 return
         chunks: list[bytes] = []
         size = 0
@@ -132,16 +132,14 @@ class BodyLimit:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - asyncio.get_running_loop().time()))
             except TimeoutError:
-                await _send_json(
-                    send, 408, error_body("W015", WebErrors.W015.format(seconds=self.limits.read_timeout_s))
-                )
+                await _send_json(send, 408, error_body("H015", web_message("H015", seconds=self.limits.read_timeout_s)))
                 return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                await _send_json(send, 413, error_body("W001", _too_large(limit)))
+                await _send_json(send, 413, error_body("H001", _too_large(limit)))
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -160,7 +158,7 @@ class BodyLimit:
 
 
 def _too_large(limit: int) -> str:
-    return WebErrors.W001.format(limit=limit)
+    return web_message("H001", limit=limit)
 
 
 async def _send_json(send: Any, status: int, body: dict) -> None:
@@ -218,10 +216,10 @@ class Gate:
     """At most ``max_concurrent`` holders at once; a bounded queue before 503; admission by cost.
 
     A request is refused at once (503 with ``Retry-After``) when ``max_queued`` requests are
-    already waiting (``W009``), or when the estimated wait (the work running and queued before
-    it, shared by the slots) plus its own work would pass its time limit (``W017``); until
+    already waiting (``H009``), or when the estimated wait (the work running and queued before
+    it, shared by the slots) plus its own work would pass its time limit (``H017``); until
     :attr:`cost` has measured a restoration, at most ``max_concurrent`` may wait. Once admitted,
-    it waits for a slot until its own deadline (``W014`` if that passes).
+    it waits for a slot until its own deadline (``H014`` if that passes).
     """
 
     #: The estimate is a mean; admission leaves this share of head room (1.2 let 3 of 13 admitted
@@ -248,7 +246,7 @@ class Gate:
             self._semaphore, self._loop = asyncio.Semaphore(self.limits.max_concurrent), loop
         return self._semaphore
 
-    def busy(self, code: str = "W009", retry_after_s: int | None = None, **fields: Any) -> ApiError:
+    def busy(self, code: str = "H009", retry_after_s: int | None = None, **fields: Any) -> ApiError:
         """503 with ``Retry-After`` (default: the limits' ``retry_after_s``)."""
         err = ApiError.of(503, code, seconds=self.limits.request_timeout_s, **fields)
         err.headers["Retry-After"] = str(retry_after_s or self.limits.retry_after_s)
@@ -272,8 +270,8 @@ class Gate:
         a slot at once, by default whether one is free now).
 
         Raises:
-            ApiError: 503 ``W017`` with ``Retry-After`` (about when the work before it will
-                have drained enough), or ``W009`` when the cost is not measured yet and
+            ApiError: 503 ``H017`` with ``Retry-After`` (about when the work before it will
+                have drained enough), or ``H009`` when the cost is not measured yet and
                 ``max_concurrent`` requests already wait.
         """
         if slot_free is None:
@@ -287,7 +285,7 @@ class Gate:
         late = self.SAFETY * (wait + own) - timeout
         if late > 0:
             retry = min(math.ceil(late), math.ceil(self.limits.request_timeout_s))
-            raise self.busy("W017", max(1, retry), wait=wait, own=own)
+            raise self.busy("H017", max(1, retry), wait=wait, own=own)
 
     async def enter(self, timeout: float, units: float) -> Callable[[bool], None]:
         """Take one restoration slot for work of ``units`` (:func:`work_units`), waiting at most
@@ -295,8 +293,8 @@ class Gate:
         work has really ended, with whether it ran to its end: then its time is measured).
 
         Raises:
-            ApiError: 503 ``W009`` when the queue is full, ``W017`` when the request would not
-                end within ``timeout`` (:meth:`admit`), ``W014`` when the wait outlasts it;
+            ApiError: 503 ``H009`` when the queue is full, ``H017`` when the request would not
+                end within ``timeout`` (:meth:`admit`), ``H014`` when the wait outlasts it;
                 all with ``Retry-After``.
         """
         sem = self._sem()
@@ -313,7 +311,7 @@ class Gate:
             try:
                 await asyncio.wait_for(sem.acquire(), max(0.0, timeout))
             except TimeoutError:
-                raise self.busy("W014") from None
+                raise self.busy("H014") from None
             finally:
                 self.waiting -= 1
                 del self._queued[ticket]
