@@ -9,7 +9,7 @@ for cand in result.gaps[0].candidates[:3]:
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
@@ -36,14 +36,13 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> Resto
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.errors import RequestError
-    from apollo_restore.restoration.threads import use_threads
+    from apollo_restore.restoration.loading import load_with_threads
 
     if model is not None and not isinstance(model, str | os.PathLike):
         raise RequestError(
             "E310", name="model", expected="a model folder's path (a str or a Path) or None", value=model
         )
-    use_threads(threads)
-    return _load(os.fspath(model) if model is not None else None)
+    return load_with_threads(partial(_load, os.fspath(model) if model is not None else None), threads)[0]
 
 
 @lru_cache(maxsize=4)
