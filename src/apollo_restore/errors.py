@@ -310,7 +310,6 @@ class Errors:
     # the web server's own answers (HTTP)
     H001 = "[H001] request body larger than {limit} bytes; send a shorter text (or a smaller file)"
     H002 = "[H002] invalid request: {details}"
-    H008 = "[H008] reading for gap {gap}: {reason}"
     H009 = "[H009] the server is busy restoring other texts (its queue is full); try again in a few seconds"
     H010 = (
         "[H010] no text index is loaded on this server: parallel passages and provenance need one "

@@ -14,7 +14,7 @@ from dataclasses import replace
 from apollo_restore.data.document import Editorial, Lacuna, Segment, Supplied, Text, Vacat, leiden_escape, to_leiden
 from apollo_restore.data.readers.leiden import UNDERDOT, parse_leiden, tidy_segments
 from apollo_restore.data.readers.typed import user_epidoc
-from apollo_restore.web.export import MachineReading, export_epidoc, export_epidoc_edition
+from apollo_restore.restoration.export import MachineReading, export_epidoc, export_epidoc_edition
 
 #: Letters written into every gap of letters for the export → import round trip.
 READING = "αβγ"

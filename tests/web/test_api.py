@@ -447,8 +447,8 @@ def test_api_export_writes_edition_forms_and_alternatives(client):
 
 
 def test_api_export_rejects_readings_for_missing_gaps(client):
-    assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"3": "αβγ"}}), 422)["code"] == "H008"
-    assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"0": "αβγ"}}), 422)["code"] == "H008"
+    assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"3": "αβγ"}}), 422)["code"] == "E307"
+    assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"0": "αβγ"}}), 422)["code"] == "E307"
     assert _error(client.post("/api/export", json={"text": "α [.3]", "pins": {"1": "ab"}}), 422)["code"] == "E307"
     assert _error(client.post("/api/export", json={"text": "α [.3]", "format": "pdf"}), 422)["code"] == "H002"
 

@@ -34,12 +34,12 @@ from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.typed import user_epidoc
 from apollo_restore.errors import CorpusError, RequestError, RestoreStopped
 from apollo_restore.restoration.driver import restore_text
+from apollo_restore.restoration.export import Alternative, MachineReading, export_checked
 from apollo_restore.restoration.presentation.labels import model_label
-from apollo_restore.restoration.request import RestoreRequest, check_k, check_reading, check_source, check_text
+from apollo_restore.restoration.request import RestoreRequest, check_k, check_text
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError, install_handlers
-from apollo_restore.web.export import Alternative, MachineReading, count_gaps, export_text
 from apollo_restore.web.limits import ARRIVED, DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits, work_units
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -208,16 +208,8 @@ def create_app(
         """The text with the chosen readings filled in, each marked as a machine proposal:
         Leiden ``[αβγ]⁽ᵐ¹⁾`` plus an apparatus note, or EpiDoc
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
-        check_source(req.text, limits.request)  # an EpiDoc file: its edition's length, marks decoded
-        chosen = {n: MachineReading(n, t) for n, t in req.pins.items()}
-        n_gaps = count_gaps(req.text)  # a Leiden text's, or an EpiDoc document's
-        chosen.update({n: _machine_reading(n, c) for n, c in req.choices.items()})
-        for n, reading in chosen.items():  # what is written: edition forms and alternatives too
-            if not 1 <= n <= n_gaps:
-                raise ApiError.of(422, "H008", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
-            for written in [reading.text, *(a.text for a in reading.alternatives)]:
-                check_reading(written, n, limits.request)
-        content = export_text(req.text, chosen, restorer.name, req.format)
+        chosen = {**req.pins, **{n: _machine_reading(n, c) for n, c in req.choices.items()}}
+        content = export_checked(req.text, chosen, restorer.name, req.format, limits.request)
         media, ext = ("application/tei+xml", "xml") if req.format == "epidoc" else ("text/plain", "txt")
         return {
             "format": req.format,

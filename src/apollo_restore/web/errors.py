@@ -39,7 +39,7 @@ class ApiError(Exception):
 
     @classmethod
     def of(cls, status: int, code: str, **fields: Any) -> ApiError:
-        """Build from a catalogue template: ``ApiError.of(422, "H008", gap=.., reason=..)``."""
+        """Build from a catalogue template: ``ApiError.of(503, "H010")``."""
         return cls(status, code, web_message(code, **fields))
 
 
