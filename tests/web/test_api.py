@@ -60,7 +60,7 @@ def _error(response: httpx.Response, status: int) -> dict:
 def test_api_health_reports_model_and_limits(client):
     body = client.get("/api/health").json()
     assert body["status"] == "ok" and body["model"] == "tiny" and body["parallels"] is False
-    assert body["limits"]["max_gaps"] == Limits().max_gaps
+    assert body["limits"]["max_gaps"] == Limits().request.max_gaps
 
 
 def test_api_restore_returns_ranked_candidates_per_gap(client):
@@ -167,9 +167,9 @@ def test_api_oversized_chunked_body_is_413(client):
 
 
 def test_api_too_many_gaps_is_422(client):
-    text = " ".join(f"λόγος [.{i % 5 + 1}]" for i in range(Limits().max_gaps + 1))
+    text = " ".join(f"λόγος [.{i % 5 + 1}]" for i in range(Limits().request.max_gaps + 1))
     err = _error(client.post("/api/restore", json={"text": text}), 422)
-    assert err["code"] == "E303" and str(Limits().max_gaps) in err["message"]
+    assert err["code"] == "E303" and str(Limits().request.max_gaps) in err["message"]
 
 
 def test_api_long_gap_is_422_unless_overridden(client):
@@ -349,7 +349,7 @@ def test_api_epidoc_upload_gives_leiden_that_restores(patient_client, path):
     # search only the first gap: the round trip is what counts (a gap of lost lines takes no pin: E326)
     pins = {n: "α" for n in range(2, body["gaps"] + 1) if not lacunae[n - 1].line_unit}
     restored = client.post("/api/restore", json={"text": body["leiden"], "k": 1, "pins": pins})
-    if body["gaps"] > Limits().max_gaps:  # pragma: no cover - no fixture has that many yet
+    if body["gaps"] > Limits().request.max_gaps:  # pragma: no cover - no fixture has that many yet
         assert _error(restored, 422)["code"] == "E303"
     else:
         assert restored.status_code == 200, restored.text

@@ -136,7 +136,7 @@ def create_app(
         request = RestoreRequest(
             req.text, req.hints, req.pins, req.k, stop.is_set, only=req.only, fills=req.fills
         ).validate(limits.request)
-        release = await gate.enter(deadline - time.monotonic(), work_units(request, limits.max_gap_letters))
+        release = await gate.enter(deadline - time.monotonic(), work_units(request, limits.request.max_gap_letters))
         try:
             work = asyncio.ensure_future(run_in_threadpool(restore_text, restorer, request))
         except BaseException:

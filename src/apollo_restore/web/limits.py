@@ -19,7 +19,7 @@ import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from apollo_restore.restoration.driver import restore_text
@@ -38,14 +38,11 @@ class Limits:
     """Per-request and per-server limits of the web app.
 
     Attributes:
+        request: what one request may ask (text length, gaps, gap letters, candidates, a
+            reading's length: the core's :class:`~apollo_restore.restoration.request.RequestLimits`,
+            declared there once; default :data:`~apollo_restore.restoration.request.WEB_LIMITS`).
         max_body_bytes: largest JSON request body (bytes); larger ones get 413 unread.
         max_upload_bytes: largest EpiDoc upload (bytes, multipart body included).
-        max_text_chars: longest Leiden text restored in one request (characters).
-        max_gaps: most gaps restored in one request (those it asks, ``only``; a text may hold
-            more: the page asks for them one at a time).
-        max_gap_letters: longest gap a hint (in the text or in the request) may state (letters).
-        max_k: most candidates per gap.
-        max_pin_chars: longest pinned or exported reading (characters).
         max_concurrent: restorations running at once (each in a worker thread).
         max_queued: requests that may wait for a free slot; more get 503 at once.
         request_timeout_s: longest time a restoration request may take, waiting included
@@ -54,13 +51,9 @@ class Limits:
         retry_after_s: the ``Retry-After`` of a 503 (seconds).
     """
 
+    request: RequestLimits = WEB_LIMITS
     max_body_bytes: int = 64 * 1024
     max_upload_bytes: int = 512 * 1024
-    max_text_chars: int = WEB_LIMITS.max_text_chars
-    max_gaps: int = WEB_LIMITS.max_gaps
-    max_gap_letters: int = WEB_LIMITS.max_gap_letters
-    max_k: int = WEB_LIMITS.max_k
-    max_pin_chars: int = WEB_LIMITS.max_pin_chars
     max_concurrent: int = 2
     max_queued: int = 256
     request_timeout_s: float = 60.0
@@ -68,29 +61,22 @@ class Limits:
     retry_after_s: int = 5
 
     def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
+        for name, value in self._own().items():
             if value <= 0:
                 raise ValueError(f"Limits.{name} must be positive, got {value}")
 
+    def _own(self) -> dict[str, Any]:
+        """The server's own limits (every field but :attr:`request`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "request"}
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The limits as ``/api/health`` gives them: the server's and the request's, in one object."""
+        return {**self._own(), **self.request.to_dict()}
 
     def deadline(self, arrived: float) -> float:
         """When a request that arrived at ``arrived`` must be answered by: the time limit less
         a margin (a tenth of it, at most 2 s) for the answer itself on a busy server."""
         return arrived + self.request_timeout_s - min(2.0, 0.1 * self.request_timeout_s)
-
-    @property
-    def request(self) -> RequestLimits:
-        """The core limits every restoration request is validated against."""
-        return replace(
-            WEB_LIMITS,
-            max_text_chars=self.max_text_chars,
-            max_gaps=self.max_gaps,
-            max_gap_letters=self.max_gap_letters,
-            max_k=self.max_k,
-            max_pin_chars=self.max_pin_chars,
-        )
 
 
 #: The server's limits when ``serve`` is given none.
@@ -337,7 +323,7 @@ def measure_cost(gate: Gate, restorer: Restorer) -> float:
     returns the slowest one's seconds. Run it before serving.
     """
     request = RestoreRequest(EXAMPLE).validate(gate.limits.request)
-    units = work_units(request, gate.limits.max_gap_letters)
+    units = work_units(request, gate.limits.request.max_gap_letters)
 
     def timed(_: int) -> float:
         started = time.monotonic()
