@@ -31,8 +31,8 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from apollo_restore.attribution.attribute import attribute as attribute_text
 from apollo_restore.data.document import Lacuna, to_leiden
-from apollo_restore.data.readers.typed import user_epidoc
-from apollo_restore.errors import CorpusError, RequestError, RestoreStopped
+from apollo_restore.data.readers.typed import read_epidoc
+from apollo_restore.errors import RequestError, RestoreStopped
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.export import Alternative, MachineReading, export_checked
 from apollo_restore.restoration.presentation.labels import model_label
@@ -195,10 +195,7 @@ def create_app(
         if not content.strip():
             raise ApiError.of(422, "H011", reason="the file is empty")
         name = _SAFE_NAME.sub("_", Path(file.filename or "upload.xml").name)[:80] or "upload.xml"
-        try:
-            doc = user_epidoc(content, name)  # as every door reads one: expansions kept
-        except CorpusError as err:  # malformed or an entity bomb: E313, as /api/restore and /api/export answer
-            raise RequestError("E313", name=name, reason=err.reason) from None
+        doc = read_epidoc(content, name)  # the one reader of every door: E313, E314 as /api/restore answers
         meta = {k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))}
         gaps = sum(isinstance(seg, Lacuna) for seg in doc.segments)
         return {"id": doc.id, "leiden": to_leiden(doc.segments), "gaps": gaps, "meta": meta}
