@@ -4,7 +4,7 @@ Values of overrides are parsed as YAML scalars (``steps=100`` → int, ``bf16=fa
 ``weights.ddb=2`` sets one entry of a mapping). :func:`from_mapping` checks every value against
 the type of the dataclass field it sets (``bf16=maybe`` or ``steps=abc`` is a ``ValueError``
 naming the key, the type and the value) and rejects unknown keys; a field whose type is itself
-a config dataclass takes a nested mapping (``fim.p_exact=0.5``).
+a config dataclass takes a nested mapping (``section.key=value``).
 """
 
 from __future__ import annotations
