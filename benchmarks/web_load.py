@@ -15,8 +15,8 @@ when none is shipped), measures the cost of a typical restoration as ``serve`` d
 
 In phases 1 and 2 every answer must come within the server's time limit (``--time-limit``), a
 200 or a 503 with ``Retry-After``; ``/api/health`` must answer afterwards. How many 503s came at
-once (within a tenth of the limit: admission refused them, ``W017``/``W009``, rather than the
-deadline, ``W014``) is reported beside.
+once (within a tenth of the limit: admission refused them, ``H017``/``H009``, rather than the
+deadline, ``H014``) is reported beside.
 Latencies are measured from the moment all requests are sent, so they include queueing; the
 clients run in a process of their own.
 Exit status 1 when a phase breaks its rule.

@@ -9,7 +9,7 @@ for cand in result.gaps[0].candidates[:3]:
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
@@ -36,14 +36,13 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> Resto
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.errors import RequestError
-    from apollo_restore.restoration.threads import use_threads
+    from apollo_restore.restoration.loading import load_with_threads
 
     if model is not None and not isinstance(model, str | os.PathLike):
         raise RequestError(
             "E310", name="model", expected="a model folder's path (a str or a Path) or None", value=model
         )
-    use_threads(threads)
-    return _load(os.fspath(model) if model is not None else None)
+    return load_with_threads(partial(_load, os.fspath(model) if model is not None else None), threads)[0]
 
 
 @lru_cache(maxsize=4)
@@ -106,11 +105,11 @@ def export(text: str, readings=None, format: str = "leiden", model: str = "apoll
     """``text`` (Leiden, or an EpiDoc document) as it came in, with the chosen machine readings
     written into their gaps and marked (Leiden ``⁅reading⁆⁽ᵐ¹⁾`` plus an apparatus; EpiDoc
     ``<supplied resp="#apollo-restore" cert="low">``): the web page's export
-    (:func:`apollo_restore.web.export.export_text`). With no reading, the text itself.
+    (:func:`apollo_restore.restoration.export.export_checked`). With no reading, the text itself.
 
     Args:
         readings: gap number (from 1) → a reading (a string, as a pin is given, or a
-            :class:`~apollo_restore.web.export.MachineReading`).
+            :class:`~apollo_restore.restoration.export.MachineReading`).
         format: ``"leiden"`` or ``"epidoc"``.
         model: the model named in the apparatus.
 
@@ -120,24 +119,9 @@ def export(text: str, readings=None, format: str = "leiden", model: str = "apoll
         LeidenError: malformed Leiden text.
     """
     # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
-    from apollo_restore.errors import RequestError
-    from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_reading, check_source
-    from apollo_restore.web.export import MachineReading, count_gaps, export_text
+    from apollo_restore.restoration.export import export_checked
 
-    check_source(text, DEFAULT_REQUEST_LIMITS)
-    if format not in ("leiden", "epidoc"):
-        raise RequestError("E310", name="format", expected="'leiden' or 'epidoc'", value=format)
-    n_gaps = count_gaps(text)
-    chosen = {}
-    for n, reading in (readings or {}).items():
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= n_gaps:
-            raise RequestError("E307", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
-        if not isinstance(reading, MachineReading):
-            reading = MachineReading(n, check_reading(reading, n, DEFAULT_REQUEST_LIMITS))
-        for written in [reading.text, *(a.text for a in reading.alternatives)]:
-            check_reading(written, n, DEFAULT_REQUEST_LIMITS)
-        chosen[n] = reading
-    return export_text(text, chosen, model, format)
+    return export_checked(text, readings or {}, model, format)
 
 
 def __getattr__(name: str):

@@ -25,6 +25,11 @@ Codes:
     E7xx  fitting a model folder on validation gaps (:mod:`apollo_restore.tune`, ``apollo-restore tune``).
     E8xx  attribution: dating and placing a text (:mod:`apollo_restore.attribution`, ``apollo-restore
           attribute``, ``POST /api/attribute``).
+    Hxxx  the web server's own answers (HTTP: a body too large, a full queue, no index loaded;
+          ``H500`` unexpected), sent as ``{"error": {"code", "message"}}`` by
+          :mod:`apollo_restore.web.errors`; the web answers the codes above with their own letters.
+
+``W`` is a warning's letter and nothing else: the reading (or the index) is given, to be trusted less.
 """
 
 from __future__ import annotations
@@ -303,6 +308,28 @@ class Errors:
         "(lost letters do not count)"
     )
     E802 = "[E802] cannot load the attribution model {path}: {reason}"
+    # the web server's own answers (HTTP)
+    H001 = "[H001] request body larger than {limit} bytes; send a shorter text (or a smaller file)"
+    H002 = "[H002] invalid request: {details}"
+    H009 = "[H009] the server is busy restoring other texts (its queue is full); try again in a few seconds"
+    H010 = (
+        "[H010] no text index is loaded on this server: parallel passages and provenance need one "
+        "(apollo-restore serve loads the packaged one, or --index DIR)"
+    )
+    H011 = "[H011] uploaded file: {reason}"
+    H012 = "[H012] {reason}"
+    H013 = "[H013] parallels request: {reason}"
+    H014 = (
+        "[H014] the restoration took longer than this server's limit of {seconds:g} s (it is busy, or the text is "
+        "long); try again later, or restore fewer gaps at a time"
+    )
+    H015 = "[H015] request body not received within {seconds:g} s"
+    H016 = "[H016] provenance request: {reason}"
+    H017 = (
+        "[H017] the server cannot finish this restoration within its limit of {seconds:g} s: about {wait:.0f} s of "
+        "work is queued before it and it needs about {own:.0f} s; try again later, or restore fewer gaps at a time"
+    )
+    H500 = "[H500] internal error; the server log has the details"
 
 
 class LeidenError(ValueError):

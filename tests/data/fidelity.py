@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from apollo_restore.data.document import Editorial, Lacuna, Segment, Supplied, Text, Vacat, leiden_escape, to_leiden
 from apollo_restore.data.readers.leiden import UNDERDOT, parse_leiden, tidy_segments
-from apollo_restore.data.readers.typed import user_epidoc
-from apollo_restore.web.export import MachineReading, export_epidoc, export_epidoc_edition
+from apollo_restore.data.readers.typed import read_epidoc
+from apollo_restore.restoration.export import MachineReading, export_epidoc, export_epidoc_edition
 
 #: Letters written into every gap of letters for the export → import round trip.
 READING = "αβγ"
@@ -82,14 +82,14 @@ def differences(content: bytes, name: str) -> list[str]:
     """What each round trip of one EpiDoc file changes: EpiDoc → Leiden → document; Leiden →
     EpiDoc → document; EpiDoc → EpiDoc with no reading (the bytes) and with a reading in every
     gap of letters (the bytes outside them, and the document read back: each gap as given)."""
-    doc = user_epidoc(content, name)
+    doc = read_epidoc(content, name)
     want = comparable(doc.segments)
     found = []
     leiden = to_leiden(doc.segments)
     got = comparable(parse_leiden(leiden).segments)
     if got != want:
         found.append(f"{name}: EpiDoc → Leiden: {_first_difference(want, got)}")
-    got = comparable(user_epidoc(export_epidoc(leiden, {}, "test").encode("utf-8"), name).segments)
+    got = comparable(read_epidoc(export_epidoc(leiden, {}, "test").encode("utf-8"), name).segments)
     if got != want:
         found.append(f"{name}: Leiden → EpiDoc: {_first_difference(want, got)}")
     xml = content.decode("utf-8")
@@ -99,7 +99,7 @@ def differences(content: bytes, name: str) -> list[str]:
     readings = {n: MachineReading(n, READING) for n, lac in enumerate(lacunae, 1) if not lac.line_unit}
     if readings:
         exported = export_epidoc_edition(xml, readings, "test")
-        got = comparable(user_epidoc(exported.encode("utf-8"), name).segments)
+        got = comparable(read_epidoc(exported.encode("utf-8"), name).segments)
         if got != want:
             found.append(f"{name}: export → import: {_first_difference(want, got)}")
         again = export_epidoc_edition(exported, readings, "test")

@@ -18,7 +18,7 @@ from lxml import etree
 import apollo_restore
 from apollo_restore.data.document import Editorial, Lacuna, LineBreak, Text, Vacat, to_leiden
 from apollo_restore.data.readers.leiden import parse_leiden
-from apollo_restore.data.readers.typed import as_leiden, user_epidoc
+from apollo_restore.data.readers.typed import as_leiden, read_epidoc
 from apollo_restore.errors import CorpusError, RequestError
 from tests.data.fidelity import comparable, differences
 
@@ -116,7 +116,7 @@ def test_a_gap_of_lost_lines_takes_no_reading(door, tmp_path):
 def test_older_in_word_breaks_join_the_word():
     xml = (FIXTURES / "idp-sample" / "DDB_EpiDoc_XML" / "p.oxy" / "p.oxy.2" / "p.oxy.2.298.xml").read_bytes()
     assert xml.count(b'type="inWord"') > 0
-    doc = user_epidoc(xml, "p.oxy.2.298.xml")
+    doc = read_epidoc(xml, "p.oxy.2.298.xml")
     leiden = to_leiden(doc.segments)
     assert "κιθῶ(να)" in leiden and "ἔρρω(σο)" in leiden  # expansions kept, as on every door
     in_word = sum(seg == LineBreak(True) for seg in doc.segments)

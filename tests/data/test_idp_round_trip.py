@@ -17,7 +17,7 @@ from apollo_restore.data.readers.epidoc import lacuna_elements, parse_epidoc_fil
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.data.readers.typed import epidoc_to_leiden
 from apollo_restore.errors import RequestError
-from apollo_restore.web.export import MachineReading, export_leiden, export_text, marker
+from apollo_restore.restoration.export import MachineReading, export_leiden, export_text, marker
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "idp-sample"
 FILES = sorted(SAMPLE.rglob("*.xml"))

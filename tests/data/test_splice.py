@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from apollo_restore.data.document import Supplied
 from apollo_restore.data.readers.leiden import find_gaps, parse_leiden
 from apollo_restore.data.splice import Fill, splice
-from apollo_restore.web.export import MachineReading, export_leiden, marker
+from apollo_restore.restoration.export import MachineReading, export_leiden, marker
 
 ISSUE_TEXT = (
     "1 Εὔτυχος πρεσβύτερος καὶ Εὔτυχος τρίτος\n"

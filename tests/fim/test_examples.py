@@ -6,19 +6,18 @@ import numpy as np
 import pytest
 
 from apollo_restore.data.normalise import letter_count
-from apollo_restore.fim.examples import FimConfig, FimExample, sample_example, sample_hint
+from apollo_restore.fim.examples import JITTER, WINDOW, FimConfig, FimExample, sample_example, sample_hint
 
 TEXT = (
     "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν· ομολογω πεπρακεναι σοι καμηλον θηλειαν "
     "δευτεροβολον πυρραν κεχαραγμενην δεξιαι σιαγονι ταυτην αναπορριφον και απεχω την τιμην "
 ) * 6
 TEXT = TEXT.strip()
-CFG = FimConfig()
 
 
 def _examples(n: int, text: str = TEXT, seed: int = 0) -> list[FimExample]:
     rng = np.random.default_rng(seed)
-    out = [sample_example(text, rng, CFG) for _ in range(n)]
+    out = [sample_example(text, rng) for _ in range(n)]
     return [e for e in out if e is not None]
 
 
@@ -38,13 +37,13 @@ def test_examples_gap_and_suffix_proportions():
 def test_examples_window_length_and_cut_at_spaces():
     for e in (e for e in _examples(500) if e.suffix):  # an empty suffix drops the window's end
         window = e.prefix + e.middle + e.suffix
-        assert 0.7 * CFG.window - 45 <= len(window) <= 1.3 * CFG.window + 1
+        assert (1 - JITTER) * WINDOW - 45 <= len(window) <= (1 + JITTER) * WINDOW + 1
         assert not window.startswith(" ") and not window.endswith(" ")
 
 
 def test_hint_proportions_and_wrongness():
     rng = np.random.default_rng(1)
-    draws = [(n, *sample_hint(n, rng, CFG)) for n in rng.integers(1, 26, size=20000).tolist()]
+    draws = [(n, *sample_hint(n, rng)) for n in rng.integers(1, 26, size=20000).tolist()]
     exact = [d for d in draws if d[1].kind == "exact"]
     ranges = [d for d in draws if d[1].kind == "range"]
     none = [d for d in draws if d[1].kind == "none"]
@@ -63,5 +62,3 @@ def test_hint_proportions_and_wrongness():
 def test_config_rejects_bad_values():
     with pytest.raises(ValueError):
         FimConfig(loss="everything")
-    with pytest.raises(ValueError):
-        FimConfig(p_exact=0.7, p_range=0.4)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apollo_restore.fim.examples import FimConfig, sample_example
+from apollo_restore.fim.examples import sample_example
 from apollo_restore.fim.layout import IGNORE_INDEX, JOIN_V2, SENTINEL_V2, SPM_V1, format_hint, layout_named
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import NO_HINT, Hint
@@ -73,7 +73,7 @@ def test_layout_names():
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet="αβγδεζηθικλμνξοπρστυφχψως ·-…", min_size=60, max_size=700), st.integers(0, 2**32 - 1))
 def test_masked_span_never_in_its_own_context(text, seed):
-    ex = sample_example(text, np.random.default_rng(seed), FimConfig())
+    ex = sample_example(text, np.random.default_rng(seed))
     if ex is None:
         return
     for layout in (JOIN_V2, SENTINEL_V2):

@@ -59,7 +59,7 @@ def terminal_stderr(monkeypatch):
     stream = Terminal()
     monkeypatch.setattr(cli_progress, "_stderr", lambda: stream)
     restorer = counting()
-    monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: restorer)
+    monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: (restorer, None))
     return stream, restorer
 
 
@@ -79,7 +79,7 @@ def test_cli_json_shows_no_progress(terminal_stderr):
 
 
 def test_cli_piped_writes_nothing_extra_to_stderr(monkeypatch):
-    monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: counting())
+    monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: (counting(), None))
     result = CliRunner().invoke(app, ["restore", TEXT])  # the runner's stderr is no terminal
     assert result.exit_code == 0, result.output
     assert result.stderr == ""

@@ -59,7 +59,7 @@ def test_an_estimate_that_contradicts_the_first_reading_says_so():
 
 def test_the_epidoc_export_never_writes_the_estimate_as_the_editors_extent():
     """Issue 51: the model's line-length estimate is not the editor's measurement."""
-    from apollo_restore.web.export import export_epidoc
+    from apollo_restore.restoration.export import export_epidoc
 
     xml = export_epidoc(TEXT, {}, "test")
     assert '<gap reason="lost" unit="character" extent="unknown"/>' in xml

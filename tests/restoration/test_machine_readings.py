@@ -87,7 +87,7 @@ def cli_with(monkeypatch):
     """The CLI with a stand-in restorer instead of the model folder."""
 
     def use(restorer):
-        monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: restorer)
+        monkeypatch.setattr(cli_restore, "_load", lambda *args, **kwargs: (restorer, None))
 
     return use
 

@@ -1,4 +1,4 @@
-"""Admission by cost: the server refuses at once (503 ``W017`` with ``Retry-After``) the work it
+"""Admission by cost: the server refuses at once (503 ``H017`` with ``Retry-After``) the work it
 cannot finish within its time limit, from the cost it measured; what it admits ends in time.
 A fake restorer that sleeps per gap stands in for the model.
 
@@ -75,8 +75,8 @@ def test_requests_beyond_capacity_are_refused_at_once_and_the_admitted_end_in_ti
     assert len(served) + len(refused) == len(results)
     assert 4 <= len(served) <= 25, len(served)
     assert all(seconds < limits.request_timeout_s for _, _, seconds, _ in served)
-    assert {code for _, code, _, _ in refused} == {"W017"}  # none waited for its deadline (W014)
-    # at once: well before the 1.8 s deadline at which an admitted request that overran is answered (W014)
+    assert {code for _, code, _, _ in refused} == {"H017"}  # none waited for its deadline (H014)
+    # at once: well before the 1.8 s deadline at which an admitted request that overran is answered (H014)
     assert all(seconds < limits.request_timeout_s / 2 for _, _, seconds, _ in refused), max(s for _, _, s, _ in refused)
     assert all(retry is not None and int(retry) >= 1 for _, _, _, retry in refused)
 
@@ -88,13 +88,13 @@ def test_a_request_too_big_for_the_limit_is_refused_on_an_idle_server():
     measure_cost(app.state.gate, restorer)
     many = " ".join(f"ἔτους δευτέρου Αὐτοκράτορος [.{5 + i}] τοῦ κυρίου" for i in range(20))  # about 2 s
     [(status, code, seconds, retry)] = asyncio.run(_fire(app, [{"text": many, "k": 1}]))
-    assert (status, code) == (503, "W017") and seconds < 0.3 and retry is not None
+    assert (status, code) == (503, "H017") and seconds < 0.3 and retry is not None
 
 
 def test_before_any_measurement_at_most_one_round_waits():
     """A cold server cannot estimate: it queues no more requests than it has slots."""
     app = create_app(sleepy(0.05), limits=Limits(max_concurrent=2, request_timeout_s=5.0))
     results = asyncio.run(_fire(app, [{"text": TWO_GAPS, "k": 1}] * 8))
-    assert sorted(code for _, code, _, _ in results) == [""] * 4 + ["W009"] * 4
+    assert sorted(code for _, code, _, _ in results) == [""] * 4 + ["H009"] * 4
     measured = TestClient(app).get("/api/health").json()["seconds_per_unit"]
     assert measured == pytest.approx(0.1 / work_units(RestoreRequest(TWO_GAPS).validate(), 50), rel=0.8)

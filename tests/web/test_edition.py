@@ -107,3 +107,29 @@ def test_the_page_reads_an_epidoc_file_as_the_cli_does_and_exports_it_as_itself(
     assert content.startswith(xml[: xml.index("</titleStmt>")])  # the declaration and header as they were
     assert content.endswith(xml[-200:]) and "<choice>" in content and "<app " in content
     assert '<supplied reason="lost" resp="#apollo-restore" cert="low">καὶ</supplied>' in content
+
+
+def test_the_upload_and_a_pasted_text_are_read_by_one_epidoc_reader(presented_stub):
+    """One EpiDoc reader at every door: each sample edition uploaded gives the Leiden text the
+    same file pasted is restored as (expansions kept: a reader that dropped them fails on the
+    files that have them), and a broken file is E313 at both doors."""
+    from pathlib import Path
+
+    from apollo_restore.data.readers.typed import as_leiden
+
+    client = TestClient(create_app(presented_stub))
+    samples = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "idp-sample").rglob("*.xml"))
+    expanded = 0
+    for path in samples:
+        xml = path.read_text(encoding="utf-8")
+        opened = client.post("/api/epidoc", files={"file": (path.name, xml.encode(), "text/xml")})
+        if opened.status_code != 200:  # a sample without a Greek edition: refused alike below
+            continue
+        assert opened.json()["leiden"] == as_leiden(xml, path.name)[0], path.name
+        expanded += "(" in opened.json()["leiden"]
+    assert expanded >= 1  # some sample has an expansion, kept by both
+    broken = "<TEI><text><body><div type='edition'><ab>λόγος</ab></div>"
+    upload = client.post("/api/epidoc", files={"file": ("broken.xml", broken.encode(), "text/xml")})
+    pasted = client.post("/api/restore", json={"text": broken})
+    assert upload.status_code == pasted.status_code == 422
+    assert upload.json()["error"]["code"] == pasted.json()["error"]["code"] == "E313"

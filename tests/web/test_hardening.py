@@ -129,7 +129,7 @@ def test_time_limit_stops_the_work_and_answers_503():
         started = time.monotonic()
         r = httpx.post(url + "/api/restore", json={"text": MANY_GAPS}, headers={"host": "localhost"}, timeout=10)
         elapsed = time.monotonic() - started
-    assert r.status_code == 503 and r.json()["error"]["code"] == "W014" and "retry-after" in r.headers
+    assert r.status_code == 503 and r.json()["error"]["code"] == "H014" and "retry-after" in r.headers
     assert elapsed < 1.0 + 0.2 + 0.6 and restorer.calls < 20
 
 

@@ -32,7 +32,7 @@ def client() -> TestClient:
 def leiden(client) -> str:
     """The Leiden text the page opens p.oxy.2.298.xml as (``/api/epidoc``)."""
     body = client.post("/api/epidoc", files={"file": (OXY.name, OXY.read_bytes(), "application/xml")}).json()
-    assert body["gaps"] == 34 > Limits().max_gaps
+    assert body["gaps"] == 34 > Limits().request.max_gaps
     return body["leiden"]
 
 
@@ -94,7 +94,7 @@ def test_the_gap_limit_is_the_gaps_asked(client, leiden):
         ([2], {"1": "α", "3": "γ"}, "E328", "after gap 2"),
         ([2], {"1": "abc"}, "E307", "gap 1"),
         ([], {}, "E310", "only"),
-        (["2"], {}, "W002", "only"),
+        (["2"], {}, "H002", "only"),
     ],
 )
 def test_only_and_fills_are_checked(client, leiden, only, fills, code, words):
@@ -119,14 +119,14 @@ def test_parallels_of_a_gap_of_a_long_edition(leiden):
     client = TestClient(create_app(STUB, parallels=IndexParallels(FakeIndex())))
     assert client.post("/api/parallels", json={"text": leiden, "gap": 30}).json()["gap"] == 30
     err = client.post("/api/parallels", json={"text": leiden, "gap": 35}).json()["error"]
-    assert err["code"] == "W013" and "no gap 35: the text has 34 gaps" in err["message"]
+    assert err["code"] == "H013" and "no gap 35: the text has 34 gaps" in err["message"]
 
 
 def test_an_epidoc_file_is_measured_by_its_edition_at_every_door(client, leiden):
     """The XML of p.oxy.2.298 is longer than a web text may be, its edition is not: restore reads
     it, as export does (one text-length limit, of the edition, at every door)."""
     xml = OXY.read_text(encoding="utf-8")
-    assert len(xml) > Limits().max_text_chars > len(leiden)
+    assert len(xml) > Limits().request.max_text_chars > len(leiden)
     body = client.post("/api/restore", json={"text": xml, "k": 1, "only": [1]}).json()
     assert body["text"] == leiden and body["gaps_in_text"] == 34
     assert client.post("/api/export", json={"text": xml, "format": "epidoc"}).status_code == 200

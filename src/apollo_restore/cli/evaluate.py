@@ -10,9 +10,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import os
-from functools import partial
 from pathlib import Path
 
 import typer
@@ -26,7 +23,7 @@ from apollo_restore.cli.restore import (
     NEURAL_ONLY_OPTION,
     WORKERS_OPTION,
 )
-from apollo_restore.errors import FileError, FormatError, RequestError
+from apollo_restore.errors import FileError
 from apollo_restore.schema.search import RestoreConfig
 
 _CONDITIONS = "exact,range,wrong10,wrong50,wrong100,none"
@@ -35,9 +32,6 @@ MAX_GAPS = 1_000_000
 PER_LENGTH_OPTION = typer.Option(50, "--per-length", min=0, max=MAX_GAPS, help="Synthetic gaps per letter count 1–20.")
 SEED_OPTION = typer.Option(0, "--seed", min=0, max=MAX_SEED)
 CONTEXT_OPTION = setting_option(RestoreConfig, "context_chars", "--context-chars", help="Context given to the model")
-#: The report's note where bits per character are not measured for want of the ``[train]`` extra
-#: (the Hugging Face model runs them); the rest of the report is written.
-NO_BPC = "not measured: transformers is not installed (pip install 'apollo-restore[train]')"
 
 
 def _conditions(value: str) -> list[str]:
@@ -181,150 +175,37 @@ def evaluate_command(
     every prediction is checked (probabilities from 0 to 1, milliseconds a number).
     """
     # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.data.formats import read_predictions
-    from apollo_restore.data.table import load_documents
-    from apollo_restore.evaluate.gapsets import load_gaps
-    from apollo_restore.evaluate.peers import load_peer, parse_peer_arg, read_ithaca_input_ids
-    from apollo_restore.evaluate.pipeline import evaluate_to_folder
-    from apollo_restore.evaluate.report import NO_PLOTS, can_plot
-    from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_k
+    from apollo_restore.evaluate.peers import parse_peer_arg
+    from apollo_restore.evaluate.run import Evaluation, run_evaluation
 
     if gaps is None and prepared is None:
         raise typer.BadParameter("give --gaps FILE or --prepared DIR with --source", param_hint="--gaps")
     if bpc_mode not in ("prefix", "middle"):
         raise typer.BadParameter(f"{bpc_mode!r}: choose prefix or middle", param_hint="--bpc-mode")
+    if gaps is None and not source:
+        raise typer.BadParameter("give at least one --source", param_hint="--source")
     try:
-        check_k(k, DEFAULT_REQUEST_LIMITS)
-        _check_report_folder(out)
-    except (RequestError, FileError) as err:
-        fail(err)
+        peers = dict(parse_peer_arg(arg) for arg in peer or [])
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--peer") from err
+    asked = Evaluation(
+        out, gaps, prepared, split, tuple(source or ()), per_length,
+        tuple(_conditions(conditions)) if gaps is None else (), true_lacunae, seed, context_chars,
+        uncertain_excluded, model, k, exact_length, predictions, peers, ithaca_ids, bpc_windows, bpc_mode,
+        threads, device, batch, neural_only, workers, allow_missing,
+    )  # fmt: skip
     try:
-        gap_set = (
-            load_gaps(gaps)
-            if gaps
-            else _build(
-                prepared, split, source, per_length, conditions, true_lacunae, seed, context_chars, uncertain_excluded
-            )
-        )
-        peers = {}
-        for arg in peer or []:
-            try:
-                name, path = parse_peer_arg(arg)
-            except ValueError as err:
-                raise typer.BadParameter(str(err), param_hint="--peer") from err
-            peers[name] = load_peer(path, gap_set, read_ithaca_input_ids(ithaca_ids) if ithaca_ids else None)
-        ours = read_predictions(predictions) if predictions else None
-        _check_unknown(gap_set, ours, predictions, gaps)
-        missing = _missing(gap_set, ours, predictions, gaps, allow_missing)
-    except (FileError, FormatError) as err:
+        done = run_evaluation(asked, note=lambda line: typer.echo(f"note: {line}", err=True))
+    except (FileNotFoundError, ValueError) as err:  # numbered: E205, E211, E212, E3xx, E5xx; a source without documents
         fail(err)
-    # imported here, not at the top, to keep `apollo-restore --help` fast
-    from apollo_restore.restoration.config import batch_size
-
-    restorer, name, pool = None, "predictions", None
-    if not predictions:
-        # the model's imports (torch) only when a model restores: scoring a predictions file needs none
-        from apollo_restore.restoration.load import load_restorer
-        from apollo_restore.restoration.predict import Workers
-        from apollo_restore.restoration.threads import use_threads
-
-        options = {
-            "config": RestoreConfig(k=k, context_chars=context_chars, exact_length=exact_length),
-            "neural_only": neural_only, "device": device,
-        }  # fmt: skip
-        try:
-            # as `predict` chooses: torch's own default (every core) spins on a busy machine, 3–7×
-            # slower per gap (docs/notes/2026-11-27-cpu-speed.md)
-            threads = use_threads(threads if threads or workers == 1 else 1)
-            restorer = load_restorer(model, **options)
-        except (FileNotFoundError, ValueError) as err:  # E501–E513: a broken folder, or a GPU where there is none
-            fail(err)
-        name = restorer.name
-        pool = Workers(partial(load_restorer, model, **options), workers, threads) if workers > 1 else None
-    bpc_table = load_documents(prepared, split, source or None) if prepared and restorer is not None else None
-    gap_set_name = str(gaps) if gaps else f"{prepared} {split} {','.join(source)} per-length {per_length} seed {seed}"
-    meta = {"gap_set": gap_set_name, "exact_length": exact_length, "context_chars": context_chars}
-    # the package alone (no [train] extra): the report without what needs it, said now and in its header
-    if bpc_table is not None and bpc_windows > 0 and importlib.util.find_spec("transformers") is None:
-        bpc_table, meta["bpc_skipped"] = None, NO_BPC
-        typer.echo(f"note: bits per character {NO_BPC}", err=True)
-    if not can_plot():
-        typer.echo(f"note: plots {NO_PLOTS}", err=True)
-    if missing:
-        meta["MISSING PREDICTIONS"] = f"{len(missing):,} of the {len(gap_set):,} gaps have none: scored as wrong"
-    metrics = evaluate_to_folder(
-        out,
-        restorer,
-        gap_set,
-        k,
-        ours,
-        peers,
-        bpc_table,
-        bpc_windows,
-        bpc_mode,
-        name,
-        meta,
-        seed=seed,
-        batch=batch_size(batch, device),
-        workers=pool,
-    )
-    typer.echo(f"{metrics['gaps']} gaps scored; report in {out / 'report.md'}")
-    if missing:
+    typer.echo(f"{done.metrics['gaps']} gaps scored; report in {out / 'report.md'}")
+    if done.missing:
         typer.echo(
-            f"error: {len(missing):,} of the {len(gap_set):,} gaps have no prediction in {predictions} "
-            f"(the first: {missing[0]!r}); they were scored as wrong (--allow-missing)",
+            f"error: {len(done.missing):,} of the {done.total:,} gaps have no prediction in {predictions} "
+            f"(the first: {done.missing[0]!r}); they were scored as wrong (--allow-missing)",
             err=True,
         )
         raise typer.Exit(1)
-
-
-def _check_report_folder(out: Path) -> None:
-    """``--out`` names a folder that is there or can be made: not a file, nor inside one, its
-    nearest existing folder writable.
-
-    Raises:
-        FileError: ``E205`` naming the path.
-    """
-    if out.exists() and not out.is_dir():
-        raise FileError("E205", str(out), reason="it is a file; --out names the report folder to write")
-    there = next((p for p in (out, *out.parents) if p.exists()), Path("."))
-    if not there.is_dir():
-        raise FileError("E205", str(out), reason=f"{there} is a file, not a folder")
-    if there != out and not os.access(there, os.W_OK | os.X_OK):
-        raise FileError("E205", str(out), reason=f"the folder {there} is not writable")
-
-
-def _check_unknown(gap_set, ours, predictions: Path | None, gaps: Path | None) -> None:
-    """Refuse a ``--predictions`` file with lines for ids that are no gap of ``gap_set``: scored
-    against nothing, and their milliseconds folded into the report's time a gap.
-
-    Raises:
-        FileError: ``E212`` naming how many such ids and the first.
-    """
-    if ours is None:
-        return
-    ids = {gap.id for gap in gap_set}
-    unknown = [p.id for p in ours if p.id not in ids]
-    if unknown:
-        where = str(gaps) if gaps else "the gap set built"
-        raise FileError("E212", str(predictions), unknown=len(unknown), gapset=where, first=unknown[0])
-
-
-def _missing(gap_set, ours, predictions: Path | None, gaps: Path | None, allow_missing: bool) -> list[str]:
-    """The ids of the gaps ``ours`` (the ``--predictions`` read) has no prediction for.
-
-    Raises:
-        FileError: ``E211`` some are missing and ``allow_missing`` is not given.
-    """
-    if ours is None:
-        return []
-    have = {p.id for p in ours}
-    missing = [gap.id for gap in gap_set if gap.id not in have]
-    if missing and not allow_missing:
-        where = str(gaps) if gaps else "the gap set built"
-        raise FileError("E211", str(predictions), missing=len(missing), total=len(gap_set), gapset=where,
-                        first=missing[0])  # fmt: skip
-    return missing
 
 
 def register(app: typer.Typer) -> None:

@@ -100,16 +100,14 @@ def restore_command(
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restoration.driver import restore_text
     from apollo_restore.restoration.request import RestoreRequest
-    from apollo_restore.restoration.threads import use_threads
 
     source = read_text_argument(text)
     try:
         hints = dict(parse_hint(h) for h in hint or [])
         request = RestoreRequest(source, hints, None, k, name=text_name(text, source)).validate()
-        use_threads(threads)
     except (LeidenError, RequestError) as err:
         fail(err)
-    restorer = _load(partial(_restorer, parallels=parallels), model, neural_only=neural_only)
+    restorer, _ = _load(partial(_restorer, model, parallels, neural_only=neural_only), threads)
     with gap_progress(enabled=not as_json) as progress:  # a bar on a terminal's stderr, nothing else
         result = restore_text(restorer, request, progress=progress)
     for warning in result.warnings:
@@ -120,12 +118,17 @@ def restore_command(
     _print(result, show)
 
 
-def _load(build, model: Path | None, **options):
-    """``build(model, **options)``: the model folder's restorer, or exit 2 with the numbered message
-    when a file it names is missing (``E501``), a file is broken (``E503``–``E512``), its ensemble
-    entry is unusable (``E502``) or ``device`` is a GPU this PyTorch cannot see (``E513``)."""
+def _load(make, threads: int | None, workers: int = 1):
+    """:func:`~apollo_restore.restoration.loading.load_with_threads` of ``make`` (the model
+    folder's restorer and the worker processes), or exit 2 with the numbered message when a file
+    it names is missing (``E501``), a file is broken (``E503``–``E512``), its ensemble entry is
+    unusable (``E502``), ``device`` is a GPU this PyTorch cannot see (``E513``) or ``threads`` is
+    out of range (``E311``)."""
+    # imported here, not at the top, to keep `apollo-restore --help` fast
+    from apollo_restore.restoration.loading import load_with_threads
+
     try:
-        return build(model, **options)
+        return load_with_threads(make, threads, workers)
     except (FileNotFoundError, ValueError) as err:
         fail(err)
 
@@ -217,8 +220,7 @@ def predict_command(
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.model.folder import fingerprint
     from apollo_restore.restoration.config import DEFAULT_MODEL, batch_size
-    from apollo_restore.restoration.predict import PredictJob, Workers
-    from apollo_restore.restoration.threads import use_threads
+    from apollo_restore.restoration.predict import PredictJob
 
     try:
         settings = {
@@ -228,7 +230,6 @@ def predict_command(
             "exact length": str(exact_length), "neural only": str(neural_only), "parallels": str(parallels),
         }  # fmt: skip
         job = PredictJob.open(gaps, out, k, force=force, restart=restart, settings=settings)
-        threads = use_threads(threads if threads or workers == 1 else 1)
     except (FileError, FormatError, RequestError) as err:
         fail(err)
     if job.output.resumed:
@@ -238,11 +239,10 @@ def predict_command(
     # loaded here also with --workers: a broken folder fails at once, with its numbered message,
     # and the parallel index is built (once) before the workers read it
     try:
-        restorer = _load(partial(_restorer, parallels=parallels), model, **options)
+        restorer, pool = _load(partial(_restorer, model, parallels, **options), threads, workers)
     except BaseException:  # a broken folder, a missing GPU: the job leaves no file behind
         job.output.close()
         raise
-    pool = Workers(partial(_restorer, model, parallels, **options), workers, threads) if workers > 1 else None
     n = run_line_job(
         lambda: job.run(restorer, batch=batch_size(batch, device), workers=pool), job.output.partial, "predictions"
     )

@@ -7,6 +7,7 @@ Every option is bounded here, before anything loads: a value out of range is a u
 from __future__ import annotations
 
 import socket
+from functools import partial
 from pathlib import Path
 
 import typer
@@ -63,7 +64,7 @@ def serve_command(
     check_allowed_hosts(allowed_host or [])
     # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restoration.load import load_restorer
-    from apollo_restore.restoration.threads import use_threads
+    from apollo_restore.restoration.loading import load_with_threads
     from apollo_restore.web.app import LOCAL_HOSTS, create_app
     from apollo_restore.web.limits import Limits, measure_cost
     from apollo_restore.web.server import serve
@@ -71,8 +72,7 @@ def serve_command(
     hosts = allowed_host or (LOCAL_HOSTS if host in LOCAL_HOSTS else (host, *LOCAL_HOSTS))
     parallels = load_parallels(index)  # first: the default model's members then share its text index
     try:
-        use_threads(threads)  # as `restore` and the Python API choose
-        restorer = load_restorer(model)
+        restorer, _ = load_with_threads(partial(load_restorer, model), threads)  # as every door loads one
     except (FileNotFoundError, ValueError) as err:
         raise typer.BadParameter(f"cannot load the model: {err}", param_hint="--model") from err
     limits = Limits(max_concurrent=max_concurrent, max_queued=max_queued, request_timeout_s=request_timeout)

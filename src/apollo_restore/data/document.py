@@ -7,7 +7,7 @@ illegible letters and lost lines with the extent the edition gives, letters the 
 that the scribe omitted or the scribe deleted (:class:`Editorial`), blank space
 (:class:`Vacat`), line breaks (in a word or not). So one document can be rendered as training
 text, as the uncertain-excluded variant, as a list of supplied ("silver") spans, as Leiden for
-display (:func:`to_leiden`) or as EpiDoc (:mod:`apollo_restore.web.export`). What the model reads
+display (:func:`to_leiden`) or as EpiDoc (:mod:`apollo_restore.restoration.export`). What the model reads
 (:func:`render`) is the same whichever reader made the document: :class:`Editorial` and
 :class:`Vacat` render to nothing, surplus and added letters as letters.
 """

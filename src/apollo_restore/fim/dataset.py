@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from apollo_restore.fim.examples import FimConfig, sample_example
+from apollo_restore.fim.examples import MIN_WINDOW, FimConfig, sample_example
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, IGNORE_INDEX, FimLayout
 from apollo_restore.fim.tokenizer import CharTokenizer
 
@@ -74,8 +74,8 @@ class PackedFimStream:
         rank: int = 0,
         layout: FimLayout = DEFAULT_LAYOUT,
     ):
-        if block_size < cfg.min_window + layout.overhead:
-            raise ValueError(f"block_size {block_size} cannot hold a {cfg.min_window}-character window")
+        if block_size < MIN_WINDOW + layout.overhead:
+            raise ValueError(f"block_size {block_size} cannot hold a {MIN_WINDOW}-character window")
         self.corpus, self.tok, self.cfg, self.layout = corpus, tok, cfg, layout
         self.block_size, self.seed, self.rank = block_size, seed, rank
 
@@ -86,9 +86,9 @@ class PackedFimStream:
         labels: list[int] = []
         for _ in range(64):
             room = self.block_size - len(ids) - self.layout.overhead
-            if room < self.cfg.min_window:
+            if room < MIN_WINDOW:
                 break
-            ex = sample_example(self.corpus.sample(rng), rng, self.cfg, max_len=room)
+            ex = sample_example(self.corpus.sample(rng), rng, max_len=room)
             if ex is None:
                 continue
             ex_ids, ex_labels = self.layout.encode(self.tok, ex.prefix, ex.middle, ex.suffix, ex.hint, self.cfg.loss)

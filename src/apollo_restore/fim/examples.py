@@ -21,39 +21,35 @@ _IS_LETTER = np.ones(max(map(ord, NOT_LETTERS)) + 2, dtype=bool)
 _IS_LETTER[[ord(ch) for ch in NOT_LETTERS]] = False
 
 
+# The synthetic-gap recipe (the paper's proportions; GAP_SAMPLER names it): fixed, so that a
+# stream of examples is fixed by its seed alone.
+#: Mean window length (characters); each window is ``WINDOW × U(1 - JITTER, 1 + JITTER)``.
+WINDOW, JITTER = 500, 0.3
+#: Shorter windows are skipped (paper: windows ≥ 50 characters).
+MIN_WINDOW = 50
+#: Gap lengths are uniform on ``1..MAX_GAP`` letters.
+MAX_GAP = 25
+#: Shares of examples with no suffix, and with no middle.
+P_EMPTY_SUFFIX, P_EMPTY_MIDDLE = 0.1, 0.1
+#: Shares of exact and of range hints (the rest get none), and of given hints that are wrong.
+P_EXACT, P_RANGE, P_WRONG = 0.4, 0.4, 0.15
+
+
 @dataclass(frozen=True)
 class FimConfig:
-    """Proportions of the synthetic-gap recipe; the defaults are the paper's.
+    """What a caller chooses of the FIM recipe: the loss (the windows, gaps and hints are the
+    fixed recipe above, :data:`WINDOW` to :data:`P_WRONG`).
 
     Attributes:
-        window: mean window length in characters; each window is ``window × U(1-jitter, 1+jitter)``.
-        min_window: shorter documents are skipped (paper: windows ≥ 50 characters).
-        max_gap: gap lengths are uniform on ``1..max_gap`` letters.
-        p_empty_suffix, p_empty_middle: share of examples with no suffix / no middle.
-        p_exact, p_range: share of exact and range hints; the rest get none.
-        p_wrong: share of given hints that are deliberately wrong.
         loss: ``"middle"`` (middle + EOS only) or ``"all"`` (every text position: FIM
             pretraining from scratch; control and hint tokens never carry loss).
     """
 
-    window: int = 500
-    jitter: float = 0.3
-    min_window: int = 50
-    max_gap: int = 25
-    p_empty_suffix: float = 0.1
-    p_empty_middle: float = 0.1
-    p_exact: float = 0.4
-    p_range: float = 0.4
-    p_wrong: float = 0.15
     loss: str = "middle"
 
     def __post_init__(self) -> None:
         if self.loss not in ("middle", "all"):
             raise ValueError(f"FimConfig.loss must be 'middle' or 'all', got {self.loss!r}")
-        if self.p_exact + self.p_range > 1 or min(self.p_exact, self.p_range, self.p_wrong) < 0:
-            raise ValueError("hint proportions must be non-negative and p_exact + p_range ≤ 1")
-        if not 1 <= self.max_gap <= self.window // 2:
-            raise ValueError(f"max_gap must be in 1..window/2, got {self.max_gap}")
 
 
 #: The paper's recipe, used when a caller gives none.
@@ -73,13 +69,13 @@ class FimExample:
     hint_correct: bool = True
 
 
-def sample_window(text: str, rng: np.random.Generator, cfg: FimConfig, max_len: int | None = None) -> str:
-    """A window of ``text`` of about ``cfg.window`` characters, cut at spaces.
+def sample_window(text: str, rng: np.random.Generator, max_len: int | None = None) -> str:
+    """A window of ``text`` of about :data:`WINDOW` characters, cut at spaces.
 
     Args:
         max_len: hard upper bound on the window length (used to fill a packed row).
     """
-    target = int(cfg.window * rng.uniform(1 - cfg.jitter, 1 + cfg.jitter))
+    target = int(WINDOW * rng.uniform(1 - JITTER, 1 + JITTER))
     if max_len is not None:
         target = min(target, max_len)
     if len(text) <= target:
@@ -110,7 +106,7 @@ def _gap_span(window: str, length: int, rng: np.random.Generator) -> tuple[int, 
     return None
 
 
-def sample_hint(true_len: int, rng: np.random.Generator, cfg: FimConfig) -> tuple[Hint, bool]:
+def sample_hint(true_len: int, rng: np.random.Generator) -> tuple[Hint, bool]:
     """Hint for a middle of ``true_len`` letters: exact, range, or none; sometimes wrong.
 
     Returns:
@@ -118,10 +114,10 @@ def sample_hint(true_len: int, rng: np.random.Generator, cfg: FimConfig) -> tupl
         the true length. Ranges are 1–6 letters wide.
     """
     u = rng.random()
-    if u >= cfg.p_exact + cfg.p_range:
+    if u >= P_EXACT + P_RANGE:
         return NO_HINT, True
-    wrong = rng.random() < cfg.p_wrong
-    if u < cfg.p_exact:
+    wrong = rng.random() < P_WRONG
+    if u < P_EXACT:
         if not wrong:
             return Hint.exact(true_len), True
         off = int(rng.integers(1, 6))
@@ -138,22 +134,20 @@ def sample_hint(true_len: int, rng: np.random.Generator, cfg: FimConfig) -> tupl
     return Hint.span(lo, lo + width), False
 
 
-def sample_example(
-    text: str, rng: np.random.Generator, cfg: FimConfig, max_len: int | None = None
-) -> FimExample | None:
+def sample_example(text: str, rng: np.random.Generator, max_len: int | None = None) -> FimExample | None:
     """One synthetic-gap example from a document's training text (``None`` if too short)."""
-    window = sample_window(text, rng, cfg, max_len)
-    if len(window) < cfg.min_window:
+    window = sample_window(text, rng, max_len)
+    if len(window) < MIN_WINDOW:
         return None
-    if rng.random() < cfg.p_empty_middle:
+    if rng.random() < P_EMPTY_MIDDLE:
         cut = int(rng.integers(0, len(window) + 1))
         prefix, middle, suffix = window[:cut], "", window[cut:]
     else:
-        span = _gap_span(window, int(rng.integers(1, cfg.max_gap + 1)), rng)
+        span = _gap_span(window, int(rng.integers(1, MAX_GAP + 1)), rng)
         if span is None:
             return None
         prefix, middle, suffix = window[: span[0]], window[span[0] : span[1]], window[span[1] :]
-    if rng.random() < cfg.p_empty_suffix:
+    if rng.random() < P_EMPTY_SUFFIX:
         suffix = ""
-    hint, correct = sample_hint(letter_count(middle), rng, cfg)
+    hint, correct = sample_hint(letter_count(middle), rng)
     return FimExample(prefix, middle, suffix, hint, correct)

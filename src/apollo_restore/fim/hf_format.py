@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from apollo_restore.fim.dataset import Corpus
-from apollo_restore.fim.examples import FimConfig, FimExample, sample_example
+from apollo_restore.fim.examples import MIN_WINDOW, FimConfig, FimExample, sample_example
 from apollo_restore.fim.layout import IGNORE_INDEX, SPM_V1
 from apollo_restore.fim.tokenizer import CharTokenizer, to_hf_tokenizer
 from apollo_restore.hint import Hint
@@ -156,8 +156,8 @@ class HfFimPacker:
 
     def __init__(self, corpus: Corpus, fim: HfFim, cfg: FimConfig, block_size: int, seed: int = 0, rank: int = 0):
         overhead = len(fim.encode_prompt("", "", Hint.span(25, 31))) + 1  # + [EOS]
-        if block_size < cfg.min_window + overhead:
-            raise ValueError(f"block_size {block_size} cannot hold a {cfg.min_window}-character window")
+        if block_size < MIN_WINDOW + overhead:
+            raise ValueError(f"block_size {block_size} cannot hold a {MIN_WINDOW}-character window")
         self.corpus, self.fim, self.cfg = corpus, fim, cfg
         self.block_size, self.seed, self.rank, self.overhead = block_size, seed, rank, overhead
 
@@ -169,15 +169,15 @@ class HfFimPacker:
         for _ in range(64):
             room = self.block_size - len(ids)
             budget = room - self.overhead
-            if budget < self.cfg.min_window:
+            if budget < MIN_WINDOW:
                 break
-            ex = sample_example(self.corpus.sample(rng), rng, self.cfg, max_len=budget)
+            ex = sample_example(self.corpus.sample(rng), rng, max_len=budget)
             if ex is None:
                 continue
             ex_ids, ex_labels = self.fim.encode_example(ex, self.cfg.loss)
-            while len(ex_ids) > room and budget // 2 >= self.cfg.min_window:
+            while len(ex_ids) > room and budget // 2 >= MIN_WINDOW:
                 budget //= 2
-                ex = sample_example(self.corpus.sample(rng), rng, self.cfg, max_len=budget)
+                ex = sample_example(self.corpus.sample(rng), rng, max_len=budget)
                 if ex is None:
                     break
                 ex_ids, ex_labels = self.fim.encode_example(ex, self.cfg.loss)

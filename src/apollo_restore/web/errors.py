@@ -1,10 +1,10 @@
 """JSON errors of the HTTP API: one shape, numbered codes, nothing that names a server path.
 
 Every error response is ``{"error": {"code", "message", ...}}``. Leiden, request and corpus
-errors keep their package codes (``E0xx``, ``E3xx``, ``E101``, see :mod:`apollo_restore.errors`) and add
-``position``/``line``/``column`` where known; errors of the web layer use the ``W`` codes
-below. Messages pass through :func:`scrub` so that no file path of the server can reach a
-client, whatever an underlying library puts in its exception text.
+errors keep their package codes (``E0xx``, ``E3xx``, ``E101``) and add ``position``/``line``/``column``
+where known; the web layer's own answers use the ``H`` codes of the same catalogue
+(:class:`~apollo_restore.errors.Errors`). Messages pass through :func:`scrub` so that no file
+path of the server can reach a client, whatever an underlying library puts in its exception text.
 """
 
 from __future__ import annotations
@@ -18,36 +18,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from apollo_restore.errors import AttributionError, CorpusError, LeidenError, RequestError
+from apollo_restore.errors import AttributionError, CorpusError, Errors, LeidenError, RequestError
 
 log = logging.getLogger(__name__)
 
 
-class WebErrors:
-    """Message templates of the web layer; format them with keyword arguments."""
-
-    W001 = "request body larger than {limit} bytes; send a shorter text (or a smaller file)"
-    W002 = "invalid request: {details}"
-    W008 = "reading for gap {gap}: {reason}"
-    W009 = "the server is busy restoring other texts (its queue is full); try again in a few seconds"
-    W010 = (
-        "no text index is loaded on this server: parallel passages and provenance need one "
-        "(apollo-restore serve loads the packaged one, or --index DIR)"
-    )
-    W011 = "uploaded file: {reason}"
-    W012 = "{reason}"
-    W013 = "parallels request: {reason}"
-    W014 = (
-        "the restoration took longer than this server's limit of {seconds:g} s (it is busy, or the text is long); "
-        "try again later, or restore fewer gaps at a time"
-    )
-    W015 = "request body not received within {seconds:g} s"
-    W016 = "provenance request: {reason}"
-    W017 = (
-        "the server cannot finish this restoration within its limit of {seconds:g} s: about {wait:.0f} s of "
-        "work is queued before it and it needs about {own:.0f} s; try again later, or restore fewer gaps at a time"
-    )
-    W500 = "internal error; the server log has the details"
+def web_message(code: str, **fields: Any) -> str:
+    """The message of a web code (``H001``...) from :class:`~apollo_restore.errors.Errors`, without its
+    ``[H001]`` prefix (the code travels in the JSON beside it)."""
+    return _CODE.sub("", getattr(Errors, code).format(**fields), count=1)
 
 
 class ApiError(Exception):
@@ -60,13 +39,13 @@ class ApiError(Exception):
 
     @classmethod
     def of(cls, status: int, code: str, **fields: Any) -> ApiError:
-        """Build from a :class:`WebErrors` template: ``ApiError.of(422, "W003", n=.., limit=..)``."""
-        return cls(status, code, getattr(WebErrors, code).format(**fields))
+        """Build from a catalogue template: ``ApiError.of(503, "H010")``."""
+        return cls(status, code, web_message(code, **fields))
 
 
 # Absolute POSIX paths of two or more components, Windows drive paths, file URLs.
 _PATHS = re.compile(r"(?:file://)?(?:[A-Za-z]:\\[^\s'\"]*|(?<![\w.])/(?:[\w.\-]+/)+[\w.\-]*)")
-_CODE = re.compile(r"^\[([EW]\d{3})\]\s*")
+_CODE = re.compile(r"^\[([EHW]\d{3})\]\s*")
 
 
 def scrub(message: str) -> str:
@@ -111,7 +90,7 @@ def request_error(err: RequestError) -> ApiError:
 
 def corpus_error(err: CorpusError) -> ApiError:
     """An unreadable EpiDoc upload → 422 ``E101`` (the file name shown is the upload's own)."""
-    return ApiError(422, "E101", WebErrors.W011.format(reason=err.reason))
+    return ApiError(422, "E101", web_message("H011", reason=err.reason))
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -149,14 +128,14 @@ def install_handlers(app: FastAPI) -> None:
             for e in err.errors()
         ]
         details = "; ".join(f"{f['field'] or 'body'}: {f['message']}" for f in fields) or "malformed body"
-        return error_response(422, "W002", WebErrors.W002.format(details=details), fields=fields)
+        return error_response(422, "H002", web_message("H002", details=details), fields=fields)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, err: StarletteHTTPException) -> JSONResponse:
         reason = err.detail if isinstance(err.detail, str) else "request refused"
-        return error_response(err.status_code, "W012", WebErrors.W012.format(reason=reason))
+        return error_response(err.status_code, "H012", web_message("H012", reason=reason))
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, err: Exception) -> JSONResponse:
         log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return error_response(500, "W500", WebErrors.W500)
+        return error_response(500, "H500", web_message("H500"))

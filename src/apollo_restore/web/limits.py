@@ -19,13 +19,13 @@ import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.request import WEB_LIMITS, RequestLimits, RestoreRequest
 from apollo_restore.restoration.restorer import Restorer
-from apollo_restore.web.errors import ApiError, WebErrors, error_body
+from apollo_restore.web.errors import ApiError, error_body, web_message
 from apollo_restore.web.schemas import EXAMPLE
 
 EPIDOC_PATH = "/api/epidoc"
@@ -38,14 +38,11 @@ class Limits:
     """Per-request and per-server limits of the web app.
 
     Attributes:
+        request: what one request may ask (text length, gaps, gap letters, candidates, a
+            reading's length: the core's :class:`~apollo_restore.restoration.request.RequestLimits`,
+            declared there once; default :data:`~apollo_restore.restoration.request.WEB_LIMITS`).
         max_body_bytes: largest JSON request body (bytes); larger ones get 413 unread.
         max_upload_bytes: largest EpiDoc upload (bytes, multipart body included).
-        max_text_chars: longest Leiden text restored in one request (characters).
-        max_gaps: most gaps restored in one request (those it asks, ``only``; a text may hold
-            more: the page asks for them one at a time).
-        max_gap_letters: longest gap a hint (in the text or in the request) may state (letters).
-        max_k: most candidates per gap.
-        max_pin_chars: longest pinned or exported reading (characters).
         max_concurrent: restorations running at once (each in a worker thread).
         max_queued: requests that may wait for a free slot; more get 503 at once.
         request_timeout_s: longest time a restoration request may take, waiting included
@@ -54,13 +51,9 @@ class Limits:
         retry_after_s: the ``Retry-After`` of a 503 (seconds).
     """
 
+    request: RequestLimits = WEB_LIMITS
     max_body_bytes: int = 64 * 1024
     max_upload_bytes: int = 512 * 1024
-    max_text_chars: int = WEB_LIMITS.max_text_chars
-    max_gaps: int = WEB_LIMITS.max_gaps
-    max_gap_letters: int = WEB_LIMITS.max_gap_letters
-    max_k: int = WEB_LIMITS.max_k
-    max_pin_chars: int = WEB_LIMITS.max_pin_chars
     max_concurrent: int = 2
     max_queued: int = 256
     request_timeout_s: float = 60.0
@@ -68,29 +61,22 @@ class Limits:
     retry_after_s: int = 5
 
     def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
+        for name, value in self._own().items():
             if value <= 0:
                 raise ValueError(f"Limits.{name} must be positive, got {value}")
 
+    def _own(self) -> dict[str, Any]:
+        """The server's own limits (every field but :attr:`request`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "request"}
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The limits as ``/api/health`` gives them: the server's and the request's, in one object."""
+        return {**self._own(), **self.request.to_dict()}
 
     def deadline(self, arrived: float) -> float:
         """When a request that arrived at ``arrived`` must be answered by: the time limit less
         a margin (a tenth of it, at most 2 s) for the answer itself on a busy server."""
         return arrived + self.request_timeout_s - min(2.0, 0.1 * self.request_timeout_s)
-
-    @property
-    def request(self) -> RequestLimits:
-        """The core limits every restoration request is validated against."""
-        return replace(
-            WEB_LIMITS,
-            max_text_chars=self.max_text_chars,
-            max_gaps=self.max_gaps,
-            max_gap_letters=self.max_gap_letters,
-            max_k=self.max_k,
-            max_pin_chars=self.max_pin_chars,
-        )
 
 
 #: The server's limits when ``serve`` is given none.
@@ -120,10 +106,10 @@ class BodyLimit:
             try:
                 too_big = int(declared) > limit
             except ValueError:
-                await _send_json(send, 400, error_body("W012", "bad Content-Length header"))
+                await _send_json(send, 400, error_body("H012", "bad Content-Length header"))
                 return
             if too_big:
-                await _send_json(send, 413, error_body("W001", _too_large(limit)))
+                await _send_json(send, 413, error_body("H001", _too_large(limit)))
                 return
         chunks: list[bytes] = []
         size = 0
@@ -132,16 +118,14 @@ class BodyLimit:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - asyncio.get_running_loop().time()))
             except TimeoutError:
-                await _send_json(
-                    send, 408, error_body("W015", WebErrors.W015.format(seconds=self.limits.read_timeout_s))
-                )
+                await _send_json(send, 408, error_body("H015", web_message("H015", seconds=self.limits.read_timeout_s)))
                 return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                await _send_json(send, 413, error_body("W001", _too_large(limit)))
+                await _send_json(send, 413, error_body("H001", _too_large(limit)))
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -160,7 +144,7 @@ class BodyLimit:
 
 
 def _too_large(limit: int) -> str:
-    return WebErrors.W001.format(limit=limit)
+    return web_message("H001", limit=limit)
 
 
 async def _send_json(send: Any, status: int, body: dict) -> None:
@@ -218,10 +202,10 @@ class Gate:
     """At most ``max_concurrent`` holders at once; a bounded queue before 503; admission by cost.
 
     A request is refused at once (503 with ``Retry-After``) when ``max_queued`` requests are
-    already waiting (``W009``), or when the estimated wait (the work running and queued before
-    it, shared by the slots) plus its own work would pass its time limit (``W017``); until
+    already waiting (``H009``), or when the estimated wait (the work running and queued before
+    it, shared by the slots) plus its own work would pass its time limit (``H017``); until
     :attr:`cost` has measured a restoration, at most ``max_concurrent`` may wait. Once admitted,
-    it waits for a slot until its own deadline (``W014`` if that passes).
+    it waits for a slot until its own deadline (``H014`` if that passes).
     """
 
     #: The estimate is a mean; admission leaves this share of head room (1.2 let 3 of 13 admitted
@@ -248,7 +232,7 @@ class Gate:
             self._semaphore, self._loop = asyncio.Semaphore(self.limits.max_concurrent), loop
         return self._semaphore
 
-    def busy(self, code: str = "W009", retry_after_s: int | None = None, **fields: Any) -> ApiError:
+    def busy(self, code: str = "H009", retry_after_s: int | None = None, **fields: Any) -> ApiError:
         """503 with ``Retry-After`` (default: the limits' ``retry_after_s``)."""
         err = ApiError.of(503, code, seconds=self.limits.request_timeout_s, **fields)
         err.headers["Retry-After"] = str(retry_after_s or self.limits.retry_after_s)
@@ -272,8 +256,8 @@ class Gate:
         a slot at once, by default whether one is free now).
 
         Raises:
-            ApiError: 503 ``W017`` with ``Retry-After`` (about when the work before it will
-                have drained enough), or ``W009`` when the cost is not measured yet and
+            ApiError: 503 ``H017`` with ``Retry-After`` (about when the work before it will
+                have drained enough), or ``H009`` when the cost is not measured yet and
                 ``max_concurrent`` requests already wait.
         """
         if slot_free is None:
@@ -287,7 +271,7 @@ class Gate:
         late = self.SAFETY * (wait + own) - timeout
         if late > 0:
             retry = min(math.ceil(late), math.ceil(self.limits.request_timeout_s))
-            raise self.busy("W017", max(1, retry), wait=wait, own=own)
+            raise self.busy("H017", max(1, retry), wait=wait, own=own)
 
     async def enter(self, timeout: float, units: float) -> Callable[[bool], None]:
         """Take one restoration slot for work of ``units`` (:func:`work_units`), waiting at most
@@ -295,8 +279,8 @@ class Gate:
         work has really ended, with whether it ran to its end: then its time is measured).
 
         Raises:
-            ApiError: 503 ``W009`` when the queue is full, ``W017`` when the request would not
-                end within ``timeout`` (:meth:`admit`), ``W014`` when the wait outlasts it;
+            ApiError: 503 ``H009`` when the queue is full, ``H017`` when the request would not
+                end within ``timeout`` (:meth:`admit`), ``H014`` when the wait outlasts it;
                 all with ``Retry-After``.
         """
         sem = self._sem()
@@ -313,7 +297,7 @@ class Gate:
             try:
                 await asyncio.wait_for(sem.acquire(), max(0.0, timeout))
             except TimeoutError:
-                raise self.busy("W014") from None
+                raise self.busy("H014") from None
             finally:
                 self.waiting -= 1
                 del self._queued[ticket]
@@ -339,7 +323,7 @@ def measure_cost(gate: Gate, restorer: Restorer) -> float:
     returns the slowest one's seconds. Run it before serving.
     """
     request = RestoreRequest(EXAMPLE).validate(gate.limits.request)
-    units = work_units(request, gate.limits.max_gap_letters)
+    units = work_units(request, gate.limits.request.max_gap_letters)
 
     def timed(_: int) -> float:
         started = time.monotonic()

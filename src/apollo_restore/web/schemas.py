@@ -291,7 +291,7 @@ class HealthOut(BaseModel):
 
 
 class ErrorDetail(BaseModel):
-    code: str = Field(description="`E0xx` Leiden, `E3xx` request, `E101` EpiDoc, `W0xx` web layer, `W500` unexpected.")
+    code: str = Field(description="`E0xx` Leiden, `E3xx` request, `E101` EpiDoc, `H0xx` web layer, `H500` unexpected.")
     gap: int | None = Field(None, description="1-based number of the gap concerned.")
     message: str
     position: int | None = Field(None, description="0-based character offset of the problem in the text.")

@@ -58,7 +58,7 @@ from apollo_restore.data.document import (
 from apollo_restore.data.readers.leiden import tidy_segments
 from apollo_restore.errors import CorpusError, RequestError
 
-#: ``@resp`` of readings exported by the web page (:mod:`apollo_restore.web.export`)
+#: ``@resp`` of readings exported by the web page (:mod:`apollo_restore.restoration.export`)
 MACHINE_RESP = "#apollo-restore"
 
 log = logging.getLogger(__name__)

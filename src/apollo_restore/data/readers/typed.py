@@ -76,29 +76,33 @@ def betacode_to_greek(text: str) -> str:
     return _TOKEN.sub(convert, text)
 
 
-def user_epidoc(content: bytes, name: str) -> Document:
-    """A scholar's EpiDoc file as a :class:`Document`, read as every door reads one (the CLI,
-    Python, the page's *Open*): expansions kept, a ``<gap>`` length that is no count refused.
+def read_epidoc(content: bytes | str, name: str = "the text") -> Document:
+    """A scholar's EpiDoc file as a :class:`Document`: the one reader of every door (a text
+    pasted or given to the CLI or the Python API, the page's upload): expansions kept, a
+    ``<gap>`` length that is no count refused.
+
+    Args:
+        content: the file's bytes, or its text (encoded as UTF-8).
+        name: how messages name it (a file name, ``"the text"``).
 
     Raises:
-        CorpusError: not well-formed, no (Greek) edition, or an edition without text.
-        RequestError: ``E314``: a ``<gap>`` length that is no count of letters (``quantity="-4"``).
+        RequestError: ``E313``: not well-formed XML, no (Greek) edition, or an edition without
+            text; ``E314``: a ``<gap>`` length that is no count of letters (``quantity="-4"``).
     """
-    return parse_epidoc_file(content, name, "user", expansions=True, strict_lengths=True)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    try:
+        return parse_epidoc_file(data, name, "user", expansions=True, strict_lengths=True)
+    except CorpusError as err:
+        raise RequestError("E313", name=name, reason=err.reason) from None
 
 
 def epidoc_to_leiden(text: str, name: str = "the text") -> str:
-    """The Greek edition of an EpiDoc document as Leiden text (:func:`user_epidoc`).
+    """The Greek edition of an EpiDoc document as Leiden text (:func:`read_epidoc`).
 
     Raises:
-        RequestError: ``E313``: not well-formed XML, no (Greek) edition, or an edition without text;
-            ``E314``: a ``<gap>`` length that is no count of letters (``quantity="-4"``).
+        RequestError: ``E313``, ``E314`` (see :func:`read_epidoc`).
     """
-    try:
-        doc = user_epidoc(text.encode("utf-8"), name)
-    except CorpusError as err:
-        raise RequestError("E313", name=name, reason=err.reason) from None
-    return to_leiden(doc.segments)
+    return to_leiden(read_epidoc(text, name).segments)
 
 
 def as_leiden(text: str, name: str = "the text") -> tuple[str, Kind]:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from xml.parsers.expat import ExpatError
 
@@ -55,7 +55,13 @@ from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
 from apollo_restore.data.splice import Fill, splice
 from apollo_restore.data.xmlspans import element_spans, splice_bytes
 from apollo_restore.errors import RequestError
-from apollo_restore.restoration.request import check_letters_gap
+from apollo_restore.restoration.request import (
+    DEFAULT_REQUEST_LIMITS,
+    RequestLimits,
+    check_letters_gap,
+    check_reading,
+    check_source,
+)
 from apollo_restore.restoration.types import percent
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -64,6 +70,8 @@ RESP_ID = "apollo-restore"
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LINE_NUMBER = re.compile(r"[ \t]*(\d{1,4})[a-zA-Z]?[.:]?[ \t]")
 _NEWLINE = re.compile(r"\r\n|[\n\r]")
+#: The formats a text is exported in.
+FORMATS = ("leiden", "epidoc")
 
 
 @dataclass(frozen=True)
@@ -132,9 +140,45 @@ def check_fillable(text: str, gaps: Iterable[int]) -> None:
             check_letters_gap(lacunae[n - 1], n)
 
 
+def export_checked(
+    text: str,
+    readings: Mapping[int, MachineReading | str],
+    model: str,
+    fmt: str = "leiden",
+    limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
+) -> str:
+    """:func:`export_text` after the checks of every door (the Python API, the CLI through it,
+    the web page): the text as a restoration takes it (bounded, an EpiDoc file by its
+    edition), ``fmt`` one of :data:`FORMATS`, each gap number one the text has (from 1), and
+    every reading written (a pin's string, a chosen reading, its alternatives) one line of Greek.
+
+    Args:
+        readings: gap number (from 1) → a :class:`MachineReading`, or a reading's string.
+
+    Raises:
+        RequestError: ``E307`` a gap the text has not or a reading that is no Greek, ``E310`` an
+            unknown format, ``E312`` a machine reading's marks, ``E313``/``E314`` unreadable
+            EpiDoc, ``E3xx`` a text out of ``limits``; LeidenError: malformed Leiden.
+    """
+    check_source(text, limits)  # an EpiDoc file: its edition's length, marks decoded
+    if fmt not in FORMATS:
+        raise RequestError("E310", name="format", expected="'leiden' or 'epidoc'", value=fmt)
+    n_gaps = count_gaps(text)  # a Leiden text's, or an EpiDoc document's
+    chosen: dict[int, MachineReading] = {}
+    for n, reading in readings.items():  # what is written: edition forms and alternatives too
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= n_gaps:
+            raise RequestError("E307", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
+        if not isinstance(reading, MachineReading):
+            reading = MachineReading(n, check_reading(reading, n, limits))
+        for written in [reading.text, *(a.text for a in reading.alternatives)]:
+            check_reading(written, n, limits)
+        chosen[n] = reading
+    return export_text(text, chosen, model, fmt)
+
+
 def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt: str = "leiden") -> str:
-    """``text`` exported in ``fmt`` (``"leiden"`` or ``"epidoc"``) with the chosen readings: the
-    one door of the web page and the Python API. A Leiden text goes out as
+    """``text`` exported in ``fmt`` (``"leiden"`` or ``"epidoc"``) with the chosen readings, unchecked
+    (every door calls :func:`export_checked`). A Leiden text goes out as
     :func:`export_leiden` or :func:`export_epidoc` write it; an EpiDoc document in Leiden as the
     Leiden text it is read as, in EpiDoc as itself with the readings in place
     (:func:`export_epidoc_edition`).
