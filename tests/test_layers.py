@@ -7,8 +7,9 @@ may import from its own layer and those below it, never from one above (``if TYP
 imports count: a type is an edge too). An import of the package inside a function hides an edge,
 so it is allowed only where start-up time asks for it — the CLI (``apollo-restore --help`` must
 not load torch) and the package's ``__init__`` (``import apollo_restore`` runs before every CLI
-command) — and there only with a comment on its line, or on the line above its run of imports,
-saying why.
+command) — and there only with the reason given: once, in a ``Lazy imports:`` paragraph of the
+docstring of the CLI's package or of the package's ``__init__`` (:data:`LAZY_REASON`), or for one
+import, in a comment on its line or on the line above its run of imports.
 """
 
 from __future__ import annotations
@@ -47,8 +48,12 @@ LAYERS = {
     "__main__": 8,  # `python -m apollo_restore` → cli
     "__init__": 8,  # the Python API: restore(), provenance(), load_restorer()
 }
-#: Where a function-local import of the package is allowed (with a comment saying why).
+#: Where a function-local import of the package is allowed (with its reason given).
 LAZY_ALLOWED = {"cli", "__init__"}
+#: Where each of those gives the reason of all its function-local imports, once: the file whose
+#: docstring holds a paragraph beginning :data:`LAZY_PARAGRAPH`.
+LAZY_REASON = {"cli": "cli/__init__.py", "__init__": "__init__.py"}
+LAZY_PARAGRAPH = "Lazy imports:"
 
 
 @dataclass(frozen=True)
@@ -155,11 +160,21 @@ def upward(imp: Import) -> bool:
     return LAYERS[layer_key(_module_of(imp.path))] < LAYERS[layer_key(imp.target)]
 
 
+def gives_lazy_reason(source: str) -> bool:
+    """Whether a module's docstring has a paragraph beginning :data:`LAZY_PARAGRAPH`."""
+    doc = ast.get_docstring(ast.parse(source)) or ""
+    return any(part.strip().startswith(LAZY_PARAGRAPH) for part in doc.split("\n\n"))
+
+
 def hidden(imp: Import) -> bool:
-    """Whether an import is function-local where that is not allowed, or not explained."""
+    """Whether an import is function-local where that is not allowed, or without its reason."""
     if not imp.local:
         return False
-    return layer_key(_module_of(imp.path)) not in LAZY_ALLOWED or not imp.explained
+    key = layer_key(_module_of(imp.path))
+    if key not in LAZY_ALLOWED:
+        return True
+    reason = PACKAGE / LAZY_REASON[key]
+    return not (imp.explained or gives_lazy_reason(reason.read_text(encoding="utf-8")))
 
 
 def test_layers_every_module_has_a_layer():
@@ -274,5 +289,14 @@ def test_layers_checker_finds_upward_and_local_imports():
     }
     assert [imp.line for imp in found if upward(imp)] == [3, 4, 7, 18, 19]
     assert [imp.line for imp in found if hidden(imp)] == [13, 14, 18, 19]
-    in_cli = [imp.line for imp in imports_of(CHECKED, "cli/example.py") if hidden(imp)]
-    assert in_cli == [19]
+    # the CLI gives the reason of every lazy import once, in its package's docstring
+    assert [imp.line for imp in imports_of(CHECKED, "cli/example.py") if hidden(imp)] == []
+
+
+def test_layers_each_lazy_door_gives_its_reason_once():
+    for file in LAZY_REASON.values():
+        assert gives_lazy_reason((PACKAGE / file).read_text(encoding="utf-8")), (
+            f"{file}: no {LAZY_PARAGRAPH!r} paragraph"
+        )
+    assert not gives_lazy_reason('"""A module.\n\nIt imports lazily: no paragraph begins as asked."""\n')
+    assert gives_lazy_reason('"""A module.\n\nLazy imports: start-up time."""\n')

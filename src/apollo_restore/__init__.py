@@ -4,6 +4,11 @@ import apollo_restore
 result = apollo_restore.restore("ἔτους [.5] Ἀντωνίνου Καίσαρος τοῦ κυρίου")
 for cand in result.gaps[0].candidates[:3]:
     print(cand.text, round(cand.prob, 3))
+
+Lazy imports: ``import apollo_restore`` runs before every CLI command, so the Python API's
+functions import the package code they run inside themselves, not at the top: importing the
+package loads neither torch nor a model (``tests/test_layers.py`` reads this paragraph as the
+reason of every such import here).
 """
 
 from __future__ import annotations
@@ -34,7 +39,6 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> Resto
         RequestError: ``model`` is neither a path nor ``None`` (``E310``), ``threads`` is not a
             whole number from 1 to the CPU count (``E311``).
     """
-    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.errors import RequestError
     from apollo_restore.restoration.loading import load_with_threads
 
@@ -48,7 +52,6 @@ def load_restorer(model: str | None = None, threads: int | None = None) -> Resto
 @lru_cache(maxsize=4)
 def _load(model: str | None) -> Restorer:
     """:func:`load_restorer`'s folder, loaded once."""
-    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.restoration import load
 
     return load.load_restorer(model)
@@ -72,7 +75,6 @@ def restore(
             model is loaded.
         LeidenError: malformed Leiden text (``E0xx``).
     """
-    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.restoration.driver import restore_text
     from apollo_restore.restoration.request import RestoreRequest
 
@@ -83,7 +85,6 @@ def restore(
 def provenance(text: str, min_run: int = 40, limit: int = 20):
     """Training documents sharing runs of at least ``min_run`` letters with ``text`` (the
     packaged text index, built on first use); see :func:`apollo_restore.retrieve.provenance.provenance`."""
-    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.retrieve.provenance import provenance as find
 
     return find(text, min_run=min_run, limit=limit)
@@ -95,7 +96,6 @@ def attribute(text: str, parallels: bool = True, model: str | None = None):
     ``parallels``: dated training documents sharing long runs); ``.to_dict()`` is its JSON form.
     ``text`` is Leiden, EpiDoc, Beta Code or plain letters with ``-`` per lost letter; see
     :func:`apollo_restore.attribution.attribute.attribute` (``E801``: too short; ``E308``: not Greek)."""
-    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must stay light
     from apollo_restore.attribution.attribute import attribute as attribute_text
 
     return attribute_text(text, folder=model, parallels=parallels)
@@ -118,7 +118,6 @@ def export(text: str, readings=None, format: str = "leiden", model: str = "apoll
             letters (``E307``), a gap the text has not (``E307``), unreadable EpiDoc (``E313``, ``E314``).
         LeidenError: malformed Leiden text.
     """
-    # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
     from apollo_restore.restoration.export import export_checked
 
     return export_checked(text, readings or {}, model, format)
@@ -126,17 +125,14 @@ def export(text: str, readings=None, format: str = "leiden", model: str = "apoll
 
 def __getattr__(name: str):
     if name == "NeuralMember":
-        # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
         from apollo_restore.restoration.members.neural import NeuralMember
 
         return NeuralMember
     if name == "Hint":
-        # imported here, not at the top: kept lazy like the other names of the Python API
         from apollo_restore.hint import Hint
 
         return Hint
     if name == "Restoration":
-        # imported here, not at the top: `import apollo_restore` runs before every CLI command and must not load torch
         from apollo_restore.restoration.types import Restoration
 
         return Restoration

@@ -25,7 +25,6 @@ def attribute_command(
     """Date and place a text: a distribution over years (point estimate and 80 % interval), the 10
     most probable places (calibrated probabilities) and the dated training documents that share
     the longest runs with it. With --texts and --out, a file of texts as a resumable job."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.attribution.attribute import attribute, load_model
     from apollo_restore.attribution.model import year_label
     from apollo_restore.errors import AttributionError, FileError, FormatError, LeidenError, RequestError
@@ -58,7 +57,6 @@ def attribute_command(
 
 def _batch(texts: Path, out: Path, folder: str | None, parallels: bool, force: bool, restart: bool) -> None:
     """``--texts IN --out OUT``: every text of IN, one line each, as a durable job."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.attribution.attribute import attribute, load_model, model_digest
     from apollo_restore.attribution.batch import AttributeJob
     from apollo_restore.errors import AttributionError, FileError, FormatError

@@ -35,7 +35,6 @@ CONTEXT_OPTION = setting_option(RestoreConfig, "context_chars", "--context-chars
 
 
 def _conditions(value: str) -> list[str]:
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.evaluate.gapsets import CONDITIONS
 
     conds = [c.strip() for c in value.split(",") if c.strip()]
@@ -49,7 +48,6 @@ def _conditions(value: str) -> list[str]:
 
 def _build(prepared: Path, split: str, sources: list[str], per_length: int, conditions: str, true_lacunae: int,
            seed: int, context_chars: int, uncertain_excluded: bool):  # fmt: skip
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.evaluate.gapsets import build_from_prepared
 
     if not sources:
@@ -84,7 +82,6 @@ def gaps_command(
     ithaca_out: Path = typer.Option(None, "--ithaca-out", help="Also write Ithaca inputs ('?' placeholders) as JSONL."),
 ) -> None:
     """Build synthetic and true-lacuna gap sets from a prepared split and write them."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.formats import write_gapset
     from apollo_restore.data.outputs import check_writable
     from apollo_restore.evaluate.peers import export_cullhed, write_ithaca_inputs
@@ -174,7 +171,6 @@ def evaluate_command(
     and every prediction its gap (E212 names how many have none);
     every prediction is checked (probabilities from 0 to 1, milliseconds a number).
     """
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.evaluate.peers import parse_peer_arg
     from apollo_restore.evaluate.run import Evaluation, run_evaluation
 

@@ -24,7 +24,6 @@ def export_command(
     """Write the text as it came in, with each chosen reading in its gap marked as the machine's
     (Leiden ⁅reading⁆⁽ᵐ¹⁾ and an apparatus; EpiDoc <supplied resp="#apollo-restore" cert="low">):
     with no --reading, the text itself, byte for byte."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     import apollo_restore
     from apollo_restore.data.outputs import check_writable, write_atomic
     from apollo_restore.errors import FileError

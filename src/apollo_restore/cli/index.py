@@ -16,7 +16,6 @@ def index_command(
     source: list[str] = typer.Option(None, "--source", help="Corpora to include (default: all); repeatable."),
 ) -> None:
     """Index the train split of a prepared corpus for parallel passages (never validation or test)."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.retrieve.parallels import build_index
 
     report = build_index(prepared, out, sources=source or None)

@@ -26,7 +26,6 @@ def ngram_command(
     backward: bool = typer.Option(False, "--backward", help="Count right to left (texts reversed)."),
 ) -> None:
     """Count a character n-gram model (modified Kneser-Ney) and save it."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.ngram.build import build_from_prepared
 
     started = time.perf_counter()

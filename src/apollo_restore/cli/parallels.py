@@ -34,7 +34,6 @@ def parallels_command(
     """Show where the gap's contexts stand together in the training corpus, and what stands
     between them (readings in edition form, documents linked to their editions); or, for a
     phrase, where it stands."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.cli.restore import parse_hint
     from apollo_restore.errors import LeidenError, RequestError
     from apollo_restore.restoration.request import RestoreRequest, check_no_machine_reading

@@ -27,7 +27,6 @@ def prepare_command(
     ),
 ) -> None:
     """Read corpora in place and write documents.parquet, stats.md/json and skipped.jsonl."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.data.prepare import CorpusSpec, format_stats, prepare
 
     try:

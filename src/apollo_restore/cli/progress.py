@@ -30,7 +30,6 @@ def gap_progress(enabled: bool = True, stream: TextIO | None = None) -> Iterator
     if not enabled or not stream.isatty():
         yield None
         return
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -97,7 +97,6 @@ def restore_command(
     Exits with status 2 and a numbered message when the text cannot be restored as asked
     (empty, no gap, not Greek, malformed, beyond the limits).
     """
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restoration.driver import restore_text
     from apollo_restore.restoration.request import RestoreRequest
 
@@ -124,7 +123,6 @@ def _load(make, threads: int | None, workers: int = 1):
     it names is missing (``E501``), a file is broken (``E503``–``E512``), its ensemble entry is
     unusable (``E502``), ``device`` is a GPU this PyTorch cannot see (``E513``) or ``threads`` is
     out of range (``E311``)."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restoration.loading import load_with_threads
 
     try:
@@ -144,7 +142,6 @@ def parse_hint(item: str) -> tuple[int | str, str]:
 
 
 def _print(result, show: int) -> None:
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -217,7 +214,6 @@ def predict_command(
     forms table and apollo-restore version (they are recorded in OUT.partial.json), and two runs
     never write one OUT at once.
     """
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.model.folder import fingerprint
     from apollo_restore.restoration.config import DEFAULT_MODEL, batch_size
     from apollo_restore.restoration.predict import PredictJob
@@ -255,7 +251,6 @@ def probability_files(folder: Path) -> dict[str, str]:
     resumed ``predict`` to continue only with the same: SHA-256 (16 hex digits) of the folder's
     ``calibration.json`` (``"none"`` without one), of the packaged edition-forms table (``"none"``
     where it is not installed), and the package version."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore import __version__
     from apollo_restore.data.orthography import FORMS_FILE
 
@@ -282,13 +277,11 @@ def _restorer(model: Path | None, parallels: bool, **options):
     """The model folder's restorer (:func:`~apollo_restore.restoration.load.load_restorer` with
     ``options``), with the parallel passages' readings when ``parallels``; module-level, so that
     ``--workers`` processes build their own from it."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restoration.load import load_restorer
 
     restorer = load_restorer(model, **options)
     if not parallels:
         return restorer
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.retrieve.augment import with_parallels
     from apollo_restore.retrieve.parallels import ParallelIndex
 

@@ -40,7 +40,6 @@ def shards_command(
 ) -> None:
     """Export packed FIM rows of a prepared split as streaming Parquet shards (tokenised once)."""
     require_extra("shards", "transformers", "tokenizers")  # E606 without [train]
-    # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     from apollo_restore.fim.examples import FimConfig
     from apollo_restore.scale.shards import export_shards
     from apollo_restore.schema.training import SOURCE_WEIGHTS
@@ -89,7 +88,6 @@ def finetune_command(
 ) -> None:
     """Fine-tune a Hugging Face causal LM on FIM shards in one process: full or LoRA."""
     require_extra("finetune", "transformers", "tokenizers", "yaml")  # E606 without [train]
-    # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     from apollo_restore.config import load_config
     from apollo_restore.scale.finetune import FinetuneConfig, finetune
     from apollo_restore.schema.training import SettingError
@@ -116,7 +114,6 @@ def train_fsdp_command(
 ) -> None:
     """Distributed FIM fine-tuning with FSDP2, one process per device (torchrun -m apollo_restore train-fsdp)."""
     require_extra("train-fsdp", "transformers", "tokenizers", "yaml")  # E606 without [train]
-    # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     import torch.distributed as dist
 
     from apollo_restore.config import load_config
@@ -153,7 +150,6 @@ def consolidate_command(
 ) -> None:
     """Turn a sharded FSDP checkpoint into one safetensors model folder (one process, no GPU)."""
     require_extra("consolidate", "transformers", "tokenizers")  # E606 without [train]
-    # imported here, not at the top, to keep `apollo-restore --help` fast (torch, transformers)
     from apollo_restore.scale.fsdp import consolidate
     from apollo_restore.scale.hf_model import DTYPES
 

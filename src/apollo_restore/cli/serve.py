@@ -62,7 +62,6 @@ def serve_command(
     """Serve the restoration API (docs at /docs) and the web page at http://HOST:PORT/."""
     check_address(host, port)  # before the imports below: a bad value fails in a moment
     check_allowed_hosts(allowed_host or [])
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.restoration.load import load_restorer
     from apollo_restore.restoration.loading import load_with_threads
     from apollo_restore.web.app import LOCAL_HOSTS, create_app
@@ -128,7 +127,6 @@ def load_parallels(folder: Path | None):
     Raises:
         typer.BadParameter: no readable index there.
     """
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.web.parallels import IndexParallels
 
     try:

@@ -35,7 +35,6 @@ def train_command(
     """Train or resume a model (every option: apollo_restore.schema.training.TrainConfig and its
     base, RecipeConfig; docs/model-folders.md lists them), or, with --probe, time candidate settings."""
     require_extra("train", "transformers", "tokenizers", "yaml")  # E606 without [train]
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.config import load_config
     from apollo_restore.errors import FileError
     from apollo_restore.schema.training import SettingError
@@ -57,7 +56,6 @@ def train_command(
         raise typer.BadParameter("--setting is a candidate of --probe SECONDS: give --probe too")
     validate = None
     if cfg.val_gaps:
-        # imported here, not at the top, to keep `apollo-restore --help` fast
         from apollo_restore.evaluate.selection import restoration_validator
 
         validate = restoration_validator(cfg.val_gaps)
@@ -68,7 +66,6 @@ def train_command(
 def _probe(cfg, seconds: float, settings: list[str]) -> None:
     """Print the probe's table (:mod:`apollo_restore.train.probe`) of ``settings`` (default: its
     micro-batches of 64, 128 and 256)."""
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.schema.training import SettingError
     from apollo_restore.train.probe import DEFAULT_SETTINGS, probe, probe_heading, probe_row, setting_config
 

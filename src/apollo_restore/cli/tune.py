@@ -72,7 +72,6 @@ def tune_command(
     steps = _steps(what)
     if plots is not None:
         require_extra("tune --plots", "matplotlib")  # E606 without [train]: before the fit, not after it
-    # imported here, not at the top, to keep `apollo-restore --help` fast
     from apollo_restore.errors import ModelFolderError, RequestError
     from apollo_restore.restoration.threads import use_threads
     from apollo_restore.tune.folder import TuneError
