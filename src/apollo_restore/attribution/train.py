@@ -14,10 +14,13 @@
    miss in evaluation).
 3. **Fit** (torch, seeded): the embedding bag and the two heads (:mod:`.model`) by Adam; the
    date's target spreads evenly over the bins the true range meets; the epoch with the lowest
-   validation loss is kept.
-4. **Calibrate** on the validation documents and two crops of each (never a test document):
+   validation loss is kept (at 128 dimensions the first: the second already overfits). The
+   embedding is stored as int8 with a scale per row (:func:`~.model.quantise`).
+4. **Neighbours** (:func:`neighbour_index`): the inverted index of the training documents' rare
+   words (:mod:`.neighbours`), whose nearest documents' votes are mixed into the probabilities.
+5. **Calibrate** on the validation documents and two crops of each (never a test document):
    per length band, the date temperature whose 80 % interval covers closest to 80 %, the place
-   temperature of least negative log-likelihood.
+   temperature of least negative log-likelihood (of the probabilities with the votes mixed in).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ import numpy as np
 
 from apollo_restore.attribution.features import featurise, letters
 from apollo_restore.attribution.labels import Label, label_of, read_labels
-from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, softmax
+from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
+from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.attribution import covered
 
@@ -232,16 +236,20 @@ def fit(train: list[Example], valid: list[Example], places: list[str], buckets: 
 
 def raw_logits(arrays: dict[str, np.ndarray], items: list[Example], buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """``(date (n, K), place (n, P))`` logits of ``items`` before any temperature."""
-    emb = arrays["embedding"]
+    emb, scale = arrays["embedding"], arrays.get("embedding.scale")
     hidden = np.zeros((len(items), emb.shape[1]), np.float32)
     for n, e in enumerate(items):
         ids, w = featurise(e.text, buckets)
         if len(ids):
-            hidden[n] = w @ emb[ids].astype(np.float32)
+            hidden[n] = bag(emb, scale, ids, w)
     return hidden @ arrays["date.weight"] + arrays["date.bias"], hidden @ arrays["place.weight"] + arrays["place.bias"]
 
 
 TEMPERATURES = np.geomspace(0.2, 20, 60)
+#: Weights of the nearest documents' votes (:func:`~.neighbours.mix`), chosen on validation
+#: (docs/notes/2026-12-01-attribution.md); ``NO_MIXING`` for a model without the index.
+MIXING = {"date": 0.3, "place": 0.2}
+NO_MIXING = {"date": 0.0, "place": 0.0}
 
 
 def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -257,13 +265,19 @@ def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, 
     return out[0], out[1]
 
 
-def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[str],
-              buckets: int) -> tuple[list[float], list[float]]:  # fmt: skip
+def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[str], buckets: int,
+              mixing: dict[str, float] = NO_MIXING) -> tuple[list[float], list[float]]:  # fmt: skip
     """Per band of :data:`BANDS`: the date temperature whose 80 % interval covers closest to 80 %,
-    the place temperature of least NLL (``calib``: validation documents and crops)."""
+    the place temperature of least NLL (``calib``: validation documents and crops), of the
+    probabilities as the model gives them (the neighbours' votes mixed in by ``mixing``)."""
     edges = np.asarray(BIN_EDGES, float)
     index = {p: i for i, p in enumerate(places)}
     date_logits, place_logits = raw_logits(arrays, calib, buckets)
+    date_votes, place_votes = np.zeros_like(date_logits), np.zeros_like(place_logits)
+    if "nn.words" in arrays:
+        near = Neighbours(arrays)
+        for n, e in enumerate(calib):
+            date_votes[n], place_votes[n] = near.votes(e.text, date_logits.shape[1], place_logits.shape[1])
     band = np.searchsorted(BANDS, [e.letters for e in calib], side="right") - 1
     t_date, t_place = [], []
     for b in range(len(BANDS)):
@@ -273,7 +287,7 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
         lo = np.asarray([calib[r].label.lo for r in dated], float)
         hi = np.asarray([calib[r].label.hi for r in dated], float)
         for t in TEMPERATURES if dated else ():
-            low, high = central_interval(edges, softmax(date_logits[dated], t))
+            low, high = central_interval(edges, mix(softmax(date_logits[dated], t), date_votes[dated], mixing["date"]))
             gap = abs(covered(low, high, lo, hi).mean() - 0.8)
             if gap < best_gap - 1e-9:
                 best_t, best_gap = float(t), gap
@@ -281,7 +295,8 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
         targets = np.asarray([place_target(calib[r].label, index) for r in rows])
         placed = rows[targets >= 0]
         y = targets[targets >= 0]
-        nll = [-np.log(softmax(place_logits[placed], t)[np.arange(len(y)), y] + 1e-12).mean() for t in TEMPERATURES]
+        nll = [-np.log(mix(softmax(place_logits[placed], t), place_votes[placed], mixing["place"])[np.arange(len(y)), y]
+                       + 1e-12).mean() for t in TEMPERATURES]  # fmt: skip
         t_place.append(float(TEMPERATURES[int(np.argmin(nll))]) if len(y) else 1.0)
         log.info("band ≥%d letters: %d texts, T date %.2f (cover gap %.3f), T place %.2f",
                  BANDS[b], len(rows), t_date[-1], best_gap, t_place[-1])  # fmt: skip
@@ -301,8 +316,9 @@ def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> No
     tmp.replace(out / CONFIG_FILE)
 
 
-def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**18, dim: int = 32, epochs: int = 2,
-                      seed: int = 0, fill: float = 0.5, cache: Path | None = None) -> dict[str, Any]:  # fmt: skip
+def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**17, dim: int = 128, epochs: int = 1,
+                      seed: int = 0, fill: float = 0.5, cache: Path | None = None,
+                      neighbours: bool = True) -> dict[str, Any]:  # fmt: skip
     """Build, fit, calibrate and write the model folder ``out``; returns its config."""
     started = time.monotonic()
     labels = read_labels(corpora)
@@ -312,7 +328,11 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
     places = place_classes(train)
     log.info("%d training texts, %d validation texts, %d places", len(train), len(valid), len(places))
     arrays = fit(train, valid_docs, places, buckets, dim, epochs, seed, cache=cache)
-    t_date, t_place = calibrate(arrays, valid, places, buckets)
+    arrays["embedding"], arrays["embedding.scale"] = quantise(arrays["embedding"])  # calibrated as shipped
+    if neighbours:
+        arrays |= neighbour_index(prepared, corpora, seed, labels, places)
+    mixing = MIXING if neighbours else NO_MIXING
+    t_date, t_place = calibrate(arrays, valid, places, buckets, mixing)
     config = {
         "format": "apollo-restore attribution v1",
         "buckets": buckets,
@@ -321,12 +341,28 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "places": places,
         "bands": list(BANDS),
         "temperature": {"date": t_date, "place": t_place},
+        "neighbours": mixing,
         "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
                     "seed": seed, "fill": fill, "seconds": round(time.monotonic() - started)},
     }  # fmt: skip
     save(arrays, config, out)
     write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
     return config
+
+
+def neighbour_index(prepared: Path, corpora: Path, seed: int, labels: dict[tuple[str, str], Label],
+                    places: list[str]) -> dict[str, np.ndarray]:  # fmt: skip
+    """The training documents' index (:func:`~.neighbours.build`), each document with its
+    supplements filled in, its place class and the bins of its date."""
+    docs = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
+    edges, index = np.asarray(BIN_EDGES), {p: i for i, p in enumerate(places)}
+    first, last = [], []
+    for e in docs:
+        target = date_target(e.label, edges)
+        meets = np.flatnonzero(target) if target is not None else np.asarray([-1])
+        first.append(int(meets[0]))
+        last.append(int(meets[-1]))
+    return build([e.text for e in docs], [place_target(e.label, index) for e in docs], first, last)
 
 
 def write_documents_labels(items: list[Example], path: Path) -> None:
