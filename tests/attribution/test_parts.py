@@ -134,3 +134,14 @@ def test_neighbours_vote_for_the_documents_sharing_rare_words():
     # a text sharing no indexed word gets no votes, and mixing leaves the model's answer
     date, place = near.votes("ξξξ λλλ", bins=8, places=2)
     assert not place.any() and np.allclose(mix(np.asarray([0.3, 0.7]), place, 0.2), [0.3, 0.7])
+
+
+def test_packaged_model_fits_its_budget_and_answers():
+    from apollo_restore.attribution.model import AttributionModel, default_folder
+
+    assert sum(p.stat().st_size for p in default_folder().iterdir()) <= 30e6  # issue 54: ≤ 30 MB
+    model = AttributionModel.load()
+    assert model.neighbours is not None and model.embedding.dtype == np.int8
+    found = model.predict("ετους ιβ αυτοκρατορος καισαρος τραιανου αδριανου σεβαστου φαωφι", 50)
+    assert found.low <= found.year <= found.high and np.isclose(sum(found.probs), 1, atol=1e-4)
+    assert 0 < found.places[0]["prob"] <= 1

@@ -159,6 +159,11 @@ class AttributionModel:
         #: The nearest training documents (:mod:`.neighbours`) where the folder holds their index.
         self.neighbours = Neighbours(arrays) if "nn.words" in arrays else None
         self.mixing = config.get("neighbours", {"date": 0.0, "place": 0.0})  # their votes' weights
+        temperature = config["temperature"]
+        self.t_mixed = (temperature.get("mixed_date", [1.0] * len(self.bands)),
+                        temperature.get("mixed_place", [1.0] * len(self.bands)))  # the mixture's  # fmt: skip
+        self.t_inscription = float(temperature.get("mixed_place_inscription", [1.0])[0])
+        self.inscription_places = set(config.get("inscription_places", []))  # classes that are inscriptions'
 
     @classmethod
     def load(cls, folder: Path | None = None) -> AttributionModel:
@@ -187,10 +192,14 @@ class AttributionModel:
         band = self.band(letters)
         probs = softmax(date_logits, self.t_date[band])
         place_probs = softmax(place_logits, self.t_place[band])
-        if self.neighbours is not None:
+        if self.neighbours is not None:  # the votes mixed in, the mixture tempered again
             date_votes, place_votes = self.neighbours.votes(text, len(probs), len(place_probs))
-            probs = mix(probs, date_votes, self.mixing["date"])
+            probs = softmax(np.log(mix(probs, date_votes, self.mixing["date"]) + 1e-12), self.t_mixed[0][band])
             place_probs = mix(place_probs, place_votes, self.mixing["place"])
+            inscription = int(place_probs.argmax()) in self.inscription_places  # its own temperature
+            place_probs = softmax(
+                np.log(place_probs + 1e-12), self.t_inscription if inscription else self.t_mixed[1][band]
+            )
         year, low, high = date_summary(self.edges, probs)
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]

@@ -20,7 +20,8 @@
    words (:mod:`.neighbours`), whose nearest documents' votes are mixed into the probabilities.
 5. **Calibrate** on the validation documents and two crops of each (never a test document):
    per length band, the date temperature whose 80 % interval covers closest to 80 %, the place
-   temperature of least negative log-likelihood (of the probabilities with the votes mixed in).
+   temperature of least negative log-likelihood; then the same two of the mixture with the
+   neighbours' votes (a second softmax over its log).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from apollo_restore.attribution.labels import Label, label_of, read_labels
 from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.data.table import load_documents
-from apollo_restore.evaluate.attribution import covered
+from apollo_restore.evaluate.attribution import covered, ece
 
 log = logging.getLogger(__name__)
 
@@ -265,19 +266,12 @@ def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, 
     return out[0], out[1]
 
 
-def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[str], buckets: int,
-              mixing: dict[str, float] = NO_MIXING) -> tuple[list[float], list[float]]:  # fmt: skip
+def temperatures(date_logits: np.ndarray, place_logits: np.ndarray, calib: list[Example],
+                 places: list[str]) -> tuple[list[float], list[float]]:  # fmt: skip
     """Per band of :data:`BANDS`: the date temperature whose 80 % interval covers closest to 80 %,
-    the place temperature of least NLL (``calib``: validation documents and crops), of the
-    probabilities as the model gives them (the neighbours' votes mixed in by ``mixing``)."""
+    the place temperature of least NLL, of logits ``(n, K)``, ``(n, P)`` of the texts ``calib``."""
     edges = np.asarray(BIN_EDGES, float)
     index = {p: i for i, p in enumerate(places)}
-    date_logits, place_logits = raw_logits(arrays, calib, buckets)
-    date_votes, place_votes = np.zeros_like(date_logits), np.zeros_like(place_logits)
-    if "nn.words" in arrays:
-        near = Neighbours(arrays)
-        for n, e in enumerate(calib):
-            date_votes[n], place_votes[n] = near.votes(e.text, date_logits.shape[1], place_logits.shape[1])
     band = np.searchsorted(BANDS, [e.letters for e in calib], side="right") - 1
     t_date, t_place = [], []
     for b in range(len(BANDS)):
@@ -287,7 +281,7 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
         lo = np.asarray([calib[r].label.lo for r in dated], float)
         hi = np.asarray([calib[r].label.hi for r in dated], float)
         for t in TEMPERATURES if dated else ():
-            low, high = central_interval(edges, mix(softmax(date_logits[dated], t), date_votes[dated], mixing["date"]))
+            low, high = central_interval(edges, softmax(date_logits[dated], t))
             gap = abs(covered(low, high, lo, hi).mean() - 0.8)
             if gap < best_gap - 1e-9:
                 best_t, best_gap = float(t), gap
@@ -295,12 +289,52 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
         targets = np.asarray([place_target(calib[r].label, index) for r in rows])
         placed = rows[targets >= 0]
         y = targets[targets >= 0]
-        nll = [-np.log(mix(softmax(place_logits[placed], t), place_votes[placed], mixing["place"])[np.arange(len(y)), y]
-                       + 1e-12).mean() for t in TEMPERATURES]  # fmt: skip
+        nll = [-np.log(softmax(place_logits[placed], t)[np.arange(len(y)), y] + 1e-12).mean() for t in TEMPERATURES]
         t_place.append(float(TEMPERATURES[int(np.argmin(nll))]) if len(y) else 1.0)
         log.info("band ≥%d letters: %d texts, T date %.2f (cover gap %.3f), T place %.2f",
                  BANDS[b], len(rows), t_date[-1], best_gap, t_place[-1])  # fmt: skip
     return t_date, t_place
+
+
+def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[str], buckets: int,
+              mixing: dict[str, float] = NO_MIXING) -> dict[str, list[float]]:  # fmt: skip
+    """The temperatures (:func:`temperatures`) of the model's logits (``date``, ``place``) and,
+    where ``arrays`` hold the neighbours' index, of the log of the tempered probabilities with the
+    votes mixed in by ``mixing`` (``mixed_date``, ``mixed_place``: the votes make the mixture
+    sharper or wider than the model alone); ``calib``: validation documents and crops."""
+    date_logits, place_logits = raw_logits(arrays, calib, buckets)
+    t_date, t_place = temperatures(date_logits, place_logits, calib, places)
+    out = {"date": t_date, "place": t_place}
+    if "nn.words" not in arrays:
+        return out
+    near = Neighbours(arrays)
+    band = np.searchsorted(BANDS, [e.letters for e in calib], side="right") - 1
+    date_votes, place_votes = np.zeros_like(date_logits), np.zeros_like(place_logits)
+    for n, e in enumerate(calib):
+        date_votes[n], place_votes[n] = near.votes(e.text, date_logits.shape[1], place_logits.shape[1])
+    mixed_date = mix(softmax(date_logits, np.asarray(t_date)[band, None]), date_votes, mixing["date"])
+    mixed_place = mix(softmax(place_logits, np.asarray(t_place)[band, None]), place_votes, mixing["place"])
+    out["mixed_date"], out["mixed_place"] = temperatures(np.log(mixed_date + 1e-12), np.log(mixed_place + 1e-12),
+                                                         calib, places)  # fmt: skip
+    # a text whose first place is an inscription's: one temperature of its own, of least top-1 ECE
+    # on the whole documents (papyri, most of the texts, would otherwise set it; inscriptions'
+    # mass leaks to the many papyrus places: under-confident)
+    index = {p: i for i, p in enumerate(places)}
+    kind = np.isin(mixed_place.argmax(axis=1), inscription_places(calib, places))
+    targets = np.asarray([place_target(e.label, index) for e in calib])
+    whole = np.asarray(["#" not in e.doc for e in calib])  # the documents, not their crops
+    rows = np.flatnonzero(kind & whole & (targets >= 0))
+    logp, right = np.log(mixed_place[rows] + 1e-12), mixed_place[rows].argmax(axis=1) == targets[rows]
+    gaps = [ece(softmax(logp, t).max(axis=1), right.astype(float)) for t in TEMPERATURES]  # by ECE: the target
+    out["mixed_place_inscription"] = [float(TEMPERATURES[int(np.argmin(gaps))]) if len(rows) else 1.0]
+    log.info("texts placed first among inscriptions: %d, T %.2f", len(rows), out["mixed_place_inscription"][0])
+    return out
+
+
+def inscription_places(items: list[Example], places: list[str]) -> list[int]:
+    """The classes that are inscriptions' places (settlements and regions), by ``items``' labels."""
+    index = {p: i for i, p in enumerate(places)}
+    return sorted({place_target(e.label, index) for e in items if e.source == "inscription"} - {-1})
 
 
 def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> None:
@@ -332,7 +366,7 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
     if neighbours:
         arrays |= neighbour_index(prepared, corpora, seed, labels, places)
     mixing = MIXING if neighbours else NO_MIXING
-    t_date, t_place = calibrate(arrays, valid, places, buckets, mixing)
+    temperature = calibrate(arrays, valid, places, buckets, mixing)
     config = {
         "format": "apollo-restore attribution v1",
         "buckets": buckets,
@@ -340,8 +374,9 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "bin_edges": BIN_EDGES,
         "places": places,
         "bands": list(BANDS),
-        "temperature": {"date": t_date, "place": t_place},
+        "temperature": temperature,
         "neighbours": mixing,
+        "inscription_places": inscription_places(train, places),
         "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
                     "seed": seed, "fill": fill, "seconds": round(time.monotonic() - started)},
     }  # fmt: skip
