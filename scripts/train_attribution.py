@@ -24,9 +24,9 @@ def main() -> None:
         "--corpora", type=Path, required=True, help="folder with hgv-places-dates.tsv and inscriptions/"
     )
     parser.add_argument("--out", type=Path, required=True, help="model folder to write")
-    parser.add_argument("--buckets", type=int, default=2**18)
-    parser.add_argument("--dim", type=int, default=32)
-    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--buckets", type=int, default=2**17)
+    parser.add_argument("--dim", type=int, default=128)
+    parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--fill", type=float, default=0.5, help="share of training documents with supplements filled in"

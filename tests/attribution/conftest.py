@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from apollo_restore.attribution.model import LABELS_FILE
+from apollo_restore.attribution.model import LABELS_FILE, quantise
+from apollo_restore.attribution.neighbours import build
 from apollo_restore.attribution.train import BANDS, BIN_EDGES, save
 
 PLACES = ["Oxyrhynchos", "Karanis", "Theben"]
@@ -20,13 +21,17 @@ def tiny_attribution(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("attribution")
     rng = np.random.default_rng(0)
     buckets, dim, bins = 2**10, 8, len(BIN_EDGES) - 1
+    embedding, scale = quantise(rng.normal(0, 1, (buckets, dim)))  # int8 rows, as shipped
     arrays = {
-        "embedding": rng.normal(0, 1, (buckets, dim)).astype(np.float16),
+        "embedding": embedding,
+        "embedding.scale": scale,
         "date.weight": rng.normal(0, 1, (dim, bins)).astype(np.float32),
         "date.bias": np.zeros(bins, np.float32),
         "place.weight": rng.normal(0, 1, (dim, len(PLACES))).astype(np.float32),
         "place.bias": np.zeros(len(PLACES), np.float32),
     }
+    texts = ["ετους ιβ αυρηλιου καρανιδος", "σαραπιωνος οξυρυγχων πολεως", "αυρηλιου καρανιδος ηρακλειδου"]
+    arrays |= build(texts, [1, 0, 1], [37, 40, -1], [38, 40, -1])  # the nearest documents' index
     config = {
         "format": "apollo-restore attribution v1",
         "buckets": buckets,
@@ -35,6 +40,7 @@ def tiny_attribution(tmp_path_factory) -> Path:
         "places": PLACES,
         "bands": list(BANDS),
         "temperature": {"date": [8.0, 4.0, 2.0, 1.0, 1.0], "place": [8.0, 4.0, 2.0, 1.0, 1.0]},
+        "neighbours": {"date": 0.3, "place": 0.2},
     }
     save(arrays, config, folder)
     rows = "source\tid\tlo\thi\tplace\nddb\tbgu.1.100\t140\t160\tKaranis\n"

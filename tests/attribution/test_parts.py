@@ -10,7 +10,8 @@ import pytest
 
 from apollo_restore.attribution.features import encode, featurise, letters
 from apollo_restore.attribution.labels import _place, read_hgv
-from apollo_restore.attribution.model import date_summary, quantile
+from apollo_restore.attribution.model import bag, date_summary, quantile, quantise
+from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train import crop, date_target, mask_supplied
 from apollo_restore.evaluate.attribution import attribution_report, covered, deviation, ece
 
@@ -108,3 +109,39 @@ def test_scores_deviation_coverage_and_ece():
     assert report["all"]["dated"] == 1 and report["all"]["date_median"] == 0 and report["all"]["coverage80"] == 1
     assert report["all"]["top1"] == 0.5 and report["all"]["top3"] == 1.0
     assert report["by_length"]["0-49"]["documents"] == 1 and report["by_length"]["200-999"]["documents"] == 1
+
+
+def test_int8_embedding_keeps_the_bag_within_a_percent():
+    rng = np.random.default_rng(1)
+    embedding = rng.normal(0, 0.05, (64, 16)).astype(np.float32)
+    rows, scale = quantise(embedding)
+    assert rows.dtype == np.int8 and scale.shape == (64,)
+    ids, weights = np.asarray([3, 7, 40]), np.asarray([0.6, 0.6, 0.53], np.float32)
+    exact = weights @ embedding[ids]
+    assert np.abs(bag(rows, scale, ids, weights) - exact).max() < 0.01 * np.abs(exact).max() + 1e-3
+
+
+def test_neighbours_vote_for_the_documents_sharing_rare_words():
+    texts = ["ετους ιβ αυρηλιου καρανιδος", "ετους ιβ σαραπιωνος οξυρυγχων", "ετους γ αυρηλιου καρανιδος ηρακλειδου",
+             "ετους δ οξυρυγχων"]  # fmt: skip
+    near = Neighbours(build(texts, [0, 1, 0, 1], [3, 4, -1, 2], [3, 5, -1, 2]))
+    docs, sims = near.nearest("αυρηλιου καρανιδος", 3)
+    assert set(docs.tolist()) == {0, 2} and (sims > 0).all()
+    date, place = near.votes("αυρηλιου καρανιδος", bins=8, places=2)
+    assert place.tolist() == [1.0, 0.0]  # both neighbours are of place 0
+    assert date.argmax() == 3 and np.isclose(date.sum(), 1)  # the undated neighbour gives no date vote
+    assert np.allclose(mix(np.asarray([0.5, 0.5]), place, 0.2), [0.6, 0.4])
+    # a text sharing no indexed word gets no votes, and mixing leaves the model's answer
+    date, place = near.votes("ξξξ λλλ", bins=8, places=2)
+    assert not place.any() and np.allclose(mix(np.asarray([0.3, 0.7]), place, 0.2), [0.3, 0.7])
+
+
+def test_packaged_model_fits_its_budget_and_answers():
+    from apollo_restore.attribution.model import AttributionModel, default_folder
+
+    assert sum(p.stat().st_size for p in default_folder().iterdir()) <= 30e6  # issue 54: ≤ 30 MB
+    model = AttributionModel.load()
+    assert model.neighbours is not None and model.embedding.dtype == np.int8
+    found = model.predict("ετους ιβ αυτοκρατορος καισαρος τραιανου αδριανου σεβαστου φαωφι", 50)
+    assert found.low <= found.year <= found.high and np.isclose(sum(found.probs), 1, atol=1e-4)
+    assert 0 < found.places[0]["prob"] <= 1

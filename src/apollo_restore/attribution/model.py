@@ -5,13 +5,14 @@
     guess = model.predict("ετους ιβ αυτοκρατορος καισαρος τραιανου αδριανου σεβαστου")
     guess.year, guess.low, guess.high, guess.places[:3]
 
-A hashed n-gram bag (:mod:`.features`) is summed through an embedding (``embedding``: buckets ×
-D) and read by two linear heads: ``date`` (D → one logit per bin of :attr:`AttributionModel.bins`)
-and ``place`` (D → one logit per place). The probabilities are ``softmax(logits / T)`` with a
-temperature ``T`` per head and per *length band* (letters of the text), fitted on validation
-documents and crops of them (:mod:`.train`): the date's so that the 80 % interval holds the true
-date about 80 % of the time, the place's by likelihood. A short text gets its band's (larger)
-temperature: a wide interval and flat places.
+A hashed n-gram bag (:mod:`.features`) is summed through an embedding (``embedding``: buckets × D)
+and read by two linear heads: ``date`` (D → one logit per bin of :attr:`AttributionModel.bins`) and
+``place`` (D → one logit per place); where the folder holds the index of the training documents
+(:mod:`.neighbours`), the votes of a text's nearest documents are mixed in. The probabilities are
+``softmax(logits / T)`` with a temperature ``T`` per head and per *length band* (letters of the
+text), fitted on validation documents and crops of them (:mod:`.train`): the date's so that the
+80 % interval holds the true date about 80 % of the time, the place's by likelihood. A short text gets
+its band's (larger) temperature: a wide interval and flat places.
 
 The folder holds ``attribution.safetensors`` (the arrays) and ``attribution.json`` (bins, places,
 bands, temperatures, what it was trained on); nothing is unpickled.
@@ -29,6 +30,7 @@ import numpy as np
 from safetensors.numpy import load_file
 
 from apollo_restore.attribution.features import featurise
+from apollo_restore.attribution.neighbours import Neighbours, mix
 
 WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
 #: The training documents' dates and places (the dated parallels' labels).
@@ -122,11 +124,29 @@ def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
     return tuple(round(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))  # type: ignore[return-value]
 
 
+def bag(embedding: np.ndarray, scale: np.ndarray | None, ids: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The weighted sum of the embedding's rows ``ids`` (``(D,)`` float32); ``scale`` (``(buckets,)``)
+    where the embedding is int8 (row ``r`` is ``embedding[r] * scale[r]``)."""
+    if scale is not None:
+        weights = weights * scale[ids].astype(np.float32)
+    return weights @ embedding[ids].astype(np.float32)
+
+
+def quantise(embedding: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(int8 rows, float16 scale per row)`` of a float embedding ``(buckets, D)``: each row
+    scaled so that its largest magnitude is 127 (half the bytes of float16)."""
+    top = np.abs(embedding.astype(np.float32)).max(axis=1)
+    scale = np.where(top > 0, top / 127, 1.0).astype(np.float16)
+    rows = np.round(embedding.astype(np.float32) / scale.astype(np.float32)[:, None])
+    return np.clip(rows, -127, 127).astype(np.int8), scale
+
+
 class AttributionModel:
     """The arrays and settings of an attribution folder (see the module docstring)."""
 
     def __init__(self, arrays: dict[str, np.ndarray], config: dict[str, Any]) -> None:
-        self.embedding = arrays["embedding"]  # (buckets, D) float16
+        self.embedding = arrays["embedding"]  # (buckets, D) float16, or int8 with a scale per row
+        self.scale = arrays.get("embedding.scale")  # (buckets,) float16 where the embedding is int8
         self.date_w, self.date_b = arrays["date.weight"].astype(np.float32), arrays["date.bias"].astype(np.float32)
         self.place_w, self.place_b = arrays["place.weight"].astype(np.float32), arrays["place.bias"].astype(np.float32)
         self.config = config
@@ -136,6 +156,14 @@ class AttributionModel:
         self.bands = [int(x) for x in config["bands"]]  # lower letter bounds of each band, ascending
         self.t_date = [float(x) for x in config["temperature"]["date"]]
         self.t_place = [float(x) for x in config["temperature"]["place"]]
+        #: The nearest training documents (:mod:`.neighbours`) where the folder holds their index.
+        self.neighbours = Neighbours(arrays) if "nn.words" in arrays else None
+        self.mixing = config.get("neighbours", {"date": 0.0, "place": 0.0})  # their votes' weights
+        temperature = config["temperature"]
+        self.t_mixed = (temperature.get("mixed_date", [1.0] * len(self.bands)),
+                        temperature.get("mixed_place", [1.0] * len(self.bands)))  # the mixture's  # fmt: skip
+        self.t_inscription = float(temperature.get("mixed_place_inscription", [1.0])[0])
+        self.inscription_places = set(config.get("inscription_places", []))  # classes that are inscriptions'
 
     @classmethod
     def load(cls, folder: Path | None = None) -> AttributionModel:
@@ -155,7 +183,7 @@ class AttributionModel:
     def logits(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """``(date (K,), place (P,))`` logits of a ``norm.v1`` text."""
         ids, weights = featurise(text, self.buckets)
-        hidden = weights @ self.embedding[ids].astype(np.float32) if len(ids) else np.zeros(self.date_w.shape[0])
+        hidden = bag(self.embedding, self.scale, ids, weights) if len(ids) else np.zeros(self.date_w.shape[0])
         return hidden @ self.date_w + self.date_b, hidden @ self.place_w + self.place_b
 
     def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
@@ -163,8 +191,16 @@ class AttributionModel:
         date_logits, place_logits = self.logits(text)
         band = self.band(letters)
         probs = softmax(date_logits, self.t_date[band])
-        year, low, high = date_summary(self.edges, probs)
         place_probs = softmax(place_logits, self.t_place[band])
+        if self.neighbours is not None:  # the votes mixed in, the mixture tempered again
+            date_votes, place_votes = self.neighbours.votes(text, len(probs), len(place_probs))
+            probs = softmax(np.log(mix(probs, date_votes, self.mixing["date"]) + 1e-12), self.t_mixed[0][band])
+            place_probs = mix(place_probs, place_votes, self.mixing["place"])
+            inscription = int(place_probs.argmax()) in self.inscription_places  # its own temperature
+            place_probs = softmax(
+                np.log(place_probs + 1e-12), self.t_inscription if inscription else self.t_mixed[1][band]
+            )
+        year, low, high = date_summary(self.edges, probs)
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,

@@ -14,10 +14,14 @@
    miss in evaluation).
 3. **Fit** (torch, seeded): the embedding bag and the two heads (:mod:`.model`) by Adam; the
    date's target spreads evenly over the bins the true range meets; the epoch with the lowest
-   validation loss is kept.
-4. **Calibrate** on the validation documents and two crops of each (never a test document):
+   validation loss is kept (at 128 dimensions the first: the second already overfits). The
+   embedding is stored as int8 with a scale per row (:func:`~.model.quantise`).
+4. **Neighbours** (:func:`neighbour_index`): the inverted index of the training documents' rare
+   words (:mod:`.neighbours`), whose nearest documents' votes are mixed into the probabilities.
+5. **Calibrate** on the validation documents and two crops of each (never a test document):
    per length band, the date temperature whose 80 % interval covers closest to 80 %, the place
-   temperature of least negative log-likelihood.
+   temperature of least negative log-likelihood; then the same two of the mixture with the
+   neighbours' votes (a second softmax over its log).
 """
 
 from __future__ import annotations
@@ -35,9 +39,10 @@ import numpy as np
 
 from apollo_restore.attribution.features import featurise, letters
 from apollo_restore.attribution.labels import Label, label_of, read_labels
-from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, softmax
+from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
+from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.data.table import load_documents
-from apollo_restore.evaluate.attribution import covered
+from apollo_restore.evaluate.attribution import covered, ece
 
 log = logging.getLogger(__name__)
 
@@ -232,16 +237,20 @@ def fit(train: list[Example], valid: list[Example], places: list[str], buckets: 
 
 def raw_logits(arrays: dict[str, np.ndarray], items: list[Example], buckets: int) -> tuple[np.ndarray, np.ndarray]:
     """``(date (n, K), place (n, P))`` logits of ``items`` before any temperature."""
-    emb = arrays["embedding"]
+    emb, scale = arrays["embedding"], arrays.get("embedding.scale")
     hidden = np.zeros((len(items), emb.shape[1]), np.float32)
     for n, e in enumerate(items):
         ids, w = featurise(e.text, buckets)
         if len(ids):
-            hidden[n] = w @ emb[ids].astype(np.float32)
+            hidden[n] = bag(emb, scale, ids, w)
     return hidden @ arrays["date.weight"] + arrays["date.bias"], hidden @ arrays["place.weight"] + arrays["place.bias"]
 
 
 TEMPERATURES = np.geomspace(0.2, 20, 60)
+#: Weights of the nearest documents' votes (:func:`~.neighbours.mix`), chosen on validation
+#: (docs/notes/2026-12-01-attribution.md); ``NO_MIXING`` for a model without the index.
+MIXING = {"date": 0.3, "place": 0.2}
+NO_MIXING = {"date": 0.0, "place": 0.0}
 
 
 def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -257,13 +266,12 @@ def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, 
     return out[0], out[1]
 
 
-def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[str],
-              buckets: int) -> tuple[list[float], list[float]]:  # fmt: skip
+def temperatures(date_logits: np.ndarray, place_logits: np.ndarray, calib: list[Example],
+                 places: list[str]) -> tuple[list[float], list[float]]:  # fmt: skip
     """Per band of :data:`BANDS`: the date temperature whose 80 % interval covers closest to 80 %,
-    the place temperature of least NLL (``calib``: validation documents and crops)."""
+    the place temperature of least NLL, of logits ``(n, K)``, ``(n, P)`` of the texts ``calib``."""
     edges = np.asarray(BIN_EDGES, float)
     index = {p: i for i, p in enumerate(places)}
-    date_logits, place_logits = raw_logits(arrays, calib, buckets)
     band = np.searchsorted(BANDS, [e.letters for e in calib], side="right") - 1
     t_date, t_place = [], []
     for b in range(len(BANDS)):
@@ -288,6 +296,47 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
     return t_date, t_place
 
 
+def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[str], buckets: int,
+              mixing: dict[str, float] = NO_MIXING) -> dict[str, list[float]]:  # fmt: skip
+    """The temperatures (:func:`temperatures`) of the model's logits (``date``, ``place``) and,
+    where ``arrays`` hold the neighbours' index, of the log of the tempered probabilities with the
+    votes mixed in by ``mixing`` (``mixed_date``, ``mixed_place``: the votes make the mixture
+    sharper or wider than the model alone); ``calib``: validation documents and crops."""
+    date_logits, place_logits = raw_logits(arrays, calib, buckets)
+    t_date, t_place = temperatures(date_logits, place_logits, calib, places)
+    out = {"date": t_date, "place": t_place}
+    if "nn.words" not in arrays:
+        return out
+    near = Neighbours(arrays)
+    band = np.searchsorted(BANDS, [e.letters for e in calib], side="right") - 1
+    date_votes, place_votes = np.zeros_like(date_logits), np.zeros_like(place_logits)
+    for n, e in enumerate(calib):
+        date_votes[n], place_votes[n] = near.votes(e.text, date_logits.shape[1], place_logits.shape[1])
+    mixed_date = mix(softmax(date_logits, np.asarray(t_date)[band, None]), date_votes, mixing["date"])
+    mixed_place = mix(softmax(place_logits, np.asarray(t_place)[band, None]), place_votes, mixing["place"])
+    out["mixed_date"], out["mixed_place"] = temperatures(np.log(mixed_date + 1e-12), np.log(mixed_place + 1e-12),
+                                                         calib, places)  # fmt: skip
+    # a text whose first place is an inscription's: one temperature of its own, of least top-1 ECE
+    # on the whole documents (papyri, most of the texts, would otherwise set it; inscriptions'
+    # mass leaks to the many papyrus places: under-confident)
+    index = {p: i for i, p in enumerate(places)}
+    kind = np.isin(mixed_place.argmax(axis=1), inscription_places(calib, places))
+    targets = np.asarray([place_target(e.label, index) for e in calib])
+    whole = np.asarray(["#" not in e.doc for e in calib])  # the documents, not their crops
+    rows = np.flatnonzero(kind & whole & (targets >= 0))
+    logp, right = np.log(mixed_place[rows] + 1e-12), mixed_place[rows].argmax(axis=1) == targets[rows]
+    gaps = [ece(softmax(logp, t).max(axis=1), right.astype(float)) for t in TEMPERATURES]  # by ECE: the target
+    out["mixed_place_inscription"] = [float(TEMPERATURES[int(np.argmin(gaps))]) if len(rows) else 1.0]
+    log.info("texts placed first among inscriptions: %d, T %.2f", len(rows), out["mixed_place_inscription"][0])
+    return out
+
+
+def inscription_places(items: list[Example], places: list[str]) -> list[int]:
+    """The classes that are inscriptions' places (settlements and regions), by ``items``' labels."""
+    index = {p: i for i, p in enumerate(places)}
+    return sorted({place_target(e.label, index) for e in items if e.source == "inscription"} - {-1})
+
+
 def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> None:
     """Write the folder (:data:`~.model.WEIGHTS_FILE`, :data:`~.model.CONFIG_FILE`), each file atomically."""
     from safetensors.numpy import save_file
@@ -301,8 +350,9 @@ def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> No
     tmp.replace(out / CONFIG_FILE)
 
 
-def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**18, dim: int = 32, epochs: int = 2,
-                      seed: int = 0, fill: float = 0.5, cache: Path | None = None) -> dict[str, Any]:  # fmt: skip
+def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2**17, dim: int = 128, epochs: int = 1,
+                      seed: int = 0, fill: float = 0.5, cache: Path | None = None,
+                      neighbours: bool = True) -> dict[str, Any]:  # fmt: skip
     """Build, fit, calibrate and write the model folder ``out``; returns its config."""
     started = time.monotonic()
     labels = read_labels(corpora)
@@ -312,7 +362,11 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
     places = place_classes(train)
     log.info("%d training texts, %d validation texts, %d places", len(train), len(valid), len(places))
     arrays = fit(train, valid_docs, places, buckets, dim, epochs, seed, cache=cache)
-    t_date, t_place = calibrate(arrays, valid, places, buckets)
+    arrays["embedding"], arrays["embedding.scale"] = quantise(arrays["embedding"])  # calibrated as shipped
+    if neighbours:
+        arrays |= neighbour_index(prepared, corpora, seed, labels, places)
+    mixing = MIXING if neighbours else NO_MIXING
+    temperature = calibrate(arrays, valid, places, buckets, mixing)
     config = {
         "format": "apollo-restore attribution v1",
         "buckets": buckets,
@@ -320,13 +374,30 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "bin_edges": BIN_EDGES,
         "places": places,
         "bands": list(BANDS),
-        "temperature": {"date": t_date, "place": t_place},
+        "temperature": temperature,
+        "neighbours": mixing,
+        "inscription_places": inscription_places(train, places),
         "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
                     "seed": seed, "fill": fill, "seconds": round(time.monotonic() - started)},
     }  # fmt: skip
     save(arrays, config, out)
     write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
     return config
+
+
+def neighbour_index(prepared: Path, corpora: Path, seed: int, labels: dict[tuple[str, str], Label],
+                    places: list[str]) -> dict[str, np.ndarray]:  # fmt: skip
+    """The training documents' index (:func:`~.neighbours.build`), each document with its
+    supplements filled in, its place class and the bins of its date."""
+    docs = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
+    edges, index = np.asarray(BIN_EDGES), {p: i for i, p in enumerate(places)}
+    first, last = [], []
+    for e in docs:
+        target = date_target(e.label, edges)
+        meets = np.flatnonzero(target) if target is not None else np.asarray([-1])
+        first.append(int(meets[0]))
+        last.append(int(meets[-1]))
+    return build([e.text for e in docs], [place_target(e.label, index) for e in docs], first, last)
 
 
 def write_documents_labels(items: list[Example], path: Path) -> None:
