@@ -16,9 +16,11 @@ when any gap differs beyond ties or a probability differs by more than ``--tol``
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from apollo_restore.data.formats import read_predictions
+from apollo_restore.errors import FileError, FormatError
 
 
 def swapped_ties(a: list[tuple[str, float]], b: list[tuple[str, float]], tie: float) -> bool:
@@ -63,7 +65,11 @@ def main() -> int:
     parser.add_argument("--tol", type=float, default=1e-5, help="largest probability difference allowed")
     parser.add_argument("--tie", type=float, default=1e-4, help="probabilities this close may swap places")
     args = parser.parse_args()
-    counts, agree = compare(args.before, args.after, args.tol, args.tie)
+    try:
+        counts, agree = compare(args.before, args.after, args.tol, args.tie)
+    except (FileError, FormatError) as err:  # a missing or damaged file: its numbered message, no traceback
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     for name, value in counts.items():
         print(f"{name}: {value:g}" if isinstance(value, float) else f"{name}: {value}")
     print("the same" if agree else "they differ")
