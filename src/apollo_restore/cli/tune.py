@@ -73,12 +73,10 @@ def tune_command(
     if plots is not None:
         require_extra("tune --plots", "matplotlib")  # E606 without [train]: before the fit, not after it
     from apollo_restore.errors import ModelFolderError, RequestError
-    from apollo_restore.restoration.threads import use_threads
     from apollo_restore.tune.folder import TuneError
     from apollo_restore.tune.run import tune
 
     try:
-        use_threads(threads)  # as evaluate and predict: torch's default (every core) spins on a busy machine
         result = tune(
             model,
             prepared,
@@ -92,6 +90,7 @@ def tune_command(
             sys.stderr.isatty(),
             min_gaps,
             real_lacunae,
+            threads,
         )
     except (TuneError, ModelFolderError, RequestError, FileNotFoundError, ValueError) as err:
         fail(err)

@@ -34,6 +34,7 @@ from apollo_restore.restoration.load import load_restorer, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE, Calibration
 from apollo_restore.restoration.ranking.demotions import Demotions
+from apollo_restore.restoration.threads import use_threads
 from apollo_restore.schema.folder import GAP_KINDS
 from apollo_restore.tune.calibration import fit_calibration, record
 from apollo_restore.tune.demotions import annotated, demoted, fit_demotions, whole_pools
@@ -118,6 +119,7 @@ def tune(
     progress: bool = False,
     min_gaps: int = MIN_GAPS,
     real_lacunae: int = REAL_LACUNAE,
+    threads: int | None = None,
 ) -> TuneResult:
     """Fit ``steps`` of the model ``folder`` on the validation split of ``prepared`` and write them.
 
@@ -137,14 +139,20 @@ def tune(
         real_lacunae: editor supplements of each source's validation documents (each under the
             three conditions) the calibration of real lacunae is fitted on; 0: none, the
             calibration fitted on the synthetic gaps serves real lacunae too.
+        threads: torch threads from now on (process-wide), set before anything is read;
+            ``None``: the cores idle now, at most 2 (as every door loads a restorer:
+            :func:`~apollo_restore.restoration.threads.use_threads`; torch's own default, every
+            core, spins on a busy machine).
 
     Raises:
         TuneError: ``E701`` (the folder holds what a step writes, no ``force``), ``E702`` (weights
             asked of a folder without an ensemble), ``E703`` (no validation gap), ``E704`` (a
             calibration asked for with fewer than ``min_gaps`` gaps under a hint condition, of
             either kind when ``real_lacunae`` are asked for).
+        RequestError: ``E311``, ``threads`` not a whole number from 1 to the CPU count.
         FileNotFoundError, ModelFolderError, ValueError: the folder or the corpus cannot be read.
     """
+    use_threads(threads)  # E311 before anything is read
     steps = [s for s in STEPS if s in steps]
     found = held(folder, steps)
     if found and not force:
