@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from apollo_restore.data.document import (
@@ -187,6 +187,7 @@ def _letters(segments) -> str:
 
 @settings(max_examples=300, deadline=None)
 @given(_SEGMENTS)
+@example([Text("σ \x01"), LineBreak(True), Text("α")])  # a space, then a control character, at an in-word break
 def test_leiden_written_from_any_edition_parses_back_with_the_same_gaps(segments):
     segments = tidy_segments(segments)
     back = parse_leiden(to_leiden(segments)).segments

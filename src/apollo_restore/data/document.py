@@ -276,12 +276,18 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _VACAT_WORD = re.compile(r"(?<![^\W\d_])vac(?:at)?(?![^\W\d_])", re.IGNORECASE)
 
 
+def without_control(text: str) -> str:
+    """``text`` without control characters (line and other separators become spaces), as the
+    normaliser and :func:`leiden_escape` read it."""
+    return _CONTROL.sub(lambda m: " " if m.group().isspace() else "", text)
+
+
 def leiden_escape(text: str) -> str:
     """Letters of an edition, safe to write between Leiden markup: syntax characters become
     ``·``, digits, the Latin word *vac(at)* and control characters are dropped (line and
     other separators become spaces), as the normaliser does, so that parsing the Leiden text again gives back the same
     letters and no markup that was not there."""
-    text = _CONTROL.sub(lambda m: " " if m.group().isspace() else "", text)  # as the normaliser does
+    text = without_control(text)  # as the normaliser does
     text = _LEIDEN_SYNTAX.sub(lambda m: "" if m.group()[0].isdigit() else "·", text)
     return _VACAT_WORD.sub("", text)
 

@@ -58,6 +58,7 @@ from apollo_restore.data.document import (
     Vacat,
     merge_texts,
     same_kind,
+    without_control,
 )
 from apollo_restore.data.visible import Visible
 from apollo_restore.errors import Errors, LeidenError
@@ -555,7 +556,8 @@ def _after_supplements(segments: list[Segment]) -> list[Segment]:
 def tidy_segments(segments: list[Segment]) -> list[Segment]:
     """Canonical form of a segment list, shared by the readers.
 
-    Spaces at the edges of a supplement move out into the text around it; whitespace runs
+    Control characters are dropped (:func:`~apollo_restore.data.document.without_control`);
+    spaces at the edges of a supplement move out into the text around it; whitespace runs
     become one space; neighbours of one kind merge (:func:`merge_texts`); repeated plain line
     breaks become one; spaces touching a line break or an end of the text (across a blank
     space or an editor's mark), and line breaks at either end, are dropped (``render`` would
@@ -564,7 +566,8 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
     split: list[Segment] = []
     for seg in merge_texts(_after_supplements(segments)):
         if isinstance(seg, (Text, Supplied)):
-            s = _WHITESPACE.sub(" ", seg.text)
+            # control characters are never read: a space before one still touches the line break after it
+            s = _WHITESPACE.sub(" ", without_control(seg.text))
             if isinstance(seg, Supplied):
                 core = s.strip(" ")
                 if s[:1] == " ":
