@@ -27,7 +27,7 @@ from apollo_restore.evaluate.peers import load_peer, read_ithaca_input_ids
 from apollo_restore.evaluate.pipeline import evaluate_to_folder
 from apollo_restore.evaluate.report import NO_PLOTS, can_plot
 from apollo_restore.restoration import load
-from apollo_restore.restoration.config import RestoreConfig, batch_size
+from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, batch_size
 from apollo_restore.restoration.loading import load_with_threads
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_k
 
@@ -70,11 +70,11 @@ class Evaluation:
     conditions: tuple[str, ...] = CONDITIONS
     true_lacunae: int = 0
     seed: int = 0
-    context_chars: int = 250
+    context_chars: int = DEFAULT_RESTORE_CONFIG.context_chars
     uncertain_excluded: bool = True
     model: Path | None = None
-    k: int = 20
-    exact_length: bool = False
+    k: int = DEFAULT_RESTORE_CONFIG.k
+    exact_length: bool = DEFAULT_RESTORE_CONFIG.exact_length
     predictions: Path | None = None
     peers: dict[str, Path] = field(default_factory=dict)
     ithaca_ids: Path | None = None
