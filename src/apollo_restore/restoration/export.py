@@ -168,10 +168,11 @@ def export_checked(
     for n, reading in readings.items():  # what is written: edition forms and alternatives too
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= n_gaps:
             raise RequestError("E307", gap=n, reason=f"the text has {n_gaps} gaps, numbered from 1")
-        if not isinstance(reading, MachineReading):
+        if isinstance(reading, MachineReading):
+            for written in [reading.text, *(a.text for a in reading.alternatives)]:
+                check_reading(written, n, limits)
+        else:  # a string: checked once, as it is written
             reading = MachineReading(n, check_reading(reading, n, limits))
-        for written in [reading.text, *(a.text for a in reading.alternatives)]:
-            check_reading(written, n, limits)
         chosen[n] = reading
     return export_text(text, chosen, model, fmt)
 
