@@ -5,6 +5,8 @@
 
 Reads the prepared corpus's train split (fit) and validation split (choice of epoch, calibration);
 never the test split. Seeded: the same inputs give the same folder. About 10 minutes on 2 cores.
+``--formulae-only`` fits only the reader of dating formulae anew into an existing folder (its
+last step, about a minute).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import logging
 from pathlib import Path
 
-from apollo_restore.attribution.train import train_attribution
+from apollo_restore.attribution.train import refit_formulae, train_attribution
 
 
 def main() -> None:
@@ -32,8 +34,13 @@ def main() -> None:
         "--fill", type=float, default=0.5, help="share of training documents with supplements filled in"
     )
     parser.add_argument("--cache", type=Path, default=None, help="folder keeping the texts' features between runs")
+    parser.add_argument("--formulae-only", action="store_true", help="fit only the formula reader into --out")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.formulae_only:
+        found = refit_formulae(args.out, args.prepared, args.corpora, args.seed)
+        print(json.dumps({k: found[k] for k in ("prior", "calibration")} | {"eras": len(found["eras"])}))
+        return
     config = train_attribution(
         args.prepared, args.corpora, args.out, args.buckets, args.dim, args.epochs, args.seed, args.fill, args.cache
     )

@@ -1,5 +1,6 @@
-"""A tiny attribution folder (random arrays, three places) for the doors' tests: fast, and the
-same on every machine; what it answers is junk, how it answers is what is tested."""
+"""A tiny attribution folder (random arrays, three places, a formula reader of one reign) for the
+doors' tests: fast, and the same on every machine; what it answers is junk (but for a regnal year
+of Hadrian), how it answers is what is tested."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def tiny_attribution(tmp_path_factory) -> Path:
     }
     texts = ["ετους ιβ αυρηλιου καρανιδος", "σαραπιωνος οξυρυγχων πολεως", "αυρηλιου καρανιδος ηρακλειδου"]
     arrays |= build(texts, [1, 0, 1], [37, 40, -1], [38, 40, -1])  # the nearest documents' index
+    # a formula reader of one era (Hadrian's: year − 116) that a following ``αδριανου`` makes sure
+    arrays |= {"formula.weight": np.asarray([[6.0, -6.0]], np.float16),
+               "formula.bias": np.asarray([0.0, 3.0], np.float16)}  # fmt: skip
     config = {
         "format": "apollo-restore attribution v1",
         "buckets": buckets,
@@ -41,6 +45,13 @@ def tiny_attribution(tmp_path_factory) -> Path:
         "bands": list(BANDS),
         "temperature": {"date": [8.0, 4.0, 2.0, 1.0, 1.0], "place": [8.0, 4.0, 2.0, 1.0, 1.0]},
         "neighbours": {"date": 0.3, "place": 0.2},
+        "formulae": {
+            "features": [">αδριανου"],
+            "eras": [116],
+            "longest": [21],
+            "prior": 0.0,
+            "calibration": [0.0, 2.0, 0.0],
+        },
     }
     save(arrays, config, folder)
     rows = "source\tid\tlo\thi\tplace\nddb\tbgu.1.100\t140\t160\tKaranis\n"

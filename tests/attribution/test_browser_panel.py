@@ -1,6 +1,6 @@
 """The page's *When and where?* panel in a real browser (Debian chromium, as tests/web/test_browser.py):
-the date distribution drawn as an inline SVG with a text alternative, the places, no serious axe
-violation, nothing scrolling sideways at 320 px.
+the date distribution drawn as an inline SVG with a text alternative, the places, the dating
+formula read, no serious axe violation, nothing scrolling sideways at 320 px.
 
     pytest -m browser tests/attribution/test_browser_panel.py
 """
@@ -40,5 +40,15 @@ def test_panel_draws_the_date_and_places(packaged_is_tiny, browser, width):  # n
         assert page.locator("#attribute-result ol.places li").count() == 3
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         assert not external  # drawn by the page itself
+        assert page.locator("#attribute-result p.formula").count() == 0  # no dating formula in it
         a11y.assert_accessible(page, f"the attribution panel at {width} px")
+        page.fill("#leiden", TEXT + "\n4 ἔτους ιβ Ἁδριανοῦ Καίσαρος τοῦ κυρίου Φαῶφι ε")
+        with page.expect_response(lambda r: r.url.endswith("/api/attribute")):
+            page.click("#attribute")
+        page.wait_for_selector("#attribute-result p.formula")
+        assert "year 12" in page.inner_text("#attribute-result p.formula") and "AD 128" in page.inner_text(
+            "#attribute-result p.formula"
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        a11y.assert_accessible(page, f"the attribution panel with a dating formula at {width} px")
         page.close()

@@ -60,6 +60,16 @@ def test_answer_shape_and_a_short_text_knows_little(tiny_attribution):
     ]
     row = long.to_dict()
     assert set(row["date"]) >= {"year", "low", "high"} and row["places"][0].keys() == {"place", "prob"}
+    assert row["formula"] is None  # no dating formula in it
+
+
+def test_a_dating_formula_read_gives_its_year(tiny_attribution):
+    found = attribute("ἔτους ιβ Ἁδριανοῦ Καίσαρος τοῦ κυρίου Φαῶφι ε " + LONG, folder=str(tiny_attribution),
+                      parallels=False)  # fmt: skip
+    assert found.formula["year"] == 128 and found.formula["regnal_year"] == 12 and found.formula["kind"] == "year"
+    assert abs(found.year - 128) <= 1 and found.low <= 128 <= found.high  # the year's probability is most of it
+    assert 0.5 < found.formula["prob"] <= 1 and abs(sum(found.probs) - 1) < 1e-6
+    assert "dating formula: year 12" in found.formula_line() and "AD 128" in found.formula_line()
 
 
 def test_dated_parallels_carry_date_and_place(tiny_attribution, tmp_path):
@@ -87,6 +97,10 @@ def test_cli_one_text_plain_and_json(tiny_attribution):
     assert row["date"]["low"] <= row["date"]["year"] <= row["date"]["high"] and len(row["places"]) == 3
     result = runner.invoke(app, ["attribute", LONG, "--model", str(tiny_attribution), "--no-parallels"])
     assert result.exit_code == 0 and "80 %" in result.output and "%" in result.output.splitlines()[1]
+    assert "dating formula" not in result.output
+    dated = "ετους ιβ αδριανου καισαρος " + LONG
+    result = runner.invoke(app, ["attribute", dated, "--model", str(tiny_attribution), "--no-parallels"])
+    assert result.exit_code == 0 and "dating formula: year 12" in result.output and "→ AD 128" in result.output
     result = runner.invoke(app, ["attribute", "ἔτους β", "--model", str(tiny_attribution), "--no-parallels"])
     assert result.exit_code == 2 and "E801" in result.output and "Traceback" not in result.output
 

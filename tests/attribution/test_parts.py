@@ -101,13 +101,15 @@ def test_scores_deviation_coverage_and_ece():
     assert ece(np.array([0.9, 0.9]), np.array([1.0, 1.0])) == pytest.approx(0.1)
     rows = [
         {"source": "ddb", "letters": 40, "lo": 100, "hi": 150, "place": "Karanis", "year": 120, "low": 80,
-         "high": 200, "places": ["Karanis", "Theben"], "place_probs": [0.6, 0.3]},
+         "high": 200, "places": ["Karanis", "Theben"], "place_probs": [0.6, 0.3], "formula_year": 152},
         {"source": "ddb", "letters": 400, "lo": None, "hi": None, "place": "Theben", "year": 0, "low": -50,
          "high": 50, "places": ["Karanis", "Theben"], "place_probs": [0.7, 0.2]},
     ]  # fmt: skip
     report = attribution_report(rows)
     assert report["all"]["dated"] == 1 and report["all"]["date_median"] == 0 and report["all"]["coverage80"] == 1
     assert report["all"]["top1"] == 0.5 and report["all"]["top3"] == 1.0
+    # the one dated text's formula said 152: read, and two years after its range, so not right
+    assert report["all"]["formula_read"] == 1.0 and report["all"]["formula_right"] == 0.0
     assert report["by_length"]["0-49"]["documents"] == 1 and report["by_length"]["200-999"]["documents"] == 1
 
 

@@ -41,7 +41,9 @@ def test_api_attribute_answers_and_refuses(packaged_is_tiny):
     body = answer.json()
     assert body["date"]["low"] <= body["date"]["year"] <= body["date"]["high"]
     assert len(body["date"]["bins"]) == len(body["date"]["probs"]) + 1 and body["places"][0]["place"]
-    assert body["parallels"] == []  # no index on this server
+    assert body["parallels"] == [] and body["formula"] is None  # no index on this server, no formula in it
+    dated = client.post("/api/attribute", json={"text": "ἔτους ιβ Ἁδριανοῦ Καίσαρος " + LONG}).json()
+    assert dated["formula"]["year"] == 128 and dated["formula"]["regnal_year"] == 12
     short = client.post("/api/attribute", json={"text": "ἔτους β"})
     assert short.status_code == 422 and short.json()["error"]["code"] == "E801"
     latin = client.post("/api/attribute", json={"text": "the quick brown fox jumps over the lazy dog"})

@@ -8,7 +8,9 @@
 A hashed n-gram bag (:mod:`.features`) is summed through an embedding (``embedding``: buckets × D)
 and read by two linear heads: ``date`` (D → one logit per bin of :attr:`AttributionModel.bins`) and
 ``place`` (D → one logit per place); where the folder holds the index of the training documents
-(:mod:`.neighbours`), the votes of a text's nearest documents are mixed in. The probabilities are
+(:mod:`.neighbours`), the votes of a text's nearest documents are mixed in; where it holds the
+reader of dating formulae (:mod:`.formulae`), the year a regnal year gives takes the probability
+that it is right, and the point and interval are read from the distribution over single years. The probabilities are
 ``softmax(logits / T)`` with a temperature ``T`` per head and per *length band* (letters of the
 text), fitted on validation documents and crops of them (:mod:`.train`): the date's so that the
 80 % interval holds the true date about 80 % of the time, the place's by likelihood. A short text gets
@@ -30,6 +32,7 @@ import numpy as np
 from safetensors.numpy import load_file
 
 from apollo_restore.attribution.features import featurise
+from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.neighbours import Neighbours, mix
 
 WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
@@ -58,6 +61,8 @@ class Attribution:
         letters: Greek letters read; ``little``: fewer than :data:`FEW_LETTERS` (the answer says
             it knows little); ``parallels``: dated training documents sharing runs (filled by
             :func:`~apollo_restore.attribution.attribute.attribute`).
+        formula: the dating formula read (:mod:`.formulae`: ``{"words", "regnal_year", "kind",
+            "era", "year", "prob"}``), or ``None``.
     """
 
     year: int
@@ -69,10 +74,11 @@ class Attribution:
     letters: int
     little: bool
     parallels: list[dict[str, Any]] = field(default_factory=list)
+    formula: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels"}``."""
+        "letters", "little", "parallels", "formula"}``."""
         return {
             "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
                      "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
@@ -80,6 +86,7 @@ class Attribution:
             "letters": self.letters,
             "little": self.little,
             "parallels": self.parallels,
+            "formula": self.formula,
         }  # fmt: skip
 
     def summary(self) -> str:
@@ -88,6 +95,14 @@ class Attribution:
         note = f" (a short text, {self.letters} letters: little can be said)" if self.little else ""
         span = f"{year_label(self.low)} – {year_label(self.high)}"
         return f"about {year_label(self.year)} ({round(100 * INTERVAL)} % interval: {span}); {top}{note}"
+
+    def formula_line(self) -> str:
+        """One line on the dating formula read (``""``: none)."""
+        if not self.formula:
+            return ""
+        f = self.formula
+        return (f"dating formula: year {f['regnal_year']} in '{f['words']}' → {year_label(f['year'])} "
+                f"({percent(f['prob'])} within a year)")  # fmt: skip
 
 
 def percent(p: float) -> str:
@@ -164,6 +179,10 @@ class AttributionModel:
                         temperature.get("mixed_place", [1.0] * len(self.bands)))  # the mixture's  # fmt: skip
         self.t_inscription = float(temperature.get("mixed_place_inscription", [1.0])[0])
         self.inscription_places = set(config.get("inscription_places", []))  # classes that are inscriptions'
+        self.first_year = int(self.edges[0])
+        self.widths = np.diff(self.edges).astype(np.int64)  # years in each bin
+        #: The dating formulae's reader (:mod:`.formulae`) where the folder holds it.
+        self.formulae = Formulae(arrays, config["formulae"]) if "formula.weight" in arrays else None
 
     @classmethod
     def load(cls, folder: Path | None = None) -> AttributionModel:
@@ -186,8 +205,9 @@ class AttributionModel:
         hidden = bag(self.embedding, self.scale, ids, weights) if len(ids) else np.zeros(self.date_w.shape[0])
         return hidden @ self.date_w + self.date_b, hidden @ self.place_w + self.place_b
 
-    def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
-        """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
+    def probabilities(self, text: str, letters: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(date (K,), place (P,))`` probabilities of a ``norm.v1`` text with ``letters`` Greek
+        letters, before any formula is read."""
         date_logits, place_logits = self.logits(text)
         band = self.band(letters)
         probs = softmax(date_logits, self.t_date[band])
@@ -200,8 +220,22 @@ class AttributionModel:
             place_probs = softmax(
                 np.log(place_probs + 1e-12), self.t_inscription if inscription else self.t_mixed[1][band]
             )
-        year, low, high = date_summary(self.edges, probs)
+        return probs, place_probs
+
+    def year_probs(self, text: str, letters: int) -> np.ndarray:
+        """``(Y,)`` probability of each year from :attr:`first_year`: the bins' spread evenly."""
+        probs, _ = self.probabilities(text, letters)
+        return np.repeat(probs / self.widths, self.widths)
+
+    def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
+        """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
+        probs, place_probs = self.probabilities(text, letters)
+        years, formula = np.repeat(probs / self.widths, self.widths), None
+        if self.formulae is not None:  # a dating formula read: its year's probability mixed in
+            years, formula = self.formulae.mix(text, years, self.first_year)
+            probs = np.add.reduceat(years, np.concatenate([[0], np.cumsum(self.widths)[:-1]]))
+        year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS)  # fmt: skip
+                           letters < FEW_LETTERS, formula=formula)  # fmt: skip

@@ -22,6 +22,8 @@
    per length band, the date temperature whose 80 % interval covers closest to 80 %, the place
    temperature of least negative log-likelihood; then the same two of the mixture with the
    neighbours' votes (a second softmax over its log).
+6. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
+   documents and calibrated on the validation documents through the model above.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from apollo_restore.attribution.features import featurise, letters
 from apollo_restore.attribution.labels import Label, label_of, read_labels
 from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
+from apollo_restore.attribution.train_formulae import add_formulae
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.attribution import covered, ece
 
@@ -363,8 +366,9 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
     log.info("%d training texts, %d validation texts, %d places", len(train), len(valid), len(places))
     arrays = fit(train, valid_docs, places, buckets, dim, epochs, seed, cache=cache)
     arrays["embedding"], arrays["embedding.scale"] = quantise(arrays["embedding"])  # calibrated as shipped
+    filled = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
     if neighbours:
-        arrays |= neighbour_index(prepared, corpora, seed, labels, places)
+        arrays |= neighbour_index(filled, places)
     mixing = MIXING if neighbours else NO_MIXING
     temperature = calibrate(arrays, valid, places, buckets, mixing)
     config = {
@@ -380,16 +384,16 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
                     "seed": seed, "fill": fill, "seconds": round(time.monotonic() - started)},
     }  # fmt: skip
+    add_formulae(arrays, config, filled, valid_docs, seed)
+    config["trained"]["seconds"] = round(time.monotonic() - started)
     save(arrays, config, out)
     write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
     return config
 
 
-def neighbour_index(prepared: Path, corpora: Path, seed: int, labels: dict[tuple[str, str], Label],
-                    places: list[str]) -> dict[str, np.ndarray]:  # fmt: skip
-    """The training documents' index (:func:`~.neighbours.build`), each document with its
-    supplements filled in, its place class and the bins of its date."""
-    docs = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
+def neighbour_index(docs: list[Example], places: list[str]) -> dict[str, np.ndarray]:
+    """The training documents' index (:func:`~.neighbours.build`): each of ``docs`` (with its
+    supplements filled in), its place class and the bins of its date."""
     edges, index = np.asarray(BIN_EDGES), {p: i for i, p in enumerate(places)}
     first, last = [], []
     for e in docs:
@@ -412,3 +416,20 @@ def write_documents_labels(items: list[Example], path: Path) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(lzma.compress(("\n".join(lines) + "\n").encode("utf-8")))
     tmp.replace(path)
+
+
+def refit_formulae(folder: Path, prepared: Path, corpora: Path, seed: int = 0) -> dict[str, Any]:
+    """Fit the formula reader (:func:`~.train_formulae.add_formulae`) anew into the model folder
+    ``folder``, leaving its other arrays as they are (as :func:`train_attribution` would give
+    them at the end of its run); returns the reader's settings."""
+    from safetensors.numpy import load_file
+
+    labels = read_labels(corpora)
+    arrays = {k: v for k, v in load_file(str(folder / WEIGHTS_FILE)).items() if not k.startswith("formula.")}
+    config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+    filled = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
+    valid = [e for e in examples(prepared, corpora, "validation", seed, crops=2, fill=0.0, labels=labels)
+             if "#" not in e.doc]  # fmt: skip
+    add_formulae(arrays, config, filled, valid, seed)
+    save(arrays, config, folder)
+    return config["formulae"]

@@ -47,6 +47,8 @@ def attribute_command(
     typer.echo(result.summary())
     for p in result.places[:10]:
         typer.echo(f"  {100 * p['prob']:5.1f} %  {p['place']}")
+    if result.formula:
+        typer.echo(f"  {result.formula_line()}")
     for par in result.parallels:
         when = "undated" if par["lo"] is None else year_label(par["lo"])
         if par["lo"] is not None and par["hi"] != par["lo"]:

@@ -57,6 +57,11 @@ def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out |= {"date_mean": float(dev.mean()), "date_median": float(np.median(dev)),
                 "date_inside": float((dev == 0).mean()), "coverage80": float(covered(low, high, lo, hi).mean()),
                 "interval_width": float(np.median(high - low))}  # fmt: skip
+    read = [r for r in dated if r.get("formula_year") is not None]
+    out["formula_read"] = len(read) / len(dated) if dated else 0.0
+    if read:
+        fy, flo, fhi = (np.asarray([r[k] for r in read], float) for k in ("formula_year", "lo", "hi"))
+        out["formula_right"] = float((deviation(fy, flo, fhi) <= 1).mean())
     if placed:
         ranks = np.asarray([next((i for i, p in enumerate(r["places"]) if p == r["place"]), 99) for r in placed])
         conf = np.asarray([r["place_probs"][0] for r in placed], float)
@@ -82,9 +87,10 @@ def attribution_report(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
     Returns:
         ``{"all": scores, "by_source": {source: scores}, "by_length": {band: scores}}``; scores
-        hold ``documents``, ``dated``, ``placed`` and, where any, ``date_mean``, ``date_median``,
-        ``date_inside``, ``coverage80``, ``interval_width`` (years), ``top1``, ``top3``,
-        ``top10``, ``ece``.
+        hold ``documents``, ``dated``, ``placed``, ``formula_read`` (the dated texts' share with a
+        dating formula read) and, where any, ``date_mean``, ``date_median``, ``date_inside``,
+        ``coverage80``, ``interval_width`` (years), ``formula_right`` (the formulae's years
+        within a year of the true range), ``top1``, ``top3``, ``top10``, ``ece``.
     """
     rows = list(rows)
     sources = sorted({r["source"] for r in rows})
@@ -103,8 +109,9 @@ def attribution_report(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 def report_markdown(report: dict[str, Any]) -> str:
     """The report as a Markdown table, one row per group."""
-    head = "| group | docs | dated | date mean | median | inside | 80 % cover | width | placed | top-1 | top-3 | ECE |"
-    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    head = ("| group | docs | dated | date mean | median | inside | 80 % cover | width | formula read | right "
+            "| placed | top-1 | top-3 | ECE |")  # fmt: skip
+    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def cell(s: dict[str, Any], key: str, fmt: str) -> str:
         return format(s[key], fmt) if key in s else "–"
@@ -117,6 +124,7 @@ def report_markdown(report: dict[str, Any]) -> str:
             f"| {name} | {s['documents']} | {s['dated']} | {cell(s, 'date_mean', '.1f')} "
             f"| {cell(s, 'date_median', '.0f')} "
             f"| {cell(s, 'date_inside', '.2f')} | {cell(s, 'coverage80', '.2f')} | {cell(s, 'interval_width', '.0f')} "
+            f"| {cell(s, 'formula_read', '.2f')} | {cell(s, 'formula_right', '.2f')} "
             f"| {s['placed']} | {cell(s, 'top1', '.3f')} | {cell(s, 'top3', '.3f')} | {cell(s, 'ece', '.3f')} |"
         )
     return "\n".join(lines)
@@ -137,5 +145,6 @@ def score_documents(model: Any, items: Iterable[Any]) -> list[dict[str, Any]]:
         names, probs = [p["place"] for p in found.places], [p["prob"] for p in found.places]
         rows.append({"source": item.source, "letters": item.letters, "lo": label.lo, "hi": label.hi,
                      "place": place, "year": found.year, "low": found.low, "high": found.high,
-                     "places": names, "place_probs": probs})  # fmt: skip
+                     "places": names, "place_probs": probs,
+                     "formula_year": found.formula["year"] if found.formula else None})  # fmt: skip
     return rows

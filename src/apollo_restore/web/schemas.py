@@ -224,6 +224,15 @@ class AttributeDate(BaseModel):
     probs: list[float] = Field(description="Probability of each bin (calibrated on validation).")
 
 
+class AttributeFormula(BaseModel):
+    words: str = Field(description="The formula's words as read (`norm.v1`).")
+    regnal_year: int = Field(description="The regnal year it names.")
+    kind: str = Field(description="Where the numeral stands: after a word for year, before a month or a ruler.")
+    era: int = Field(description="The reign's first year less one (year − regnal year).")
+    year: int = Field(description="The year it gives; negative: BC.")
+    prob: float = Field(description="The date's probability within a year of it (calibrated on validation).")
+
+
 class AttributeOut(BaseModel):
     date: AttributeDate
     places: list[dict[str, Any]] = Field(description="The 10 most probable places: `{place, prob}`, calibrated.")
@@ -233,6 +242,7 @@ class AttributeOut(BaseModel):
         description="Dated parallels: training documents sharing the longest runs (doc, label, source, url, longest, "
         "snippet, lo, hi, place)."
     )
+    formula: AttributeFormula | None = Field(None, description="The dating formula read, if any.")
 
 
 class Choice(BaseModel):

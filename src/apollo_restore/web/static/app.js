@@ -596,6 +596,12 @@ async function attributeText() {
       el("h3", { text: "Places" }),
       el("ol", { class: "places" }, found.places.map((p) => el("li", {}, `${p.place} — ${percent(p.prob)}`))),
     );
+    if (found.formula) {  // the dating formula read: the year it gives and how sure
+      const f = found.formula;
+      box.insertBefore(el("p", { class: "formula" }, `Dating formula read: year ${f.regnal_year} in “`,
+        el("span", { class: "reading", lang: "grc", text: f.words }),
+        `” gives ${yearLabel(f.year)} (${percent(f.prob)} within a year).`), box.children[1]);
+    }
     if (found.parallels.length) {
       box.append(el("h3", { text: "Dated parallels" }), el("ul", {}, found.parallels.map((p) => el("li", {},
         docLink(p.label || p.doc, p.url),

@@ -1,0 +1,254 @@
+"""Reading a papyrus's dating formula: a regnal year and the reign it is counted in (NumPy only).
+
+    from apollo_restore.attribution.formulae import Formulae, readings
+    readings("ετους κα αδριανου καισαρος του κυριου μεσορη ε")   # [Reading(value=21, index=1, kind='year')]
+    formula = Formulae(arrays, config)                            # from the model folder
+    years, found = formula.mix(text, year_probs, first_year)      # (Y,) a year's probabilities, the reading
+
+Many documents carry their date in words: ``(ἔτους) κα Ἁδριανοῦ Καίσαρος τοῦ κυρίου Μεσορὴ ε``
+is AD 137. A **reading** (:func:`readings`) is a numeral in a formula's place: letters that
+spell a number (``κα``) or ordinal words (``πρωτου και εικοστου``), right after a word for
+*year* (``ετους``, ``ετει``), right before a month's name, or a few words before a ruler's
+name or title. Which reign it counts in is learnt, not listed:
+
+- **Eras** (training, :mod:`.train_formulae`): for each reading in a training papyrus dated to
+  the year, ``era = year − value``; the values where many documents agree (each reign's first
+  year, less one) are the eras, each with the highest regnal year seen in it.
+- **Which era** (:class:`Formulae`): a softmax regression over the words around the numeral
+  (the ruler's names and titles, the month, the numeral itself) gives each era, or ``none``
+  (a number that counts something else), a probability; the eras are weighed by the bag's
+  probability of the year they give (the text's other words), and an era whose reigns never
+  reached the value is out.
+
+The surest reading's year (the one of least ``P(none)``) takes the probability that it is right,
+:meth:`Formulae.confidence` (a logistic function of ``1 − P(none)`` and the era's share, fitted on
+validation documents), half on that year and a quarter on each year beside it (a regnal year
+spans two of ours); the rest is the bag's distribution spread evenly over the years of its bins
+(:meth:`Formulae.mix`). The median then falls on the year read when it is more likely right than
+not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+_DIGITS = {
+    **{c: i + 1 for i, c in enumerate("αβγδεϛζηθ")},
+    **{c: 10 * (i + 1) for i, c in enumerate("ικλμνξοπϙ")},
+    **{c: 100 * (i + 1) for i, c in enumerate("ρστυφχψωϡ")},
+}
+#: The highest regnal year read (a larger number counts something else).
+MAX_YEAR = 65
+_UNITS = {"πρωτου": 1, "δευτερου": 2, "τριτου": 3, "τεταρτου": 4, "πεμπτου": 5, "πεμτου": 5, "εκτου": 6,
+          "εβδομου": 7, "ογδοου": 8, "ενατου": 9, "εννατου": 9}  # fmt: skip
+_TEENS = {"δεκατου": 10, "ενδεκατου": 11, "δωδεκατου": 12, "τρισκαιδεκατου": 13, "τεσσαρεσκαιδεκατου": 14,
+          "τεσσαρακαιδεκατου": 14, "πεντεκαιδεκατου": 15, "εκκαιδεκατου": 16, "επτακαιδεκατου": 17,
+          "οκτωκαιδεκατου": 18, "εννεακαιδεκατου": 19}  # fmt: skip
+_TENS = {"εικοστου": 20, "τριακοστου": 30, "τεσσαρακοστου": 40, "τετταρακοστου": 40, "πεντηκοστου": 50}
+ORDINALS = _UNITS | _TEENS | _TENS
+#: Words for *year* that stand before its number.
+YEAR_WORDS = frozenset({"ετους", "ετει", "ετ", "ετου"})
+#: Starts of the months' names (Egyptian and Macedonian, as the papyri abbreviate them).
+MONTHS = ("θωθ", "φαω", "αθυ", "χοι", "τυβ", "μεχ", "φαμ", "φαρμ", "παχ", "παυ", "επει", "επιφ", "μεσο",
+          "δαισι", "πανημ", "λωι", "γορπι", "υπερβερ", "απελλ", "αυδν", "περιτ", "δυστρ", "ξανδικ",
+          "αρτεμισ")  # fmt: skip
+#: Words next to a numeral that make it something else: a day (after a month), an indiction, an age.
+NOT_BEFORE = ("επαγομεν", "ινδ", "ετη", "ετων", *MONTHS)
+NOT_AFTER = ("ινδ", "μεχρι")
+#: Starts of rulers' names and titles that follow a regnal year.
+TITLES = ("καισαρ", "αυτοκρατορ", "βασιλε", "πτολεμαι", "σεβαστ", "αντων", "τραιαν", "αδριαν", "κομμοδ", "σεουηρ",
+          "ουεσπασιαν", "δομιτιαν", "κλαυδι", "νερων", "τιβερι", "γαλλιην", "ουαλεριαν", "φιλιππ", "δεκι",
+          "διοκλητιαν", "μαξιμιαν", "αυρηλι", "κλεοπατρ", "θεων")  # fmt: skip
+#: Words before (after) the numeral that its features read.
+BEFORE, AFTER = 6, 10
+#: A title counts within this many words after the numeral.
+TITLE_REACH = 3
+#: A year's share of a reading's probability, and of each year beside it.
+PEAK = (0.25, 0.5, 0.25)
+_NOT_WORD = re.compile("[^α-ωϛϙϡ\\-… ]+")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A numeral in a formula's place: its ``value``, the index of its (first) word, and ``kind``
+    (``"year"``: after a word for year, ``"month"``: before a month, ``"title"``: before a ruler)."""
+
+    value: int
+    index: int
+    kind: str
+
+
+def numeral(word: str) -> int | None:
+    """The number a word of numeral letters spells (``κα`` → 21, ``ρμδ`` → 144), or ``None``:
+    at most three letters, hundreds before tens before units."""
+    if not 0 < len(word) <= 3 or any(c not in _DIGITS for c in word):
+        return None
+    values = [_DIGITS[c] for c in word]
+    places = [len(str(v)) for v in values]
+    if any(a <= b for a, b in zip(places, places[1:])):
+        return None
+    return sum(values)
+
+
+def ordinal(words: list[str], i: int) -> tuple[int, int] | None:
+    """``(value, words read)`` of ordinal words from ``words[i]`` (``εικοστου πρωτου``,
+    ``πρωτου και εικοστου``, ``δωδεκατου``), or ``None``."""
+    if words[i] not in ORDINALS:
+        return None
+    value, rest = ORDINALS[words[i]], words[i + 1 : i + 3]
+    if len(rest) == 2 and rest[0] == "και" and rest[1] in ORDINALS:
+        other = ORDINALS[rest[1]]
+        if (value < 10) != (other < 10):  # a unit and a ten, either order
+            return value + other, 3
+    if rest and rest[0] in _UNITS and value in _TENS.values():
+        return value + _UNITS[rest[0]], 2
+    return value, 1
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a ``norm.v1`` text (punctuation such as ``·`` separates; ``-`` and ``…`` are kept)."""
+    return _NOT_WORD.sub(" ", text).split()
+
+
+def readings(text: str) -> list[Reading]:
+    """The numerals of a ``norm.v1`` text in a formula's place (see the module docstring), in
+    order; each ``index`` counts :func:`words_of`'s words."""
+    words = words_of(text)
+    out = []
+    for i, word in enumerate(words):
+        value, span = numeral(word), 1
+        if value is None:
+            spelt = ordinal(words, i)
+            if spelt is None:
+                continue
+            value, span = spelt
+        if not 0 < value <= MAX_YEAR or (i > 0 and words[i - 1].startswith(NOT_BEFORE)):
+            continue
+        if i + span < len(words) and words[i + span].startswith(NOT_AFTER):
+            continue
+        if i > 0 and words[i - 1] in YEAR_WORDS:
+            kind = "year"
+        elif i + span < len(words) and words[i + span].startswith(MONTHS):
+            kind = "month"
+        elif _title_follows(words[i + span : i + span + TITLE_REACH]):
+            kind = "title"
+        else:
+            continue
+        out.append(Reading(value, i, kind))
+    return out
+
+
+def _title_follows(words: list[str]) -> bool:
+    """Whether a ruler's name or title is among ``words`` with no numeral before it."""
+    for w in words:
+        if w.startswith(TITLES):
+            return True
+        if numeral(w) is not None:
+            return False
+    return False
+
+
+def features(words: list[str], reading: Reading) -> list[str]:
+    """The features of a reading: its value and kind, the words around it (before ``<``, after
+    ``>``) and the first five and three letters of each (names spelt variously, abbreviated);
+    words holding a lost letter give their letters before it."""
+    out = [f"n:{reading.value}", f"k:{reading.kind}"]
+    for side, span in (("<", words[max(0, reading.index - BEFORE) : reading.index]),
+                       (">", words[reading.index + 1 : reading.index + 1 + AFTER])):  # fmt: skip
+        for w in span:
+            w = w.split("-")[0].split("…")[0]
+            if len(w) < 2:
+                continue
+            out.append(f"{side}{w}")
+            if len(w) >= 5:
+                out.append(f"p:{w[:5]}")
+            if len(w) >= 3:
+                out.append(f"q:{w[:3]}")
+    return out
+
+
+class Formulae:
+    """The era classifier of a model folder: ``formula.weight`` ``(F, E + 1)`` and ``formula.bias``
+    ``(E + 1,)`` (the last class is ``none``) over the features ``config["features"]``, the eras
+    ``config["eras"]`` (year − regnal year) and the highest regnal year seen in each
+    (``config["longest"]``), the exponent ``config["prior"]`` of the bag's probability that weighs
+    the eras, and ``config["calibration"]`` (:meth:`confidence`)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], config: dict[str, Any]) -> None:
+        self.weight = arrays["formula.weight"].astype(np.float32)
+        self.bias = arrays["formula.bias"].astype(np.float32)
+        self.index = {f: i for i, f in enumerate(config["features"])}
+        self.eras = np.asarray(config["eras"], np.int64)
+        self.longest = np.asarray(config["longest"], np.int64)
+        self.prior = float(config["prior"])  # the exponent of the bag's probability
+        self.calibration = [float(x) for x in config["calibration"]]  # (a, b, c) of :meth:`confidence`
+
+    def era_probs(self, words: list[str], reading: Reading) -> np.ndarray:
+        """``(E + 1,)`` probabilities of each era and of ``none`` for one reading."""
+        rows = [self.index[f] for f in features(words, reading) if f in self.index]
+        z = self.bias + (self.weight[rows].sum(axis=0) if rows else 0.0)
+        z = z - z.max()
+        e = np.exp(z)
+        return e / e.sum()
+
+    def read(self, text: str, year_probs: np.ndarray, first_year: int) -> dict[str, Any] | None:
+        """The surest reading of ``text`` and what it says, or ``None``: ``{"words", "regnal_year",
+        "kind", "era", "year", "sure": 1 − P(none), "top": the era's share among the eras}``,
+        weighing eras by ``year_probs`` (``(Y,)``: the bag's probability of each year from
+        ``first_year``) raised to ``prior``."""
+        words = words_of(text)
+        best: dict[str, Any] | None = None
+        for reading in readings(text):
+            probs = self.era_probs(words, reading)
+            sure = 1.0 - float(probs[-1])
+            years = self.eras + reading.value
+            inside = (years >= first_year) & (years < first_year + len(year_probs))
+            allowed = inside & (reading.value <= self.longest + 1)
+            if not allowed.any() or (best is not None and sure <= best["sure"]):
+                continue
+            prior = np.where(allowed, year_probs[np.clip(years - first_year, 0, len(year_probs) - 1)], 0.0)
+            weighed = probs[:-1] * np.power(prior + 1e-9, self.prior) * allowed
+            if weighed.sum() <= 0:
+                continue
+            top = int(weighed.argmax())
+            span = words[max(0, reading.index - 2) : reading.index + 6]
+            best = {"words": " ".join(span), "regnal_year": reading.value, "kind": reading.kind,
+                    "era": int(self.eras[top]), "year": int(years[top]), "sure": sure,
+                    "top": float(weighed[top] / weighed.sum())}  # fmt: skip
+        return best
+
+    def confidence(self, sure: float, top: float) -> float:
+        """The probability that a reading's year is right (within a year), from its ``sure`` and
+        ``top`` (:meth:`read`): ``σ(a + b·logit(sure) + c·logit(top))``, fitted on validation."""
+        a, b, c = self.calibration
+        z = a + b * logit(sure) + c * logit(top)
+        return float(1 / (1 + np.exp(-z)))
+
+    def mix(self, text: str, year_probs: np.ndarray, first_year: int) -> tuple[np.ndarray, dict[str, Any] | None]:
+        """``(Y,)`` probabilities of each year from ``first_year``: the bag's ``year_probs`` with the
+        surest reading's year mixed in by its :meth:`confidence` (see the module docstring), and
+        that reading (``None``: none read; else ``{"words", "regnal_year", "kind", "era", "year",
+        "prob"}``, ``prob``: the probability of that year and the two beside it)."""
+        found = self.read(text, year_probs, first_year)
+        if found is None:
+            return year_probs, None
+        share = self.confidence(found.pop("sure"), found.pop("top"))
+        peak = np.zeros_like(year_probs)
+        for step, part in zip((-1, 0, 1), PEAK):
+            k = found["year"] + step - first_year
+            if 0 <= k < len(peak):
+                peak[k] = part
+        mixed = (1 - share) * year_probs + share * peak / max(peak.sum(), 1e-12)
+        k = found["year"] - first_year
+        found["prob"] = round(float(mixed[max(0, k - 1) : k + 2].sum()), 4)
+        return mixed, found
+
+
+def logit(p: float) -> float:
+    """``log(p / (1 − p))``, ``p`` kept inside ``[1e-4, 1 − 1e-4]``."""
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return float(np.log(p / (1 - p)))

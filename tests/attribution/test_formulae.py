@@ -1,0 +1,90 @@
+"""The reader of dating formulae: numerals and ordinal words, where a numeral is a regnal year,
+eras learnt from dated documents, the year's probability mixed into the date.
+
+    python -m pytest -q tests/attribution/test_formulae.py
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from apollo_restore.attribution.formulae import Formulae, numeral, ordinal, readings
+from apollo_restore.attribution.labels import Label
+from apollo_restore.attribution.model import date_summary
+from apollo_restore.attribution.train_formulae import calibrate_formulae, fit_formulae, learn_eras
+
+FIRST = -800
+YEARS = 1700
+
+
+@pytest.mark.parametrize("word, value", [("κα", 21), ("ρμδ", 144), ("ιβ", 12), ("θ", 9), ("και", None),
+                                         ("δε", None), ("αβ", None), ("ερρωσο", None)])  # fmt: skip
+def test_numerals_are_hundreds_then_tens_then_units(word, value):
+    assert numeral(word) == value
+
+
+@pytest.mark.parametrize("words, value", [("δευτερου και εικοστου", (22, 3)), ("εικοστου πρωτου", (21, 2)),
+                                          ("δωδεκατου ετους", (12, 1)), ("πρωτου και δευτερου", (1, 1))])  # fmt: skip
+def test_ordinal_words(words, value):
+    assert ordinal(words.split(), 0) == value
+
+
+def test_a_numeral_is_a_regnal_year_only_in_a_formula_s_place():
+    found = readings("ετους κα αδριανου καισαρος μεσορη ε· ιβ φαωφι κ και ιδ αντωνινου ετη ν αθυρ")
+    assert [(r.value, r.kind) for r in found] == [(21, "year"), (12, "month"), (14, "title")]
+    # a day after a month, an indiction, an age, an amount: none is a year
+    assert readings("μεσορη ε ιγ ινδικτιονος ετη λ δραχμας ιβ") == []
+    assert [(r.value, r.index) for r in readings("ετους λβ· επειφ")] == [(32, 1)]  # punctuation separates
+
+
+def _docs() -> list[SimpleNamespace]:
+    """Training papyri of two reigns (eras 116 and 137) dated to the year, and undated noise."""
+    out = []
+    for era, name, longest in ((116, "αδριανου", 21), (137, "αντωνινου", 23)):
+        for n in range(1, longest + 1):
+            for month in ("θωθ", "μεσορη"):  # each regnal year twice: a reign's length is what two documents show
+                text = f"ετους {_spell(n)} {name} καισαρος του κυριου {month} ε"
+                out.append(SimpleNamespace(source="ddb", text=text, letters=40, label=Label(era + n, era + n, "")))
+    out.append(SimpleNamespace(source="ddb", text="πυρου αρταβας ιβ", letters=14, label=Label(None, None, "")))
+    return out
+
+
+def _spell(n: int) -> str:
+    tens, units = divmod(n, 10)
+    return ("ικλ"[tens - 1] if tens else "") + ("αβγδεϛζηθ"[units - 1] if units else "")
+
+
+def test_eras_are_learnt_and_the_names_choose_between_them():
+    docs = _docs()
+    assert learn_eras(docs) == [116, 137]
+    arrays, config = fit_formulae(docs, seed=0, epochs=60)
+    config |= {"prior": 0.0, "calibration": [3.0, 0.0, 0.0]}  # a sure reader
+    reader = Formulae(arrays, config)
+    flat = np.full(YEARS, 1 / YEARS)
+    assert reader.read("ετους ε αντωνινου καισαρος", flat, FIRST)["year"] == 142
+    assert reader.read("ετους ε αδριανου καισαρος", flat, FIRST)["year"] == 121
+    # a year no reign of the two reached is no reading of theirs
+    assert reader.read("ετους ξ αδριανου καισαρος", flat, FIRST) is None
+    mixed, found = reader.mix("ετους ε αντωνινου καισαρος του κυριου", flat, FIRST)
+    assert np.isclose(mixed.sum(), 1) and found["prob"] > 0.9 and found["regnal_year"] == 5
+    year, low, high = date_summary(FIRST + np.arange(YEARS + 1), mixed)
+    assert abs(year - 142) <= 1 and low <= 142 <= high
+    same, none = reader.mix("πυρου αρταβας ιβ", flat, FIRST)  # nothing read: the distribution as it was
+    assert none is None and same is flat
+
+
+def test_calibration_fits_how_often_the_year_is_right():
+    docs = _docs()
+    arrays, config = fit_formulae(docs, seed=0, epochs=60)
+    reader = Formulae(arrays, config | {"prior": 1.0, "calibration": [0.0, 0.0, 0.0]})
+    model = SimpleNamespace(first_year=FIRST, year_probs=lambda text, letters: np.full(YEARS, 1 / YEARS))
+    # validation: each text twice, once with its label and once with a label 30 years later
+    valid = [SimpleNamespace(source="ddb", text=d.text, letters=40,
+                             label=Label(d.label.lo + shift, d.label.hi + shift, ""))
+             for d in docs[:-1] for shift in (0, 30)]  # fmt: skip
+    chosen = calibrate_formulae(reader, model, valid)
+    assert set(chosen) == {"prior", "calibration"}
+    assert 0.3 < reader.confidence(0.99, 0.99) < 0.7  # right about half the time, and it says so
