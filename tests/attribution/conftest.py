@@ -50,7 +50,7 @@ def tiny_attribution(tmp_path_factory) -> Path:
             "eras": [116],
             "longest": [21],
             "prior": 0.0,
-            "calibration": [0.0, 2.0, 0.0],
+            "calibration": [0.0, 2.0, 0.0, 0.0],
         },
     }
     save(arrays, config, folder)

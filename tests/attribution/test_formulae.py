@@ -14,7 +14,7 @@ import pytest
 from apollo_restore.attribution.formulae import Formulae, numeral, ordinal, readings
 from apollo_restore.attribution.labels import Label
 from apollo_restore.attribution.model import date_summary
-from apollo_restore.attribution.train_formulae import calibrate_formulae, fit_formulae, learn_eras
+from apollo_restore.attribution.train_formulae import calibrate_formulae, fit_formulae, learn_eras, learn_names
 
 FIRST = -800
 YEARS = 1700
@@ -61,7 +61,7 @@ def test_eras_are_learnt_and_the_names_choose_between_them():
     docs = _docs()
     assert learn_eras(docs) == [116, 137]
     arrays, config = fit_formulae(docs, seed=0, epochs=60)
-    config |= {"prior": 0.0, "calibration": [3.0, 0.0, 0.0]}  # a sure reader
+    config |= {"prior": 0.0, "calibration": [3.0, 0.0, 0.0, 0.0]}  # a sure reader
     reader = Formulae(arrays, config)
     flat = np.full(YEARS, 1 / YEARS)
     assert reader.read("ετους ε αντωνινου καισαρος", flat, FIRST)["year"] == 142
@@ -79,12 +79,30 @@ def test_eras_are_learnt_and_the_names_choose_between_them():
 def test_calibration_fits_how_often_the_year_is_right():
     docs = _docs()
     arrays, config = fit_formulae(docs, seed=0, epochs=60)
-    reader = Formulae(arrays, config | {"prior": 1.0, "calibration": [0.0, 0.0, 0.0]})
+    reader = Formulae(arrays, config | {"prior": 1.0, "calibration": [0.0, 0.0, 0.0, 0.0]})
     model = SimpleNamespace(first_year=FIRST, year_probs=lambda text, letters: np.full(YEARS, 1 / YEARS))
     # validation: each text twice, once with its label and once with a label 30 years later
     valid = [SimpleNamespace(source="ddb", text=d.text, letters=40,
                              label=Label(d.label.lo + shift, d.label.hi + shift, ""))
              for d in docs[:-1] for shift in (0, 30)]  # fmt: skip
     chosen = calibrate_formulae(reader, model, valid)
-    assert set(chosen) == {"prior", "calibration"}
-    assert 0.3 < reader.confidence(0.99, 0.99) < 0.7  # right about half the time, and it says so
+    assert set(chosen) == {"prior", "calibration", "name_calibration"}
+    sure = {"kind": "year", "sure": 0.99, "top": 0.99, "others": 0}
+    assert 0.3 < reader.confidence(sure) < 0.7  # right about half the time, and it says so
+
+
+def test_dated_names_give_the_year_their_documents_agree_on():
+    docs = _docs()
+    for year in (361, 361, 362):  # a consul's name, in three papyri dated to the year
+        docs.append(SimpleNamespace(source="ddb", text="υπατειας ταυρου και φλωρεντιου", letters=26,
+                                    label=Label(year, year, "")))  # fmt: skip
+    docs.append(SimpleNamespace(source="ddb", text="ταυρου αρταβαι", letters=12, label=Label(300, 400, "")))
+    names = learn_names(docs)
+    assert names["ταυρου"] == 361 and names["φλωρεντιου"] == 361
+    assert "υπατειας" in names and "καισαρος" not in names  # across two reigns: no year
+    arrays, config = fit_formulae(docs, seed=0, epochs=10)
+    reader = Formulae(arrays, config | {"prior": 0.0, "name_calibration": [0.0, 2.0, 0.0, 0.0]})
+    found = reader.named("μετα την υπατειαν ταυρου και φλωρεντιου")
+    assert found["year"] == 361 and found["agree"] == 2 and found["kind"] == "name"
+    mixed, said = reader.mix("μετα την υπατειαν ταυρου και φλωρεντιου", np.full(YEARS, 1 / YEARS), FIRST)
+    assert said["year"] == 361 and said["regnal_year"] is None and said["prob"] > 0.5

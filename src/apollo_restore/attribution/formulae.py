@@ -31,6 +31,7 @@ not.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,6 +187,9 @@ class Formulae:
         self.longest = np.asarray(config["longest"], np.int64)
         self.prior = float(config["prior"])  # the exponent of the bag's probability
         self.calibration = [float(x) for x in config["calibration"]]  # (a, b, c) of :meth:`confidence`
+        #: Dated names: words whose training documents all fall within a year or so (:meth:`named`).
+        self.names = dict(zip(config.get("names", []), (int(y) for y in config.get("name_years", []))))
+        self.name_calibration = [float(x) for x in config.get("name_calibration", [-9.0, 0.0, 0.0, 0.0])]
 
     def era_probs(self, words: list[str], reading: Reading) -> np.ndarray:
         """``(E + 1,)`` probabilities of each era and of ``none`` for one reading."""
@@ -196,19 +200,24 @@ class Formulae:
         return e / e.sum()
 
     def read(self, text: str, year_probs: np.ndarray, first_year: int) -> dict[str, Any] | None:
-        """The surest reading of ``text`` and what it says, or ``None``: ``{"words", "regnal_year",
-        "kind", "era", "year", "sure": 1 − P(none), "top": the era's share among the eras}``,
-        weighing eras by ``year_probs`` (``(Y,)``: the bag's probability of each year from
-        ``first_year``) raised to ``prior``."""
+        """The surest reading of ``text`` (the greatest ``sure × top``) of :meth:`read_all`, or ``None``."""
+        found = self.read_all(text, year_probs, first_year)
+        return max(found, key=lambda f: f["sure"] * f["top"]) if found else None
+
+    def read_all(self, text: str, year_probs: np.ndarray, first_year: int) -> list[dict[str, Any]]:
+        """What each reading of ``text`` says, in order: ``{"words", "regnal_year", "kind", "era",
+        "year", "sure": 1 − P(none), "top": the era's share among the eras}``, weighing eras by
+        ``year_probs`` (``(Y,)``: the bag's probability of each year from ``first_year``) raised
+        to ``prior``; a reading no known reign allows says nothing."""
         words = words_of(text)
-        best: dict[str, Any] | None = None
+        out: list[dict[str, Any]] = []
         for reading in readings(text):
             probs = self.era_probs(words, reading)
             sure = 1.0 - float(probs[-1])
             years = self.eras + reading.value
             inside = (years >= first_year) & (years < first_year + len(year_probs))
             allowed = inside & (reading.value <= self.longest + 1)
-            if not allowed.any() or (best is not None and sure <= best["sure"]):
+            if not allowed.any():
                 continue
             prior = np.where(allowed, year_probs[np.clip(years - first_year, 0, len(year_probs) - 1)], 0.0)
             weighed = probs[:-1] * np.power(prior + 1e-9, self.prior) * allowed
@@ -216,27 +225,58 @@ class Formulae:
                 continue
             top = int(weighed.argmax())
             span = words[max(0, reading.index - 2) : reading.index + 6]
-            best = {"words": " ".join(span), "regnal_year": reading.value, "kind": reading.kind,
-                    "era": int(self.eras[top]), "year": int(years[top]), "sure": sure,
-                    "top": float(weighed[top] / weighed.sum())}  # fmt: skip
-        return best
+            out.append({"words": " ".join(span), "regnal_year": reading.value, "kind": reading.kind,
+                        "era": int(self.eras[top]), "year": int(years[top]), "sure": sure,
+                        "top": float(weighed[top] / weighed.sum())})  # fmt: skip
+        return out
 
-    def confidence(self, sure: float, top: float) -> float:
-        """The probability that a reading's year is right (within a year), from its ``sure`` and
-        ``top`` (:meth:`read`): ``σ(a + b·logit(sure) + c·logit(top))``, fitted on validation."""
-        a, b, c = self.calibration
-        z = a + b * logit(sure) + c * logit(top)
-        return float(1 / (1 + np.exp(-z)))
+    def candidates(self, text: str, year_probs: np.ndarray, first_year: int) -> list[dict[str, Any]]:
+        """The surest reading (:meth:`read`) and the dated names' year (:meth:`named`), those there
+        are, each with ``others``: how many of the other readings and the names give its year
+        (within a year)."""
+        readings_found = self.read_all(text, year_probs, first_year)
+        names = self.named(text)
+        every = readings_found + ([names] if names else [])
+        best = max(readings_found, key=lambda f: f["sure"] * f["top"]) if readings_found else None
+        out = [f for f in (best, names) if f is not None]
+        for f in out:
+            f["others"] = sum(1 for g in every if g is not f and abs(g["year"] - f["year"]) <= 1)
+        return out
+
+    def named(self, text: str) -> dict[str, Any] | None:
+        """The year the dated names of ``text`` agree on (the most votes, the earliest of equals),
+        or ``None`` where it holds none: ``{"words": the names agreeing, "kind": "name", "year",
+        "agree": how many, "share": their share of the names}``."""
+        hits = sorted({(w, self.names[w]) for w in words_of(text) if w in self.names})
+        if not hits:
+            return None
+        votes: Counter[int] = Counter()
+        for _, y in hits:  # its own year two votes, each beside it one
+            votes.update({y - 1: 1, y: 2, y + 1: 1})
+        year = min(votes, key=lambda y: (-votes[y], y))
+        agree = [w for w, y in hits if abs(y - year) <= 1]
+        return {"words": " ".join(agree), "regnal_year": None, "kind": "name", "era": None, "year": int(year),
+                "agree": len(agree), "share": len(agree) / len(hits)}  # fmt: skip
+
+    def confidence(self, found: dict[str, Any]) -> float:
+        """The probability that a reading's (:meth:`read`) or the names' (:meth:`named`) year is
+        right (within a year): ``σ(w · evidence(found))``, each kind's ``w`` fitted on validation."""
+        w = self.name_calibration if found["kind"] == "name" else self.calibration
+        return float(1 / (1 + np.exp(-float(np.dot(w, evidence(found))))))
 
     def mix(self, text: str, year_probs: np.ndarray, first_year: int) -> tuple[np.ndarray, dict[str, Any] | None]:
         """``(Y,)`` probabilities of each year from ``first_year``: the bag's ``year_probs`` with the
-        surest reading's year mixed in by its :meth:`confidence` (see the module docstring), and
-        that reading (``None``: none read; else ``{"words", "regnal_year", "kind", "era", "year",
-        "prob"}``, ``prob``: the probability of that year and the two beside it)."""
-        found = self.read(text, year_probs, first_year)
-        if found is None:
+        year of the surest reading or of the dated names, whichever is likelier right, mixed in by
+        its :meth:`confidence` (see the module docstring), and what gave it (``None``: nothing;
+        else ``{"words", "regnal_year", "kind", "era", "year", "prob"}``, ``regnal_year`` and
+        ``era`` ``None`` for names, ``prob``: the probability of that year and the two beside it)."""
+        found = self.candidates(text, year_probs, first_year)
+        if not found:
             return year_probs, None
-        share = self.confidence(found.pop("sure"), found.pop("top"))
+        shares = [self.confidence(f) for f in found]
+        share, found = max(zip(shares, found), key=lambda pair: pair[0])
+        for key in ("sure", "top", "agree", "share", "others"):
+            found.pop(key, None)
         peak = np.zeros_like(year_probs)
         for step, part in zip((-1, 0, 1), PEAK):
             k = found["year"] + step - first_year
@@ -246,6 +286,15 @@ class Formulae:
         k = found["year"] - first_year
         found["prob"] = round(float(mixed[max(0, k - 1) : k + 2].sum()), 4)
         return mixed, found
+
+
+def evidence(found: dict[str, Any]) -> list[float]:
+    """What :meth:`Formulae.confidence` weighs: ``[1, logit(sure), logit(top), log(1 + others)]``
+    of a reading, ``[1, log(agree), share, log(1 + others)]`` of dated names."""
+    others = float(np.log1p(found.get("others", 0)))
+    if found["kind"] == "name":
+        return [1.0, float(np.log(found["agree"])), found["share"], others]
+    return [1.0, logit(found["sure"]), logit(found["top"]), others]
 
 
 def logit(p: float) -> float:

@@ -222,16 +222,22 @@ class AttributionModel:
             )
         return probs, place_probs
 
-    def year_probs(self, text: str, letters: int) -> np.ndarray:
-        """``(Y,)`` probability of each year from :attr:`first_year`: the bins' spread evenly."""
-        probs, _ = self.probabilities(text, letters)
-        return np.repeat(probs / self.widths, self.widths)
+    def year_probs(self, text: str, letters: int) -> np.ndarray | None:
+        """``(Y,)`` probability of each year from :attr:`first_year` (the bins' spread evenly), or
+        ``None`` where no formula is read in the text (:meth:`reads_formulae`)."""
+        probs, place_probs = self.probabilities(text, letters)
+        return np.repeat(probs / self.widths, self.widths) if self.reads_formulae(place_probs) else None
+
+    def reads_formulae(self, place_probs: np.ndarray) -> bool:
+        """Whether a text of these place probabilities has its formulae read: the papyri's, not where
+        its most probable place is an inscription's (their formulae and names are Egypt's)."""
+        return int(place_probs.argmax()) not in self.inscription_places
 
     def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
         probs, place_probs = self.probabilities(text, letters)
         years, formula = np.repeat(probs / self.widths, self.widths), None
-        if self.formulae is not None:  # a dating formula read: its year's probability mixed in
+        if self.formulae is not None and self.reads_formulae(place_probs):  # a dating formula read: its year's probability mixed in
             years, formula = self.formulae.mix(text, years, self.first_year)
             probs = np.add.reduceat(years, np.concatenate([[0], np.cumsum(self.widths)[:-1]]))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from apollo_restore.attribution.formulae import Formulae, features, logit, readings, words_of
+from apollo_restore.attribution.formulae import Formulae, evidence, features, readings, words_of
 from apollo_restore.attribution.model import AttributionModel
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 EXACT = 2
 MIN_ERA_DOCS = 8
 MIN_FEATURE = 3
+#: A dated name: a word of at least :data:`NAME_LETTERS` letters in at least :data:`NAME_MIN_DOCS`
+#: training papyri dated to the year (and in at most :data:`NAME_MAX_DOCS` dated ones), whose
+#: dated papyri fall within a year of their median year at least :data:`NAME_AGREE` of the time.
+NAME_LETTERS, NAME_MIN_DOCS, NAME_MAX_DOCS, NAME_AGREE = 4, 2, 200, 0.8
 PRIORS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
 
 
@@ -56,6 +60,25 @@ def learn_eras(items: list[Any]) -> list[int]:
         if mass >= MIN_ERA_DOCS and n > votes[era - 1] and n >= votes[era + 1]:
             peaks.append(era)
     return sorted(peaks)
+
+
+def learn_names(items: list[Any]) -> dict[str, int]:
+    """The dated names (see :data:`NAME_AGREE`) of the training papyri ``items``: word → year."""
+    seen: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for e in items:
+        if e.source == "ddb" and e.label.dated:
+            for w in set(words_of(e.text)):
+                if len(w) >= NAME_LETTERS and "-" not in w and "…" not in w:
+                    seen[w].append((e.label.lo, e.label.hi))
+    out = {}
+    for w, ranges in seen.items():
+        exact = [(a + b) / 2 for a, b in ranges if b - a <= EXACT]
+        if len(exact) < NAME_MIN_DOCS or len(ranges) > NAME_MAX_DOCS:
+            continue
+        year = round(float(np.median(exact)))
+        if sum(a - 1 <= year <= b + 1 for a, b in ranges) >= NAME_AGREE * len(ranges):
+            out[w] = year
+    return out
 
 
 def samples(items: list[Any], eras: list[int]) -> tuple[list[list[str]], list[int], dict[int, Counter[int]]]:
@@ -113,42 +136,58 @@ def fit_formulae(items: list[Any], seed: int, epochs: int = 100,
     longest = [max((v for v, n in values[k].items() if n >= 2), default=0) for k in range(len(eras))]
     arrays = {"formula.weight": weight.detach().numpy().astype(np.float16),
               "formula.bias": bias.detach().numpy().astype(np.float16)}  # fmt: skip
-    return arrays, {"features": vocab, "eras": eras, "longest": longest, "prior": 1.0, "calibration": [-9.0, 0.0, 0.0]}
+    names = learn_names(items)
+    log.info("formulae: %d dated names", len(names))
+    return arrays, {"features": vocab, "eras": eras, "longest": longest, "prior": 1.0,
+                    "calibration": [-9.0, 0.0, 0.0, 0.0],
+                    "names": sorted(names), "name_years": [names[w] for w in sorted(names)],
+                    "name_calibration": [-9.0, 0.0, 0.0, 0.0]}  # fmt: skip
 
 
 def calibrate_formulae(reader: Formulae, model: Any, items: list[Any]) -> dict[str, Any]:
-    """``{"prior", "calibration"}``: for each exponent of :data:`PRIORS`, the logistic fit (torch,
-    L-BFGS) of whether the surest reading's year is right (within a year of the true range) on
-    ``reader``'s ``sure`` and ``top``, over the dated validation papyri ``items`` that have a
-    reading; the exponent with the most readings right wins (then the least negative log-likelihood). ``model``: the
-    :class:`~.model.AttributionModel` whose date distribution weighs the eras."""
-    texts = [(e, model.year_probs(e.text, e.letters)) for e in items
-             if e.source == "ddb" and e.label.dated and readings(e.text)]  # fmt: skip
-    best: dict[str, Any] = {"prior": 1.0, "calibration": [-9.0, 0.0, 0.0]}
+    """``{"prior", "calibration", "name_calibration"}`` over the dated validation papyri ``items``
+    (``model``: the :class:`~.model.AttributionModel` whose date distribution weighs the eras):
+
+    - for each exponent of :data:`PRIORS`, the logistic fit (:func:`fit_logistic`) of whether the
+      surest reading's year is right (within a year of the true range) on its ``sure`` and
+      ``top``; the exponent with the most readings right wins (then the least negative
+      log-likelihood);
+    - the same fit for the year the dated names agree on."""
+    texts = [(e, model.year_probs(e.text, e.letters)) for e in items if e.source == "ddb" and e.label.dated]
+    texts = [(e, years) for e, years in texts if years is not None]  # placed among inscriptions: not read
+    best: dict[str, Any] = {"prior": 1.0, "calibration": [-9.0, 0.0, 0.0, 0.0]}
     best_key = (-1.0, 0.0)
     for prior in PRIORS:
         reader.prior = prior
-        rows, right = [], []
-        for e, years in texts:
-            found = reader.read(e.text, years, model.first_year)
-            if found is None:
-                continue
-            rows.append([1.0, logit(found["sure"]), logit(found["top"])])
-            right.append(float(e.label.lo - 1 <= found["year"] <= e.label.hi + 1))
-        if not rows:
-            continue
-        weights, nll = fit_logistic(np.asarray(rows), np.asarray(right))
-        share = float(np.mean(right))
-        log.info("formulae: prior %.2f: %d readings, %.3f right, NLL %.4f", prior, len(rows), share, nll)
-        if (share, -nll) > best_key:  # the most readings right; then the best fit
-            best_key, best = (share, -nll), {"prior": prior, "calibration": [round(float(v), 4) for v in weights]}
-    reader.prior, reader.calibration = best["prior"], best["calibration"]
+        found = [(e, f) for e, years in texts for f in reader.candidates(e.text, years, model.first_year)]
+        weights, nll, share, n = _fit_right([(e, f) for e, f in found if f["kind"] != "name"])
+        log.info("formulae: prior %.2f: %d readings, %.3f right, NLL %.4f", prior, n, share, nll)
+        if n and (share, -nll) > best_key:  # the most readings right; then the best fit
+            best_key, best = (share, -nll), {"prior": prior, "calibration": weights}
+    named = [(e, f) for e, years in texts for f in reader.candidates(e.text, years, model.first_year)]
+    weights, nll, share, n = _fit_right([(e, f) for e, f in named if f["kind"] == "name"])
+    log.info("formulae: dated names in %d texts, %.3f right, NLL %.4f", n, share, nll)
+    best["name_calibration"] = weights if n else [-9.0, 0.0, 0.0, 0.0]
+    reader.prior, reader.calibration, reader.name_calibration = (best["prior"], best["calibration"],
+                                                                 best["name_calibration"])  # fmt: skip
     return best
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+def _fit_right(found: list[tuple[Any, dict[str, Any]]]) -> tuple[list[float], float, float, int]:
+    """``(weights, NLL, share right, n)`` of the logistic fit of whether each found year is within
+    a year of its text's true range, on its :func:`~.formulae.evidence`."""
+    if not found:
+        return [-9.0, 0.0, 0.0, 0.0], float("inf"), 0.0, 0
+    x = np.asarray([evidence(f) for _, f in found])
+    y = np.asarray([float(e.label.lo - 1 <= f["year"] <= e.label.hi + 1) for e, f in found])
+    weights, nll = fit_logistic(x, y)
+    return [round(float(v), 4) for v in weights], nll, float(y.mean()), len(found)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> tuple[np.ndarray, float]:
     """``(weights (F,), mean NLL)`` of the logistic regression of ``y`` ``(n,)`` (0/1) on ``x``
-    ``(n, F)`` (torch, L-BFGS)."""
+    ``(n, F)``, the first column the intercept (torch, L-BFGS; ``l2`` on the other weights, so
+    that a separable sample keeps finite weights)."""
     import torch
 
     xs, ys = torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
@@ -157,12 +196,14 @@ def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
 
     def closure() -> torch.Tensor:
         optimiser.zero_grad()
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(xs @ w, ys)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(xs @ w, ys) + l2 * (w[1:] ** 2).sum()
         loss.backward()
         return loss
 
     optimiser.step(closure)
-    return w.detach().numpy(), float(closure().detach())
+    with torch.no_grad():
+        nll = float(torch.nn.functional.binary_cross_entropy_with_logits(xs @ w, ys))
+    return w.detach().numpy(), nll
 
 
 def add_formulae(arrays: dict[str, np.ndarray], config: dict[str, Any], train_docs: list[Any],
