@@ -237,7 +237,7 @@ class AttributionModel:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
         probs, place_probs = self.probabilities(text, letters)
         years, formula = np.repeat(probs / self.widths, self.widths), None
-        if self.formulae is not None and self.reads_formulae(place_probs):  # a dating formula read: its year's probability mixed in
+        if self.formulae is not None and self.reads_formulae(place_probs):  # a formula's year mixed in
             years, formula = self.formulae.mix(text, years, self.first_year)
             probs = np.add.reduceat(years, np.concatenate([[0], np.cumsum(self.widths)[:-1]]))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
