@@ -10,6 +10,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apollo_restore.attribution.formulae import Formulae, numeral, ordinal, readings
 from apollo_restore.attribution.labels import Label
@@ -106,3 +108,29 @@ def test_dated_names_give_the_year_their_documents_agree_on():
     assert found["year"] == 361 and found["agree"] == 2 and found["kind"] == "name"
     mixed, said = reader.mix("μετα την υπατειαν ταυρου και φλωρεντιου", np.full(YEARS, 1 / YEARS), FIRST)
     assert said["year"] == 361 and said["regnal_year"] is None and said["prob"] > 0.5
+
+
+@pytest.fixture(scope="module")
+def reader() -> Formulae:
+    docs = _docs()
+    arrays, config = fit_formulae(docs, seed=0, epochs=20)
+    return Formulae(arrays, config | {"prior": 1.0, "calibration": [1.0, 1.0, 1.0, 1.0],
+                                      "name_calibration": [1.0, 1.0, 1.0, 1.0]})  # fmt: skip
+
+
+WORDS = ["ετους", "ετει", "κα", "ιβ", "ρμδ", "δευτερου", "και", "εικοστου", "αδριανου", "καισαρος", "μεσορη", "φαωφι",
+         "ινδικτιονος", "ετη", "--", "…", "·", "αντωνινου", "πυρου", "θωθ", "ξ", "ιδ"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=40), st.floats(0.0, 1.0))
+def test_any_text_gives_a_distribution(reader, words, tilt):
+    """Whatever the words, the mixture is a distribution and its summary is ordered."""
+    prior = np.linspace(tilt, 1 - tilt, YEARS) + 1e-3
+    prior /= prior.sum()
+    mixed, found = reader.mix(" ".join(words), prior, FIRST)
+    assert mixed.shape == (YEARS,) and (mixed >= 0).all() and np.isclose(mixed.sum(), 1)
+    year, low, high = date_summary(FIRST + np.arange(YEARS + 1), mixed)
+    assert low <= year <= high
+    if found is not None:
+        assert 0 <= found["prob"] <= 1 and FIRST <= found["year"] < FIRST + YEARS
