@@ -82,7 +82,9 @@ def test_calibration_fits_how_often_the_year_is_right():
     docs = _docs()
     arrays, config = fit_formulae(docs, seed=0, epochs=60)
     reader = Formulae(arrays, config | {"prior": 1.0, "calibration": [0.0, 0.0, 0.0, 0.0]})
-    model = SimpleNamespace(first_year=FIRST, year_probs=lambda text, letters: np.full(YEARS, 1 / YEARS))
+    model = SimpleNamespace(first_year=FIRST, probabilities=lambda text, letters: (None, None),
+                            reads_formulae=lambda place_probs: True,
+                            years=lambda probs: np.full(YEARS, 1 / YEARS))  # fmt: skip
     # validation: each text twice, once with its label and once with a label 30 years later
     valid = [SimpleNamespace(source="ddb", text=d.text, letters=40,
                              label=Label(d.label.lo + shift, d.label.hi + shift, ""))

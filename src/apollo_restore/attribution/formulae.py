@@ -201,8 +201,7 @@ class Formulae:
 
     def read(self, text: str, year_probs: np.ndarray, first_year: int) -> dict[str, Any] | None:
         """The surest reading of ``text`` (the greatest ``sure × top``) of :meth:`read_all`, or ``None``."""
-        found = self.read_all(text, year_probs, first_year)
-        return max(found, key=lambda f: f["sure"] * f["top"]) if found else None
+        return _surest(self.read_all(text, year_probs, first_year))
 
     def read_all(self, text: str, year_probs: np.ndarray, first_year: int) -> list[dict[str, Any]]:
         """What each reading of ``text`` says, in order: ``{"words", "regnal_year", "kind", "era",
@@ -237,8 +236,7 @@ class Formulae:
         readings_found = self.read_all(text, year_probs, first_year)
         names = self.named(text)
         every = readings_found + ([names] if names else [])
-        best = max(readings_found, key=lambda f: f["sure"] * f["top"]) if readings_found else None
-        out = [f for f in (best, names) if f is not None]
+        out = [f for f in (_surest(readings_found), names) if f is not None]
         for f in out:
             f["others"] = sum(1 for g in every if g is not f and abs(g["year"] - f["year"]) <= 1)
         return out
@@ -286,6 +284,11 @@ class Formulae:
         k = found["year"] - first_year
         found["prob"] = round(float(mixed[max(0, k - 1) : k + 2].sum()), 4)
         return mixed, found
+
+
+def _surest(found: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The reading of greatest ``sure × top`` among :meth:`Formulae.read_all`'s, or ``None``."""
+    return max(found, key=lambda f: f["sure"] * f["top"]) if found else None
 
 
 def evidence(found: dict[str, Any]) -> list[float]:

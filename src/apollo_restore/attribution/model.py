@@ -10,11 +10,11 @@ and read by two linear heads: ``date`` (D → one logit per bin of :attr:`Attrib
 ``place`` (D → one logit per place); where the folder holds the index of the training documents
 (:mod:`.neighbours`), the votes of a text's nearest documents are mixed in; where it holds the
 reader of dating formulae (:mod:`.formulae`), the year a regnal year gives takes the probability
-that it is right, and the point and interval are read from the distribution over single years. The probabilities are
-``softmax(logits / T)`` with a temperature ``T`` per head and per *length band* (letters of the
-text), fitted on validation documents and crops of them (:mod:`.train`): the date's so that the
-80 % interval holds the true date about 80 % of the time, the place's by likelihood. A short text gets
-its band's (larger) temperature: a wide interval and flat places.
+that it is right, and the point and interval are read from the distribution over single years.
+The probabilities are ``softmax(logits / T)`` with a temperature ``T`` per head and per *length
+band* (letters of the text), fitted on validation documents and crops of them (:mod:`.train`): the
+date's so that the 80 % interval holds the true date about 80 % of the time, the place's by
+likelihood. A short text gets its band's (larger) temperature: a wide interval and flat places.
 
 The folder holds ``attribution.safetensors`` (the arrays) and ``attribution.json`` (bins, places,
 bands, temperatures, what it was trained on); nothing is unpickled.
@@ -222,11 +222,10 @@ class AttributionModel:
             )
         return probs, place_probs
 
-    def year_probs(self, text: str, letters: int) -> np.ndarray | None:
-        """``(Y,)`` probability of each year from :attr:`first_year` (the bins' spread evenly), or
-        ``None`` where no formula is read in the text (:meth:`reads_formulae`)."""
-        probs, place_probs = self.probabilities(text, letters)
-        return np.repeat(probs / self.widths, self.widths) if self.reads_formulae(place_probs) else None
+    def years(self, probs: np.ndarray) -> np.ndarray:
+        """``(Y,)`` probability of each year from :attr:`first_year`: the bins' ``probs`` ``(K,)``
+        spread evenly over their years."""
+        return np.repeat(probs / self.widths, self.widths)
 
     def reads_formulae(self, place_probs: np.ndarray) -> bool:
         """Whether a text of these place probabilities has its formulae read: the papyri's, not where
@@ -236,10 +235,10 @@ class AttributionModel:
     def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
         probs, place_probs = self.probabilities(text, letters)
-        years, formula = np.repeat(probs / self.widths, self.widths), None
+        years, formula = self.years(probs), None
         if self.formulae is not None and self.reads_formulae(place_probs):  # a formula's year mixed in
             years, formula = self.formulae.mix(text, years, self.first_year)
-            probs = np.add.reduceat(years, np.concatenate([[0], np.cumsum(self.widths)[:-1]]))
+            probs = np.add.reduceat(years, (self.edges[:-1] - self.first_year).astype(np.int64))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]

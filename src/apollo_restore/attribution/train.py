@@ -428,8 +428,7 @@ def refit_formulae(folder: Path, prepared: Path, corpora: Path, seed: int = 0) -
     arrays = {k: v for k, v in load_file(str(folder / WEIGHTS_FILE)).items() if not k.startswith("formula.")}
     config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
     filled = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
-    valid = [e for e in examples(prepared, corpora, "validation", seed, crops=2, fill=0.0, labels=labels)
-             if "#" not in e.doc]  # fmt: skip
+    valid = examples(prepared, corpora, "validation", seed, crops=0, fill=0.0, labels=labels)
     add_formulae(arrays, config, filled, valid, seed)
     save(arrays, config, folder)
     return config["formulae"]

@@ -153,8 +153,12 @@ def calibrate_formulae(reader: Formulae, model: Any, items: list[Any]) -> dict[s
       ``top``; the exponent with the most readings right wins (then the least negative
       log-likelihood);
     - the same fit for the year the dated names agree on."""
-    texts = [(e, model.year_probs(e.text, e.letters)) for e in items if e.source == "ddb" and e.label.dated]
-    texts = [(e, years) for e, years in texts if years is not None]  # placed among inscriptions: not read
+    texts = []
+    for e in items:
+        if e.source == "ddb" and e.label.dated:
+            probs, place_probs = model.probabilities(e.text, e.letters)
+            if model.reads_formulae(place_probs):  # placed among inscriptions: not read
+                texts.append((e, model.years(probs)))
     best: dict[str, Any] = {"prior": 1.0, "calibration": [-9.0, 0.0, 0.0, 0.0]}
     best_key = (-1.0, 0.0)
     for prior in PRIORS:
