@@ -160,16 +160,16 @@ def calibrate_formulae(reader: Formulae, model: Any, items: list[Any]) -> dict[s
             if model.reads_formulae(place_probs):  # placed among inscriptions: not read
                 texts.append((e, model.years(probs)))
     best: dict[str, Any] = {"prior": 1.0, "calibration": [-9.0, 0.0, 0.0, 0.0]}
-    best_key = (-1.0, 0.0)
+    best_key, best_found = (-1.0, 0.0), []
     for prior in PRIORS:
         reader.prior = prior
         found = [(e, f) for e, years in texts for f in reader.candidates(e.text, years, model.first_year)]
         weights, nll, share, n = _fit_right([(e, f) for e, f in found if f["kind"] != "name"])
         log.info("formulae: prior %.2f: %d readings, %.3f right, NLL %.4f", prior, n, share, nll)
         if n and (share, -nll) > best_key:  # the most readings right; then the best fit
-            best_key, best = (share, -nll), {"prior": prior, "calibration": weights}
-    named = [(e, f) for e, years in texts for f in reader.candidates(e.text, years, model.first_year)]
-    weights, nll, share, n = _fit_right([(e, f) for e, f in named if f["kind"] == "name"])
+            best_key, best, best_found = (share, -nll), {"prior": prior, "calibration": weights}, found
+    # the names as the chosen exponent finds them (their agreement counts that exponent's readings)
+    weights, nll, share, n = _fit_right([(e, f) for e, f in best_found if f["kind"] == "name"])
     log.info("formulae: dated names in %d texts, %.3f right, NLL %.4f", n, share, nll)
     best["name_calibration"] = weights if n else [-9.0, 0.0, 0.0, 0.0]
     reader.prior, reader.calibration, reader.name_calibration = (best["prior"], best["calibration"],
