@@ -382,10 +382,10 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "neighbours": mixing,
         "inscription_places": inscription_places(train, places),
         "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
-                    "seed": seed, "fill": fill, "seconds": round(time.monotonic() - started)},
+                    "seed": seed, "fill": fill},
     }  # fmt: skip
     add_formulae(arrays, config, filled, valid_docs, seed)
-    config["trained"]["seconds"] = round(time.monotonic() - started)
+    config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
     write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
     return config
@@ -425,7 +425,7 @@ def refit_formulae(folder: Path, prepared: Path, corpora: Path, seed: int = 0) -
     from safetensors.numpy import load_file
 
     labels = read_labels(corpora)
-    arrays = {k: v for k, v in load_file(str(folder / WEIGHTS_FILE)).items() if not k.startswith("formula.")}
+    arrays = load_file(str(folder / WEIGHTS_FILE))  # its old reader is replaced (add_formulae leaves it out)
     config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
     filled = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
     valid = examples(prepared, corpora, "validation", seed, crops=0, fill=0.0, labels=labels)
