@@ -40,6 +40,9 @@ def test_a_numeral_is_a_regnal_year_only_in_a_formula_s_place():
     # a day after a month, an indiction, an age, an amount: none is a year
     assert readings("μεσορη ε ιγ ινδικτιονος ετη λ δραχμας ιβ") == []
     assert [(r.value, r.index) for r in readings("ετους λβ· επειφ")] == [(32, 1)]  # punctuation separates
+    # an ordinal of several words is one reading: its last word is not year 20 again
+    found = readings("μεχειρ του πρωτου και εικοστου ετους αδριανου καισαρος")
+    assert [(r.value, r.index, r.kind) for r in found] == [(21, 2, "title")]
 
 
 def _docs() -> list[SimpleNamespace]:

@@ -75,6 +75,17 @@ def test_date_summary_median_and_central_interval():
     assert quantile(edges, flat, 0.0) == -100 and quantile(edges, flat, 1.0) == 100
 
 
+def test_date_summary_names_the_year_that_holds_each_quantile():
+    """Single-year bins: a distribution all on AD 137 is AD 137 (its median, 137.5 as a quantile,
+    lies inside the year 137; rounding said 138), and the interval is that year alone."""
+    edges = np.arange(100, 201, dtype=float)
+    probs = np.zeros(100)
+    probs[37] = 1.0
+    assert date_summary(edges, probs) == (137, 137, 137)
+    probs[37], probs[38] = 0.6, 0.4  # the median in 137, the 90 % point in 138
+    assert date_summary(edges, probs) == (137, 137, 138)
+
+
 def test_date_target_spreads_over_the_true_range():
     from apollo_restore.attribution.labels import Label
 

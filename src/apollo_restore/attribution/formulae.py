@@ -120,13 +120,17 @@ def readings(text: str) -> list[Reading]:
     order; each ``index`` counts :func:`words_of`'s words."""
     words = words_of(text)
     out = []
+    free = 0  # the first word not inside an ordinal read before (``πρωτου και εικοστου`` is one)
     for i, word in enumerate(words):
+        if i < free:
+            continue
         value, span = numeral(word), 1
         if value is None:
             spelt = ordinal(words, i)
             if spelt is None:
                 continue
             value, span = spelt
+        free = i + span
         if not 0 < value <= MAX_YEAR or (i > 0 and words[i - 1].startswith(NOT_BEFORE)):
             continue
         if i + span < len(words) and words[i + span].startswith(NOT_AFTER):

@@ -23,6 +23,7 @@ bands, temperatures, what it was trained on); nothing is unpickled.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -133,10 +134,11 @@ def quantile(edges: np.ndarray, probs: np.ndarray, q: float) -> float:
 
 
 def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
-    """``(median, low, high)`` of a date distribution: the median and the central
-    :data:`INTERVAL` interval, in whole years."""
+    """``(median, low, high)`` of a date distribution: the years that hold its median and the
+    ends of its central :data:`INTERVAL` interval. A bin ``[a, b)`` holds the years ``a … b − 1``,
+    so a quantile at ``137.6`` lies in the year 137 (rounding it would say 138)."""
     tail = (1 - INTERVAL) / 2
-    return tuple(round(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))  # type: ignore[return-value]
+    return tuple(math.floor(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))  # type: ignore[return-value]
 
 
 def bag(embedding: np.ndarray, scale: np.ndarray | None, ids: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -177,7 +179,9 @@ class AttributionModel:
         temperature = config["temperature"]
         self.t_mixed = (temperature.get("mixed_date", [1.0] * len(self.bands)),
                         temperature.get("mixed_place", [1.0] * len(self.bands)))  # the mixture's  # fmt: skip
-        self.t_inscription = float(temperature.get("mixed_place_inscription", [1.0])[0])
+        #: ``(date, place)`` temperatures of a text whose most probable place is an inscription's
+        self.t_inscription = (float(temperature.get("mixed_date_inscription", [0.0])[0]) or None,
+                              float(temperature.get("mixed_place_inscription", [1.0])[0]))  # fmt: skip
         self.inscription_places = set(config.get("inscription_places", []))  # classes that are inscriptions'
         self.first_year = int(self.edges[0])
         self.widths = np.diff(self.edges).astype(np.int64)  # years in each bin
@@ -214,11 +218,12 @@ class AttributionModel:
         place_probs = softmax(place_logits, self.t_place[band])
         if self.neighbours is not None:  # the votes mixed in, the mixture tempered again
             date_votes, place_votes = self.neighbours.votes(text, len(probs), len(place_probs))
-            probs = softmax(np.log(mix(probs, date_votes, self.mixing["date"]) + 1e-12), self.t_mixed[0][band])
             place_probs = mix(place_probs, place_votes, self.mixing["place"])
-            inscription = int(place_probs.argmax()) in self.inscription_places  # its own temperature
+            inscription = int(place_probs.argmax()) in self.inscription_places  # temperatures of its own
+            t_date = self.t_inscription[0] if inscription and self.t_inscription[0] else self.t_mixed[0][band]
+            probs = softmax(np.log(mix(probs, date_votes, self.mixing["date"]) + 1e-12), t_date)
             place_probs = softmax(
-                np.log(place_probs + 1e-12), self.t_inscription if inscription else self.t_mixed[1][band]
+                np.log(place_probs + 1e-12), self.t_inscription[1] if inscription else self.t_mixed[1][band]
             )
         return probs, place_probs
 

@@ -258,36 +258,48 @@ NO_MIXING = {"date": 0.0, "place": 0.0}
 
 def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(low, high)`` years of the central 80 % interval of each row of ``probs`` ``(n, K)``:
-    :func:`~.model.date_summary`'s interval, for many rows at once (linear inside a bin)."""
+    :func:`~.model.date_summary`'s interval, for many rows at once (linear inside a bin, then the
+    year that holds it)."""
     cum = np.cumsum(probs, axis=1)
     out = []
     for q in (0.1, 0.9):
         k = np.minimum((cum < q).sum(axis=1), probs.shape[1] - 1)  # the bin where q is reached
         before = np.where(k > 0, cum[np.arange(len(k)), k - 1], 0.0)
         inside = np.clip((q - before) / np.maximum(probs[np.arange(len(k)), k], 1e-12), 0, 1)
-        out.append(edges[k] + inside * (edges[k + 1] - edges[k]))
+        out.append(np.floor(edges[k] + inside * (edges[k + 1] - edges[k])))
     return out[0], out[1]
 
 
-def temperatures(date_logits: np.ndarray, place_logits: np.ndarray, calib: list[Example],
-                 places: list[str]) -> tuple[list[float], list[float]]:  # fmt: skip
-    """Per band of :data:`BANDS`: the date temperature whose 80 % interval covers closest to 80 %,
-    the place temperature of least NLL, of logits ``(n, K)``, ``(n, P)`` of the texts ``calib``."""
+def date_temperature(date_logits: np.ndarray, calib: list[Example], rows: np.ndarray | list[int]) -> tuple[float, float]:
+    """``(T, gap)``: the date temperature whose 80 % interval covers the true range of the dated
+    texts among ``calib[rows]`` closest to 80 % (``gap``: how far it stays), of logits ``(n, K)``."""
+    dated = [r for r in rows if calib[r].label.dated]
+    if not dated:
+        return 1.0, float("inf")
     edges = np.asarray(BIN_EDGES, float)
+    lo = np.asarray([calib[r].label.lo for r in dated], float)
+    hi = np.asarray([calib[r].label.hi for r in dated], float)
+    best_t, best_gap = 1.0, float("inf")
+    for t in TEMPERATURES:
+        low, high = central_interval(edges, softmax(date_logits[dated], t))
+        gap = abs(covered(low, high, lo, hi).mean() - 0.8)
+        if gap < best_gap - 1e-9:
+            best_t, best_gap = float(t), gap
+    return best_t, best_gap
+
+
+def temperatures(date_logits: np.ndarray, place_logits: np.ndarray, calib: list[Example],
+                 places: list[str], dates_of: np.ndarray | None = None) -> tuple[list[float], list[float]]:  # fmt: skip
+    """Per band of :data:`BANDS`: the date temperature (:func:`date_temperature`; over the texts
+    where ``dates_of`` ``(n,)`` bool is true, all by default), the place temperature of least NLL,
+    of logits ``(n, K)``, ``(n, P)`` of the texts ``calib``."""
     index = {p: i for i, p in enumerate(places)}
     band = np.searchsorted(BANDS, [e.letters for e in calib], side="right") - 1
+    dates_of = np.ones(len(calib), bool) if dates_of is None else dates_of
     t_date, t_place = [], []
     for b in range(len(BANDS)):
         rows = np.flatnonzero(band == b)
-        dated = [r for r in rows if calib[r].label.dated]
-        best_t, best_gap = 1.0, float("inf")
-        lo = np.asarray([calib[r].label.lo for r in dated], float)
-        hi = np.asarray([calib[r].label.hi for r in dated], float)
-        for t in TEMPERATURES if dated else ():
-            low, high = central_interval(edges, softmax(date_logits[dated], t))
-            gap = abs(covered(low, high, lo, hi).mean() - 0.8)
-            if gap < best_gap - 1e-9:
-                best_t, best_gap = float(t), gap
+        best_t, best_gap = date_temperature(date_logits, calib, rows[dates_of[rows]])
         t_date.append(best_t)
         targets = np.asarray([place_target(calib[r].label, index) for r in rows])
         placed = rows[targets >= 0]
@@ -317,13 +329,18 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
         date_votes[n], place_votes[n] = near.votes(e.text, date_logits.shape[1], place_logits.shape[1])
     mixed_date = mix(softmax(date_logits, np.asarray(t_date)[band, None]), date_votes, mixing["date"])
     mixed_place = mix(softmax(place_logits, np.asarray(t_place)[band, None]), place_votes, mixing["place"])
-    out["mixed_date"], out["mixed_place"] = temperatures(np.log(mixed_date + 1e-12), np.log(mixed_place + 1e-12),
-                                                         calib, places)  # fmt: skip
-    # a text whose first place is an inscription's: one temperature of its own, of least top-1 ECE
-    # on the whole documents (papyri, most of the texts, would otherwise set it; inscriptions'
-    # mass leaks to the many papyrus places: under-confident)
-    index = {p: i for i, p in enumerate(places)}
     kind = np.isin(mixed_place.argmax(axis=1), inscription_places(calib, places))
+    # the bands' date temperatures over the texts placed among papyri; one of its own (all bands)
+    # for those placed among inscriptions, whose intervals the papyri's would leave too narrow
+    out["mixed_date"], out["mixed_place"] = temperatures(np.log(mixed_date + 1e-12), np.log(mixed_place + 1e-12),
+                                                         calib, places, dates_of=~kind)  # fmt: skip
+    t, gap = date_temperature(np.log(mixed_date + 1e-12), calib, np.flatnonzero(kind))
+    out["mixed_date_inscription"] = [t]
+    log.info("texts placed first among inscriptions: date T %.2f (cover gap %.3f)", t, gap)
+    # and a place temperature of their own, of least top-1 ECE on the whole documents (papyri, most
+    # of the texts, would otherwise set it; inscriptions' mass leaks to the many papyrus places:
+    # under-confident)
+    index = {p: i for i, p in enumerate(places)}
     targets = np.asarray([place_target(e.label, index) for e in calib])
     whole = np.asarray(["#" not in e.doc for e in calib])  # the documents, not their crops
     rows = np.flatnonzero(kind & whole & (targets >= 0))
