@@ -270,7 +270,7 @@ def central_interval(edges: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, 
     return out[0], out[1]
 
 
-def date_temperature(date_logits: np.ndarray, calib: list[Example], rows: np.ndarray | list[int]) -> tuple[float, float]:
+def date_temperature(date_logits: np.ndarray, calib: list[Example], rows: np.ndarray) -> tuple[float, float]:
     """``(T, gap)``: the date temperature whose 80 % interval covers the true range of the dated
     texts among ``calib[rows]`` closest to 80 % (``gap``: how far it stays), of logits ``(n, K)``."""
     dated = [r for r in rows if calib[r].label.dated]
