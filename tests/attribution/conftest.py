@@ -1,6 +1,6 @@
-"""A tiny attribution folder (random arrays, three places, a formula reader of one reign) for the
-doors' tests: fast, and the same on every machine; what it answers is junk (but for a regnal year
-of Hadrian), how it answers is what is tested."""
+"""A tiny attribution folder (random arrays, three places, a formula reader of one reign and one
+dated name) for the doors' tests: fast, and the same on every machine; what it answers is junk
+(but for a regnal year of Hadrian and the name), how it answers is what is tested."""
 
 from __future__ import annotations
 
@@ -51,6 +51,9 @@ def tiny_attribution(tmp_path_factory) -> Path:
             "longest": [21],
             "prior": 0.0,
             "calibration": [0.0, 2.0, 0.0, 0.0],
+            "names": ["κλεανδρου"],  # a dated name (AD 190), sure when read alone
+            "name_years": [190],
+            "name_calibration": [2.0, 0.0, 0.0, 0.0],
         },
     }
     save(arrays, config, folder)

@@ -51,4 +51,10 @@ def test_panel_draws_the_date_and_places(packaged_is_tiny, browser, width):  # n
         )
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         a11y.assert_accessible(page, f"the attribution panel with a dating formula at {width} px")
+        page.fill("#leiden", TEXT + "\n4 Κλεάνδρου")  # a dated name: no regnal year to show
+        with page.expect_response(lambda r: r.url.endswith("/api/attribute")):
+            page.click("#attribute")
+        page.wait_for_function("document.querySelector('#attribute-result p.formula')?.innerText.includes('names')")
+        named = page.inner_text("#attribute-result p.formula")
+        assert "Dated names read" in named and "AD 190" in named and "null" not in named
         page.close()

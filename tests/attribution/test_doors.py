@@ -72,6 +72,13 @@ def test_a_dating_formula_read_gives_its_year(tiny_attribution):
     assert "dating formula: year 12" in found.formula_line() and "AD 128" in found.formula_line()
 
 
+def test_dated_names_give_their_year_with_no_regnal_year(tiny_attribution):
+    found = attribute("κλεανδρου " + LONG, folder=str(tiny_attribution), parallels=False)
+    assert found.formula["kind"] == "name" and found.formula["year"] == 190
+    assert found.formula["regnal_year"] is None and found.formula["era"] is None
+    assert found.formula_line().startswith("dating formula: dated names 'κλεανδρου' → AD 190")
+
+
 def test_dated_parallels_carry_date_and_place(tiny_attribution, tmp_path):
     build_text_index(["bgu.1.100", "p.erl.26"], ["ddb", "ddb"], [LONG, "ετους δευτερου μηνος θωθ"], tmp_path / "ix")
     index = TextIndex.open(tmp_path / "ix")

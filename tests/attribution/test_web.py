@@ -44,6 +44,9 @@ def test_api_attribute_answers_and_refuses(packaged_is_tiny):
     assert body["parallels"] == [] and body["formula"] is None  # no index on this server, no formula in it
     dated = client.post("/api/attribute", json={"text": "ἔτους ιβ Ἁδριανοῦ Καίσαρος " + LONG}).json()
     assert dated["formula"]["year"] == 128 and dated["formula"]["regnal_year"] == 12
+    named = client.post("/api/attribute", json={"text": "κλεανδρου " + LONG})  # dated names: no regnal year
+    assert named.status_code == 200, named.text
+    assert named.json()["formula"]["kind"] == "name" and named.json()["formula"]["regnal_year"] is None
     short = client.post("/api/attribute", json={"text": "ἔτους β"})
     assert short.status_code == 422 and short.json()["error"]["code"] == "E801"
     latin = client.post("/api/attribute", json={"text": "the quick brown fox jumps over the lazy dog"})

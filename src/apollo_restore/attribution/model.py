@@ -102,8 +102,8 @@ class Attribution:
         if not self.formula:
             return ""
         f = self.formula
-        return (f"dating formula: year {f['regnal_year']} in '{f['words']}' → {year_label(f['year'])} "
-                f"({percent(f['prob'])} within a year)")  # fmt: skip
+        read = f"dated names '{f['words']}'" if f["kind"] == "name" else f"year {f['regnal_year']} in '{f['words']}'"
+        return f"dating formula: {read} → {year_label(f['year'])} ({percent(f['prob'])} within a year)"
 
 
 def percent(p: float) -> str:

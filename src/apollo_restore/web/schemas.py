@@ -225,10 +225,13 @@ class AttributeDate(BaseModel):
 
 
 class AttributeFormula(BaseModel):
-    words: str = Field(description="The formula's words as read (`norm.v1`).")
-    regnal_year: int = Field(description="The regnal year it names.")
-    kind: str = Field(description="Where the numeral stands: after a word for year, before a month or a ruler.")
-    era: int = Field(description="The reign's first year less one (year − regnal year).")
+    words: str = Field(description="The formula's words as read, or the dated names agreeing (`norm.v1`).")
+    regnal_year: int | None = Field(description="The regnal year it names (`null` for dated names).")
+    kind: Literal["year", "month", "title", "name"] = Field(
+        description="Where the numeral stands (after a word for year, before a month or a ruler), or `name`: "
+        "words whose dated training papyri agree on a year."
+    )
+    era: int | None = Field(description="The reign's first year less one (year − regnal year; `null` for names).")
     year: int = Field(description="The year it gives; negative: BC.")
     prob: float = Field(description="The date's probability within a year of it (calibrated on validation).")
 

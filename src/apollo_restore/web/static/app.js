@@ -598,7 +598,8 @@ async function attributeText() {
     );
     if (found.formula) {  // the dating formula read: the year it gives and how sure
       const f = found.formula;
-      box.insertBefore(el("p", { class: "formula" }, `Dating formula read: year ${f.regnal_year} in “`,
+      const read = f.kind === "name" ? "Dated names read: “" : `Dating formula read: year ${f.regnal_year} in “`;
+      box.insertBefore(el("p", { class: "formula" }, read,
         el("span", { class: "reading", lang: "grc", text: f.words }),
         `” gives ${yearLabel(f.year)} (${percent(f.prob)} within a year).`), box.children[1]);
     }
