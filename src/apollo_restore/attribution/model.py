@@ -14,7 +14,9 @@ that it is right, and the point and interval are read from the distribution over
 The probabilities are ``softmax(logits / T)`` with a temperature ``T`` per head and per *length
 band* (letters of the text), fitted on validation documents and crops of them (:mod:`.train`): the
 date's so that the 80 % interval holds the true date about 80 % of the time, the place's by
-likelihood. A short text gets its band's (larger) temperature: a wide interval and flat places.
+likelihood; a text whose most probable place is an inscription's has a date and a place
+temperature of its own. A short text gets its band's (larger) temperature: a wide interval and
+flat places.
 
 The folder holds ``attribution.safetensors`` (the arrays) and ``attribution.json`` (bins, places,
 bands, temperatures, what it was trained on); nothing is unpickled.

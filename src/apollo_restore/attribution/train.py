@@ -21,7 +21,9 @@
 5. **Calibrate** on the validation documents and two crops of each (never a test document):
    per length band, the date temperature whose 80 % interval covers closest to 80 %, the place
    temperature of least negative log-likelihood; then the same two of the mixture with the
-   neighbours' votes (a second softmax over its log).
+   neighbours' votes (a second softmax over its log), the dates over the texts placed among
+   papyri; the texts placed first among inscriptions get one date and one place temperature of
+   their own.
 6. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
    documents and calibrated on the validation documents through the model above.
 """
