@@ -193,8 +193,12 @@ class Errors:
     E601 = "[E601] {message}"
     E602 = "[E602] {command}: {where} sets {field} = {value!r}; it must be {expected}"
     E610 = (
-        "[E610] train: no prepared corpus at prepared={path} ({reason}): run apollo-restore prepare "
+        "[E610] {command}: no prepared corpus at prepared={path} ({reason}): run apollo-restore prepare "
         "--out {path} first, or give prepared=DIR"
+    )
+    E611 = (
+        "[E611] train-attribution: no labels at corpora={path} ({reason}): give corpora=DIR, the folder "
+        "holding hgv-places-dates.tsv and inscriptions/"
     )
     E606 = (
         "[E606] `apollo-restore {command}` needs the training extra ({missing} not installed): "
@@ -369,7 +373,7 @@ class FormatError(ValueError):
 
 class FileError(ValueError):
     """A file (or standard input) that cannot be read or written as asked (``E202``–``E212``;
-    ``E610``: ``train``'s prepared corpus).
+    ``E610``: a training run's prepared corpus; ``E611``: ``train-attribution``'s labels).
 
     Attributes:
         code: the message code (``"E203"``).

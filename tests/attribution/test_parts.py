@@ -156,5 +156,5 @@ def test_packaged_model_fits_its_budget_and_answers():
     model = AttributionModel.load()
     assert model.neighbours is not None and model.embedding.dtype == np.int8
     found = model.predict("ετους ιβ αυτοκρατορος καισαρος τραιανου αδριανου σεβαστου φαωφι", 50)
-    assert found.low <= found.year <= found.high and np.isclose(sum(found.probs), 1, atol=1e-4)
-    assert 0 < found.places[0]["prob"] <= 1
+    assert found.low <= found.year <= found.high and np.isclose(sum(found.date.probs), 1, atol=1e-4)
+    assert 0 < found.places[0].prob <= 1

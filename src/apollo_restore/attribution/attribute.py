@@ -28,7 +28,6 @@ from apollo_restore.attribution.model import (
     CONFIG_FILE,
     LABELS_FILE,
     WEIGHTS_FILE,
-    Attribution,
     AttributionModel,
     default_folder,
 )
@@ -40,6 +39,7 @@ from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import AttributionError, RequestError
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_text, letter_warnings
 from apollo_restore.retrieve.provenance import provenance
+from apollo_restore.schema.attribution import Attribution, DatedParallel
 
 #: Fewest Greek letters a text must hold to be attributed at all.
 MIN_LETTERS = 10
@@ -108,7 +108,7 @@ def document_labels(folder: str | None = None) -> dict[tuple[str, str], dict[str
 
 
 def dated_parallels(norm: str, folder: str | None = None, index: TextIndex | None = None,
-                    limit: int = 5) -> list[dict[str, Any]]:  # fmt: skip
+                    limit: int = 5) -> list[DatedParallel]:  # fmt: skip
     """The training documents sharing the longest runs with ``norm``, with their dates and places."""
     try:
         found = provenance(norm, index=index, min_run=PARALLEL_RUN, limit=limit)
@@ -118,9 +118,9 @@ def dated_parallels(norm: str, folder: str | None = None, index: TextIndex | Non
     out = []
     for hit in found.documents:
         label = labels.get((hit.source, hit.doc), {})
-        out.append({"doc": hit.doc, "label": hit.label or hit.doc, "source": hit.source, "url": hit.url,
-                    "longest": hit.longest, "snippet": hit.snippet, "lo": label.get("lo"), "hi": label.get("hi"),
-                    "place": label.get("place", "")})  # fmt: skip
+        out.append(DatedParallel(doc=hit.doc, label=hit.label or hit.doc, source=hit.source, url=hit.url,
+                                 longest=hit.longest, snippet=hit.snippet, lo=label.get("lo"), hi=label.get("hi"),
+                                 place=label.get("place", "")))  # fmt: skip
     return out
 
 

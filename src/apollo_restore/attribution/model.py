@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -37,12 +36,11 @@ from safetensors.numpy import load_file
 from apollo_restore.attribution.features import featurise
 from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.neighbours import Neighbours, mix
+from apollo_restore.schema.attribution import INTERVAL, TOP_PLACES, Attribution, AttributionDate, Formula, PlaceProb
 
 WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
 #: The training documents' dates and places (the dated parallels' labels).
 LABELS_FILE = "documents.tsv.xz"
-#: Share of the date's probability inside the interval given.
-INTERVAL = 0.8
 #: A text with fewer letters than this is told to know little (``little``).
 FEW_LETTERS = 50
 
@@ -50,72 +48,6 @@ FEW_LETTERS = 50
 def default_folder() -> Path:
     """The packaged model folder ``apollo_restore/models/attribution``."""
     return Path(str(resources.files("apollo_restore") / "models" / "attribution"))
-
-
-@dataclass
-class Attribution:
-    """One text's date and place.
-
-    Attributes:
-        year: point estimate (the distribution's median), negative BC.
-        low, high: the central interval holding :data:`INTERVAL` of the probability (years).
-        bins: the bins' edges (years, ``(K + 1,)``) and ``probs`` their probabilities (``(K,)``).
-        places: the most probable places, ``[{"place": NAME, "prob": P}]``, most probable first.
-        letters: Greek letters read; ``little``: fewer than :data:`FEW_LETTERS` (the answer says
-            it knows little); ``parallels``: dated training documents sharing runs (filled by
-            :func:`~apollo_restore.attribution.attribute.attribute`).
-        formula: the dating formula read (:mod:`.formulae`: ``{"words", "regnal_year", "kind",
-            "era", "year", "prob"}``), or ``None``.
-    """
-
-    year: int
-    low: int
-    high: int
-    bins: list[int]
-    probs: list[float]
-    places: list[dict[str, Any]]
-    letters: int
-    little: bool
-    parallels: list[dict[str, Any]] = field(default_factory=list)
-    formula: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels", "formula"}``."""
-        return {
-            "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
-                     "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
-            "places": self.places,
-            "letters": self.letters,
-            "little": self.little,
-            "parallels": self.parallels,
-            "formula": self.formula,
-        }  # fmt: skip
-
-    def summary(self) -> str:
-        """One line: the date, its interval and the most probable places."""
-        top = ", ".join(f"{p['place']} {percent(p['prob'])}" for p in self.places[:3])
-        note = f" (a short text, {self.letters} letters: little can be said)" if self.little else ""
-        span = f"{year_label(self.low)} – {year_label(self.high)}"
-        return f"about {year_label(self.year)} ({round(100 * INTERVAL)} % interval: {span}); {top}{note}"
-
-    def formula_line(self) -> str:
-        """One line on the dating formula read (``""``: none)."""
-        if not self.formula:
-            return ""
-        f = self.formula
-        read = f"dated names '{f['words']}'" if f["kind"] == "name" else f"year {f['regnal_year']} in '{f['words']}'"
-        return f"dating formula: {read} → {year_label(f['year'])} ({percent(f['prob'])} within a year)"
-
-
-def percent(p: float) -> str:
-    """``0.957`` → ``96 %``; under half a percent ``<1 %``."""
-    return "<1 %" if p < 0.005 else f"{round(100 * p)} %"
-
-
-def year_label(year: int) -> str:
-    """``-150`` → ``150 BC``, ``212`` → ``AD 212``."""
-    return f"{-year} BC" if year < 0 else f"AD {year}"
 
 
 def softmax(logits: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
@@ -239,7 +171,7 @@ class AttributionModel:
         its most probable place is an inscription's (their formulae and names are Egypt's)."""
         return int(place_probs.argmax()) not in self.inscription_places
 
-    def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
+    def predict(self, text: str, letters: int, top: int = TOP_PLACES) -> Attribution:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
         probs, place_probs = self.probabilities(text, letters)
         years, formula = self.years(probs), None
@@ -248,6 +180,7 @@ class AttributionModel:
             probs = np.add.reduceat(years, (self.edges[:-1] - self.first_year).astype(np.int64))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
         order = np.argsort(-place_probs, kind="stable")[:top]
-        places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
-        return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula)  # fmt: skip
+        places = [PlaceProb(place=self.places[i], prob=round(float(place_probs[i]), 4)) for i in order]
+        date = AttributionDate(year=year, low=low, high=high, bins=[int(e) for e in self.edges], probs=probs.tolist())
+        return Attribution(date=date, places=places, letters=letters, little=letters < FEW_LETTERS,
+                           formula=Formula(**formula) if formula else None)  # fmt: skip

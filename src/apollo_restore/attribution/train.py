@@ -1,7 +1,7 @@
 """Training the attribution model on the prepared corpus's train split; calibration on validation.
 
-    python scripts/train_attribution.py --prepared data/prepared --corpora corpora \\
-        --out src/apollo_restore/models/attribution
+    apollo-restore train-attribution --config configs/attribution.yaml out=src/apollo_restore/models/attribution
+    run_config(AttributionConfig(prepared="data/prepared", corpora="corpora", out="runs/attribution"))
 
 1. **Examples** (:func:`examples`): every papyrus (``ddb``) and inscription of a split with a
    date or a place (:mod:`.labels`). A document is read as the artifact has it (the editor's
@@ -42,12 +42,14 @@ from typing import Any
 import numpy as np
 
 from apollo_restore.attribution.features import featurise, letters
-from apollo_restore.attribution.labels import Label, label_of, read_labels
+from apollo_restore.attribution.labels import HGV_FILE, Label, label_of, read_labels
 from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train_formulae import add_formulae
-from apollo_restore.data.table import load_documents
+from apollo_restore.data.table import DOCUMENTS_FILE, load_documents
+from apollo_restore.errors import FileError
 from apollo_restore.evaluate.attribution import covered, ece
+from apollo_restore.schema.training import AttributionConfig
 
 log = logging.getLogger(__name__)
 
@@ -303,10 +305,11 @@ def temperatures(date_logits: np.ndarray, place_logits: np.ndarray, calib: list[
         rows = np.flatnonzero(band == b)
         best_t, best_gap = date_temperature(date_logits, calib, rows[dates_of[rows]])
         t_date.append(best_t)
-        targets = np.asarray([place_target(calib[r].label, index) for r in rows])
+        targets = np.asarray([place_target(calib[r].label, index) for r in rows], np.int64)  # a band may be empty
         placed = rows[targets >= 0]
         y = targets[targets >= 0]
-        nll = [-np.log(softmax(place_logits[placed], t)[np.arange(len(y)), y] + 1e-12).mean() for t in TEMPERATURES]
+        nll = [-np.log(softmax(place_logits[placed], t)[np.arange(len(y)), y] + 1e-12).mean()
+               for t in (TEMPERATURES if len(y) else [])]  # fmt: skip
         t_place.append(float(TEMPERATURES[int(np.argmin(nll))]) if len(y) else 1.0)
         log.info("band ≥%d letters: %d texts, T date %.2f (cover gap %.3f), T place %.2f",
                  BANDS[b], len(rows), t_date[-1], best_gap, t_place[-1])  # fmt: skip
@@ -343,7 +346,7 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
     # of the texts, would otherwise set it; inscriptions' mass leaks to the many papyrus places:
     # under-confident)
     index = {p: i for i, p in enumerate(places)}
-    targets = np.asarray([place_target(e.label, index) for e in calib])
+    targets = np.asarray([place_target(e.label, index) for e in calib], np.int64)
     whole = np.asarray(["#" not in e.doc for e in calib])  # the documents, not their crops
     rows = np.flatnonzero(kind & whole & (targets >= 0))
     logp, right = np.log(mixed_place[rows] + 1e-12), mixed_place[rows].argmax(axis=1) == targets[rows]
@@ -408,6 +411,23 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
     save(arrays, config, out)
     write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
     return config
+
+
+def run_config(cfg: AttributionConfig) -> dict[str, Any]:
+    """:func:`train_attribution` of a checked config, its inputs checked before anything is read.
+
+    Raises:
+        FileError: ``E610``: no prepared corpus at ``cfg.prepared``; ``E611``: no labels at ``cfg.corpora``.
+    """
+    prepared, corpora = Path(cfg.prepared), Path(cfg.corpora)
+    if not (prepared / DOCUMENTS_FILE).is_file():
+        reason = f"it holds no {DOCUMENTS_FILE}" if prepared.is_dir() else "no such folder"
+        raise FileError("E610", cfg.prepared, reason=reason, command=cfg.command)
+    if not (corpora / HGV_FILE).is_file():
+        raise FileError("E611", cfg.corpora, reason=f"it holds no {HGV_FILE}" if corpora.is_dir() else "no such folder")
+    cache = Path(cfg.cache) if cfg.cache else None
+    return train_attribution(prepared, corpora, Path(cfg.out), cfg.buckets, cfg.dim, cfg.epochs, cfg.seed, cfg.fill,
+                             cache, cfg.neighbours)  # fmt: skip
 
 
 def neighbour_index(docs: list[Example], places: list[str]) -> dict[str, np.ndarray]:

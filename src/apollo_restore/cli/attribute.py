@@ -26,7 +26,7 @@ def attribute_command(
     most probable places (calibrated probabilities) and the dated training documents that share
     the longest runs with it. With --texts and --out, a file of texts as a resumable job."""
     from apollo_restore.attribution.attribute import attribute, load_model
-    from apollo_restore.attribution.model import year_label
+    from apollo_restore.schema.attribution import year_label
     from apollo_restore.errors import AttributionError, FileError, FormatError, LeidenError, RequestError
 
     folder = str(model) if model else None
@@ -46,15 +46,15 @@ def attribute_command(
         return
     typer.echo(result.summary())
     for p in result.places[:10]:
-        typer.echo(f"  {100 * p['prob']:5.1f} %  {p['place']}")
+        typer.echo(f"  {100 * p.prob:5.1f} %  {p.place}")
     if result.formula:
         typer.echo(f"  {result.formula_line()}")
     for par in result.parallels:
-        when = "undated" if par["lo"] is None else year_label(par["lo"])
-        if par["lo"] is not None and par["hi"] != par["lo"]:
-            when += f" – {year_label(par['hi'])}"
-        typer.echo(f"  parallel {par['label']} ({when}, {par['place'] or 'place unknown'}): "
-                   f"{par['longest']} letters shared  {par['url'] or ''}")  # fmt: skip
+        when = "undated" if par.lo is None else year_label(par.lo)
+        if par.lo is not None and par.hi is not None and par.hi != par.lo:
+            when += f" – {year_label(par.hi)}"
+        typer.echo(f"  parallel {par.label} ({when}, {par.place or 'place unknown'}): "
+                   f"{par.longest} letters shared  {par.url or ''}")  # fmt: skip
 
 
 def _batch(texts: Path, out: Path, folder: str | None, parallels: bool, force: bool, restart: bool) -> None:

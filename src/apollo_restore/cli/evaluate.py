@@ -106,6 +106,15 @@ def gaps_command(
 
 def evaluate_command(
     out: Path = typer.Option(..., "--out", help="Report folder to write."),
+    task: str = typer.Option(
+        "restoration",
+        "--task",
+        help="restoration (gaps, the default) or attribution (dates and places of --prepared's --split, "
+        "labelled from --corpora; --model: the attribution folder).",
+    ),
+    corpora: Path = typer.Option(
+        None, "--corpora", help="With --task attribution: the folder holding hgv-places-dates.tsv and inscriptions/."
+    ),
     gaps: Path = typer.Option(
         None,
         "--gaps",
@@ -174,6 +183,11 @@ def evaluate_command(
     from apollo_restore.evaluate.peers import parse_peer_arg
     from apollo_restore.evaluate.run import Evaluation, run_evaluation
 
+    if task not in ("restoration", "attribution"):
+        raise typer.BadParameter(f"{task!r}: choose restoration or attribution", param_hint="--task")
+    if task == "attribution":
+        _evaluate_attribution(out, prepared, corpora, split, model)
+        return
     if gaps is None and prepared is None:
         raise typer.BadParameter("give --gaps FILE or --prepared DIR with --source", param_hint="--gaps")
     if bpc_mode not in ("prefix", "middle"):
@@ -202,6 +216,32 @@ def evaluate_command(
             err=True,
         )
         raise typer.Exit(1)
+
+
+def _evaluate_attribution(
+    out: Path, prepared: Path | None, corpora: Path | None, split: str, model: Path | None
+) -> None:
+    """``evaluate --task attribution``: the attribution model's report of ``split`` in ``out``."""
+    from apollo_restore.attribution.evaluation import evaluate_split
+    from apollo_restore.attribution.labels import HGV_FILE
+    from apollo_restore.data.table import DOCUMENTS_FILE
+
+    if prepared is None or corpora is None:
+        raise typer.BadParameter("--task attribution takes --prepared DIR and --corpora DIR", param_hint="--corpora")
+    if split not in ("validation", "test"):
+        raise typer.BadParameter(f"{split!r}: choose validation or test", param_hint="--split")
+    for folder, name in ((prepared, DOCUMENTS_FILE), (corpora, HGV_FILE)):
+        if not (folder / name).is_file():
+            fail(FileError("E202", str(folder / name), reason="no such file"))
+    from apollo_restore.errors import AttributionError
+
+    try:
+        done = evaluate_split(prepared, corpora, split, model)
+        done.write(out)
+    except (AttributionError, OSError) as err:
+        fail(err if isinstance(err, AttributionError) else FileError("E205", str(out), reason=str(err)))
+    typer.echo(done.markdown())
+    typer.echo(f"{done.documents} documents scored; report in {out / 'report.md'}")
 
 
 def register(app: typer.Typer) -> None:

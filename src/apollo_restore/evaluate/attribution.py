@@ -142,9 +142,9 @@ def score_documents(model: Any, items: Iterable[Any]) -> list[dict[str, Any]]:
         found = model.predict(item.text, item.letters)
         label = item.label
         place = label.place if label.place in known or label.region not in known else label.region
-        names, probs = [p["place"] for p in found.places], [p["prob"] for p in found.places]
+        names, probs = [p.place for p in found.places], [p.prob for p in found.places]
         rows.append({"source": item.source, "letters": item.letters, "lo": label.lo, "hi": label.hi,
                      "place": place, "year": found.year, "low": found.low, "high": found.high,
                      "places": names, "place_probs": probs,
-                     "formula_year": found.formula["year"] if found.formula else None})  # fmt: skip
+                     "formula_year": found.formula.year if found.formula else None})  # fmt: skip
     return rows

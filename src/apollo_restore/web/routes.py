@@ -22,6 +22,7 @@ from apollo_restore.restoration.export import Alternative, MachineReading, expor
 from apollo_restore.restoration.presentation.labels import model_label
 from apollo_restore.restoration.request import RestoreRequest, check_k, check_text
 from apollo_restore.restoration.restorer import Restorer
+from apollo_restore.schema.attribution import AttributeRequest, Attribution
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError
 from apollo_restore.web.limits import ARRIVED, Gate, Limits
@@ -125,15 +126,14 @@ def _index_routes(app: FastAPI, parallels: ParallelsProvider | None, limits: Lim
         except ValueError as err:
             raise ApiError.of(422, "H016", reason=str(err)) from None
 
-    @app.post("/api/attribute", response_model=s.AttributeOut, responses=_ERRORS, tags=["attribute"])
-    async def attribute(req: s.AttributeRequest) -> dict:
+    @app.post("/api/attribute", response_model=Attribution, responses=_ERRORS, tags=["attribute"])
+    async def attribute(req: AttributeRequest) -> Attribution:
         """When and where the text was written: a date distribution with its 80 % interval, the 10
         most probable places and the dated parallels (the same result as ``apollo-restore
         attribute --json``; parallels only when the server has a text index)."""
         check_text(req.text, limits.request)
         index = getattr(parallels, "index", None) if req.parallels else None
-        found = await run_in_threadpool(attribute_text, req.text, None, index is not None, index)
-        return found.to_dict()
+        return await run_in_threadpool(attribute_text, req.text, None, index is not None, index)
 
 
 def _edition_routes(app: FastAPI, restorer: Restorer, limits: Limits) -> None:

@@ -203,51 +203,6 @@ class ProvenanceOut(BaseModel):
     summary: str = Field(description="The verdict in a sentence (what the CLI prints).")
 
 
-class AttributeRequest(BaseModel):
-    """A text to date and place."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    text: str = Field(
-        description="Leiden, EpiDoc, Beta Code, or plain lower-case letters with '-' per lost letter "
-        "(at least 10 Greek letters)."
-    )
-    parallels: bool = Field(True, description="Look up the dated parallels (when the server has a text index).")
-
-
-class AttributeDate(BaseModel):
-    year: int = Field(description="Point estimate (the distribution's median); negative: BC.")
-    low: int = Field(description="Start of the central interval holding `interval` of the probability.")
-    high: int = Field(description="Its end.")
-    interval: float = Field(description="The interval's share of the probability (0.8).")
-    bins: list[int] = Field(description="Edges of the date bins (years; one more than `probs`).")
-    probs: list[float] = Field(description="Probability of each bin (calibrated on validation).")
-
-
-class AttributeFormula(BaseModel):
-    words: str = Field(description="The formula's words as read, or the dated names agreeing (`norm.v1`).")
-    regnal_year: int | None = Field(description="The regnal year it names (`null` for dated names).")
-    kind: Literal["year", "month", "title", "name"] = Field(
-        description="Where the numeral stands (after a word for year, before a month or a ruler), or `name`: "
-        "words whose dated training papyri agree on a year."
-    )
-    era: int | None = Field(description="The reign's first year less one (year − regnal year; `null` for names).")
-    year: int = Field(description="The year it gives; negative: BC.")
-    prob: float = Field(description="The date's probability within a year of it (calibrated on validation).")
-
-
-class AttributeOut(BaseModel):
-    date: AttributeDate
-    places: list[dict[str, Any]] = Field(description="The 10 most probable places: `{place, prob}`, calibrated.")
-    letters: int = Field(description="Greek letters read.")
-    little: bool = Field(description="A short text (under 50 letters): the answer knows little.")
-    parallels: list[dict[str, Any]] = Field(
-        description="Dated parallels: training documents sharing the longest runs (doc, label, source, url, longest, "
-        "snippet, lo, hi, place)."
-    )
-    formula: AttributeFormula | None = Field(None, description="The dating formula read, if any.")
-
-
 class Choice(BaseModel):
     """A machine-proposed reading accepted for export."""
 
