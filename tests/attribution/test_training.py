@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from apollo_restore.attribution.labels import HGV_FILE
+from apollo_restore.attribution.labels import HGV_FILE, Label
 from apollo_restore.attribution.model import AttributionModel, date_summary, softmax
 from apollo_restore.attribution.train import (
     BANDS,
@@ -28,7 +28,6 @@ from apollo_restore.attribution.train import (
     save,
     temperatures,
 )
-from apollo_restore.attribution.labels import Label
 from apollo_restore.cli.app import app
 from apollo_restore.data.table import DOCUMENTS_FILE, write_documents
 from apollo_restore.schema.training import AttributionConfig, SettingError

@@ -26,8 +26,8 @@ def attribute_command(
     most probable places (calibrated probabilities) and the dated training documents that share
     the longest runs with it. With --texts and --out, a file of texts as a resumable job."""
     from apollo_restore.attribution.attribute import attribute, load_model
-    from apollo_restore.schema.attribution import year_label
     from apollo_restore.errors import AttributionError, FileError, FormatError, LeidenError, RequestError
+    from apollo_restore.schema.attribution import year_label
 
     folder = str(model) if model else None
     if texts is not None or out is not None:
