@@ -16,9 +16,9 @@ from lxml import etree
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.hint import Hint
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
+from apollo_restore.schema.limits import Limits
 from apollo_restore.web.app import create_app
 from apollo_restore.web.errors import scrub
-from apollo_restore.web.limits import Limits
 from tests.stubs import FixedReadings
 
 BGU = (

@@ -37,9 +37,10 @@ from apollo_restore.data.readers.leiden import parse_leiden_with_gaps
 from apollo_restore.data.readers.typed import as_leiden
 from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import AttributionError, RequestError
-from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_text, letter_warnings
+from apollo_restore.restoration.request import check_text, letter_warnings
 from apollo_restore.retrieve.provenance import provenance
 from apollo_restore.schema.attribution import Attribution, DatedParallel
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
 
 #: Fewest Greek letters a text must hold to be attributed at all.
 MIN_LETTERS = 10

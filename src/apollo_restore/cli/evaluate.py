@@ -181,7 +181,8 @@ def evaluate_command(
     every prediction is checked (probabilities from 0 to 1, milliseconds a number).
     """
     from apollo_restore.evaluate.peers import parse_peer_arg
-    from apollo_restore.evaluate.run import Evaluation, run_evaluation
+    from apollo_restore.evaluate.run import run_evaluation
+    from apollo_restore.schema.evaluation import Evaluation
 
     if task not in ("restoration", "attribution"):
         raise typer.BadParameter(f"{task!r}: choose restoration or attribution", param_hint="--task")
@@ -199,10 +200,12 @@ def evaluate_command(
     except ValueError as err:
         raise typer.BadParameter(str(err), param_hint="--peer") from err
     asked = Evaluation(
-        out, gaps, prepared, split, tuple(source or ()), per_length,
-        tuple(_conditions(conditions)) if gaps is None else (), true_lacunae, seed, context_chars,
-        uncertain_excluded, model, k, exact_length, predictions, peers, ithaca_ids, bpc_windows, bpc_mode,
-        threads, device, batch, neural_only, workers, allow_missing,
+        out=out, gaps=gaps, prepared=prepared, split=split, sources=tuple(source or ()), per_length=per_length,
+        conditions=tuple(_conditions(conditions)) if gaps is None else (), true_lacunae=true_lacunae, seed=seed,
+        context_chars=context_chars, uncertain_excluded=uncertain_excluded, model=model, k=k,
+        exact_length=exact_length, predictions=predictions, peers=peers, ithaca_ids=ithaca_ids,
+        bpc_windows=bpc_windows, bpc_mode=bpc_mode, threads=threads, device=device, batch=batch,
+        neural_only=neural_only, workers=workers, allow_missing=allow_missing,
     )  # fmt: skip
     try:
         done = run_evaluation(asked, note=lambda line: typer.echo(f"note: {line}", err=True))

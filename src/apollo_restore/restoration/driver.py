@@ -17,9 +17,10 @@ from apollo_restore.data.document import Document
 from apollo_restore.errors import RequestError, RestoreStopped
 from apollo_restore.restoration.context import GapContexts
 from apollo_restore.restoration.line_lengths import line_estimates
-from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
+from apollo_restore.restoration.request import RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import GapResult, Restoration
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
 
 
 def restore_text(

@@ -1,13 +1,14 @@
 """One validated restoration request, shared by the CLI, the Python API, ``predict`` and the web.
 
-    from apollo_restore.restoration.request import RestoreRequest, RequestLimits
+    from apollo_restore.restoration.request import RestoreRequest
     req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={1: "ca.5"}, k=10).validate()   # gap 1: the first
     req.hints    # {0: Hint(lo=4, hi=6)}: one resolved hint per gap, by 0-based position
 
 Everything a caller gives is checked here, once, before any model work; every failure is a
 :class:`~apollo_restore.errors.RequestError` (or a :class:`~apollo_restore.errors.LeidenError`
 for malformed brackets) with a numbered, scholar-readable message. Limits are configurable
-(:class:`RequestLimits`); :data:`WEB_LIMITS` are the stricter ones of the HTTP server.
+(:class:`~apollo_restore.schema.limits.RequestLimits`, declared in the schema; ``WEB_LIMITS``
+there are the stricter ones of the HTTP server).
 
 The text may also be an EpiDoc XML document or TLG Beta Code: it is read as Leiden first
 (:func:`~apollo_restore.data.readers.typed.as_leiden`; Beta Code with a warning, ``W303``), and
@@ -24,7 +25,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from apollo_restore.data.document import Document, Lacuna, read_segments
@@ -35,6 +36,7 @@ from apollo_restore.data.readers.typed import Kind, as_leiden, looks_like_xml
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
 
 _BRACKETS = frozenset("[]{}()<>⟦⟧⟨⟩〈〉\\/|?")
 _GREEK = frozenset(GREEK_LETTERS)
@@ -44,46 +46,6 @@ _BAD_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\u
 _GREEK_RUN = re.compile(f"[{GREEK_LETTERS}]")
 _RAW_WINDOWS = 4  # raw characters read per context character kept, before normalising
 _FOREIGN_LETTER = re.compile(r"[^\W\d_\u0370-\u03ff\u1f00-\u1fff]")
-
-
-@dataclass(frozen=True)
-class RequestLimits:
-    """What one request may ask (defaults: the CLI and the Python API).
-
-    Attributes:
-        max_text_chars: longest text restored at once (characters).
-        max_gaps: most gaps in one text.
-        max_gap_letters: most letters a gap may state (in the text or in a hint).
-        max_k: most candidates per gap.
-        max_pin_chars: longest pinned reading (characters).
-        min_greek_letters: fewest Greek letters the context must hold.
-        max_foreign_share: largest share of non-Greek letters (above: refused).
-        warn_foreign_share: share of non-Greek letters from which a warning is given.
-    """
-
-    max_text_chars: int = 1_000_000
-    max_gaps: int = 5_000
-    max_gap_letters: int = 200
-    max_k: int = 200
-    max_pin_chars: int = 500
-    min_greek_letters: int = 5
-    max_foreign_share: float = 0.5
-    warn_foreign_share: float = 0.05
-
-    def __post_init__(self) -> None:
-        for name, value in asdict(self).items():
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"RequestLimits.{name} must be a non-negative number, got {value!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-#: The CLI's and the Python API's limits (the dataclass defaults).
-DEFAULT_REQUEST_LIMITS = RequestLimits()
-
-#: The HTTP server's limits: a public service answers many users on a small machine.
-WEB_LIMITS = RequestLimits(max_text_chars=10_000, max_gaps=20, max_gap_letters=50, max_k=50, max_pin_chars=200)
 
 
 @dataclass
@@ -511,7 +473,7 @@ def cut_context(gap: GapExample, window: int = DEFAULT_WINDOW) -> GapExample:
 @functools.cache
 def _short_context_allowed(limits: RequestLimits) -> RequestLimits:
     """``limits`` asking no least number of Greek letters (made once, not once per gap)."""
-    return replace(limits, min_greek_letters=0)
+    return limits.replace(min_greek_letters=0)
 
 
 def greek_warnings(doc: Document, limits: RequestLimits) -> list[str]:

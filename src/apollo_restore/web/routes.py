@@ -23,9 +23,10 @@ from apollo_restore.restoration.presentation.labels import model_label
 from apollo_restore.restoration.request import RestoreRequest, check_k, check_text
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.schema.attribution import AttributeRequest, Attribution
+from apollo_restore.schema.limits import Limits
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError
-from apollo_restore.web.limits import ARRIVED, Gate, Limits
+from apollo_restore.web.limits import ARRIVED, Gate
 from apollo_restore.web.running import restore_gated
 
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
