@@ -23,7 +23,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.attribution.features import letters as count_letters
 from apollo_restore.attribution.model import (
     CONFIG_FILE,
     LABELS_FILE,
@@ -32,12 +31,12 @@ from apollo_restore.attribution.model import (
     default_folder,
 )
 from apollo_restore.data.document import render
-from apollo_restore.data.normalise import normalise_with_gaps
+from apollo_restore.data.normalise import GREEK_LETTERS, letter_count, normalise_with_gaps
 from apollo_restore.data.readers.leiden import parse_leiden_with_gaps
 from apollo_restore.data.readers.typed import as_leiden
+from apollo_restore.data.textchecks import check_text, letter_warnings
 from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import AttributionError, RequestError
-from apollo_restore.restoration.request import check_text, letter_warnings
 from apollo_restore.retrieve.provenance import provenance
 from apollo_restore.schema.attribution import Attribution, DatedParallel
 from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
@@ -46,7 +45,7 @@ from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
 MIN_LETTERS = 10
 #: Shortest run shared with a training document that makes it a parallel (letters).
 PARALLEL_RUN = 20
-_PLAIN = re.compile(r"[α-ωϛϙϡ\s\-]+")
+_PLAIN = re.compile(f"[{GREEK_LETTERS}\\s\\-]+")
 
 
 def read_text(text: Any, name: str = "the text") -> str:
@@ -134,7 +133,7 @@ def attribute(text: Any, folder: str | None = None, parallels: bool = True, inde
         RequestError, LeidenError: the text cannot be read (:func:`read_text`).
     """
     norm = read_text(text, name)
-    n = count_letters(norm)
+    n = letter_count(norm)
     if n < MIN_LETTERS:
         raise AttributionError("E801", letters=n, minimum=MIN_LETTERS)
     result = load_model(folder).predict(norm, n)

@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.data.normalise import GREEK_LETTERS
+
 _DIGITS = {
     **{c: i + 1 for i, c in enumerate("αβγδεϛζηθ")},
     **{c: 10 * (i + 1) for i, c in enumerate("ικλμνξοπϙ")},
@@ -70,7 +72,7 @@ BEFORE, AFTER = 6, 10
 TITLE_REACH = 3
 #: A year's share of a reading's probability, and of each year beside it.
 PEAK = (0.25, 0.5, 0.25)
-_NOT_WORD = re.compile("[^α-ωϛϙϡ\\-… ]+")
+_NOT_WORD = re.compile(f"[^{GREEK_LETTERS}\\-… ]+")
 
 
 @dataclass(frozen=True)

@@ -41,14 +41,16 @@ from typing import Any
 
 import numpy as np
 
-from apollo_restore.attribution.features import featurise, letters
+from apollo_restore.attribution.features import featurise
 from apollo_restore.attribution.labels import HGV_FILE, Label, label_of, read_labels
 from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train_formulae import add_formulae
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.data.table import DOCUMENTS_FILE, load_documents
 from apollo_restore.errors import FileError
-from apollo_restore.evaluate.attribution import covered, ece
+from apollo_restore.evaluate.attribution import covered
+from apollo_restore.evaluate.metrics import ece
 from apollo_restore.schema.training import AttributionConfig
 
 log = logging.getLogger(__name__)
@@ -107,10 +109,10 @@ def examples(prepared: Path, corpora: Path, split: str, seed: int, crops: int, f
             continue
         shown = text if rng.random() < fill else mask_supplied(text, starts, ends)
         shown = shown[:MAX_CHARS]
-        out.append(Example(doc, source, shown, letters(shown), label))
+        out.append(Example(doc, source, shown, letter_count(shown), label))
         for _ in range(crops):
             piece = crop(shown, rng)
-            n = letters(piece)
+            n = letter_count(piece)
             if n >= 10:
                 out.append(Example(doc + "#crop", source, piece, n, label))
     return out

@@ -35,8 +35,9 @@ def parallels_command(
     between them (readings in edition form, documents linked to their editions); or, for a
     phrase, where it stands."""
     from apollo_restore.cli.restore import parse_hint
+    from apollo_restore.data.textchecks import check_no_machine_reading
     from apollo_restore.errors import LeidenError, RequestError
-    from apollo_restore.restoration.request import RestoreRequest, check_no_machine_reading
+    from apollo_restore.restoration.request import RestoreRequest
     from apollo_restore.retrieve.gaps import text_parallels
     from apollo_restore.retrieve.parallels import ParallelIndex
 

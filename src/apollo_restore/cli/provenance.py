@@ -23,8 +23,8 @@ def provenance_command(
 ) -> None:
     """Was this text in the training data? Lists the training documents sharing runs of at least
     --min-run letters with it (spaces, accents and brackets ignored), with links to their editions."""
+    from apollo_restore.data.textchecks import check_no_machine_reading
     from apollo_restore.errors import RequestError
-    from apollo_restore.restoration.request import check_no_machine_reading
     from apollo_restore.retrieve.parallels import ParallelIndex
     from apollo_restore.retrieve.provenance import provenance
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.evaluate.metrics import ece
+
 #: Length bands of the report (lower bounds, letters).
 LENGTH_BANDS = (0, 50, 200, 1000)
 
@@ -30,19 +32,6 @@ def deviation(year: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 def covered(low: np.ndarray, high: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Whether each interval ``[low, high]`` meets its true range ``[lo, hi]``; all ``(n,)``."""
     return (low <= hi) & (high >= lo)
-
-
-def ece(confidence: np.ndarray, correct: np.ndarray, bins: int = 10) -> float:
-    """Expected calibration error of top-1 probabilities ``confidence`` against ``correct`` (0/1)."""
-    if not len(confidence):
-        return float("nan")
-    which = np.minimum((confidence * bins).astype(int), bins - 1)
-    total = 0.0
-    for b in range(bins):
-        inside = which == b
-        if inside.any():
-            total += inside.sum() * abs(confidence[inside].mean() - correct[inside].mean())
-    return float(total / len(confidence))
 
 
 def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:

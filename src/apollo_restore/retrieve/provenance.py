@@ -25,9 +25,9 @@ import numpy as np
 
 from apollo_restore.data.normalise import normalise
 from apollo_restore.data.overlap import MIN_RUN, clean_windows
+from apollo_restore.data.textchecks import check_no_machine_reading
 from apollo_restore.data.textindex import S_DASH, TextIndex, sa_ranges
 from apollo_restore.errors import Errors
-from apollo_restore.restoration.request import check_no_machine_reading
 from apollo_restore.retrieve.links import edition_label, edition_url
 
 _MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document

@@ -17,10 +17,11 @@ from starlette.concurrency import run_in_threadpool
 from apollo_restore.attribution.attribute import attribute as attribute_text
 from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.typed import read_epidoc
+from apollo_restore.data.textchecks import check_text
 from apollo_restore.errors import RequestError
 from apollo_restore.restoration.export import Alternative, MachineReading, export_checked
 from apollo_restore.restoration.presentation.labels import model_label
-from apollo_restore.restoration.request import RestoreRequest, check_k, check_text
+from apollo_restore.restoration.request import RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.schema.attribution import AttributeRequest, Attribution
 from apollo_restore.schema.limits import Limits
