@@ -392,11 +392,12 @@ class RequestError(ValueError):
         code: the message code (``"E304"``).
         gap: 1-based gap number concerned, if any.
         position: 0-based character offset in the text, if any.
+        fields: the message's other fields (``reason``...), for a door that words it its own way.
     """
 
     def __init__(self, code: str, gap: int | None = None, position: int | None = None, **fields: object) -> None:
         super().__init__(getattr(Errors, code).format(gap=gap, position=position, **fields))
-        self.code, self.gap, self.position = code, gap, position
+        self.code, self.gap, self.position, self.fields = code, gap, position, fields
 
 
 class ModelFolderError(ValueError):

@@ -110,9 +110,7 @@ def _index_routes(app: FastAPI, parallels: ParallelsProvider | None, limits: Lim
         except RequestError as err:
             if err.code != "E327":
                 raise
-            raise ApiError.of(
-                422, "H013", reason=str(err).removeprefix("[E327] ").replace(" to restore (only)", "")
-            ) from None
+            raise ApiError.of(422, "H013", reason=f"no gap {err.gap}: {err.fields['reason']}") from None
         return await run_in_threadpool(parallels.parallels, request, req.gap, req.k)
 
     @app.post("/api/provenance", response_model=s.ProvenanceOut, responses=_ERRORS, tags=["restore"])
