@@ -5,7 +5,7 @@
 
 Each input line is ``{"id": …, "text": …}`` (ids unique); each output line
 ``{"id": …, "date": {"year", "low", "high", …}, "places": [{"place", "prob"}, …], …}`` (the
-:meth:`~apollo_restore.attribution.model.Attribution.to_dict` form), or ``{"id": …, "error":
+:meth:`~apollo_restore.schema.attribution.Attribution.to_dict` form), or ``{"id": …, "error":
 "[E801] …"}`` for a text that cannot be attributed (too short, not Greek, malformed Leiden): one
 bad text does not stop the others. The lines go through
 :class:`~apollo_restore.data.outputs.LineJob`: a killed run continues where it was, the output

@@ -69,7 +69,7 @@ def quantile(edges: np.ndarray, probs: np.ndarray, q: float) -> float:
 
 def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
     """``(median, low, high)`` of a date distribution: the years that hold its median and the
-    ends of its central :data:`INTERVAL` interval. A bin ``[a, b)`` holds the years ``a … b − 1``,
+    ends of its central :data:`~apollo_restore.schema.attribution.INTERVAL` interval. A bin ``[a, b)`` holds the years ``a … b − 1``,
     so a quantile at ``137.6`` lies in the year 137 (rounding it would say 138)."""
     tail = (1 - INTERVAL) / 2
     return tuple(math.floor(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))  # type: ignore[return-value]

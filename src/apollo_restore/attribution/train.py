@@ -447,7 +447,7 @@ def neighbour_index(docs: list[Example], places: list[str]) -> dict[str, np.ndar
 
 def write_documents_labels(items: list[Example], path: Path) -> None:
     """The training documents' dates and places (``source``, ``id``, ``lo``, ``hi``, ``place``;
-    xz TSV), for the dated parallels (:mod:`.evidence`); written atomically."""
+    xz TSV), for the dated parallels (:func:`~.attribute.dated_parallels`); written atomically."""
     import lzma
 
     lines = ["source\tid\tlo\thi\tplace"]
