@@ -69,8 +69,10 @@ def quantile(edges: np.ndarray, probs: np.ndarray, q: float) -> float:
 
 def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
     """``(median, low, high)`` of a date distribution: the years that hold its median and the
-    ends of its central :data:`~apollo_restore.schema.attribution.INTERVAL` interval. A bin ``[a, b)`` holds the years ``a … b − 1``,
-    so a quantile at ``137.6`` lies in the year 137 (rounding it would say 138)."""
+    ends of its central :data:`~apollo_restore.schema.attribution.INTERVAL` interval. A bin
+    ``[a, b)`` holds the years ``a … b − 1``, so a quantile at ``137.6`` lies in the year 137
+    (rounding it would say 138). :func:`~.train.central_interval` is its interval for many rows
+    at once (``tests/attribution/test_training.py`` holds them equal)."""
     tail = (1 - INTERVAL) / 2
     return tuple(math.floor(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))  # type: ignore[return-value]
 
