@@ -101,4 +101,5 @@ def restore_text(
             progress(len(gaps), len(asked))
     prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
     ms = round((time.perf_counter() - started) * 1000, 1)
-    return Restoration(request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings)
+    return Restoration(request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings,
+                       gaps_in_text=len(request.hints))  # fmt: skip

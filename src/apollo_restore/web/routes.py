@@ -23,6 +23,7 @@ from apollo_restore.restoration.export import Alternative, MachineReading, expor
 from apollo_restore.restoration.presentation.labels import model_label
 from apollo_restore.restoration.request import RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
+from apollo_restore.restoration.types import Restoration
 from apollo_restore.schema.attribution import AttributeRequest, Attribution
 from apollo_restore.schema.limits import Limits
 from apollo_restore.web import schemas as s
@@ -79,8 +80,8 @@ def _service_routes(
 def _restore_routes(app: FastAPI, restorer: Restorer, limits: Limits, gate: Gate) -> None:
     """``/api/restore``: a restoration under the gate (:func:`~apollo_restore.web.running.restore_gated`)."""
 
-    @app.post("/api/restore", response_model=s.RestorationOut, responses=_ERRORS, tags=["restore"])
-    async def restore(req: s.RestoreRequest, http: Request) -> dict:
+    @app.post("/api/restore", response_model=Restoration, responses=_ERRORS, tags=["restore"])
+    async def restore(req: s.RestoreRequest, http: Request) -> Restoration:
         """Ranked candidates for every gap of a Leiden text (or those asked, `only`), filled left to
         right; pinned gaps keep the given reading and the gaps after them are restored with it in place.
         Answers 503 with ``Retry-After`` when the queue is full, when the work queued before it
@@ -91,8 +92,7 @@ def _restore_routes(app: FastAPI, restorer: Restorer, limits: Limits, gate: Gate
         request = RestoreRequest(
             req.text, req.hints, req.pins, req.k, stop.is_set, only=req.only, fills=req.fills
         ).validate(limits.request)
-        result = await restore_gated(gate, restorer, request, stop, deadline, http, limits.request.max_gap_letters)
-        return {**result.to_dict(), "gaps_in_text": len(request.hints)}
+        return await restore_gated(gate, restorer, request, stop, deadline, http, limits.request.max_gap_letters)
 
 
 def _index_routes(app: FastAPI, parallels: ParallelsProvider | None, limits: Limits) -> None:

@@ -1,7 +1,8 @@
-"""Request and response models of the HTTP API (they document ``/docs`` and ``/openapi.json``).
-
-Responses mirror :meth:`apollo_restore.restoration.types.Restoration.to_dict`: one schema for the
-Python API, the CLI's ``--json`` and the web page.
+"""Request and response models of the HTTP API that are the web's own (they document ``/docs``
+and ``/openapi.json``). The answers of restoration and attribution are not declared here: the
+routes return the core's own types (:class:`~apollo_restore.restoration.types.Restoration`,
+:class:`~apollo_restore.schema.attribution.Attribution`), one declaration for the Python API, the
+CLI's ``--json`` and the web page.
 """
 
 from __future__ import annotations
@@ -50,81 +51,6 @@ class RestoreRequest(BaseModel):
         default_factory=dict,
         description="What each gap before the last one asked, neither asked nor pinned, holds: its first "
         'reading of an earlier request (`candidates[0].text`, `""` where it had none), by gap number.',
-    )
-
-
-class CandidateOut(BaseModel):
-    text: str = Field(description="The proposed letters (normalised: no accents, lower case); what the model scored.")
-    display: str = Field(
-        description="The reading in edition form (accents, breathings, iota subscript, final sigma), "
-        "chosen from the training editions with the whole words it makes with the context."
-    )
-    prob: float = Field(
-        description="With `calibrated`: how often a reading shown with this probability was the edition's "
-        "reading on held-out texts (a gap's probabilities sum to the chance that the list holds it); "
-        "without: normalised over the returned candidates."
-    )
-    calibrated: bool = Field(description="Whether `prob` is calibrated.")
-    unknown_words: list[str] = Field(
-        description="Words the reading makes with its context that no training edition "
-        "spells (e.g. a truncated word at a word boundary); such readings are demoted."
-    )
-    notes: list[str] = Field(
-        description='Why the reading may be doubtful, in plain words: "9 letters, hint 7" (outside the hint), '
-        '"repeats the text after the gap" (or before: it copies the context next to the gap), "leaves a '
-        'non-word: τωια"; readings that repeat the context or miss an exact hint are demoted. Empty: nothing to say.',
-    )
-    log_score: float = Field(description="The model's log-probability of the reading (nats).")
-    origin: list[str] = Field(description='"model" (beam search) and/or "parallel" (found in a parallel passage).')
-    citations: list[str] = Field(description="Documents where the reading stands in a parallel passage.")
-
-
-class LengthEstimateOut(BaseModel):
-    lo: int = Field(description="Fewest letters.")
-    hi: int = Field(description="Most letters.")
-    lines: int = Field(description="Intact lines it was read from.")
-    agrees: bool | None = Field(
-        None, description="Whether the first reading's letters fall within it (null: no reading)."
-    )
-
-
-class GapOut(BaseModel):
-    number: int = Field(description="The gap's number, counted from 1 (as `hints`, `pins` and errors count).")
-    hint: int | list[int] | None = Field(description="Letters assumed: exact, `[lo, hi]` or null.")
-    prefix: str = Field(description="Normalised context before the gap, as the model saw it.")
-    suffix: str = Field(description="Normalised context after the gap (later gaps as `…`).")
-    candidates: list[CandidateOut] = Field(description="Best first; empty when the gap is pinned.")
-    pinned: str | None = Field(description="The reading the caller pinned, if any.")
-    span: list[int] | None = Field(description="`[start, end)` character offsets of the gap in the input text.")
-    ms: float = Field(description="Milliseconds spent on this gap.")
-    filled: bool = Field(
-        description="Whether `restored_leiden` fills this gap: pinned, or its first reading calibrated at "
-        "≥ `fill_threshold`, making known words, in a gap of given extent."
-    )
-    length_estimate: LengthEstimateOut | None = Field(
-        None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
-    )
-
-
-class RestorationOut(BaseModel):
-    text: str = Field(description="The input text as read: Leiden (EpiDoc XML and Beta Code converted to it).")
-    gaps: list[GapOut]
-    model: str = Field(description="Name of the model that proposed the readings.")
-    ms: float = Field(description="Milliseconds spent in all.")
-    restored_text: str = Field(
-        description="The normalised text with every gap filled by its best reading, unmarked (as the model read "
-        "the context of later gaps); for display use `restored_leiden`."
-    )
-    restored_leiden: str = Field(
-        description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` only where "
-        "`filled`, and a pinned reading as `⁅reading⁆` too (never the editor's `[ ]`); the other gaps stay as written."
-    )
-    fill_threshold: float = Field(description="Least calibrated probability of a first reading written into it.")
-    warnings: list[str] = Field(
-        description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context)."
-    )
-    gaps_in_text: int | None = Field(
-        None, description="Gaps of the whole text (`gaps` holds those asked, `only`): how many requests remain."
     )
 
 
