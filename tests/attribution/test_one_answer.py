@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import apollo_restore
 from apollo_restore.cli.app import app
-from apollo_restore.schema.attribution import Attribution
+from apollo_restore.schema.attribution import Attribution, District
 from apollo_restore.web.app import create_app
 from tests.attribution.test_doors import LONG
 from tests.attribution.test_web import NoRestorer, packaged_is_tiny  # noqa: F401 (a fixture)
@@ -53,3 +53,16 @@ def test_the_api_documents_the_declared_answer(packaged_is_tiny):  # noqa: F811
     assert set(models[name]["properties"]) == set(Attribution.model_fields)
     formula = next(m for n, m in models.items() if n.startswith("Formula"))
     assert formula["properties"]["kind"]["enum"] == ["year", "month", "title", "name"]
+
+
+def test_districts_are_declared_for_the_model_that_gives_them(tiny_attribution):
+    """A part a later model computes (the districts) is in the JSON once filled, checked as declared."""
+    found = apollo_restore.attribute(LONG, parallels=False, model=str(tiny_attribution))
+    assert "districts" not in found.to_dict()
+    first = found.places[0]
+    found.districts = [District(name="Oxyrhynchites", prob=first.prob, places=[first])]
+    row = found.to_dict()
+    assert row["districts"] == [{"name": "Oxyrhynchites", "prob": first.prob, "places": [first.model_dump()]}]
+    assert Attribution.model_validate(row).districts[0].places[0].place == first.place
+    with pytest.raises(ValueError):
+        Attribution.model_validate({**row, "districts": [{"name": "Oxyrhynchites", "prob": 0.5, "what": 1}]})
