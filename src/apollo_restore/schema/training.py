@@ -216,7 +216,7 @@ class TrainConfig(RecipeConfig):
 
 
 class AttributionConfig(RunSettings):
-    """An attribution training run (``apollo-restore train-attribution``; :mod:`apollo_restore.attribution.train`).
+    """An attribution training run (``apollo-restore train-attribution``: ``attribution/train.py``).
 
     Attributes:
         prepared: folder written by ``apollo-restore prepare`` (its train and validation splits).
