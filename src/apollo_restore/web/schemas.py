@@ -104,6 +104,12 @@ class GapOut(BaseModel):
     length_estimate: LengthEstimateOut | None = Field(
         None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
     )
+    reads: list[int] = Field(
+        default_factory=list,
+        description="The earlier gaps (numbers from 1) whose reading stands in the context the model reads for "
+        "this gap: a new reading (a pin, a fill) in one of them changes this gap's context and readings, one in "
+        "any other gap does not (the page restores only these again after a pick).",
+    )
 
 
 class RestorationOut(BaseModel):

@@ -11,6 +11,7 @@ const state = {
   pinProbs: {},      // gap number -> probability of the picked reading
   pinCands: {},      // gap number -> the picked candidate (its edition form and the alternatives)
   focusGap: null,    // the gap whose reading was just picked, released or re-run: focus goes back to it
+  revision: null,    // the last revision (a pick, release or length at one gap): {number, redone}; its card offers the rest
   cache: {},         // gap number -> candidates of the last run in which the gap was not pinned
   result: null,      // last /api/restore response
   health: null,      // /api/health response
@@ -111,7 +112,7 @@ function showWarnings(warnings) {
 function setBusy(busy, message, stoppable = false) {
   state.busy = busy;
   for (const id of ["restore", "export-leiden", "export-epidoc"]) $(id).disabled = busy;
-  document.querySelectorAll(".candidate, .hint button").forEach((b) => { b.disabled = busy; });
+  document.querySelectorAll(".candidate, .hint button, .unpin, .rest").forEach((b) => { b.disabled = busy; });
   $("stop").hidden = !(busy && stoppable);
   $("status").textContent = message || "";
   document.body.setAttribute("aria-busy", busy ? "true" : "false");
@@ -129,6 +130,7 @@ async function restore(from = 1) {
   const text = $("leiden").value;
   if (!text.trim()) { showError(new ApiError(422, { message: "paste a Leiden text first" })); return; }
   if (state.restoring) return;
+  state.revision = null;
   if (text !== state.text) {  // a new text: its gaps are not the old ones
     state.hints = {}; state.pins = {}; state.pinProbs = {}; state.pinCands = {}; state.cache = {}; state.parallels = {};
     from = 1;
@@ -209,6 +211,114 @@ function stopRestoring() {
   if (state.restoring) state.restoring.abort();
 }
 
+// what a gap holds while later gaps are restored: its pick, else its first reading ("" where it has none)
+function holds(gap) {
+  if (gap.pinned !== null) return gap.pinned;
+  return gap.candidates.length ? gap.candidates[0].text : "";
+}
+
+// A pick, a release or a new length at gap `number` restores again only what it changes: that gap,
+// then, in order, each later gap whose context holds a gap that changed (`gap.reads`: the earlier gaps
+// standing within the model's context of it, as the server found them), a gap whose first reading
+// changes changing in turn the gaps that read it. Every other gap keeps its readings (what a
+// restoration of the whole text would give them but where a gap's context held a change beyond the
+// model's window); its card then offers to restore all the later gaps again (restoreRest).
+async function revise(number) {
+  const text = $("leiden").value;
+  const result = state.result;
+  if (state.restoring) return;
+  if (!result || text !== state.text || !result.gaps.some((g) => g.number === number)) { restore(); return; }
+  clearError();
+  state.revision = null;
+  const controller = new AbortController();
+  state.restoring = controller;
+  setBusy(true, `Restoring gap ${number} again…`, true);
+  const started = performance.now();
+  const k = Number($("k").value);
+  const changed = new Set([number]);
+  const redone = [];
+  const queue = result.gaps.map((g) => g.number).filter((n) => n >= number).sort((a, b) => a - b);
+  try {
+    for (const q of queue) {
+      const old = result.gaps.find((g) => g.number === q);
+      const reads = Array.isArray(old.reads) ? old.reads.filter((r) => changed.has(r)) : null;  // null: not known, restored
+      if (q !== number && reads && !reads.length) continue;
+      $("status").textContent = q === number || !reads ? `Restoring gap ${q} again…`
+        : `Restoring gap ${q} again: its context holds gap ${reads.join(", ")}…`;
+      const fills = {};
+      for (const g of result.gaps) if (g.number < q && g.pinned === null) fills[g.number] = holds(g);
+      const body = { text, hints: state.hints, pins: state.pins, k, only: [q], fills };
+      const part = await api("/api/restore", body, false, controller.signal);
+      if (controller.signal.aborted) break;
+      const fresh = part.gaps[0];
+      if (fresh.pinned === null) state.cache[q] = fresh.candidates;
+      const at = result.gaps.findIndex((g) => g.number === q);
+      if (q !== number && holds(result.gaps[at]) !== holds(fresh)) changed.add(q);
+      result.gaps[at] = fresh;
+      redone.push(fresh);
+      renderRevised(fresh);
+    }
+  } catch (err) {
+    state.restoring = null;
+    if (!controller.signal.aborted) {
+      state.focusGap = null;
+      revised(number, redone, `Stopped at an error: ${redone.length} gap${redone.length === 1 ? "" : "s"} restored again; the others keep their readings.`);
+      showError(err);
+      return;
+    }
+  }
+  state.restoring = null;
+  if (controller.signal.aborted) {
+    state.focusGap = null;
+    revised(number, redone, `Stopped: ${redone.length} gap${redone.length === 1 ? "" : "s"} restored again; the others keep their readings.`);
+    $("restore").focus();
+    return;
+  }
+  const secs = (performance.now() - started) / 1000;
+  revised(number, redone, pickSummary(result) + revisionSummary(redone, result.gaps.length, secs));
+  restoreFocus();
+}
+
+// a revision ended: its card offers the rest, the status says what was done, parallels follow
+function revised(number, redone, message) {
+  state.revision = { number, redone: redone.map((g) => g.number) };
+  const gap = state.result.gaps.find((g) => g.number === number);
+  const card = $(`gap-${number}`);
+  if (gap && card) card.replaceWith(renderGap(gap));
+  setBusy(false, message);
+  loadParallels(state.result, state.revision.redone);
+}
+
+// a gap restored again in a revision: its card and the text show its new readings; focus stays
+// where it is, or goes to Stop when it was on the card replaced
+function renderRevised(gap) {
+  const focusedMark = document.activeElement && document.activeElement.closest ? document.activeElement.closest(".gap-mark") : null;
+  renderText();
+  if (focusedMark) { const again = $(focusedMark.id); if (again) again.focus({ preventScroll: true }); }
+  const card = $(`gap-${gap.number}`);
+  if (card) card.replaceWith(renderGap(gap));
+  renderProbHelp();
+  keepFocusWhileRunning();
+}
+
+// what a revision did, in words (`redone`: the gaps it asked again, `arrived`: the gaps shown)
+function revisionSummary(redone, arrived, secs) {
+  const searched = redone.filter((g) => g.pinned === null).map((g) => g.number);
+  const kept = arrived - redone.length;
+  const s = (n) => (n === 1 ? "" : "s");
+  const keep = kept ? ` The other ${kept} gap${s(kept)} keep${kept === 1 ? "s its reading" : " their readings"}.` : "";
+  if (!searched.length) return arrived === 1 ? "Nothing to restore: the gap holds your reading." : `No other gap's context holds it.${keep}`;
+  const list = searched.length === 1 ? `Gap ${searched[0]}` : `Gaps ${searched.slice(0, -1).join(", ")} and ${searched[searched.length - 1]}`;
+  return `${list} restored again in ${secs.toFixed(1)} s.${keep}`;
+}
+
+// "Re-restore all gaps after gap N": the gaps after the revised one, restored as one restoration would
+function restoreRest(number) {
+  if (state.busy) return;
+  state.focusGap = number;
+  restore(number + 1);
+}
+
 // while the gaps arrive, keyboard focus is never lost: on a control the run disabled, it goes to Stop
 function keepFocusWhileRunning() {
   const active = document.activeElement;
@@ -265,10 +375,11 @@ function runSummary(gaps, secs) {
 }
 
 // the same request as `apollo-restore parallels --json` makes for each gap: the text, its number, hints and pins
-async function loadParallels(result) {
+async function loadParallels(result, numbers = null) {
   if (!state.health || !state.health.parallels) return;
   const body = { text: state.text, hints: state.hints, pins: state.pins, k: 5 };
   for (const gap of result.gaps) {
+    if (numbers && !numbers.includes(gap.number)) continue;
     try {
       state.parallels[gap.number] = await api("/api/parallels", { ...body, gap: gap.number });
     } catch (err) {
@@ -286,14 +397,14 @@ function pin(number, candidate) {
   } else {
     state.pins[number] = candidate.text; state.pinProbs[number] = candidate.prob; state.pinCands[number] = candidate;
   }
-  restore(number);
+  revise(number);
 }
 
 function unpin(number) {
   if (state.busy) return;
   state.focusGap = number;
   delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];
-  restore(number);
+  revise(number);
 }
 
 function applyHint(number, mode, a, b) {
@@ -306,7 +417,7 @@ function applyHint(number, mode, a, b) {
   }
   delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];  // a new length: new candidates
   state.focusGap = number;
-  restore(number);
+  revise(number);
 }
 
 // ---- rendering ---------------------------------------------------------------------------
@@ -435,6 +546,15 @@ function renderGap(gap) {
       el("button", { type: "button", class: "unpin", onclick: () => unpin(i), text: "Release" })));
   }
   card.append(hintControls(gap));
+  const total = state.result.gaps_in_text ?? state.result.gaps.length;
+  if (state.revision && state.revision.number === i && total > i) {
+    const again = state.revision.redone.filter((n) => n > i);
+    card.append(el("p", { class: "rest-line" },
+      el("button", { type: "button", class: "rest", onclick: () => restoreRest(i), text: `Re-restore all gaps after gap ${i}` }), " ",
+      el("span", { class: "help", text: again.length
+        ? `Restored again: ${again.length === 1 ? "gap" : "gaps"} ${again.join(", ")}, whose context holds a change; the others kept their readings.`
+        : "No later gap's context holds it: the others kept their readings." })));
+  }
   const items = candidates.map((c, rank) => {
     const chosen = pinned && c.text === gap.pinned;
     const pct = percent(c.prob);
@@ -461,7 +581,7 @@ function renderGap(gap) {
   card.append(el("details", { class: "context" }, el("summary", { text: "Context the model saw" }),
     el("p", { lang: "grc" }, "…" + gap.prefix.slice(-80), el("mark", { text: "[ ]" }), gap.suffix.slice(0, 80) + "…")));
   card.append(el("div", { class: "parallels", id: `parallels-${i}` }));
-  card.querySelectorAll(".candidate, .hint button").forEach((b) => { b.disabled = state.busy; });  // a run is on
+  card.querySelectorAll(".candidate, .hint button, .unpin, .rest").forEach((b) => { b.disabled = state.busy; });  // a run is on
   setTimeout(() => renderParallels(i), 0);
   return card;
 }
