@@ -248,8 +248,8 @@ class AttributeOut(BaseModel):
     letters: int = Field(description="Greek letters read.")
     little: bool = Field(description="A short text (under 50 letters): the answer knows little.")
     parallels: list[dict[str, Any]] = Field(
-        description="Dated parallels: training documents sharing the longest runs (doc, label, source, url, longest, "
-        "snippet, lo, hi, place)."
+        description="Dated parallels: the dated training documents sharing the longest runs (doc, label, source, url, "
+        "longest, snippet, lo, hi, place); a document of no known date is left out."
     )
     formula: AttributeFormula | None = Field(None, description="The dating formula read, if any.")
 
