@@ -672,31 +672,114 @@ async function checkProvenance() {
 
 function yearLabel(y) { return y < 0 ? `${-y} BC` : `AD ${y}`; }
 
-// The date distribution as an inline SVG bar chart (drawn here: no external assets), the 80 % interval
-// shaded; the figure's text alternative is the summary sentence it is labelled by. The markup holds only
-// numbers the page computed and fixed words, and the HTML parser puts inline <svg> in the SVG namespace.
-function dateChart(date, labelId) {
-  const W = 320, H = 110, top = 6, bottom = 84, left = 4, right = W - 4;
+// The date distribution as an SVG bar chart (drawn here: no external assets), the 80 % interval shaded,
+// the median a line. It is drawn at the width it is shown (redrawn when that changes), so that its labels
+// keep their size on a phone; it shows the 80 % interval with a margin each side, the whole range one
+// click away, and downloads as a standalone SVG file. The figure's text alternative is the summary
+// sentence it is labelled by. The markup holds only numbers the page computed and escaped words, and
+// the HTML parser puts inline <svg> in the SVG namespace.
+
+//: the chart's geometry in CSS pixels: height, plot top and axis, the side margins (half the widest
+//: tick label fits in them), the labels' font size, and the least distance between two ticks
+const CHART = { height: 132, top: 8, axis: 96, side: 36, font: 12, tickGap: 72, fileWidth: 640 };
+const TICK_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 400, 800];  // the whole range: from 800 BC
+const CHART_STYLE = {
+  interval: 'fill="#dbe7f3"', mark: 'fill="#9a6700"', bar: 'fill="#2a5d8f"', point: 'stroke="#111" stroke-width="1.5"',
+  axis: 'stroke="#333" stroke-width="1"', tick: `font-size="${CHART.font}" fill="#111" font-family="sans-serif"`,
+};
+
+function escapeXml(text) {
+  return String(text).replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]);
+}
+
+// the years shown: the 80 % interval and a quarter of its width each side (at least 15 years), within
+// the distribution's range; or the whole range
+function chartView(date, full) {
   const first = date.bins[0], last = date.bins[date.bins.length - 1];
-  const x = (year) => (left + ((year - first) / (last - first)) * (right - left)).toFixed(1);
-  const max = Math.max(...date.probs, 1e-9);
-  const parts = [`<rect class="interval" x="${x(date.low)}" y="${top}" height="${bottom - top}" ` +
-    `width="${Math.max(1, x(date.high) - x(date.low)).toFixed(1)}"></rect>`];
-  date.probs.forEach((p, i) => {
-    const h = ((p / max) * (bottom - top)).toFixed(1);
-    const w = Math.max(0.5, x(date.bins[i + 1]) - x(date.bins[i]) - 0.5).toFixed(1);
-    parts.push(`<rect class="bar" x="${x(date.bins[i])}" y="${(bottom - h).toFixed(1)}" width="${w}" height="${h}"></rect>`);
-  });
-  parts.push(`<line class="point" x1="${x(date.year)}" x2="${x(date.year)}" y1="${top}" y2="${bottom}"></line>`);
-  parts.push(`<line class="axis" x1="${left}" x2="${right}" y1="${bottom}" y2="${bottom}"></line>`);
-  for (const tick of [-800, -400, 1, 400, 800]) {
-    if (tick < first || tick > last) continue;
-    parts.push(`<line class="axis" x1="${x(tick)}" x2="${x(tick)}" y1="${bottom}" y2="${bottom + 4}"></line>`);
-    parts.push(`<text class="tick" x="${x(tick)}" y="${bottom + 16}" text-anchor="middle">${tick === 1 ? "AD 1" : yearLabel(tick)}</text>`);
+  if (full) return [first, last];
+  const margin = Math.max(15, (date.high + 1 - date.low) / 4);
+  return [Math.max(first, Math.floor(date.low - margin)), Math.min(last, Math.ceil(date.high + 1 + margin))];
+}
+
+// tick years between lo and hi, a round step apart and at least CHART.tickGap pixels; year 0 is AD 1
+function chartTicks(lo, hi, plotWidth) {
+  const step = TICK_STEPS.find((s) => (s / (hi - lo)) * plotWidth >= CHART.tickGap) || 1600;
+  const out = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) {
+    const year = t === 0 ? 1 : t;
+    if (year >= lo && year <= hi) out.push(year);
   }
-  const box = document.createElement("div");
-  box.innerHTML = `<svg class="date-chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${labelId}">${parts.join("")}</svg>`;
-  return box.firstElementChild;
+  return out;
+}
+
+// the chart's SVG markup, `width` pixels wide, of the years `view`; `file`: a standalone document
+// (namespace, XML declaration, a title and description) rather than the page's inline figure
+function chartMarkup(date, view, width, file = null) {
+  const { height, top, axis, side } = CHART;
+  const [lo, hi] = view;
+  const right = width - side;
+  const x = (year) => side + ((Math.min(hi, Math.max(lo, year)) - lo) / (hi - lo)) * (right - side);
+  const f = (v) => v.toFixed(1);
+  const max = Math.max(...date.probs, 1e-9);
+  const parts = [`<rect class="interval" ${CHART_STYLE.interval} x="${f(x(date.low))}" y="${top}" height="${axis - top}" ` +
+    `width="${f(Math.max(2, x(date.high + 1) - x(date.low)))}"></rect>`];
+  date.probs.forEach((p, i) => {
+    const a = date.bins[i], b = date.bins[i + 1];
+    if (b <= lo || a >= hi) return;
+    const h = (p / max) * (axis - top);
+    const w = Math.max(0.5, x(b) - x(a) - 0.5);
+    parts.push(`<rect class="bar" ${CHART_STYLE.bar} x="${f(x(a))}" y="${f(axis - h)}" width="${f(w)}" height="${f(h)}"></rect>`);
+  });
+  // the interval marked below the axis too, where no bar hides it
+  parts.push(`<rect class="interval-mark" ${CHART_STYLE.mark} x="${f(x(date.low))}" y="${axis + 1}" height="4" ` +
+    `width="${f(Math.max(2, x(date.high + 1) - x(date.low)))}"></rect>`);
+  parts.push(`<line class="point" ${CHART_STYLE.point} x1="${f(x(date.year))}" x2="${f(x(date.year))}" y1="${top}" y2="${axis}"></line>`);
+  parts.push(`<line class="axis" ${CHART_STYLE.axis} x1="${side}" x2="${right}" y1="${axis}" y2="${axis}"></line>`);
+  for (const tick of chartTicks(lo, hi, right - side)) {
+    parts.push(`<line class="axis" ${CHART_STYLE.axis} x1="${f(x(tick))}" x2="${f(x(tick))}" y1="${axis}" y2="${axis + 5}"></line>`);
+    parts.push(`<text class="tick" ${CHART_STYLE.tick} x="${f(x(tick))}" y="${axis + 21}" text-anchor="middle">${yearLabel(tick)}</text>`);
+  }
+  const size = `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"`;
+  if (!file) return `<svg class="date-chart" ${size} role="img" aria-labelledby="attribute-summary">${parts.join("")}</svg>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" ${size}>` +
+    `<title>${escapeXml(file.title)}</title><desc>${escapeXml(file.desc)}</desc>` +
+    `<rect width="${width}" height="${height}" fill="#fff"></rect>${parts.join("")}</svg>\n`;
+}
+
+// the figure of the date: the chart at the figure's width, the button between the zoomed view and the
+// whole range, the caption saying which is shown, and the download of what is shown
+function dateFigure(date, summary) {
+  const view = { full: false, width: 0 };
+  const [first, last] = chartView(date, true);
+  const holder = el("div", { class: "date-chart-box" });
+  const toggle = el("button", { type: "button", class: "date-zoom" });
+  const shown = el("span");
+  const download = el("a", { class: "date-download button", download: "date-distribution.svg", href: "#" });
+  const caption = el("figcaption", { class: "help" }, "Probability of each 25-year span; shaded, and marked ",
+    "below the axis: the 80 % interval; line: the median. ", shown);
+  const figure = el("figure", { class: "date-figure" }, holder, caption,
+    el("p", { class: "date-actions" }, toggle, " ", download));
+  const draw = () => {
+    view.width = Math.max(200, Math.floor(holder.clientWidth || 640));
+    const years = chartView(date, view.full);
+    holder.innerHTML = chartMarkup(date, years, view.width);
+    shown.textContent = `Shown: ${yearLabel(years[0])} to ${yearLabel(years[1])}` +
+      (view.full ? ", the whole range." : ", the 80 % interval and its margins.");
+    toggle.textContent = view.full ? "Zoom to the 80 % interval" : `Show the whole range (${yearLabel(first)} to ${yearLabel(last)})`;
+    const file = chartMarkup(date, years, CHART.fileWidth, { title: summary,
+      desc: `apollo-restore: the date distribution of a text (${shown.textContent}). Probability of each 25-year span; ` +
+        "shaded, and marked below the axis: the 80 % interval; line: the median." });
+    if (download.dataset.url) URL.revokeObjectURL(download.dataset.url);
+    download.dataset.url = URL.createObjectURL(new Blob([file], { type: "image/svg+xml;charset=utf-8" }));
+    download.href = download.dataset.url;
+    download.textContent = "Download the plot (SVG)";
+  };
+  toggle.addEventListener("click", () => { view.full = !view.full; draw(); });
+  // drawn again at the width it is shown, when that changes (a phone turned, a window resized)
+  if (window.ResizeObserver) {
+    new ResizeObserver(() => { if (holder.isConnected && Math.floor(holder.clientWidth) !== view.width) draw(); }).observe(holder);
+  }
+  return { figure, draw };
 }
 
 async function attributeText() {
@@ -708,14 +791,14 @@ async function attributeText() {
     const summary = `Written about ${yearLabel(d.year)}: ${Math.round(d.interval * 100)} % of the probability lies between ` +
       `${yearLabel(d.low)} and ${yearLabel(d.high)}. Most probable place: ${found.places[0].place} (${percent(found.places[0].prob)}).` +
       (found.little ? ` The text is short (${found.letters} letters): little can be said.` : "");
-    const summaryId = "attribute-summary";
+    const chart = dateFigure(d, summary);
     box.replaceChildren(
-      el("p", { id: summaryId, text: summary }),
-      el("figure", { class: "date-figure" }, dateChart(d, summaryId),
-        el("figcaption", { class: "help", text: "Probability of each 25-year span; shaded: the 80 % interval; line: the median." })),
+      el("p", { id: "attribute-summary", text: summary }),
+      chart.figure,
       el("h3", { text: "Places" }),
       el("ol", { class: "places" }, found.places.map((p) => el("li", {}, `${p.place} — ${percent(p.prob)}`))),
     );
+    chart.draw();  // in the page: drawn at the width it has there
     if (found.formula) {  // the dating formula read: the year it gives and how sure
       const f = found.formula;
       const read = f.kind === "name" ? "Dated names read: “" : `Dating formula read: year ${f.regnal_year} in “`;
@@ -723,10 +806,11 @@ async function attributeText() {
         el("span", { class: "reading", lang: "grc", text: f.words }),
         `” gives ${yearLabel(f.year)} (${percent(f.prob)} within a year).`), box.children[1]);
     }
-    if (found.parallels.length) {
-      box.append(el("h3", { text: "Dated parallels" }), el("ul", {}, found.parallels.map((p) => el("li", {},
+    const dated = found.parallels.filter((p) => p.lo !== null && p.lo !== undefined);  // the server lists dated ones only
+    if (dated.length) {
+      box.append(el("h3", { text: "Dated parallels" }), el("ul", {}, dated.map((p) => el("li", {},
         docLink(p.label || p.doc, p.url),
-        ` (${p.lo === null ? "undated" : p.lo === p.hi ? yearLabel(p.lo) : `${yearLabel(p.lo)} – ${yearLabel(p.hi)}`}` +
+        ` (${p.lo === p.hi ? yearLabel(p.lo) : `${yearLabel(p.lo)} – ${yearLabel(p.hi)}`}` +
         `${p.place ? ", " + p.place : ""}): ${p.longest} letters shared — `,
         el("span", { class: "reading", lang: "grc", text: p.snippet })))));
     }
