@@ -76,7 +76,8 @@ def _whole_and_legible(drawn: dict) -> None:
     assert drawn["ticks"], drawn
     for tick in drawn["ticks"]:
         t_left, t_right, t_top, t_bottom = tick["box"]
-        assert left - 0.5 <= t_left and t_right <= right + 0.5 and top <= t_top and t_bottom <= bottom + 0.5, (tick, drawn)
+        inside = left - 0.5 <= t_left and t_right <= right + 0.5 and top <= t_top and t_bottom <= bottom + 0.5
+        assert inside, (tick, drawn)
         assert tick["px"] >= 10, tick
 
 
@@ -112,8 +113,11 @@ def test_the_date_plot_zooms_reads_and_downloads(packaged_is_tiny, browser, widt
         assert page.inner_text("#attribute-result .date-zoom") == "Zoom to the 80 % interval"
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.click("#attribute-result .date-zoom")
-        again = page.evaluate(TICKS)["ticks"]
-        assert [(t["text"], round(t["box"][0])) for t in again] == [(t["text"], round(t["box"][0])) for t in zoomed["ticks"]]
+
+        def placed(ticks: list[dict]) -> list[tuple]:
+            return [(t["text"], round(t["box"][0])) for t in ticks]
+
+        assert placed(page.evaluate(TICKS)["ticks"]) == placed(zoomed["ticks"])
 
         with page.expect_download() as download:
             page.click("#attribute-result .date-download")
