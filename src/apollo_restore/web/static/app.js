@@ -192,7 +192,7 @@ async function restore(from = 1) {
   state.restoring = null;
   if (controller.signal.aborted) { stopped(result, n, total); return; }
   const run = result.gaps.filter((g) => g.number >= from);
-  setBusy(false, pickSummary(result) + runSummary(run, (performance.now() - started) / 1000));
+  setBusy(false, runSummary(run, (performance.now() - started) / 1000));  // a pick is revised (revise), not restored here
   restoreFocus();
   loadParallels(result);
 }
