@@ -94,6 +94,7 @@ def test_stop_keeps_the_gaps_that_arrived(browser):
         page.close()
 
 
+@pytest.mark.slow  # about 14 s: run by CI's slow tier; tests/web/test_revision.py holds the same over HTTP
 def test_a_pick_restores_again_only_the_gaps_whose_context_holds_it(browser):
     """Issue 64, item 5: a pick at gap 12 of 34 asks gap 12 and the later gaps whose context holds
     it (their ``reads``), not the 22 after it; the other cards stay as they were; the card offers

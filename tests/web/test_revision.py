@@ -162,8 +162,7 @@ def test_a_restorer_that_declares_no_window_reads_all_it_is_given(leiden):
     characters): its gaps read more earlier gaps than a 250-character model's."""
     declared = restore_text(WindowReadings(), leiden, k=1)
     bare = WindowReadings()
-    del bare.config
-    bare.config = None
+    bare.config = None  # declares no window
     undeclared = restore_text(bare, leiden, k=1)
     assert all(set(a.reads) <= set(b.reads) for a, b in zip(declared.gaps, undeclared.gaps))
     assert sum(map(len, (g.reads for g in undeclared.gaps))) > sum(map(len, (g.reads for g in declared.gaps)))
