@@ -92,6 +92,15 @@ def test_dated_parallels_carry_date_and_place(tiny_attribution, tmp_path):
     assert dated_parallels("κομων μουσαιου", folder=str(tiny_attribution), index=index) == []  # under one run
 
 
+def test_undated_documents_are_no_dated_parallels(tiny_attribution, tmp_path):
+    """A training document of no known date that shares a longer run than a dated one is left out
+    (issue 64, item 6): the dated parallels hold dated documents only, at every door."""
+    undated = LONG + " και ετερα"  # p.erl.26 has no date in the folder's labels
+    build_text_index(["p.erl.26", "bgu.1.100"], ["ddb", "ddb"], [undated, LONG[:100]], tmp_path / "ix")
+    found = dated_parallels(LONG, folder=str(tiny_attribution), index=TextIndex.open(tmp_path / "ix"))
+    assert [p["doc"] for p in found] == ["bgu.1.100"] and found[0]["lo"] == 140
+
+
 def test_python_api(tiny_attribution):
     found = apollo_restore.attribute(LONG, parallels=False, model=str(tiny_attribution))
     assert found.places and found.to_dict()["letters"] == found.letters

@@ -45,6 +45,8 @@ from apollo_restore.retrieve.provenance import provenance
 MIN_LETTERS = 10
 #: Shortest run shared with a training document that makes it a parallel (letters).
 PARALLEL_RUN = 20
+#: Documents sharing runs looked at per dated parallel wanted (undated ones are passed over).
+_LOOKED_AT = 4
 _PLAIN = re.compile(r"[α-ωϛϙϡ\s\-]+")
 
 
@@ -109,15 +111,20 @@ def document_labels(folder: str | None = None) -> dict[tuple[str, str], dict[str
 
 def dated_parallels(norm: str, folder: str | None = None, index: TextIndex | None = None,
                     limit: int = 5) -> list[dict[str, Any]]:  # fmt: skip
-    """The training documents sharing the longest runs with ``norm``, with their dates and places."""
+    """The ``limit`` dated training documents sharing the longest runs with ``norm``, with their
+    dates and places; a document of no known date is no dated parallel (it is left out)."""
     try:
-        found = provenance(norm, index=index, min_run=PARALLEL_RUN, limit=limit)
+        found = provenance(norm, index=index, min_run=PARALLEL_RUN, limit=_LOOKED_AT * limit)
     except ValueError:  # shorter than one run: no parallel can be found
         return []
     labels = document_labels(folder)
     out = []
     for hit in found.documents:
+        if len(out) == limit:
+            break
         label = labels.get((hit.source, hit.doc), {})
+        if label.get("lo") is None:
+            continue
         out.append({"doc": hit.doc, "label": hit.label or hit.doc, "source": hit.source, "url": hit.url,
                     "longest": hit.longest, "snippet": hit.snippet, "lo": label.get("lo"), "hi": label.get("hi"),
                     "place": label.get("place", "")})  # fmt: skip

@@ -50,8 +50,8 @@ def attribute_command(
     if result.formula:
         typer.echo(f"  {result.formula_line()}")
     for par in result.parallels:
-        when = "undated" if par["lo"] is None else year_label(par["lo"])
-        if par["lo"] is not None and par["hi"] != par["lo"]:
+        when = year_label(par["lo"])  # dated, every one (dated_parallels)
+        if par["hi"] != par["lo"]:
             when += f" – {year_label(par['hi'])}"
         typer.echo(f"  parallel {par['label']} ({when}, {par['place'] or 'place unknown'}): "
                    f"{par['longest']} letters shared  {par['url'] or ''}")  # fmt: skip
