@@ -25,7 +25,8 @@
    papyri; the texts placed first among inscriptions get one date and one place temperature of
    their own.
 6. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
-   documents and calibrated on the validation documents through the model above.
+   documents and calibrated on the validation documents through the model above; its dated
+   names are the words the DDB editions (:data:`DDB_ARCHIVE` in the corpora folder) capitalise.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from apollo_restore.attribution.features import featurise, letters
 from apollo_restore.attribution.labels import Label, label_of, read_labels
 from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
-from apollo_restore.attribution.train_formulae import add_formulae
+from apollo_restore.attribution.train_formulae import add_formulae, proper_names
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.attribution import covered, ece
 
@@ -55,6 +56,8 @@ SOURCES = ("ddb", "inscription")
 MAX_CHARS = 4000
 MIN_PLACE_DOCS = 5
 BIN_EDGES = list(range(-800, 901, 25))  # 68 bins of 25 years
+#: The DDB archive in the corpora folder: how its editions write each word (proper names capitalised).
+DDB_ARCHIVE = "ddb-trismegistos-2016.tar.xz"
 #: Lower letter bounds of the calibration's length bands.
 BANDS = (0, 30, 60, 120, 300)
 
@@ -403,7 +406,7 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
                     "seed": seed, "fill": fill},
     }  # fmt: skip
-    add_formulae(arrays, config, filled, valid_docs, seed)
+    add_formulae(arrays, config, filled, valid_docs, seed, proper=proper_names_of(corpora))
     config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
     write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
@@ -437,6 +440,20 @@ def write_documents_labels(items: list[Example], path: Path) -> None:
     tmp.replace(path)
 
 
+def proper_names_of(corpora: Path) -> frozenset[str]:
+    """The words the DDB editions of ``corpora`` capitalise (:func:`~.train_formulae.proper_names`).
+
+    Raises:
+        FileNotFoundError: the corpora folder holds no :data:`DDB_ARCHIVE`.
+    """
+    from apollo_restore.data.readers.ddb import capitalised_words
+
+    started = time.monotonic()
+    names = proper_names(capitalised_words(corpora / DDB_ARCHIVE))
+    log.info("%d proper names from the DDB editions (%.0f s)", len(names), time.monotonic() - started)
+    return names
+
+
 def refit_formulae(folder: Path, prepared: Path, corpora: Path, seed: int = 0) -> dict[str, Any]:
     """Fit the formula reader (:func:`~.train_formulae.add_formulae`) anew into the model folder
     ``folder``, leaving its other arrays as they are (as :func:`train_attribution` would give
@@ -448,6 +465,6 @@ def refit_formulae(folder: Path, prepared: Path, corpora: Path, seed: int = 0) -
     config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
     filled = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
     valid = examples(prepared, corpora, "validation", seed, crops=0, fill=0.0, labels=labels)
-    add_formulae(arrays, config, filled, valid, seed)
+    add_formulae(arrays, config, filled, valid, seed, proper=proper_names_of(corpora))
     save(arrays, config, folder)
     return config["formulae"]
