@@ -41,7 +41,7 @@ from apollo_restore.attribution.formulae import (
     regnal_years,
     words_of,
 )
-from apollo_restore.attribution.model import AttributionModel
+from apollo_restore.attribution.model import AttributionModel, date_summary
 
 log = logging.getLogger(__name__)
 
@@ -235,8 +235,6 @@ def choose_threshold(reader: Formulae, first_year: int, texts: list[tuple[Any, n
     share of dates within a year of the true range is within :data:`NEAR_BEST` of the best (the
     median's target), the one of least mean deviation (a wrong reading's cost), over ``texts``
     (``(example, the bag's (Y,) year probabilities)``)."""
-    from apollo_restore.attribution.model import date_summary
-
     scores = []
     for threshold in THRESHOLDS:
         reader.threshold = threshold

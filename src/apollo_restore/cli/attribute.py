@@ -41,6 +41,8 @@ def attribute_command(
         result = attribute(source, folder=folder, parallels=parallels, name=text_name(text, source))
     except (AttributionError, RequestError, LeidenError, FileError, FormatError) as err:
         fail(err)
+    for warning in result.warnings:  # as restore gives them: on stderr, the answer on stdout
+        typer.secho(f"warning: {warning}", err=True, fg="yellow")
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
         return

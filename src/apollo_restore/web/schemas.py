@@ -246,6 +246,11 @@ class AttributeOut(BaseModel):
         "snippet, lo, hi, place)."
     )
     formula: AttributeFormula | None = Field(None, description="The dating formula read, if any.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
+        "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
+    )
 
 
 class Choice(BaseModel):

@@ -30,6 +30,7 @@ from apollo_restore.data.document import (
     lacuna_length,
     merge_texts,
 )
+from apollo_restore.data.normalise import normalise
 from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.errors import CorpusError
 
@@ -168,8 +169,6 @@ def capitalised_words(path: str | Path) -> dict[str, tuple[int, int]]:
     Raises:
         FileNotFoundError: ``path`` does not exist.
     """
-    from apollo_restore.data.normalise import normalise
-
     counts: dict[str, list[int]] = {}
     for _, content in iter_files(path, (".xml",), skips=SkipLog()):
         for raw in _FORMS.findall(content):

@@ -550,7 +550,7 @@ async function checkProvenance() {
 
 // ---- date and place -------------------------------------------------------------------------
 
-function yearLabel(y) { return y < 0 ? `${-y} BC` : `AD ${y}`; }
+function yearLabel(y) { return y < 0 ? `${-y} BC` : y > 0 ? `AD ${y}` : "1 BC"; }  // no year 0
 
 // The date distribution as an inline SVG bar chart (drawn here: no external assets), the 80 % interval
 // shaded; the figure's text alternative is the summary sentence it is labelled by. The markup holds only
@@ -596,6 +596,7 @@ async function attributeText() {
       el("h3", { text: "Places" }),
       el("ol", { class: "places" }, found.places.map((p) => el("li", {}, `${p.place} — ${percent(p.prob)}`))),
     );
+    for (const w of found.warnings || []) box.insertBefore(el("p", { class: "warnings", text: w }), box.children[1]);
     if (found.formula) {  // the dating formula read: the year it gives and how sure
       const f = found.formula;
       const read = f.kind === "name" ? "Dated names read: “" : `Dating formula read: year ${f.regnal_year} in “`;
