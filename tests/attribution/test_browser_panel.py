@@ -46,7 +46,7 @@ def test_panel_draws_the_date_and_places(packaged_is_tiny, browser, width):  # n
         with page.expect_response(lambda r: r.url.endswith("/api/attribute")):
             page.click("#attribute")
         page.wait_for_selector("#attribute-result p.formula")
-        assert "year 12" in page.inner_text("#attribute-result p.formula") and "AD 128" in page.inner_text(
+        assert "year 12" in page.inner_text("#attribute-result p.formula") and "AD 127" in page.inner_text(
             "#attribute-result p.formula"
         )
         assert page.evaluate("document.documentElement.scrollWidth") <= width

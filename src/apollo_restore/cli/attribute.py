@@ -41,12 +41,16 @@ def attribute_command(
         result = attribute(source, folder=folder, parallels=parallels, name=text_name(text, source))
     except (AttributionError, RequestError, LeidenError, FileError, FormatError) as err:
         fail(err)
+    for warning in result.warnings:  # as restore gives them: on stderr, the answer on stdout
+        typer.secho(f"warning: {warning}", err=True, fg="yellow")
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
         return
     typer.echo(result.summary())
     for p in result.places[:10]:
         typer.echo(f"  {100 * p['prob']:5.1f} %  {p['place']}")
+    if result.elsewhere:
+        typer.echo(f"  {100 * result.elsewhere:5.1f} %  elsewhere (places it cannot name)")
     if result.formula:
         typer.echo(f"  {result.formula_line()}")
     for par in result.parallels:

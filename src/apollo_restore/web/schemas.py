@@ -252,6 +252,12 @@ class AttributeOut(BaseModel):
         "longest, snippet, lo, hi, place); a document of no known date is left out."
     )
     formula: AttributeFormula | None = Field(None, description="The dating formula read, if any.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
+        "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
+    )
+    elsewhere: float = Field(0.0, description="The probability left to places the model cannot name (W802; else 0).")
 
 
 class Choice(BaseModel):

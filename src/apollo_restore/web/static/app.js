@@ -670,7 +670,7 @@ async function checkProvenance() {
 
 // ---- date and place -------------------------------------------------------------------------
 
-function yearLabel(y) { return y < 0 ? `${-y} BC` : `AD ${y}`; }
+function yearLabel(y) { return y < 0 ? `${-y} BC` : y > 0 ? `AD ${y}` : "1 BC"; }  // no year 0
 
 // The date distribution as an SVG bar chart (drawn here: no external assets), the 80 % interval shaded,
 // the median a line. It is drawn at the width it is shown (redrawn when that changes), so that its labels
@@ -799,6 +799,8 @@ async function attributeText() {
       el("ol", { class: "places" }, found.places.map((p) => el("li", {}, `${p.place} — ${percent(p.prob)}`))),
     );
     chart.draw();  // in the page: drawn at the width it has there
+    if (found.elsewhere) box.append(el("p", { class: "help", text: `Elsewhere (places it cannot name): ${percent(found.elsewhere)}` }));
+    for (const w of found.warnings || []) box.insertBefore(el("p", { class: "warnings", text: w }), box.children[1]);
     if (found.formula) {  // the dating formula read: the year it gives and how sure
       const f = found.formula;
       const read = f.kind === "name" ? "Dated names read: “" : `Dating formula read: year ${f.regnal_year} in “`;
