@@ -314,8 +314,8 @@ class Errors:
     )
     W802 = (
         "[W802] the model names only places of papyri from Egypt and of inscriptions from {regions}; "
-        "this text reads as an inscription or a literary text and may come from elsewhere, so its first "
-        "place is at most {cap} sure"
+        "this text reads as an inscription or a literary text and may come from elsewhere: its places' "
+        "probabilities hold only if it comes from one of those"
     )
     # the web server's own answers (HTTP)
     H001 = "[H001] request body larger than {limit} bytes; send a shorter text (or a smaller file)"

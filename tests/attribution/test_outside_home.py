@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from apollo_restore.attribution.attribute import attribute
-from apollo_restore.attribution.model import ELSEWHERE_CAP, date_summary, year_label
+from apollo_restore.attribution.model import date_summary, year_label
 from apollo_restore.cli.app import app
 from apollo_restore.errors import RequestError
 
@@ -92,8 +92,8 @@ def test_an_inscription_from_rhodes_may_come_from_elsewhere():
     """The Lindians are in none of the seven corpora: the answer says which places it can name."""
     found = attribute(LINDIAN, parallels=False)
     said = next(w for w in found.warnings if w.startswith("[W802]"))
-    assert "Crete" in said and "Egypt" in said and found.places[0]["prob"] <= ELSEWHERE_CAP + 1e-9
-    assert 0 < found.elsewhere < 1 and found.elsewhere + sum(p["prob"] for p in found.places) <= 1 + 1e-3
+    assert "Crete" in said and "Egypt" in said and "may come from elsewhere" in said
+    assert sum(p["prob"] for p in found.places) <= 1 + 1e-3  # not capped: calibrated among the places it names
 
 
 def test_a_literary_text_is_not_sure_of_a_place_unwarned():
@@ -112,7 +112,7 @@ def test_the_command_says_it_too():
     machine = runner.invoke(app, ["attribute", "--no-parallels", EPIDOC_MACHINE])
     assert machine.exit_code == 2 and "E312" in machine.output
     lindian = runner.invoke(app, ["attribute", "--no-parallels", LINDIAN])
-    assert lindian.exit_code == 0 and "[W802]" in lindian.stderr and "elsewhere" in lindian.stdout
+    assert lindian.exit_code == 0 and "[W802]" in lindian.stderr
     common = runner.invoke(app, ["attribute", "--no-parallels", "ὁ στρατηγὸς ἐν τῇ διαγνώσει ἐκέλευσε τὸν [- - -] "
                                  "ἀποδοῦναι τὰ πρόβατα τῷ ἀδελφῷ"])  # fmt: skip
     assert common.exit_code == 0 and "διαγνωσει" not in common.stdout

@@ -48,8 +48,6 @@ LABELS_FILE = "documents.tsv.xz"
 INTERVAL = 0.8
 #: A text with fewer letters than this is told to know little (``little``).
 FEW_LETTERS = 50
-#: The most a first place among inscriptions may hold (``W802``: the text may come from elsewhere).
-ELSEWHERE_CAP = 0.5
 
 
 def default_folder() -> Path:
@@ -73,7 +71,6 @@ class Attribution:
             "era", "year", "prob"}``), or ``None``.
         warnings: ``W3xx`` on how the text was read (as ``restore`` gives them), ``W8xx`` on
             what the answer can be worth (a text unlike the model's, a place it may not know).
-        elsewhere: the probability left to places the model cannot name (``W802``; else 0).
     """
 
     year: int
@@ -87,11 +84,10 @@ class Attribution:
     parallels: list[dict[str, Any]] = field(default_factory=list)
     formula: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
-    elsewhere: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels", "formula", "warnings", "elsewhere"}``."""
+        "letters", "little", "parallels", "formula", "warnings"}``."""
         return {
             "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
                      "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
@@ -101,13 +97,11 @@ class Attribution:
             "parallels": self.parallels,
             "formula": self.formula,
             "warnings": self.warnings,
-            "elsewhere": self.elsewhere,
         }  # fmt: skip
 
     def summary(self) -> str:
         """One line: the date, its interval and the most probable places."""
         top = ", ".join(f"{p['place']} {percent(p['prob'])}" for p in self.places[:3])
-        top += f", elsewhere {percent(self.elsewhere)}" if self.elsewhere else ""
         note = f" (a short text, {self.letters} letters: little can be said)" if self.little else ""
         span = f"{year_label(self.low)} – {year_label(self.high)}"
         return f"about {year_label(self.year)} ({round(100 * INTERVAL)} % interval: {span}); {top}{note}"
@@ -261,18 +255,15 @@ class AttributionModel:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters
         (see the module docstring for ``W801`` and ``W802``)."""
         probs, place_probs = self.probabilities(text, letters)
-        years, formula, warnings, elsewhere = self.years(probs), None, [], 0.0
+        years, formula, warnings = self.years(probs), None, []
         strange = self.letters.strange(text, letters) if self.letters is not None else ""
         if strange:  # nothing it learnt applies: flat places, the whole range
             warnings.append(Errors.W801.format(why=strange))
             probs, place_probs = np.full(len(probs), 1 / len(probs)), np.full(len(place_probs), 1 / len(place_probs))
             years = self.years(probs)
         elif not self.reads_formulae(place_probs):  # among inscriptions: perhaps from none of their regions
-            place_probs = place_probs * min(1.0, ELSEWHERE_CAP / float(place_probs.max()))
-            elsewhere = round(1.0 - float(place_probs.sum()), 4)
             regions = sorted(set(REGIONS.values()))
-            warnings.append(Errors.W802.format(regions=", ".join(regions[:-1]) + " and " + regions[-1],
-                                               cap=percent(ELSEWHERE_CAP)))  # fmt: skip
+            warnings.append(Errors.W802.format(regions=", ".join(regions[:-1]) + " and " + regions[-1]))
         elif self.formulae is not None:  # a formula's year mixed in
             years, formula = self.formulae.mix(text, years, self.first_year)
             probs = np.add.reduceat(years, (self.edges[:-1] - self.first_year).astype(np.int64))
@@ -280,4 +271,4 @@ class AttributionModel:
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula, warnings=warnings, elsewhere=elsewhere)  # fmt: skip
+                           letters < FEW_LETTERS, formula=formula, warnings=warnings)  # fmt: skip

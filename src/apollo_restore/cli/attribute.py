@@ -49,8 +49,6 @@ def attribute_command(
     typer.echo(result.summary())
     for p in result.places[:10]:
         typer.echo(f"  {100 * p['prob']:5.1f} %  {p['place']}")
-    if result.elsewhere:
-        typer.echo(f"  {100 * result.elsewhere:5.1f} %  elsewhere (places it cannot name)")
     if result.formula:
         typer.echo(f"  {result.formula_line()}")
     for par in result.parallels:

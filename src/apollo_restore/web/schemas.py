@@ -257,7 +257,6 @@ class AttributeOut(BaseModel):
         description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
         "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
     )
-    elsewhere: float = Field(0.0, description="The probability left to places the model cannot name (W802; else 0).")
 
 
 class Choice(BaseModel):

@@ -799,7 +799,6 @@ async function attributeText() {
       el("ol", { class: "places" }, found.places.map((p) => el("li", {}, `${p.place} — ${percent(p.prob)}`))),
     );
     chart.draw();  // in the page: drawn at the width it has there
-    if (found.elsewhere) box.append(el("p", { class: "help", text: `Elsewhere (places it cannot name): ${percent(found.elsewhere)}` }));
     for (const w of found.warnings || []) box.insertBefore(el("p", { class: "warnings", text: w }), box.children[1]);
     if (found.formula) {  // the dating formula read: the year it gives and how sure
       const f = found.formula;
