@@ -7,7 +7,9 @@ calibrate, save, reload and predict the same; the command and its config; the te
 
 from __future__ import annotations
 
+import io
 import json
+import tarfile
 
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ from apollo_restore.attribution.model import AttributionModel, date_summary, sof
 from apollo_restore.attribution.train import (
     BANDS,
     BIN_EDGES,
+    DDB_ARCHIVE,
     Example,
     calibrate,
     central_interval,
@@ -67,6 +70,11 @@ def corpus(folder, per_place: int = 12) -> tuple:
     corpora.mkdir()
     write_documents(rows, prepared / DOCUMENTS_FILE)
     (corpora / HGV_FILE).write_text("\n".join(hgv) + "\n", encoding="utf-8")
+    edition = '<TEI><text><w original="Σαραπίωνος"/><w original="Θέωνος"/><w original="καὶ"/></text></TEI>'.encode()
+    with tarfile.open(corpora / DDB_ARCHIVE, "w:xz") as archive:  # the editions' proper names
+        info = tarfile.TarInfo("ddb/p.oxy.1.1.xml")
+        info.size = len(edition)
+        archive.addfile(info, io.BytesIO(edition))
     return prepared, corpora
 
 

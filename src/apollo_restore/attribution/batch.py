@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.attribution.model import Attribution
 from apollo_restore.data.formats import jsonl_line, read_jsonl, unique_id
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import FileError, FormatError, LeidenError
 from apollo_restore.inputs import read_lines
+from apollo_restore.schema.attribution import Attribution
 
 
 def read_texts(path: Path) -> list[tuple[str, str]]:

@@ -33,9 +33,12 @@ from typing import Any
 import numpy as np
 from safetensors.numpy import load_file
 
+from apollo_restore.attribution.familiar import Letters
 from apollo_restore.attribution.features import featurise
 from apollo_restore.attribution.formulae import Formulae
+from apollo_restore.attribution.labels import REGIONS
 from apollo_restore.attribution.neighbours import Neighbours, mix
+from apollo_restore.errors import Errors
 from apollo_restore.schema.attribution import INTERVAL, TOP_PLACES, Attribution, AttributionDate, Formula, PlaceProb
 
 WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
@@ -71,10 +74,12 @@ def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
     """``(median, low, high)`` of a date distribution: the years that hold its median and the
     ends of its central :data:`~apollo_restore.schema.attribution.INTERVAL` interval. A bin
     ``[a, b)`` holds the years ``a … b − 1``, so a quantile at ``137.6`` lies in the year 137
-    (rounding it would say 138). :func:`~.train.central_interval` is its interval for many rows
-    at once (``tests/attribution/test_training.py`` holds them equal)."""
+    (rounding it would say 138). The years run 1 BC (``-1``) → AD 1 (``1``): a quantile in
+    ``[0, 1)`` is the low end's 1 BC, else AD 1. :func:`~.train.central_interval` is its interval
+    for many rows at once (``tests/attribution/test_training.py`` holds them equal)."""
     tail = (1 - INTERVAL) / 2
-    return tuple(math.floor(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))  # type: ignore[return-value]
+    year, low, high = (math.floor(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))
+    return year or 1, low or -1, high or 1
 
 
 def bag(embedding: np.ndarray, scale: np.ndarray | None, ids: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -123,6 +128,8 @@ class AttributionModel:
         self.widths = np.diff(self.edges).astype(np.int64)  # years in each bin
         #: The dating formulae's reader (:mod:`.formulae`) where the folder holds it.
         self.formulae = Formulae(arrays, config["formulae"]) if "formula.weight" in arrays else None
+        #: The letter model (:mod:`.familiar`) where the folder holds it.
+        self.letters = Letters(arrays, config["letters"]) if "letters.logp" in arrays else None
 
     @classmethod
     def load(cls, folder: Path | None = None) -> AttributionModel:
@@ -174,10 +181,19 @@ class AttributionModel:
         return int(place_probs.argmax()) not in self.inscription_places
 
     def predict(self, text: str, letters: int, top: int = TOP_PLACES) -> Attribution:
-        """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
+        """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters
+        (see the module docstring for ``W801`` and ``W802``)."""
         probs, place_probs = self.probabilities(text, letters)
-        years, formula = self.years(probs), None
-        if self.formulae is not None and self.reads_formulae(place_probs):  # a formula's year mixed in
+        years, formula, warnings = self.years(probs), None, []
+        strange = self.letters.strange(text, letters) if self.letters is not None else ""
+        if strange:  # nothing it learnt applies: flat places, the whole range
+            warnings.append(Errors.W801.format(why=strange))
+            probs, place_probs = np.full(len(probs), 1 / len(probs)), np.full(len(place_probs), 1 / len(place_probs))
+            years = self.years(probs)
+        elif not self.reads_formulae(place_probs):  # among inscriptions: perhaps from none of their regions
+            regions = sorted(set(REGIONS.values()))
+            warnings.append(Errors.W802.format(regions=", ".join(regions[:-1]) + " and " + regions[-1]))
+        elif self.formulae is not None:  # a formula's year mixed in
             years, formula = self.formulae.mix(text, years, self.first_year)
             probs = np.add.reduceat(years, (self.edges[:-1] - self.first_year).astype(np.int64))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
@@ -185,4 +201,4 @@ class AttributionModel:
         places = [PlaceProb(place=self.places[i], prob=round(float(place_probs[i]), 4)) for i in order]
         date = AttributionDate(year=year, low=low, high=high, bins=[int(e) for e in self.edges], probs=probs.tolist())
         return Attribution(date=date, places=places, letters=letters, little=letters < FEW_LETTERS,
-                           formula=Formula(**formula) if formula else None)  # fmt: skip
+                           formula=Formula(**formula) if formula else None, warnings=warnings)  # fmt: skip

@@ -1,5 +1,6 @@
 """The checks every door makes of a text before any model reads it: readable characters, no
-machine reading pasted back, within the request's length, Greek enough. Below both models
+machine reading pasted back, within the request's length, Greek enough; and the reading of a
+text as every door takes it (:func:`read_source`: Leiden, EpiDoc or Beta Code). Below both models
 (restoration and attribution ask them alike).
 
     from apollo_restore.data.textchecks import check_text, letter_warnings
@@ -17,13 +18,15 @@ from typing import Any
 
 from apollo_restore.data.document import Document, read_segments
 from apollo_restore.data.normalise import GREEK_LETTERS, fold
+from apollo_restore.data.readers.typed import Kind, as_leiden, looks_like_xml
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.schema.limits import RequestLimits
 
 # control characters but tab, newline and carriage return; lone surrogates; the replacement character
 _BAD_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffd]")
 _GREEK_RUN = re.compile(f"[{GREEK_LETTERS}]")
-_FOREIGN_LETTER = re.compile(r"[^\W\d_\u0370-\u03ff\u1f00-\u1fff]")
+#: A letter of another script than Greek (Latin, Cyrillic...): what ``W301`` counts.
+FOREIGN_LETTER = re.compile(r"[^\W\d_\u0370-\u03ff\u1f00-\u1fff]")
 
 
 def check_text(text: Any, limits: RequestLimits) -> str:
@@ -105,7 +108,7 @@ def letter_warnings(texts: Iterable[str], limits: RequestLimits) -> list[str]:
     foreign: Counter[str] = Counter()
     for text in texts:
         greek += len(_GREEK_RUN.findall(fold(text)))
-        foreign.update(_script(ch) for ch in _FOREIGN_LETTER.findall(text))
+        foreign.update(_script(ch) for ch in FOREIGN_LETTER.findall(text))
     n_foreign = sum(foreign.values())
     total = greek + n_foreign
     scripts = ", ".join(name.lower().capitalize() for name, _ in foreign.most_common(3))
@@ -118,3 +121,41 @@ def letter_warnings(texts: Iterable[str], limits: RequestLimits) -> list[str]:
     if greek < 4 * limits.min_greek_letters:
         warnings.append(Errors.W302.format(greek=greek))
     return warnings
+
+
+_CHARACTER_REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
+
+
+def decoded(text: str) -> str:
+    """``text`` with its XML character references (``&#x2045;``, ``&#8261;``) as the characters
+    they name: what an XML reader makes of them (a reference to no character is left as written)."""
+
+    def char(m: re.Match) -> str:
+        code = int(m.group(1), 16) if m.group(1) else int(m.group(2))
+        return chr(code) if code <= 0x10FFFF else m.group()
+
+    return _CHARACTER_REFERENCE.sub(char, text) if "&#" in text else text
+
+
+def read_source(text: Any, limits: RequestLimits, name: str = "the text") -> tuple[str, Kind]:
+    """A text as every door takes it (restore, export), checked, and the Leiden text it is read
+    as (:func:`~apollo_restore.data.readers.typed.as_leiden`) with its kind. A Leiden or Beta Code
+    text is bounded (:func:`check_text`) before any work; an EpiDoc file is measured by its
+    edition, and the check that keeps ``⁅ ⁆`` out runs on its decoded text too, character
+    references and entities expanded.
+
+    Raises:
+        RequestError: as :func:`check_text`; ``E313`` unreadable EpiDoc.
+    """
+    if not isinstance(text, str):
+        raise RequestError("E310", name="text", expected="a string", value=type(text).__name__)
+    xml = looks_like_xml(text)
+    if not xml:
+        check_text(text, limits)
+    leiden, kind = as_leiden(text, name)
+    if leiden is not text:
+        check_text(leiden, limits)  # an EpiDoc file: its edition's length, not its header's
+    if xml:
+        check_characters(text)
+        check_no_machine_reading(decoded(text))
+    return leiden, kind

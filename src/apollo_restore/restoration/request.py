@@ -31,13 +31,13 @@ from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.formats import GapExample
 from apollo_restore.data.normalise import GREEK_LETTERS, fold, normalise_context
 from apollo_restore.data.readers.leiden import GapMarker, hint_of, parse_leiden_with_gaps
-from apollo_restore.data.readers.typed import Kind, as_leiden, looks_like_xml
 from apollo_restore.data.textchecks import (
     check_characters,
     check_no_machine_reading,
-    check_text,
+    decoded,
     greek_warnings,
     letter_warnings,
+    read_source,
 )
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
@@ -324,44 +324,6 @@ def check_reading(value: Any, gap: int, limits: RequestLimits) -> str:
 def _is_greek_letter(ch: str) -> bool:
     """A letter of the Greek script (precomposed accents and breathings included)."""
     return unicodedata.category(ch)[0] == "L" and unicodedata.name(ch, "").startswith("GREEK")
-
-
-_CHARACTER_REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
-
-
-def decoded(text: str) -> str:
-    """``text`` with its XML character references (``&#x2045;``, ``&#8261;``) as the characters
-    they name: what an XML reader makes of them (a reference to no character is left as written)."""
-
-    def char(m: re.Match) -> str:
-        code = int(m.group(1), 16) if m.group(1) else int(m.group(2))
-        return chr(code) if code <= 0x10FFFF else m.group()
-
-    return _CHARACTER_REFERENCE.sub(char, text) if "&#" in text else text
-
-
-def read_source(text: Any, limits: RequestLimits, name: str = "the text") -> tuple[str, Kind]:
-    """A text as every door takes it (restore, export), checked, and the Leiden text it is read
-    as (:func:`~apollo_restore.data.readers.typed.as_leiden`) with its kind. A Leiden or Beta Code
-    text is bounded (:func:`check_text`) before any work; an EpiDoc file is measured by its
-    edition, and the check that keeps ``⁅ ⁆`` out runs on its decoded text too, character
-    references and entities expanded.
-
-    Raises:
-        RequestError: as :func:`check_text`; ``E313`` unreadable EpiDoc.
-    """
-    if not isinstance(text, str):
-        raise RequestError("E310", name="text", expected="a string", value=type(text).__name__)
-    xml = looks_like_xml(text)
-    if not xml:
-        check_text(text, limits)
-    leiden, kind = as_leiden(text, name)
-    if leiden is not text:
-        check_text(leiden, limits)  # an EpiDoc file: its edition's length, not its header's
-    if xml:
-        check_characters(text)
-        check_no_machine_reading(decoded(text))
-    return leiden, kind
 
 
 def check_source(text: Any, limits: RequestLimits, name: str = "the text") -> str:

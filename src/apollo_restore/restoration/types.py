@@ -163,6 +163,11 @@ class GapResult(_Answer):
         length_estimate: for a gap of unknown length in a text with lines, the letters it
             probably lost, from the letters per line of the intact lines (shown, not searched
             with: :mod:`apollo_restore.restoration.line_lengths`); ``None`` otherwise.
+        reads: the numbers (from 1) of the earlier gaps whose reading stands in the context the
+            model reads for this gap (its ``context_chars``:
+            :meth:`~apollo_restore.restoration.context.GapContexts.read_by`): another reading in
+            one of them changes this gap's context, one in any other gap does not (what the web
+            page restores again after a pick).
     """
 
     number: int = Field(description="The gap's number, counted from 1 (as `hints`, `pins` and errors count).")
@@ -177,6 +182,12 @@ class GapResult(_Answer):
     ms: float = Field(0.0, description="Milliseconds spent on this gap.")
     length_estimate: LineEstimate | None = Field(
         None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
+    )
+    reads: tuple[int, ...] = Field(
+        (),
+        description="The earlier gaps (numbers from 1) whose reading stands in the context the model reads for "
+        "this gap: a new reading (a pin, a fill) in one of them changes this gap's context and readings, one in "
+        "any other gap does not (the page restores only these again after a pick).",
     )
     #: the least calibrated probability of a first reading that :attr:`filled` writes (the
     #: restoration's :attr:`Restoration.fill_threshold`, set by it)

@@ -112,6 +112,11 @@ class Attribution(Answer):
         default_factory=list, description="Dated parallels: training documents sharing the longest runs."
     )
     formula: Formula | None = Field(None, description="The dating formula read, if any.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
+        "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
+    )
     districts: list[District] | None = Field(
         None, description="The most probable districts, with their places (absent where the model has none)."
     )
@@ -138,8 +143,8 @@ class Attribution(Answer):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form every door writes: ``{"date": {"year", "low", "high", "interval", "bins",
-        "probs"}, "places", "letters", "little", "parallels", "formula"}`` (and ``districts``
-        where the model gives them)."""
+        "probs"}, "places", "letters", "little", "parallels", "formula", "warnings"}`` (and
+        ``districts`` where the model gives them)."""
         return self.model_dump(mode="json")
 
     def summary(self) -> str:
@@ -164,5 +169,6 @@ def percent(p: float) -> str:
 
 
 def year_label(year: int) -> str:
-    """``-150`` → ``150 BC``, ``212`` → ``AD 212``."""
-    return f"{-year} BC" if year < 0 else f"AD {year}"
+    """``-150`` → ``150 BC``, ``212`` → ``AD 212``; there is no year 0 (the model never gives one;
+    were it given, it is 1 BC)."""
+    return f"{-year} BC" if year < 0 else f"AD {year}" if year > 0 else "1 BC"
