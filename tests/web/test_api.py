@@ -470,7 +470,7 @@ def test_api_page_and_static_files_are_local(client):
 def test_api_openapi_documents_models(client):
     spec = client.get("/openapi.json").json()
     assert {"/api/restore", "/api/parallels", "/api/epidoc", "/api/export", "/api/health"} <= set(spec["paths"])
-    assert {"RestoreRequest", "RestorationOut", "ExportRequest", "ErrorOut"} <= set(spec["components"]["schemas"])
+    assert {"RestoreRequest", "Restoration", "ExportRequest", "ErrorOut"} <= set(spec["components"]["schemas"])
     assert "413" in spec["paths"]["/api/restore"]["post"]["responses"]
 
 
