@@ -48,6 +48,7 @@ from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train_formulae import add_formulae
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.attribution import covered, ece
+from apollo_restore.inputs import digest
 
 log = logging.getLogger(__name__)
 
@@ -163,13 +164,7 @@ def featurise_all(items: list[Example], buckets: int, cache: Path | None = None)
 
 def _digest(items: list[Example], buckets: int) -> str:
     """What a feature cache must match: the texts and the bucket count."""
-    import hashlib
-
-    h = hashlib.sha256(str(buckets).encode())
-    for e in items:
-        h.update(e.text.encode())
-        h.update(b"\0")
-    return h.hexdigest()
+    return digest(str(buckets), (e.text.encode() + b"\0" for e in items))
 
 
 def fit(train: list[Example], valid: list[Example], places: list[str], buckets: int, dim: int, epochs: int,

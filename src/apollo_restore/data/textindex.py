@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import json
 import logging
 import lzma
@@ -64,6 +63,7 @@ from apollo_restore.data.indexcache import (
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, NORMALISER, normalise_with_gaps
 from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors, TextIndexError
+from apollo_restore.inputs import file_digest
 
 log = logging.getLogger(__name__)
 
@@ -304,7 +304,7 @@ def default_index_path(packed: Path | None = None) -> Path:
 def _content_digest(path: Path, size: int, mtime_ns: int) -> str:
     """First 16 hex digits of the SHA-256 of ``path``, hashed once per process for one
     (size, modification time): both text members ask for the index path."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return file_digest(path)
 
 
 def ensure_index(packed: Path | None = None, progress: Callable[[str], None] | None = None) -> Path:

@@ -8,10 +8,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from apollo_restore.data.normalise import NORMALISER
@@ -19,7 +19,7 @@ from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors, FileError, ModelFolderError
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
 from apollo_restore.fim.tokenizer import TOKENIZER_FILE
-from apollo_restore.inputs import check_regular, read_regular
+from apollo_restore.inputs import check_regular, digest, read_regular
 from apollo_restore.model.verify import CONFIG_FILE, MAX_JSON_BYTES, read_folder_json
 from apollo_restore.schema.base import SchemaError, check, folder_error
 from apollo_restore.schema.folder import FolderMeta
@@ -113,19 +113,12 @@ def fingerprint_parts(folder: str | Path) -> dict[str, str]:
     files = [*weights, *(folder / name for name in (*SCORED_FILES, META_FILE))]
     key = tuple(_stamp(path) for path in files)
     if key not in _known:
-        digest = hashlib.sha256()
-        for path in weights:
-            digest.update(f"{path.name}\0".encode())
-            _hash_file(digest, path)
-        parts = {"weights": digest.hexdigest()[:16]}
+        parts = {"weights": digest(*(c for path in weights for c in (f"{path.name}\0".encode(), _chunks(path))))}
         for part, name in zip(("config", "tokenizer"), SCORED_FILES):
-            digest = hashlib.sha256()
-            _hash_file(digest, folder / name)
-            parts[part] = digest.hexdigest()[:16]
+            parts[part] = digest(_chunks(folder / name))
         meta = _meta_or_none(folder / META_FILE)
         scored = {name: meta.get(name) for name in SCORED_META} if isinstance(meta, dict) else meta
-        canonical = json.dumps(scored, sort_keys=True, ensure_ascii=False, allow_nan=True)
-        parts["settings"] = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        parts["settings"] = digest(json.dumps(scored, sort_keys=True, ensure_ascii=False, allow_nan=True))
         _known[key] = parts
     return dict(_known[key])
 
@@ -133,8 +126,7 @@ def fingerprint_parts(folder: str | Path) -> dict[str, str]:
 def fingerprint(folder: str | Path) -> str:
     """Identity of a model folder's scores: SHA-256 (16 hex digits) of :func:`fingerprint_parts`
     (the weights, config, tokenizer and scoring settings, nothing else)."""
-    parts = fingerprint_parts(folder)
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+    return digest(json.dumps(fingerprint_parts(folder), sort_keys=True))
 
 
 def _stamp(path: Path) -> tuple:
@@ -146,16 +138,16 @@ def _stamp(path: Path) -> tuple:
     return (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _hash_file(digest: Any, path: Path) -> None:
-    """Add ``path``'s bytes to ``digest`` (a marker when it cannot be read or is not a regular
+def _chunks(path: Path) -> Iterator[bytes]:
+    """``path``'s bytes a MiB at a time (a marker when it cannot be read or is not a regular
     file: a FIFO is never opened, a device never read; the load that follows refuses it)."""
     try:
         check_regular(path)
         with open(path, "rb") as handle:
             while chunk := handle.read(_READ):
-                digest.update(chunk)
+                yield chunk
     except (OSError, FileError):
-        digest.update(b"\0missing\0")
+        yield b"\0missing\0"
 
 
 def _meta_or_none(path: Path) -> Any:
