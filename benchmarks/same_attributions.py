@@ -28,7 +28,7 @@ from apollo_restore.attribution.attribute import attribute
 from apollo_restore.attribution.train import MAX_CHARS, mask_supplied
 
 #: Validation texts of each source (``ddb``, ``inscription``).
-PER_SOURCE = {"ddb": 300, "inscription": 150}
+PER_SOURCE = {"ddb": 400, "inscription": 150}
 TOLERANCE = 1e-6
 
 
@@ -82,12 +82,15 @@ def main() -> None:
         args.write.write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"wrote {len(found)} answers to {args.write}")
         return
-    before = {row["key"]: row["answer"] for row in map(json.loads, args.compare.read_text(encoding="utf-8").splitlines())}
+    before = {
+        row["key"]: row["answer"] for row in map(json.loads, args.compare.read_text(encoding="utf-8").splitlines())
+    }
     differ = [k for k in before.keys() | found.keys() if not same(before.get(k), found.get(k))]
     errors = sum(1 for v in found.values() if "error" in v)
     print(f"{len(found)} texts ({errors} refused), {len(differ)} answers differ")
     for k in sorted(differ)[:5]:
-        print(f"  {k}: before {json.dumps(before.get(k))[:200]}\n  {' ' * len(k)}  now    {json.dumps(found.get(k))[:200]}")
+        print(f"  {k}: before {json.dumps(before.get(k))[:200]}")
+        print(f"  {k}: now    {json.dumps(found.get(k))[:200]}")
     sys.exit(1 if differ else 0)
 
 

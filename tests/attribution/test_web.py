@@ -14,6 +14,7 @@ from apollo_restore.data.textindex import build_text_index
 from apollo_restore.retrieve.parallels import ParallelIndex
 from apollo_restore.web.app import create_app
 from apollo_restore.web.parallels import IndexParallels
+from tests.attribution.conftest import INDEXED
 from tests.attribution.test_doors import LONG
 
 
@@ -56,7 +57,7 @@ def test_api_attribute_answers_and_refuses(packaged_is_tiny):
 
 
 def test_api_attribute_gives_dated_parallels_with_an_index(packaged_is_tiny, tmp_path):
-    build_text_index(["bgu.1.100"], ["ddb"], [LONG], tmp_path / "ix")
+    build_text_index(*INDEXED, [LONG, "ετους δευτερου μηνος θωθ"], tmp_path / "ix")
     client = TestClient(create_app(NoRestorer(), parallels=IndexParallels(ParallelIndex.open(tmp_path / "ix"))))
     body = client.post("/api/attribute", json={"text": LONG}).json()
     assert body["parallels"][0]["doc"] == "bgu.1.100" and body["parallels"][0]["place"] == "Karanis"

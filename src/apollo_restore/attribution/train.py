@@ -41,14 +41,18 @@ from typing import Any
 
 import numpy as np
 
-from apollo_restore.attribution.features import featurise, letters
+from apollo_restore.attribution.features import FEATURES, featurise, letters
+from apollo_restore.attribution.folder import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE
 from apollo_restore.attribution.labels import Label, label_of, read_labels
-from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
+from apollo_restore.attribution.model import bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train_formulae import add_formulae
+from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.table import load_documents
+from apollo_restore.data.textindex import packed_fingerprint
 from apollo_restore.evaluate.attribution import covered, ece
 from apollo_restore.inputs import digest
+from apollo_restore.schema.attribution import ATTRIBUTION_FORMAT
 
 log = logging.getLogger(__name__)
 
@@ -385,8 +389,11 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         arrays |= neighbour_index(filled, places)
     mixing = MIXING if neighbours else NO_MIXING
     temperature = calibrate(arrays, valid, places, buckets, mixing)
+    documents = [e for e in train if "#" not in e.doc]  # the dated parallels' labels
     config = {
-        "format": "apollo-restore attribution v1",
+        "format": ATTRIBUTION_FORMAT,
+        "normaliser": NORMALISER,
+        "features": FEATURES,
         "buckets": buckets,
         "dim": dim,
         "bin_edges": BIN_EDGES,
@@ -395,13 +402,14 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "temperature": temperature,
         "neighbours": mixing,
         "inscription_places": inscription_places(train, places),
-        "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
-                    "seed": seed, "fill": fill},
+        "documents": {"rows": len(documents), "corpus": packed_fingerprint()},  # the packaged text index's corpus
+        "trained": {"prepared": Path(prepared).name, "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
+                    "seed": seed, "fill": fill},  # the prepared corpus by name: no path of this machine
     }  # fmt: skip
     add_formulae(arrays, config, filled, valid_docs, seed)
     config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
-    write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
+    write_documents_labels(documents, out / LABELS_FILE)
     return config
 
 

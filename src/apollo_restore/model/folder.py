@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from apollo_restore.data.normalise import NORMALISER
@@ -63,11 +63,21 @@ def read_meta(folder: Path) -> dict[str, Any]:
         raise ModelFolderError("E531", folder / META_FILE, folder=folder)
     meta = files[META_FILE]
     check_meta(folder / META_FILE, meta)
-    if meta.get("normaliser", NORMALISER) != NORMALISER:
-        raise ValueError(Errors.E515.format(folder=folder, found=meta["normaliser"], expected=NORMALISER))
+    check_normaliser(folder, meta.get("normaliser", NORMALISER))
     if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:
         raise ValueError(Errors.E516.format(folder=folder, found=meta["fim_format"], known=", ".join(LAYOUTS)))
     return meta
+
+
+def check_normaliser(path: Path, found: str) -> None:
+    """A model folder (or its file ``path``) made with the normaliser ``found`` is read by this code
+    only if it is this code's: text normalised otherwise meets other n-grams and tokens.
+
+    Raises:
+        ModelFolderError: ``E515`` (a ``ValueError``).
+    """
+    if found != NORMALISER:
+        raise ModelFolderError("E515", path, folder=path, found=found, expected=NORMALISER)
 
 
 def check_meta(path: Path, meta: Any) -> FolderMeta:
@@ -121,6 +131,13 @@ def fingerprint_parts(folder: str | Path) -> dict[str, str]:
         parts["settings"] = digest(json.dumps(scored, sort_keys=True, ensure_ascii=False, allow_nan=True))
         _known[key] = parts
     return dict(_known[key])
+
+
+def files_fingerprint(folder: Path, names: tuple[str, ...]) -> str:
+    """The fingerprint of a folder's files ``names``: each name and its bytes, in order (a marker
+    for a file that is missing or not a regular file, which the load that follows refuses). For a
+    folder whose answers depend on all of its files (the attribution folder)."""
+    return digest(*(c for name in names for c in (f"{name}\0".encode(), _chunks(Path(folder) / name))))
 
 
 def fingerprint(folder: str | Path) -> str:

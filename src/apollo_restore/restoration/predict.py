@@ -37,7 +37,6 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read_gapset, read_predictions
 from apollo_restore.data.outputs import LineJob
-from apollo_restore.errors import FileError
 from apollo_restore.inputs import digest
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking.calibration import gap_kind
@@ -232,16 +231,7 @@ class PredictJob:
         recorded = {"gap set": gapset_digest(read), "k": str(k), **(settings or {})}
         gaps = [cut_context(gap) for gap in read]
         output = LineJob.open(out, {"gap set": gapset}, force, restart, recorded)
-        done = {p.id for p in read_predictions(output.partial)} if output.resumed else set()
-        stray = sorted(done - {gap.id for gap in gaps})
-        if stray:
-            output.close()
-            raise FileError(
-                "E208",
-                str(out),
-                partial=output.partial,
-                reason=f"{len(stray)} of its ids are not in {gapset} (the first: {stray[0]!r})",
-            )
+        done = output.done(lambda partial: [p.id for p in read_predictions(partial)], [g.id for g in gaps], gapset)
         return cls([gap for gap in gaps if gap.id not in done], len(gaps), k, output)
 
     def run(
