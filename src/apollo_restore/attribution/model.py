@@ -251,7 +251,8 @@ class AttributionModel:
         Raises:
             AttributionError: ``E803`` probabilities that are not finite (arrays that overflow).
         """
-        probs, place_probs = self.probabilities(text, letters)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is told below, as E803
+            probs, place_probs = self.probabilities(text, letters)
         for what, p in (("date", probs), ("place", place_probs)):
             if not np.isfinite(p).all():
                 raise AttributionError("E803", what=what)
