@@ -110,7 +110,7 @@ class FormulaeSettings(Settings):
 class Documents(Settings):
     """What ``documents.tsv.xz`` (the training documents' dates and places, the dated parallels'
     labels) holds: its rows, and the fingerprint of the corpus whose text index it labels
-    (:func:`apollo_restore.data.textindex.corpus_fingerprint`)."""
+    (``apollo_restore.data.textindex.corpus_fingerprint``)."""
 
     rows: whole(0, 100_000_000, "documents labelled")
     corpus: text(16, "the labelled corpus's fingerprint", FINGERPRINT)
@@ -126,11 +126,12 @@ class Trained(Record):
 
 class AttributionConfig(Settings):
     """``attribution.json``: how the attribution folder reads text, its bins, places, bands and
-    temperatures, and what its arrays hold (``docs/model-folders.md``)."""
+    temperatures, and what its arrays hold; lists that go together agree (one temperature per
+    band, one longest year per era, one year per dated name, inscription places among the places)."""
 
     format: Literal[ATTRIBUTION_FORMAT]
     normaliser: text(100, "the text normaliser the model was trained with")
-    features: text(100, "the n-gram features' version (attribution.features.FEATURES)")
+    features: text(100, "the version of the n-gram features the model was made with")
     buckets: whole(1, MAX_BUCKETS, "embedding rows")
     dim: whole(1, MAX_DIM, "numbers per embedding row")
     bin_edges: Annotated[
