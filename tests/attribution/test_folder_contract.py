@@ -20,9 +20,11 @@ from safetensors.numpy import load_file, save_file
 from typer.testing import CliRunner
 
 import apollo_restore
+from apollo_restore.attribution.attribute import attribute
 from apollo_restore.attribution.folder import CONFIG_FILE, LABELS_FILE, MAX_CONFIG_BYTES, WEIGHTS_FILE
 from apollo_restore.attribution.model import default_folder
 from apollo_restore.cli.app import app
+from apollo_restore.data.textindex import TextIndex, build_text_index, packed_fingerprint
 from apollo_restore.errors import AttributionError, FileError, ModelFolderError
 from tests.attribution.test_doors import LONG
 from tests.guards import unblocking
@@ -287,3 +289,20 @@ LABELS = {
 def test_damaged_labels_are_E534_naming_the_line(tmp_path, probe):
     make, words = LABELS[probe]
     refused(folder_with(tmp_path, documents_tsv_xz=make), "E534", LABELS_FILE, words, parallels=True)
+
+
+# -- the labels' corpus ---------------------------------------------------------------------------
+
+
+def test_the_shipped_labels_are_made_for_the_packaged_text(shipped):
+    assert shipped[0]["documents"]["corpus"] == packed_fingerprint()
+    assert shipped[0]["documents"]["rows"] == len(_shipped_labels()) - 2  # the header, the last newline
+
+
+def test_labels_joined_to_an_index_of_another_corpus_are_E535(tiny_attribution, tmp_path):
+    build_text_index(["bgu.1.100"], ["ddb"], [LONG], tmp_path / "ix")  # one document: another corpus
+    index = TextIndex.open(tmp_path / "ix")
+    with pytest.raises(ModelFolderError) as err:
+        attribute(LONG, folder=str(tiny_attribution), index=index)
+    assert err.value.code == "E535" and index.fingerprint in str(err.value) and LABELS_FILE in str(err.value)
+    assert attribute(LONG, folder=str(tiny_attribution), index=index, parallels=False).places  # none asked

@@ -262,7 +262,7 @@ def probability_files(folder: Path) -> dict[str, str]:
 
 
 def _file_digest(path: Path) -> str:
-    """SHA-256 (16 hex digits) of ``path``'s bytes; ``"none"`` when there is no such file,
+    """The fingerprint of ``path``'s bytes (:func:`~apollo_restore.inputs.file_digest`); ``"none"`` when there is no such file,
     ``"unreadable"`` when it cannot be read (the load that follows names why)."""
     try:
         return file_digest(path)

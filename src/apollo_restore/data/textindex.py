@@ -302,7 +302,7 @@ def default_index_path(packed: Path | None = None) -> Path:
 
 @functools.lru_cache(maxsize=8)
 def _content_digest(path: Path, size: int, mtime_ns: int) -> str:
-    """First 16 hex digits of the SHA-256 of ``path``, hashed once per process for one
+    """The fingerprint of ``path`` (:func:`~apollo_restore.inputs.file_digest`), hashed once per process for one
     (size, modification time): both text members ask for the index path."""
     return file_digest(path)
 
