@@ -262,8 +262,9 @@ def probability_files(folder: Path) -> dict[str, str]:
 
 
 def _file_digest(path: Path) -> str:
-    """The fingerprint of ``path``'s bytes (:func:`~apollo_restore.inputs.file_digest`); ``"none"`` when there is no such file,
-    ``"unreadable"`` when it cannot be read (the load that follows names why)."""
+    """The fingerprint of ``path``'s bytes (:func:`~apollo_restore.inputs.file_digest`); ``"none"``
+    when there is no such file, ``"unreadable"`` when it cannot be read (the load that follows
+    names why)."""
     try:
         return file_digest(path)
     except (FileNotFoundError, NotADirectoryError):

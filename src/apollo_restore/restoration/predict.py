@@ -167,8 +167,9 @@ def _predictions_in_workers(
 
 def gapset_digest(gaps: Iterable[GapExample]) -> str:
     """Identity of a gap set's content, in order: ``sha256:`` and the fingerprint
-    (:func:`~apollo_restore.inputs.digest`) of every gap as canonical JSON (keys sorted), one a line. The file's spacing and key order do
-    not count; any gap's id, context, hint, answer or place does."""
+    (:func:`~apollo_restore.inputs.digest`) of every gap as canonical JSON (keys sorted), one a
+    line. The file's spacing and key order do not count; any gap's id, context, hint, answer or
+    place does."""
     lines = (json.dumps(gap.to_dict(), sort_keys=True, ensure_ascii=False).encode() + b"\n" for gap in gaps)
     return f"sha256:{digest(lines)}"
 
