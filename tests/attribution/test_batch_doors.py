@@ -152,3 +152,15 @@ def test_out_a_folder_is_E205(tiny_attribution, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     done = _run(_texts(tmp_path), Path("."), tiny_attribution)
     assert done.exit_code == 2 and done.output.startswith("error: [E205]") and "folder" in done.output, done.output
+
+
+def test_predict_resumes_and_refuses_alike(tmp_path, monkeypatch):
+    """The one machinery: ``predict --out .`` is E205 as ``attribute --out .`` is, before any model."""
+    from apollo_restore.errors import FileError
+    from apollo_restore.restoration.predict import PredictJob
+
+    monkeypatch.chdir(tmp_path)
+    gaps = Path(__file__).resolve().parents[2] / "benchmarks" / "guard-gaps.jsonl"
+    with pytest.raises(FileError) as err:
+        PredictJob.open(gaps, Path("."))
+    assert err.value.code == "E205" and "folder" in str(err.value)
