@@ -40,10 +40,17 @@ from safetensors.numpy import load_file
 
 from apollo_restore.attribution.features import FEATURES
 from apollo_restore.data.textindex import TextIndex
-from apollo_restore.errors import AttributionError, FileError, ModelFolderError
-from apollo_restore.inputs import read_regular
+from apollo_restore.errors import AttributionError, ModelFolderError
 from apollo_restore.model.folder import check_normaliser, files_fingerprint
-from apollo_restore.model.verify import FLOAT_DTYPES, TensorSpec, check_finite, check_tensors, read_header, read_json
+from apollo_restore.model.verify import (
+    FLOAT_DTYPES,
+    TensorSpec,
+    check_finite,
+    check_tensors,
+    read_folder_file,
+    read_header,
+    read_json,
+)
 from apollo_restore.schema.attribution import MAX_YEAR, AttributionConfig
 from apollo_restore.schema.base import SchemaError, check, folder_error
 
@@ -205,8 +212,8 @@ def read_labels(folder: Path, settings: AttributionConfig) -> dict[tuple[str, st
     Raises:
         AttributionError: ``E802`` the settings declare the file (``documents``) and it is missing.
         FileError: ``E220`` not a regular file.
-        ModelFolderError: ``E534`` not an xz file, over :data:`MAX_LABELS_BYTES` (or unpacking to
-            more than :data:`MAX_LABELS_TEXT`), not UTF-8, a line that is not one label (naming
+        ModelFolderError: ``E505`` over :data:`MAX_LABELS_BYTES`; ``E534`` not an xz file (or
+            unpacking to more than :data:`MAX_LABELS_TEXT`), not UTF-8, a line that is not one label (naming
             the line), a repeated document, or not as many rows as ``documents.rows``; or a file
             the settings do not declare.
     """
@@ -217,15 +224,7 @@ def read_labels(folder: Path, settings: AttributionConfig) -> dict[tuple[str, st
         return {}
     if settings.documents is None:
         raise ModelFolderError("E534", path, where="", reason=f"{CONFIG_FILE} declares no documents (rows, corpus)")
-    try:
-        raw = read_regular(path, MAX_LABELS_BYTES)
-    except FileError as err:
-        if err.code != "E204":
-            raise
-        raise ModelFolderError(
-            "E534", path, where="", reason=f"it holds more than {MAX_LABELS_BYTES:,} bytes"
-        ) from None
-    text = _unpacked(path, raw)
+    text = _unpacked(path, read_folder_file(path, MAX_LABELS_BYTES))
     lines = text.split("\n")
     if lines[0] != LABELS_HEADER:
         raise ModelFolderError("E534", path, where=", line 1", reason=f"{lines[0][:80]!r} is not {LABELS_HEADER!r}")

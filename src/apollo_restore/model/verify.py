@@ -79,14 +79,7 @@ def read_json(path: Path, most: int = MAX_JSON_BYTES) -> dict[str, Any]:
         FileNotFoundError: no such file.
     """
     path = Path(path)
-    try:
-        raw = read_regular(path, most)
-    except FileError as err:
-        if err.code != "E204":
-            raise
-        raise ModelFolderError(
-            "E505", path, field="the file", value=f"more than {most:,} bytes", expected=f"at most {most:,} bytes"
-        ) from None
+    raw = read_folder_file(path, most)
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as err:
@@ -98,6 +91,25 @@ def read_json(path: Path, most: int = MAX_JSON_BYTES) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ModelFolderError("E504", path, found=f"a JSON {type(data).__name__}")
     return data
+
+
+def read_folder_file(path: Path, most: int) -> bytes:
+    """The bytes of a model folder's file, which must be a regular file of at most ``most`` bytes
+    (:func:`~apollo_restore.inputs.read_regular`: checked before it is opened).
+
+    Raises:
+        ModelFolderError: ``E505`` more than ``most`` bytes.
+        FileError: ``E220`` not a regular file, ``E202`` unreadable.
+        FileNotFoundError: no such file.
+    """
+    try:
+        return read_regular(path, most)
+    except FileError as err:
+        if err.code != "E204":
+            raise
+        raise ModelFolderError(
+            "E505", path, field="the file", value=f"more than {most:,} bytes", expected=f"at most {most:,} bytes"
+        ) from None
 
 
 def read_folder_json(folder: Path) -> dict[str, dict[str, Any]]:
