@@ -111,6 +111,8 @@ SETTINGS = {
     "an absolute training path": ("trained.prepared", "/work/prepared", "trained.prepared"),
     "another format": ("format", "apollo-restore attribution v0", "format"),
     "formula years and eras of other lengths": ("formulae.longest", [1, 2], "formulae.longest"),
+    "letter limits of another length than their bands": ("letters.limits", [5.0], "letters.limits"),
+    "a formula peak of two shares": ("formulae.peaks", {"none": [0.5, 0.5]}, "formulae.peaks.none"),
 }
 
 
@@ -211,6 +213,8 @@ ARRAYS = {
     "NaN date weights": (lambda a: _nan(a, "date.weight"), "E518", "date.weight"),
     "a NaN scale": (lambda a: _nan(a, "embedding.scale"), "E518", "embedding.scale"),
     "a NaN formula weight": (lambda a: _nan(a, "formula.weight"), "E518", "formula.weight"),
+    "a NaN letter model": (lambda a: _nan(a, "letters.logp"), "E518", "letters.logp"),
+    "a letter probability above 1": (lambda a: _nan(a, "letters.logp", 2.0), "E533", "letters.logp"),
     "a place head of 300 columns under 340 names": (
         lambda a: a | {"place.weight": a["place.weight"][:, :300].copy()}, "E509", "place.weight"),
     "a date head of another shape": (lambda a: a | {"date.weight": a["date.weight"][:, :60].copy()}, "E509",

@@ -14,9 +14,10 @@ A folder holds three files, each read through the model folders' one reader
   lists that agree), made with this code's normaliser and n-gram features (:data:`~.features.FEATURES`);
 - ``attribution.safetensors`` (at most :data:`MAX_ARRAYS_BYTES`): exactly the arrays the settings
   call for (:func:`array_specs`: the embedding ``(buckets, dim)``, the heads ``(dim, bins)`` and
-  ``(dim, places)``, the nearest documents' index ``nn.*`` and the formulae's ``formula.*``
-  where the folder has them), each of its shape and type, every number finite, every index within
-  what it indexes (:func:`check_values`: a neighbour id of 2³⁰ would allocate gigabytes);
+  ``(dim, places)``, the nearest documents' index ``nn.*``, the formulae's ``formula.*`` and the
+  letter model's ``letters.logp`` where the folder has them), each of its shape and type, every
+  number finite, every index within what it indexes (:func:`check_values`: a neighbour id of 2³⁰
+  would allocate gigabytes);
 - ``documents.tsv.xz`` (optional): the training documents' dates and places, the dated parallels'
   labels (``source``, ``id``, ``lo``, ``hi``, ``place``), as many rows as ``documents.rows`` says,
   made for the corpus whose fingerprint ``documents.corpus`` gives
@@ -38,6 +39,7 @@ import numpy as np
 from safetensors import SafetensorError
 from safetensors.numpy import load_file
 
+from apollo_restore.attribution.familiar import SIZE as LETTER_SIZE
 from apollo_restore.attribution.features import FEATURES
 from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import AttributionError, ModelFolderError
@@ -123,6 +125,8 @@ def array_specs(settings: AttributionConfig, header: dict[str, tuple[tuple[int, 
             "nn.docs": TensorSpec.of((postings,), "I32", "I64"),
             "nn.weights": TensorSpec.of((postings,), *_FLOATS),
         }
+    if settings.letters is not None:
+        specs["letters.logp"] = TensorSpec.of((LETTER_SIZE,) * 3, *_FLOATS)
     if settings.formulae is not None:
         classes = len(settings.formulae.eras) + 1  # the eras and "none"
         specs |= {
@@ -158,7 +162,8 @@ def read_arrays(folder: Path, settings: AttributionConfig) -> dict[str, np.ndarr
 
 
 def check_values(path: Path, arrays: dict[str, np.ndarray], settings: AttributionConfig) -> None:
-    """The nearest documents' index holds what it indexes: place classes from -1 (none) below the
+    """The letter model's numbers are log-probabilities (at most 0); the nearest documents' index
+    holds what it indexes: place classes from -1 (none) below the
     places, date bins from -1 (undated) below the bins with ``first ≤ last``, documents below
     their count, postings' offsets from 0 rising to their count, words in increasing order, weights
     within [0, 1] and inverse document frequencies not negative.
@@ -166,6 +171,8 @@ def check_values(path: Path, arrays: dict[str, np.ndarray], settings: Attributio
     Raises:
         ModelFolderError: ``E533`` naming the array and its first value out of place.
     """
+    if "letters.logp" in arrays:
+        _within(path, arrays, "letters.logp", float("-inf"), 0.0, "log2 probabilities")
     if "nn.docs" not in arrays:
         return
     bins, places = len(settings.bin_edges) - 1, len(settings.places)

@@ -80,6 +80,31 @@ class Mixing(Settings):
     place: Share
 
 
+#: A logistic calibration's weights: the first 4 or all 5 of a reading's evidence (``formulae.evidence``).
+Calibration = Annotated[
+    list[number(-MAX_WEIGHT, MAX_WEIGHT)], Field(min_length=4, max_length=5, description="4 or 5 weights")
+]
+#: A reading's probability spread over the year before, the year and the year after.
+Peak = Annotated[list[number(0, 1)], Field(min_length=3, max_length=3, description="3 shares in [0, 1]")]
+
+
+class LetterSettings(Settings):
+    """The letter trigram model (``letters.logp``): each length band's lowest letter count and its
+    limit of surprise (bits a letter) above which a text reads like no training text."""
+
+    bands: Annotated[
+        list[whole(0, 10_000_000, "letters")],
+        Field(min_length=1, max_length=MAX_BANDS, description="the bands' lowest letter counts, increasing"),
+        Increasing,
+    ]
+    limits: Annotated[list[number(0, 100, "bits a letter")], Field(min_length=1, max_length=MAX_BANDS)]
+
+    @model_validator(mode="after")
+    def _lengths(self) -> LetterSettings:
+        _same_length("limits", self.limits, "bands", self.bands)
+        return self
+
+
 class FormulaeSettings(Settings):
     """The reader of dating formulae: the features of its era classifier (one row of
     ``formula.weight`` each), the eras (year − regnal year) and the highest regnal year seen in
@@ -90,15 +115,14 @@ class FormulaeSettings(Settings):
     eras: Annotated[list[Year], Field(min_length=1, max_length=MAX_ERAS)]
     longest: Annotated[list[whole(0, 1000, "the highest regnal year seen")], Field(max_length=MAX_ERAS)]
     prior: number(0, 100, "the exponent of the bag's probability")
-    calibration: Annotated[list[number(-MAX_WEIGHT, MAX_WEIGHT)], Field(min_length=4, max_length=4)]
+    peaks: dict[Literal["none", "month"], Peak] = Field(
+        default_factory=dict, description='"none" and "month" (a reading without and with a month): 3 shares each'
+    )
+    calibration: Calibration
+    threshold: number(0, 1, "the least confidence of a reading mixed in") = 0.0
     names: Annotated[list[text(200, "a word")], Field(max_length=MAX_NAMES), AfterValidator(_unique)] = []
     name_years: Annotated[list[Year], Field(max_length=MAX_NAMES)] = []
-    name_calibration: Annotated[list[number(-MAX_WEIGHT, MAX_WEIGHT)], Field(min_length=4, max_length=4)] = [
-        -9.0,
-        0.0,
-        0.0,
-        0.0,
-    ]
+    name_calibration: Calibration = [-9.0, 0.0, 0.0, 0.0]
 
     @model_validator(mode="after")
     def _lengths(self) -> FormulaeSettings:
@@ -155,6 +179,7 @@ class AttributionConfig(Settings):
         list[whole(0, MAX_PLACES - 1, "a place's index")], Field(max_length=MAX_PLACES), AfterValidator(_unique)
     ] = []
     formulae: FormulaeSettings | None = None
+    letters: LetterSettings | None = None
     documents: Documents | None = None
     trained: Trained = Trained()
 
