@@ -125,8 +125,8 @@ def read_text_argument(text: str | None) -> str:
         if sys.stdin.isatty():
             typer.echo("Paste a Leiden text, then press Ctrl-D (Ctrl-Z Enter on Windows):", err=True)
         return _read(STDIN)
-    if "[" in text or "\n" in text or len(text.encode()) > 255:
-        return text  # the text itself (no file name holds brackets here)
+    if not text.strip() or "[" in text or "\n" in text or len(text.encode("utf-8", "surrogatepass")) > 255:
+        return text  # the text itself (no file name holds brackets here; "" is an empty text: E300)
     if Path(text).exists():
         return _read(text)  # a file, a device or a folder (refused as E202)
     if _FILE_NAME.match(text):

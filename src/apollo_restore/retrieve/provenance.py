@@ -26,7 +26,7 @@ import numpy as np
 from apollo_restore.data.normalise import normalise
 from apollo_restore.data.overlap import MIN_RUN, clean_windows
 from apollo_restore.data.textindex import S_DASH, TextIndex, sa_ranges
-from apollo_restore.errors import Errors
+from apollo_restore.errors import Errors, RequestError
 from apollo_restore.restoration.request import check_no_machine_reading
 from apollo_restore.retrieve.links import edition_label, edition_url
 
@@ -121,6 +121,18 @@ class Provenance:
         return {**asdict(self), "verdict": self.verdict, "summary": self.summary}
 
 
+def check_query(text: str) -> None:
+    """What is refused before any index is opened: an empty text (E300, as every door says) and
+    a machine reading ``⁅…⁆`` (E312: the model's letters are not the text's, and would count as shared).
+
+    Raises:
+        RequestError: ``E300``, ``E312``.
+    """
+    if not text.strip():
+        raise RequestError("E300")
+    check_no_machine_reading(text)
+
+
 def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN, limit: int = 20) -> Provenance:
     """Training documents sharing runs of at least ``min_run`` letters with ``text``.
 
@@ -133,10 +145,9 @@ def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN
 
     Raises:
         ValueError: the text has fewer than ``min_run`` letters (E406).
-        RequestError: the text holds a machine reading ``⁅…⁆`` (E312): the model's letters are
-            not the text's, and would count as shared.
+        RequestError: :func:`check_query`.
     """
-    check_no_machine_reading(text)
+    check_query(text)
     index = index or TextIndex.shared()
     codes = np.frombuffer(TextIndex.pattern(normalise(text)), np.uint8)
     letters = int(np.count_nonzero(codes < S_DASH))
