@@ -414,7 +414,7 @@ class _Writer:
     def letters(self, seg: Text, parent: etree._Element | None = None) -> None:
         """Letters read: plain, ``<unclear>``, ``<surplus>``, ``<add place>``, an ``<ex>``."""
         if seg.expansion:
-            self.element("ex", seg.text, parent=parent)
+            self.element("ex", seg.text, parent=parent, **({"cert": "low"} if seg.doubt else {}))
             return
         holder = parent
         if seg.mark == "surplus":
@@ -427,6 +427,8 @@ class _Writer:
             holder.text = seg.text
         else:
             self.text(seg.text, parent)
+        if seg.doubt:  # the editor's doubt about the word just written (Leiden+ 'αὐτοῦ?'), as papyri.info writes it
+            self.element("certainty", parent=parent, match="..", locus="value")
 
     def expan(self, parts: list[Text]) -> None:
         """An abbreviation and its expansion: ``<expan><abbr>στρ</abbr><ex>ατηγῷ</ex></expan>``."""
@@ -448,7 +450,7 @@ class _Writer:
             if isinstance(seg, Text):
                 self.letters(seg)
             elif isinstance(seg, Supplied):
-                self.element("supplied", seg.text, reason="lost")
+                self.element("supplied", seg.text, reason="lost", **({"cert": "low"} if seg.doubt else {}))
             elif isinstance(seg, Editorial):
                 if seg.kind == "deleted":
                     self.element("del", seg.text, rend="erasure")

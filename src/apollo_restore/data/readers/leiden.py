@@ -10,7 +10,9 @@ Conventions understood (everything else is kept as text and left to the normalis
 ``[.5-8]``                    a range (``Lacuna(5, length_max=8)``)
 ``[- - -]`` ``[---]`` ``[…]``  lost text of unknown extent (``Lacuna(None)``)
 ``[αβ .3]``, ``[αβ- - -]``    supplements and lacunae mixed inside one bracket
-``???``                       one lost letter per ``?`` (Ithaca style)
+``??``, ``???``               one lost letter per ``?``, two or more (Ithaca style)
+``[αὐτοῦ? τόπου]``, ``α?``    papyri.info Leiden+: one ``?`` is the editor's doubt, never a gap: the
+                              word before it marked ``doubt`` (read as ever, written back)
 ``[.?]``, ``[ca.?]``          papyri.info Leiden+: lost letters, number unknown (``Lacuna(None)``)
 ``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (``reason="illegible"``)
 ``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None, lines=3)``; ``lines=-1``: how many unknown)
@@ -289,8 +291,11 @@ class _Parser:
             elif ch == "?":
                 m = _QUERIES.match(text, self.i)
                 assert m is not None
-                self.check_run(m)
-                self.emit_lacuna(Lacuna(m.end() - m.start()), m.start(), m.end())
+                if m.end() - m.start() == 1:  # papyri.info's mark of the editor's doubt
+                    self.doubt()
+                else:
+                    self.check_run(m)
+                    self.emit_lacuna(Lacuna(m.end() - m.start()), m.start(), m.end())
                 self.i = m.end()
             elif ch in _DASHES or ch == "=":
                 self.dash()
@@ -355,6 +360,20 @@ class _Parser:
         uncertain = UNDERDOT in cluster
         self.emit_letters(cluster.replace(UNDERDOT, ""), uncertain)
         self.i = j
+
+    def doubt(self) -> None:
+        """One ``?``: the editor's doubt about the word just read (``[αὐτοῦ? τόπου]``,
+        ``[Καισα?]ριανῷ``, ``[αὐτοῦ]?``, ``ἔτους ?``), never a lost letter (papyri.info writes
+        one as ``.1``; a run ``??`` is read as lost letters). Its last letters up to a space are
+        marked ``doubt`` (a supplement's or letters read); after a lacuna or alone in its
+        brackets (``[?]``) there is nothing to mark."""
+        seg = self.segments[-1] if self.segments else None
+        if not isinstance(seg, (Text, Supplied)) or not seg.text.strip():
+            return
+        head, space, word = seg.text.rstrip(" ").rpartition(" ")
+        self.segments[-1] = replace(seg, text=word, doubt=True)
+        if head or space:
+            self.segments.insert(len(self.segments) - 1, replace(seg, text=head + space))
 
     def dash(self) -> None:
         """``-``/``=`` before a newline: in-word break; other dash runs: unknown lacuna."""
@@ -450,9 +469,12 @@ class _Parser:
         start = self.i
         self.skip_dropped("(", ")")
         inner = self.text[start + 1 : self.i - 1]
+        if inner.strip() == "?":  # 'ἀπὸ(?)': the editor's doubt about the word before
+            self.doubt()
+            return
         letters = "".join(ch for ch in inner if ch not in _NEWLINES and ch not in "?-")  # (?): a doubt, no letters
         if any(ch.isalpha() for ch in letters):
-            self.segments.append(Text(letters, expansion=True))
+            self.segments.append(Text(letters, expansion=True, doubt="?" in inner))
 
     def skip_dropped(self, opener: str, closer: str) -> None:
         """Skip an expansion, symbol, deletion or editorial addition, keeping its line breaks."""
@@ -573,7 +595,7 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
                 if s[:1] == " ":
                     split.append(Text(" "))
                 if core:
-                    split.append(Supplied(core))
+                    split.append(replace(seg, text=core))
                 if core and s[-1:] == " ":
                     split.append(Text(" "))
             elif s:
