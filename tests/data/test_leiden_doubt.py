@@ -102,11 +102,12 @@ def _leiden_plus(tag: re.Match) -> str:
 
 def _token(original: str) -> str:
     """One token's ``original`` as Leiden+: its tags written out, layout marks (``@^inline^``,
-    ``*``) dropped, an in-word break ``-`` at a line end; the underdotted ``?̣`` that stand for a
-    numeral's illegible signs whose value the ``|digit=…|`` tag after them gives are the symbol."""
+    ``*``) dropped, an in-word break ``-`` at a line end. The underdotted ``?̣?̣`` of the token
+    XML stand for a numeral's signs, not read (``?̣?̣|digit=1/2|``, ``?̣?̣´``): dropped, as the
+    DDB reader drops them (two or more typed by a user are a gap of as many signs)."""
     s = original.replace("&lt;", "<").replace("&gt;", ">")
     s = re.sub(r"@\^[a-z-]*\^|@", "", s).replace("*", "")
-    s = re.sub(r"(?:\?\u0323)+(?=\|digit=)", "", s)
+    s = re.sub(r"(?:\?\u0323)+", "", s)
     return _TAG.sub(_leiden_plus, s).replace("-", "-\n")
 
 

@@ -37,6 +37,8 @@ from safetensors.numpy import load_file
 from apollo_restore.attribution.features import featurise
 from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.neighbours import Neighbours, mix
+from apollo_restore.model.folder import files_fingerprint
+from apollo_restore.version import __version__
 
 WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
 #: The training documents' dates and places (the dated parallels' labels).
@@ -66,6 +68,9 @@ class Attribution:
             :func:`~apollo_restore.attribution.attribute.attribute`).
         formula: the dating formula read (:mod:`.formulae`: ``{"words", "regnal_year", "kind",
             "era", "year", "prob"}``), or ``None``.
+        version, model_fingerprint: the apollo-restore version and the attribution model's
+            fingerprint (:func:`~apollo_restore.model.folder.files_fingerprint` of its two files):
+            what to cite.
     """
 
     year: int
@@ -78,10 +83,12 @@ class Attribution:
     little: bool
     parallels: list[dict[str, Any]] = field(default_factory=list)
     formula: dict[str, Any] | None = None
+    version: str = __version__
+    model_fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels", "formula"}``."""
+        "letters", "little", "parallels", "formula", "version", "model_fingerprint"}``."""
         return {
             "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
                      "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
@@ -90,6 +97,8 @@ class Attribution:
             "little": self.little,
             "parallels": self.parallels,
             "formula": self.formula,
+            "version": self.version,
+            "model_fingerprint": self.model_fingerprint,
         }  # fmt: skip
 
     def summary(self) -> str:
@@ -169,6 +178,7 @@ class AttributionModel:
         self.date_w, self.date_b = arrays["date.weight"].astype(np.float32), arrays["date.bias"].astype(np.float32)
         self.place_w, self.place_b = arrays["place.weight"].astype(np.float32), arrays["place.bias"].astype(np.float32)
         self.config = config
+        self.fingerprint: str | None = None  # of the folder it was read from (:meth:`load`)
         self.buckets = int(config["buckets"])
         self.edges = np.asarray(config["bin_edges"], np.float64)
         self.places = list(config["places"])
@@ -199,7 +209,9 @@ class AttributionModel:
         """
         folder = Path(folder) if folder else default_folder()
         config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
-        return cls(load_file(str(folder / WEIGHTS_FILE)), config)
+        model = cls(load_file(str(folder / WEIGHTS_FILE)), config)
+        model.fingerprint = files_fingerprint(folder, (CONFIG_FILE, WEIGHTS_FILE))
+        return model
 
     def band(self, letters: int) -> int:
         """Index of the length band ``letters`` falls in."""
@@ -250,4 +262,4 @@ class AttributionModel:
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula)  # fmt: skip
+                           letters < FEW_LETTERS, formula=formula, model_fingerprint=self.fingerprint)  # fmt: skip

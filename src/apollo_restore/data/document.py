@@ -50,8 +50,9 @@ class Text:
 @dataclass(frozen=True)
 class Editorial:
     """Letters an edition prints that are not read as the text: ``kind`` ``"omitted"`` (the
-    editor adds what the scribe left out: ``<τῶν>``, ``<supplied reason="omitted">``) or
-    ``"deleted"`` (the scribe struck them out: ``⟦τῶν⟧``, ``<del>``). Never read by the model."""
+    editor adds what the scribe left out: ``<τῶν>``, ``<supplied reason="omitted">``),
+    ``"deleted"`` (the scribe struck them out: ``⟦τῶν⟧``, ``<del>``) or ``"symbol"`` (a sign the
+    edition names: ``((denarius))``, ``<g type="denarius"/>``). Never read by the model."""
 
     text: str
     kind: str = "omitted"
@@ -323,7 +324,7 @@ def to_leiden(segments: list[Segment]) -> str:
         elif isinstance(seg, Editorial):
             letters = leiden_escape(seg.text).strip()
             if letters:
-                out.append(f"⟦{letters}⟧" if seg.kind == "deleted" else f"<{letters}>")
+                out.append({"deleted": f"⟦{letters}⟧", "symbol": f"(({letters}))"}.get(seg.kind, f"<{letters}>"))
         elif isinstance(seg, Vacat):
             before = bool(out) and out[-1][-1:] not in ("", " ", "\n")
             after = _starts_glued(segments[k + 1 :])

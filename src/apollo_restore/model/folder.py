@@ -137,6 +137,17 @@ def fingerprint(folder: str | Path) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def files_fingerprint(folder: str | Path, names: tuple[str, ...]) -> str:
+    """SHA-256 (16 hex digits) of the named files of a folder, each name and bytes in turn: the
+    identity of a folder of another kind (the attribution model's), as :func:`fingerprint` is a
+    restoration model folder's."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(f"{name}\0".encode())
+        _hash_file(digest, Path(folder) / name)
+    return digest.hexdigest()[:16]
+
+
 def _stamp(path: Path) -> tuple:
     """What tells a file changed: its path, size, modification time (ns) and inode (``None`` if missing)."""
     try:

@@ -19,7 +19,7 @@ Conventions understood (everything else is kept as text and left to the normalis
 ``.?lin``, ``.3lin``          Leiden+ illegible lines (``reason="illegible"``)
 ``α̣`` (U+0323 underdot)       ``Text(uncertain=True)``
 ``στρ(ατηγῷ)``                 expansion: ``Text(expansion=True)`` (read ``στρατηγῷ``; lines count ``στρ``)
-``((denarius))``               symbol: dropped
+``((denarius))``               symbol: ``Editorial(kind="symbol")`` (not read; written back)
 ``⟦αβ⟧``                      deletion: ``Editorial(kind="deleted")`` (not read)
 ``{αβ}``, ``\\αβ/``            surplus, addition above the line: ``Text(mark="surplus"|"above")`` (read)
 ``<αβ>``, ``⟨αβ⟩``            editorial addition (not written): ``Editorial(kind="omitted")`` (not read)
@@ -88,6 +88,7 @@ _QUERIES = re.compile(r"\?+")
 _UNKNOWN_COUNT = re.compile(r"(?:ca\.?[ \t]*)?\.\?")  # Leiden+ '.?' / 'ca.?': a number unknown
 _ILLEGIBLE = re.compile(r"\.(?:(\d+)|\?)(?!lin)")  # Leiden+ '.3' / '.?' outside brackets
 _LOST_LINES = re.compile(r"lost\.(?:(\d+)|\?)lin\b")
+_LOST_LINES_IN_RUN = re.compile(r"(?<![^\W\d_])lost\.(?:\d+|\?)lin\b")  # after a space in a run of letters
 _ILLEGIBLE_LINES = re.compile(r"\.(?:(\d+)|\?)lin\b")
 _WHITESPACE = re.compile(r"\s+")
 # A run of characters none of which starts a convention (brackets, markers, dots, digits, 'c', 'v',
@@ -340,6 +341,9 @@ class _Parser:
         else one :meth:`letter`."""
         m = _PLAIN_RUN.match(self.text, self.i)
         end = m.end() if m else self.i
+        lost = _LOST_LINES_IN_RUN.search(self.text, self.i + 1, end + 16) if end > self.i else None
+        if lost is not None and lost.start() < end:  # 'τοῦ lost.2lin': the run stops before the lost lines
+            end = lost.start()
         if end < len(self.text) and self.text[end] == UNDERDOT:
             while end > self.i and unicodedata.combining(self.text[end - 1]):
                 end -= 1
@@ -492,7 +496,7 @@ class _Parser:
         inner = text[start + len(opener) : j]
         if opener == "(" and closer == ")" and "(" in inner:
             raise self.nested("(", start + len(opener) + inner.index("("), start)
-        kind = "deleted" if opener == "⟦" else "omitted" if opener in "<⟨〈" else ""
+        kind = {"⟦": "deleted", "<": "omitted", "⟨": "omitted", "〈": "omitted", "((": "symbol"}.get(opener, "")
         for k, part in enumerate(re.split(r"\r\n|[\n\r\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e]", inner)):
             if k:
                 self.segments.append(LineBreak(False))
