@@ -93,8 +93,10 @@ def source_name(path: str | Path) -> str:
     return STDIN_NAME if str(path) == STDIN else str(path)
 
 
-def read_text(path: str | Path, limit: int = MAX_TEXT_BYTES) -> str:
-    """The whole text of a file, or of standard input for ``-``.
+def read_text(path: str | Path, limit: int = MAX_TEXT_BYTES, keep_bom: bool = False) -> str:
+    """The whole text of a file, or of standard input for ``-``; a byte-order mark at its start
+    dropped, or kept as ``"\ufeff"`` with ``keep_bom`` (an export that gives the text back byte
+    for byte).
 
     Raises:
         FileError: ``E202`` unreadable, ``E203`` not UTF-8, ``E204`` more than ``limit`` bytes.
@@ -104,7 +106,8 @@ def read_text(path: str | Path, limit: int = MAX_TEXT_BYTES) -> str:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise FileError("E204", name, limit=limit, what="")
-    return decode(data.removeprefix(codecs.BOM_UTF8), name)
+    bom = "\ufeff" if keep_bom and data.startswith(codecs.BOM_UTF8) else ""
+    return bom + decode(data.removeprefix(codecs.BOM_UTF8), name)
 
 
 def check_regular(path: str | Path) -> os.stat_result:

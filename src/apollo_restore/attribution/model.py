@@ -34,12 +34,13 @@ import numpy as np
 
 from apollo_restore.attribution.familiar import Letters
 from apollo_restore.attribution.features import featurise
-from apollo_restore.attribution.folder import read_arrays, read_settings
+from apollo_restore.attribution.folder import fingerprint, read_arrays, read_settings
 from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.labels import REGIONS
 from apollo_restore.attribution.neighbours import Neighbours, mix
 from apollo_restore.errors import AttributionError, Errors
 from apollo_restore.schema.attribution import AttributionConfig
+from apollo_restore.version import __version__
 
 #: Share of the date's probability inside the interval given.
 INTERVAL = 0.8
@@ -68,6 +69,9 @@ class Attribution:
             "era", "year", "prob"}``), or ``None``.
         warnings: ``W3xx`` on how the text was read (as ``restore`` gives them), ``W8xx`` on
             what the answer can be worth (a text unlike the model's, a place it may not know).
+        version, model_fingerprint: the apollo-restore version and the attribution model's
+            fingerprint (:func:`~apollo_restore.attribution.folder.fingerprint` of its three files):
+            what to cite.
     """
 
     year: int
@@ -81,10 +85,12 @@ class Attribution:
     parallels: list[dict[str, Any]] = field(default_factory=list)
     formula: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    version: str = __version__
+    model_fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels", "formula", "warnings"}``."""
+        "letters", "little", "parallels", "formula", "warnings", "version", "model_fingerprint"}``."""
         return {
             "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
                      "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
@@ -94,6 +100,8 @@ class Attribution:
             "parallels": self.parallels,
             "formula": self.formula,
             "warnings": self.warnings,
+            "version": self.version,
+            "model_fingerprint": self.model_fingerprint,
         }  # fmt: skip
 
     def summary(self) -> str:
@@ -179,6 +187,7 @@ class AttributionModel:
         #: The declared settings (:class:`~apollo_restore.schema.attribution.AttributionConfig`) of a
         #: folder read by :meth:`load`; ``None`` for a model built in training.
         self.settings: AttributionConfig | None = None
+        self.fingerprint: str | None = None  # of the folder it was read from (:meth:`load`)
         self.buckets = int(config["buckets"])
         self.edges = np.asarray(config["bin_edges"], np.float64)
         self.places = list(config["places"])
@@ -216,6 +225,7 @@ class AttributionModel:
         settings, config = read_settings(folder)
         model = cls(read_arrays(folder, settings), config)
         model.settings = settings
+        model.fingerprint = fingerprint(folder)
         return model
 
     def band(self, letters: int) -> int:
@@ -284,4 +294,5 @@ class AttributionModel:
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula, warnings=warnings)  # fmt: skip
+                           letters < FEW_LETTERS, formula=formula, warnings=warnings,
+                           model_fingerprint=self.fingerprint)  # fmt: skip
