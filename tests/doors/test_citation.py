@@ -12,9 +12,10 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from apollo_restore import __version__
+from apollo_restore.attribution.folder import fingerprint as attribution_fingerprint
 from apollo_restore.attribution.model import default_folder
 from apollo_restore.cli.app import app
-from apollo_restore.model.folder import files_fingerprint, fingerprint
+from apollo_restore.model.folder import fingerprint
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.request import RestoreRequest
@@ -53,9 +54,7 @@ def test_the_cli_names_them_in_json_and_in_every_export(tmp_path):
     done = CliRunner().invoke(app, ["attribute", TEXT, "--json", "--no-parallels"])
     answer = json.loads(done.stdout)
     assert answer["version"] == __version__
-    assert answer["model_fingerprint"] == files_fingerprint(
-        default_folder(), ("attribution.json", "attribution.safetensors")
-    )
+    assert answer["model_fingerprint"] == attribution_fingerprint(default_folder())  # its three files
     who = f"apollo-restore {__version__}, model «embedded default», fingerprint {fingerprint(DEFAULT_MODEL)}"
     leiden = CliRunner().invoke(app, ["export", TEXT, "--reading", "1=δευτέρου"]).stdout
     assert f"⁽ᵐ⁾ Machine-proposed readings ({who}): not the editor's; unverified." in leiden
