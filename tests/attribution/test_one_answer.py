@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import apollo_restore
 from apollo_restore.cli.app import app
-from apollo_restore.schema.attribution import Attribution, District
+from apollo_restore.schema.answers import Attribution, District
 from apollo_restore.web.app import create_app
 from tests.attribution.test_doors import LONG
 from tests.attribution.test_web import NoRestorer, packaged_is_tiny  # noqa: F401 (a fixture)

@@ -18,7 +18,7 @@ from apollo_restore.attribution.attribute import attribute
 from apollo_restore.attribution.model import date_summary
 from apollo_restore.cli.app import app
 from apollo_restore.errors import RequestError
-from apollo_restore.schema.attribution import year_label
+from apollo_restore.schema.answers import year_label
 
 runner = CliRunner()
 RANDOM_WORD = "".join(random.Random(1).choice("αβγδεζηθικλμνξοπρστυφχψω") for _ in range(9990))

@@ -42,9 +42,9 @@ def test_every_config_file_is_valid_for_the_command_that_runs_it(path):
         for setting in DEFAULT_SETTINGS:  # and what `train --probe` makes of it
             setting_config(cfg, setting)
     elif command_of(path) == "train-attribution":
-        from apollo_restore.schema.training import AttributionConfig
+        from apollo_restore.schema.training import AttributionTrainConfig
 
-        AttributionConfig.from_dict(load_config(path, [], AttributionConfig))
+        AttributionTrainConfig.from_dict(load_config(path, [], AttributionTrainConfig))
     else:
         from apollo_restore.scale.train_fsdp import FsdpConfig
 

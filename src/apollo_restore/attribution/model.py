@@ -19,31 +19,28 @@ temperature of its own. A short text gets its band's (larger) temperature: a wid
 flat places.
 
 The folder holds ``attribution.safetensors`` (the arrays) and ``attribution.json`` (bins, places,
-bands, temperatures, what it was trained on); nothing is unpickled.
+bands, temperatures, what it was trained on), checked on load (:mod:`.folder`); nothing is unpickled.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from safetensors.numpy import load_file
 
 from apollo_restore.attribution.familiar import Letters
 from apollo_restore.attribution.features import featurise
+from apollo_restore.attribution.folder import fingerprint, read_arrays, read_settings
 from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.labels import REGIONS
 from apollo_restore.attribution.neighbours import Neighbours, mix
-from apollo_restore.errors import Errors
-from apollo_restore.schema.attribution import INTERVAL, TOP_PLACES, Attribution, AttributionDate, Formula, PlaceProb
+from apollo_restore.errors import AttributionError, Errors
+from apollo_restore.schema.answers import INTERVAL, TOP_PLACES, Attribution, AttributionDate, Formula, PlaceProb
+from apollo_restore.schema.attribution import AttributionConfig
 
-WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
-#: The training documents' dates and places (the dated parallels' labels).
-LABELS_FILE = "documents.tsv.xz"
 #: A text with fewer letters than this is told to know little (``little``).
 FEW_LETTERS = 50
 
@@ -72,7 +69,7 @@ def quantile(edges: np.ndarray, probs: np.ndarray, q: float) -> float:
 
 def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
     """``(median, low, high)`` of a date distribution: the years that hold its median and the
-    ends of its central :data:`~apollo_restore.schema.attribution.INTERVAL` interval. A bin
+    ends of its central :data:`~apollo_restore.schema.answers.INTERVAL` interval. A bin
     ``[a, b)`` holds the years ``a … b − 1``, so a quantile at ``137.6`` lies in the year 137
     (rounding it would say 138). The years run 1 BC (``-1``) → AD 1 (``1``): a quantile in
     ``[0, 1)`` is the low end's 1 BC, else AD 1. :func:`~.train.central_interval` is its interval
@@ -108,6 +105,10 @@ class AttributionModel:
         self.date_w, self.date_b = arrays["date.weight"].astype(np.float32), arrays["date.bias"].astype(np.float32)
         self.place_w, self.place_b = arrays["place.weight"].astype(np.float32), arrays["place.bias"].astype(np.float32)
         self.config = config
+        #: The declared settings (:class:`~apollo_restore.schema.answers.AttributionConfig`) of a
+        #: folder read by :meth:`load`; ``None`` for a model built in training.
+        self.settings: AttributionConfig | None = None
+        self.fingerprint: str | None = None  # of the folder it was read from (:meth:`load`)
         self.buckets = int(config["buckets"])
         self.edges = np.asarray(config["bin_edges"], np.float64)
         self.places = list(config["places"])
@@ -133,14 +134,20 @@ class AttributionModel:
 
     @classmethod
     def load(cls, folder: Path | None = None) -> AttributionModel:
-        """Read a folder written by :func:`~apollo_restore.attribution.train.save` (default: the packaged one).
+        """Read a folder written by :func:`~apollo_restore.attribution.train.save` (default: the
+        packaged one), every file checked first (:mod:`.folder`).
 
         Raises:
-            FileNotFoundError: the folder lacks one of its two files.
+            AttributionError: ``E802`` the folder lacks one of its two files.
+            FileError, ModelFolderError: a file that is not what the folder's contract declares
+                (``E220``, ``E5xx`` naming the file and the field or array).
         """
         folder = Path(folder) if folder else default_folder()
-        config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
-        return cls(load_file(str(folder / WEIGHTS_FILE)), config)
+        settings, config = read_settings(folder)
+        model = cls(read_arrays(folder, settings), config)
+        model.settings = settings
+        model.fingerprint = fingerprint(folder)
+        return model
 
     def band(self, letters: int) -> int:
         """Index of the length band ``letters`` falls in."""
@@ -182,8 +189,16 @@ class AttributionModel:
 
     def predict(self, text: str, letters: int, top: int = TOP_PLACES) -> Attribution:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters
-        (see the module docstring for ``W801`` and ``W802``)."""
-        probs, place_probs = self.probabilities(text, letters)
+        (see the module docstring for ``W801`` and ``W802``).
+
+        Raises:
+            AttributionError: ``E803`` probabilities that are not finite (arrays that overflow).
+        """
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is told below, as E803
+            probs, place_probs = self.probabilities(text, letters)
+        for what, p in (("date", probs), ("place", place_probs)):
+            if not np.isfinite(p).all():
+                raise AttributionError("E803", what=what)
         years, formula, warnings = self.years(probs), None, []
         strange = self.letters.strange(text, letters) if self.letters is not None else ""
         if strange:  # nothing it learnt applies: flat places, the whole range
@@ -201,4 +216,5 @@ class AttributionModel:
         places = [PlaceProb(place=self.places[i], prob=round(float(place_probs[i]), 4)) for i in order]
         date = AttributionDate(year=year, low=low, high=high, bins=[int(e) for e in self.edges], probs=probs.tolist())
         return Attribution(date=date, places=places, letters=letters, little=letters < FEW_LETTERS,
-                           formula=Formula(**formula) if formula else None, warnings=warnings)  # fmt: skip
+                           formula=Formula(**formula) if formula else None, warnings=warnings,
+                           model_fingerprint=self.fingerprint)  # fmt: skip

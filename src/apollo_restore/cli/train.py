@@ -83,7 +83,7 @@ def _probe(cfg, seconds: float, settings: list[str]) -> None:
 
 
 def train_attribution_command(
-    config: Path = typer.Option(None, "--config", help="YAML or JSON file of AttributionConfig fields."),
+    config: Path = typer.Option(None, "--config", help="YAML or JSON file of AttributionTrainConfig fields."),
     override: list[str] = typer.Argument(None, help="key=value overrides, e.g. out=runs/attribution epochs=2"),
     formulae_only: bool = typer.Option(
         False, "--formulae-only", help="Fit only the reader of dating formulae anew into the folder `out` (a minute)."
@@ -91,20 +91,20 @@ def train_attribution_command(
 ) -> None:
     """Train the attribution model (dates and places) and write its folder: fit on the prepared
     corpus's train split, choose the epoch and calibrate on its validation split, never the test
-    split (every option: apollo_restore.schema.training.AttributionConfig; docs/model-folders.md).
+    split (every option: apollo_restore.schema.training.AttributionTrainConfig; docs/model-folders.md).
     Seeded: the same inputs give the same folder."""
     require_extra("train-attribution", "yaml")  # E606 without [train]
     from apollo_restore.attribution.train import refit_formulae, run_config
     from apollo_restore.config import load_config
     from apollo_restore.errors import FileError
-    from apollo_restore.schema.training import AttributionConfig, SettingError
+    from apollo_restore.schema.training import AttributionTrainConfig, SettingError
 
     try:
-        values = load_config(config, override or [], AttributionConfig)
+        values = load_config(config, override or [], AttributionTrainConfig)
     except ValueError as err:  # not a file of options, or not key=value
         raise typer.BadParameter(str(err)) from err
     try:
-        cfg = AttributionConfig.from_dict(values)
+        cfg = AttributionTrainConfig.from_dict(values)
         if formulae_only:
             found = refit_formulae(Path(cfg.out), Path(cfg.prepared), Path(cfg.corpora), cfg.seed)
             typer.echo(json.dumps({k: found[k] for k in ("prior", "calibration")} | {"eras": len(found["eras"])}))

@@ -1,174 +1,206 @@
-"""The attribution's request and answer, declared once: the core builds them
-(:meth:`~apollo_restore.attribution.model.AttributionModel.predict`), and the CLI's ``--json``,
-the Python API (:func:`apollo_restore.attribute`) and ``POST /api/attribute`` return them as
-they are (``to_dict()``: the JSON form every door writes).
+"""``attribution.json``: the settings of an attribution folder (dates and places of a text), read
+by :mod:`apollo_restore.attribution.folder` before any array is.
 
-    from apollo_restore.schema.attribution import Attribution
-    found = apollo_restore.attribute(text)        # an Attribution
-    found.date.year, found.low, found.places[0].place, found.formula.kind if found.formula else None
-    found.to_dict()                               # {"date": {...}, "places": [...], ...}
+    config = check(AttributionConfig, data)      # SchemaError naming the field, or the settings
 
-An answer may grow: a part computed by a later model (``districts``) is declared here, absent
-from the JSON until the model fills it.
+Every number is bounded so that a folder within the bounds loads and answers on a 2-core machine:
+at most :data:`MAX_BUCKETS` embedding rows of at most :data:`MAX_DIM` numbers, years within
+± :data:`MAX_YEAR` (the date's bins, the formulae's eras; a year's probabilities are one array
+over the bins' span), temperatures finite and above 0 (a temperature of 0 divides by zero, a
+negative one inverts the ranking), mixing weights within [0, 1]. Lists that must agree agree:
+one temperature per length band, one longest regnal year per era, one year per dated name, every
+inscription place a place. What the arrays must be follows from these settings
+(:func:`apollo_restore.attribution.folder.array_specs`). ``trained`` is the record of what made the
+folder, kept as written but for ``prepared``, which names no absolute path.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_serializer
+from pydantic import AfterValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 
-#: Share of the date's probability inside the interval given.
-INTERVAL = 0.8
-#: Places (and districts) an answer lists.
-TOP_PLACES = 10
+from apollo_restore.schema.base import Record, Settings, number, text, whole
+
+ATTRIBUTION_FORMAT = "apollo-restore attribution v1"
+#: Most rows of the hashed n-gram embedding, and most numbers per row.
+MAX_BUCKETS, MAX_DIM = 2**24, 4096
+#: Farthest year from year 0 a bin edge, an era or a dated name may be (negative BC).
+MAX_YEAR = 5000
+#: Most places, length bands, formula features, eras and dated names.
+MAX_PLACES, MAX_BANDS, MAX_FEATURES, MAX_ERAS, MAX_NAMES = 100_000, 64, 1_000_000, 10_000, 1_000_000
+#: Largest temperature (a softmax's divisor) and largest magnitude of a calibration's weight.
+MAX_TEMPERATURE, MAX_WEIGHT = 1000.0, 1000.0
+#: A fingerprint (:func:`apollo_restore.inputs.digest`).
+FINGERPRINT = r"^[0-9a-f]{16}$"
+
+Year = whole(-MAX_YEAR, MAX_YEAR, "a year, negative BC")
+Temperature = number(0, MAX_TEMPERATURE, "a softmax temperature", above=True)
+Share = number(0, 1, "the neighbours' votes' share of the probability")
 
 
-class AttributeRequest(BaseModel):
-    """A text to date and place (``POST /api/attribute``; the Python API's and the CLI's arguments)."""
+def _increasing(value: list[int]) -> list[int]:
+    if any(b <= a for a, b in zip(value, value[1:])):
+        raise ValueError("whole numbers in increasing order")
+    return value
 
-    model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(
-        description="Leiden, EpiDoc, Beta Code, or plain lower-case letters with '-' per lost letter "
-        "(at least 10 Greek letters)."
+def _unique(value: list[Any]) -> list[Any]:
+    if len(set(value)) != len(value):
+        raise ValueError("each once")
+    return value
+
+
+def _relative(value: str) -> str:
+    if value.startswith(("/", "\\", "~")) or (len(value) > 1 and value[1] == ":"):
+        raise ValueError("a name or a relative path (no absolute path of the machine that trained it)")
+    return value
+
+
+Increasing = AfterValidator(_increasing)
+
+
+class Temperatures(Settings):
+    """Softmax temperatures per length band (one per ``bands`` entry): the bag's date and place,
+    the mixture's with the neighbours' votes, and one of each for a text placed among inscriptions."""
+
+    date: Annotated[list[Temperature], Field(min_length=1, max_length=MAX_BANDS)]
+    place: Annotated[list[Temperature], Field(min_length=1, max_length=MAX_BANDS)]
+    mixed_date: Annotated[list[Temperature], Field(min_length=1, max_length=MAX_BANDS)] | None = None
+    mixed_place: Annotated[list[Temperature], Field(min_length=1, max_length=MAX_BANDS)] | None = None
+    mixed_date_inscription: Annotated[list[Temperature], Field(min_length=1, max_length=1)] | None = None
+    mixed_place_inscription: Annotated[list[Temperature], Field(min_length=1, max_length=1)] | None = None
+
+
+class Mixing(Settings):
+    """The neighbours' votes' share of the date's and the place's probabilities."""
+
+    date: Share
+    place: Share
+
+
+#: A logistic calibration's weights: the first 4 or all 5 of a reading's evidence (``formulae.evidence``).
+Calibration = Annotated[
+    list[number(-MAX_WEIGHT, MAX_WEIGHT)], Field(min_length=4, max_length=5, description="4 or 5 weights")
+]
+#: A reading's probability spread over the year before, the year and the year after.
+Peak = Annotated[list[number(0, 1)], Field(min_length=3, max_length=3, description="3 shares in [0, 1]")]
+
+
+class LetterSettings(Settings):
+    """The letter trigram model (``letters.logp``): each length band's lowest letter count and its
+    limit of surprise (bits a letter) above which a text reads like no training text."""
+
+    bands: Annotated[
+        list[whole(0, 10_000_000, "letters")],
+        Field(min_length=1, max_length=MAX_BANDS, description="the bands' lowest letter counts, increasing"),
+        Increasing,
+    ]
+    limits: Annotated[list[number(0, 100, "bits a letter")], Field(min_length=1, max_length=MAX_BANDS)]
+
+    @model_validator(mode="after")
+    def _lengths(self) -> LetterSettings:
+        _same_length("limits", self.limits, "bands", self.bands)
+        return self
+
+
+class FormulaeSettings(Settings):
+    """The reader of dating formulae: the features of its era classifier (one row of
+    ``formula.weight`` each), the eras (year − regnal year) and the highest regnal year seen in
+    each, the exponent of the bag's probability that weighs the eras, the logistic calibrations
+    of a reading's and of the dated names' year (4 weights each), and the dated names' years."""
+
+    features: Annotated[list[text(200, "a feature")], Field(min_length=1, max_length=MAX_FEATURES)]
+    eras: Annotated[list[Year], Field(min_length=1, max_length=MAX_ERAS)]
+    longest: Annotated[list[whole(0, 1000, "the highest regnal year seen")], Field(max_length=MAX_ERAS)]
+    prior: number(0, 100, "the exponent of the bag's probability")
+    peaks: dict[Literal["none", "month"], Peak] = Field(
+        default_factory=dict, description='"none" and "month" (a reading without and with a month): 3 shares each'
     )
-    parallels: bool = Field(True, description="Look up the dated parallels (when the server has a text index).")
+    calibration: Calibration
+    threshold: number(0, 1, "the least confidence of a reading mixed in") = 0.0
+    names: Annotated[list[text(200, "a word")], Field(max_length=MAX_NAMES), AfterValidator(_unique)] = []
+    name_years: Annotated[list[Year], Field(max_length=MAX_NAMES)] = []
+    name_calibration: Calibration = [-9.0, 0.0, 0.0, 0.0]
+
+    @model_validator(mode="after")
+    def _lengths(self) -> FormulaeSettings:
+        _same_length("longest", self.longest, "eras", self.eras)
+        _same_length("name_years", self.name_years, "names", self.names)
+        return self
 
 
-class Answer(BaseModel):
-    """A part of an answer: declared fields only (a field built by mistake is refused, not sent)."""
+class Documents(Settings):
+    """What ``documents.tsv.xz`` (the training documents' dates and places, the dated parallels'
+    labels) holds: its rows, and the fingerprint of the corpus whose text index it labels
+    (``apollo_restore.data.textindex.corpus_fingerprint``)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-
-class AttributionDate(Answer):
-    """The date: a distribution over bins of years, its point estimate and central interval."""
-
-    year: int = Field(description="Point estimate (the distribution's median); negative: BC.")
-    low: int = Field(description="Start of the central interval holding `interval` of the probability.")
-    high: int = Field(description="Its end.")
-    interval: float = Field(INTERVAL, description="The interval's share of the probability (0.8).")
-    bins: list[int] = Field(description="Edges of the date bins (years; one more than `probs`).")
-    probs: list[float] = Field(description="Probability of each bin (calibrated on validation; 5 decimals in JSON).")
-
-    @field_serializer("probs")
-    def _rounded(self, probs: list[float]) -> list[float]:
-        return [round(p, 5) for p in probs]
+    rows: whole(0, 100_000_000, "documents labelled")
+    corpus: text(16, "the labelled corpus's fingerprint", FINGERPRINT)
 
 
-class PlaceProb(Answer):
-    """One place and its probability."""
+class Trained(Record):
+    """What made the folder (a record: kept as written, never read when answering)."""
 
-    place: str = Field(description="The place (a settlement, or a region where the place is an inscription's).")
-    prob: float = Field(description="Its probability (calibrated on validation, 4 decimals).")
-
-
-class District(Answer):
-    """A district (a nome, a region): the probability that the text was written in it, and its places."""
-
-    name: str = Field(description="The district.")
-    prob: float = Field(description="Its probability: the sum of its places' (calibrated).")
-    places: list[PlaceProb] = Field(default_factory=list, description="Its most probable places, best first.")
-
-
-class Formula(Answer):
-    """A dating formula (a regnal year) or the dated names read in the text, and the year it gives."""
-
-    words: str = Field(description="The formula's words as read, or the dated names agreeing (`norm.v1`).")
-    regnal_year: int | None = Field(description="The regnal year it names (`null` for dated names).")
-    kind: Literal["year", "month", "title", "name"] = Field(
-        description="Where the numeral stands (after a word for year, before a month or a ruler), or `name`: "
-        "words whose dated training papyri agree on a year."
-    )
-    era: int | None = Field(description="The reign's first year less one (year − regnal year; `null` for names).")
-    year: int = Field(description="The year it gives; negative: BC.")
-    prob: float = Field(description="The date's probability within a year of it (calibrated on validation).")
-
-
-class DatedParallel(Answer):
-    """A training document sharing a long run of letters with the text, with its own date and place."""
-
-    doc: str = Field(description="The document's id.")
-    label: str = Field(description="The document as a reader names it (`IOSPE 3.26`).")
-    source: str = Field(description="Its corpus (`ddb`, `inscription`, ...).")
-    url: str | None = Field(description="Where it can be read (papyri.info or the corpus's page).")
-    longest: int = Field(description="Letters of the longest run it shares with the text.")
-    snippet: str = Field(description="That run in its context.")
-    lo: int | None = Field(description="Its date's first year (`null`: undated).")
-    hi: int | None = Field(description="Its date's last year.")
-    place: str = Field(description='Its place (`""`: unknown).')
-
-
-class Attribution(Answer):
-    """When and where a text was written: its date, its most probable places, the dating formula
-    read and the dated parallels."""
-
-    date: AttributionDate
-    places: list[PlaceProb] = Field(description="The 10 most probable places, calibrated, most probable first.")
-    letters: int = Field(description="Greek letters read.")
-    little: bool = Field(description="A short text (under 50 letters): the answer knows little.")
-    parallels: list[DatedParallel] = Field(
-        default_factory=list, description="Dated parallels: training documents sharing the longest runs."
-    )
-    formula: Formula | None = Field(None, description="The dating formula read, if any.")
-    warnings: list[str] = Field(
-        default_factory=list,
-        description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
-        "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
-    )
-    districts: list[District] | None = Field(
-        None, description="The most probable districts, with their places (absent where the model has none)."
+    prepared: Annotated[str, Field(max_length=300), AfterValidator(_relative)] | None = Field(
+        None, description="the prepared corpus's name (no absolute path)"
     )
 
-    @model_serializer(mode="wrap")
-    def _without_absent_parts(self, handler: Any):  # noqa: ANN202 (no return type: the fields are the schema)
-        out = handler(self)
-        if out.get("districts", ()) is None:
-            del out["districts"]
-        return out
 
-    @property
-    def year(self) -> int:
-        """The point estimate (:attr:`AttributionDate.year`)."""
-        return self.date.year
+class AttributionConfig(Settings):
+    """``attribution.json``: how the attribution folder reads text, its bins, places, bands and
+    temperatures, and what its arrays hold; lists that go together agree (one temperature per
+    band, one longest year per era, one year per dated name, inscription places among the places)."""
 
-    @property
-    def low(self) -> int:
-        return self.date.low
+    format: Literal[ATTRIBUTION_FORMAT]
+    normaliser: text(100, "the text normaliser the model was trained with")
+    features: text(100, "the version of the n-gram features the model was made with")
+    buckets: whole(1, MAX_BUCKETS, "embedding rows")
+    dim: whole(1, MAX_DIM, "numbers per embedding row")
+    bin_edges: Annotated[
+        list[Year],
+        Field(min_length=3, max_length=2 * MAX_YEAR + 1, description="at least 3 years in increasing order"),
+        Increasing,
+    ]
+    places: Annotated[
+        list[text(300, "a place")],
+        Field(min_length=1, max_length=MAX_PLACES, description=f"1 to {MAX_PLACES:,} names, each once"),
+        AfterValidator(_unique),
+    ]
+    bands: Annotated[
+        list[whole(0, 10_000_000, "letters")],
+        Field(min_length=1, max_length=MAX_BANDS, description="the bands' lowest letter counts, increasing"),
+        Increasing,
+    ]
+    temperature: Temperatures
+    neighbours: Mixing = Mixing(date=0.0, place=0.0)
+    inscription_places: Annotated[
+        list[whole(0, MAX_PLACES - 1, "a place's index")], Field(max_length=MAX_PLACES), AfterValidator(_unique)
+    ] = []
+    formulae: FormulaeSettings | None = None
+    letters: LetterSettings | None = None
+    documents: Documents | None = None
+    trained: Trained = Trained()
 
-    @property
-    def high(self) -> int:
-        return self.date.high
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form every door writes: ``{"date": {"year", "low", "high", "interval", "bins",
-        "probs"}, "places", "letters", "little", "parallels", "formula", "warnings"}`` (and
-        ``districts`` where the model gives them)."""
-        return self.model_dump(mode="json")
-
-    def summary(self) -> str:
-        """One line: the date, its interval and the most probable places."""
-        top = ", ".join(f"{p.place} {percent(p.prob)}" for p in self.places[:3])
-        note = f" (a short text, {self.letters} letters: little can be said)" if self.little else ""
-        span = f"{year_label(self.low)} – {year_label(self.high)}"
-        return f"about {year_label(self.year)} ({round(100 * self.date.interval)} % interval: {span}); {top}{note}"
-
-    def formula_line(self) -> str:
-        """One line on the dating formula read (``""``: none)."""
-        f = self.formula
-        if f is None:
-            return ""
-        read = f"dated names '{f.words}'" if f.kind == "name" else f"year {f.regnal_year} in '{f.words}'"
-        return f"dating formula: {read} → {year_label(f.year)} ({percent(f.prob)} within a year)"
+    @model_validator(mode="after")
+    def _agree(self) -> AttributionConfig:
+        bands = self.bands
+        for name in ("date", "place", "mixed_date", "mixed_place"):
+            values = getattr(self.temperature, name)
+            if values is not None:
+                _same_length(f"temperature.{name}", values, "bands", bands)
+        beyond = [i for i in self.inscription_places if i >= len(self.places)]
+        if beyond:
+            raise PydanticCustomError(
+                "range",
+                f"indices of places (below {len(self.places)})",
+                {"field": "inscription_places", "value": beyond[0]},
+            )
+        return self
 
 
-def percent(p: float) -> str:
-    """``0.957`` → ``96 %``; under half a percent ``<1 %``."""
-    return "<1 %" if p < 0.005 else f"{round(100 * p)} %"
-
-
-def year_label(year: int) -> str:
-    """``-150`` → ``150 BC``, ``212`` → ``AD 212``; there is no year 0 (the model never gives one;
-    were it given, it is 1 BC)."""
-    return f"{-year} BC" if year < 0 else f"AD {year}" if year > 0 else "1 BC"
+def _same_length(field: str, values: list, other: str, others: list) -> None:
+    if len(values) != len(others):
+        expected = f"a list of {len(others)} values, one per entry of {other}"
+        raise PydanticCustomError("length", expected, {"field": field, "value": f"{len(values)} values"})

@@ -1,7 +1,7 @@
 """The settings a training run takes, declared once with their defaults and bounds:
 :class:`RecipeConfig` (what every recipe shares: the optimiser step, its schedule, the run),
 :class:`TrainConfig` (the single-device recipe; the scale recipes extend ``RecipeConfig`` in
-:mod:`apollo_restore.scale`) and :class:`AttributionConfig` (the attribution model's run). Every
+:mod:`apollo_restore.scale`) and :class:`AttributionTrainConfig` (the attribution model's run). Every
 value is checked when a config is made, by pydantic, so a refusal comes before any data is read,
 as a numbered error naming where it was given:
 
@@ -215,7 +215,7 @@ class TrainConfig(RecipeConfig):
     distill_temperature: number(0, 100, "the distillation's temperature", above=True) = 1.0
 
 
-class AttributionConfig(RunSettings):
+class AttributionTrainConfig(RunSettings):
     """An attribution training run (``apollo-restore train-attribution``: ``attribution/train.py``).
 
     Attributes:
@@ -251,7 +251,7 @@ def refused(cfg: RecipeConfig, field: str, expected: str, where: str = THE_CONFI
 
 
 __all__ = [
-    "AttributionConfig",
+    "AttributionTrainConfig",
     "COMPILE_MODES",
     "DEVICES",
     "LOSS_MODES",

@@ -24,8 +24,9 @@ from apollo_restore.restoration.presentation.labels import model_label
 from apollo_restore.restoration.request import RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import Restoration
-from apollo_restore.schema.attribution import AttributeRequest, Attribution
+from apollo_restore.schema.answers import AttributeRequest, Attribution
 from apollo_restore.schema.limits import Limits
+from apollo_restore.version import __version__
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError
 from apollo_restore.web.limits import ARRIVED, Gate
@@ -157,7 +158,8 @@ def _edition_routes(app: FastAPI, restorer: Restorer, limits: Limits) -> None:
         Leiden ``⁅αβγ⁆⁽ᵐ¹⁾`` plus an apparatus note, or EpiDoc
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
         chosen = {**req.pins, **{n: _machine_reading(n, c) for n, c in req.choices.items()}}
-        content = export_checked(req.text, chosen, restorer.name, req.format, limits.request)
+        fingerprint = getattr(restorer, "fingerprint", None)
+        content = export_checked(req.text, chosen, restorer.name, req.format, limits.request, fingerprint)
         media, ext = ("application/tei+xml", "xml") if req.format == "epidoc" else ("text/plain", "txt")
         return {
             "format": req.format,
@@ -165,6 +167,8 @@ def _edition_routes(app: FastAPI, restorer: Restorer, limits: Limits) -> None:
             "media_type": media,
             "content": content,
             "machine_readings": len(chosen),
+            "version": __version__,
+            "model_fingerprint": fingerprint,
         }
 
 

@@ -1,7 +1,7 @@
 """Request and response models of the HTTP API that are the web's own (they document ``/docs``
 and ``/openapi.json``). The answers of restoration and attribution are not declared here: the
 routes return the core's own types (:class:`~apollo_restore.restoration.types.Restoration`,
-:class:`~apollo_restore.schema.attribution.Attribution`), one declaration for the Python API, the
+:class:`~apollo_restore.schema.answers.Attribution`), one declaration for the Python API, the
 CLI's ``--json`` and the web page.
 """
 
@@ -161,6 +161,8 @@ class ExportOut(BaseModel):
     media_type: str
     content: str
     machine_readings: int = Field(description="How many readings are marked as machine proposals.")
+    version: str = Field(description="The apollo-restore version that exported it (named in the export too).")
+    model_fingerprint: str | None = Field(description="The model's fingerprint (named in the export too).")
 
 
 class EpidocOut(BaseModel):
