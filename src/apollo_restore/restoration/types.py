@@ -33,6 +33,7 @@ from apollo_restore.data.splice import Fill, splice, written
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.line_lengths import LineEstimate
+from apollo_restore.schema.answers import Fingerprint, Version
 from apollo_restore.version import __version__
 
 #: Least calibrated probability of a gap's first reading for it to be written into the restored
@@ -313,11 +314,8 @@ class Restoration(_Answer):
         description="Readings pinned for gaps not asked (`only`), by gap number from 1: written into "
         "`restored_leiden` as the asked gaps' pins are.",
     )
-    version: str = Field(__version__, description="The apollo-restore version that restored it.")
-    model_fingerprint: str | None = Field(
-        None,
-        description="The model folder's fingerprint (null for a restorer of no folder): with `version`, what to cite.",
-    )
+    version: Version = __version__
+    model_fingerprint: Fingerprint = None
 
     def __init__(self, text: str, gaps: list[GapResult], model: str = "", ms: float = 0.0, restored_text: str = "",
                  warnings: list[str] | None = None, **rest: Any) -> None:  # fmt: skip

@@ -14,7 +14,7 @@ from the JSON until the model fills it.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_serializer
 
@@ -24,6 +24,12 @@ from apollo_restore.version import __version__
 INTERVAL = 0.8
 #: Places (and districts) an answer lists.
 TOP_PLACES = 10
+#: What every answer carries to be cited (the restoration's too): the version that answered and
+#: the fingerprint of the model folder it read (``null`` for a model of no folder).
+Version = Annotated[str, Field(description="The apollo-restore version that answered.")]
+Fingerprint = Annotated[
+    str | None, Field(description="The model folder's fingerprint (null: no folder): with `version`, what to cite.")
+]
 
 
 class AttributeRequest(BaseModel):
@@ -119,11 +125,8 @@ class Attribution(Answer):
         description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
         "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
     )
-    version: str = Field(__version__, description="The apollo-restore version that answered.")
-    model_fingerprint: str | None = Field(
-        None,
-        description="The attribution model's fingerprint (its folder's three files): with `version`, what to cite.",
-    )
+    version: Version = __version__
+    model_fingerprint: Fingerprint = None
     districts: list[District] | None = Field(
         None, description="The most probable districts, with their places (absent where the model has none)."
     )
