@@ -6,7 +6,8 @@
 Reads the prepared corpus's train split (fit) and validation split (choice of epoch, calibration);
 never the test split. Seeded: the same inputs give the same folder. About 10 minutes on 2 cores.
 ``--formulae-only`` fits only the reader of dating formulae anew into an existing folder (its
-last step, about a minute).
+last step, about a minute); ``--places-only`` the wide place model and the districts (scikit-learn,
+about 15 minutes).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import logging
 from pathlib import Path
 
-from apollo_restore.attribution.train import refit_formulae, train_attribution
+from apollo_restore.attribution.train import refit_formulae, refit_places, train_attribution
 
 
 def main() -> None:
@@ -35,8 +36,15 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, default=None, help="folder keeping the texts' features between runs")
     parser.add_argument("--formulae-only", action="store_true", help="fit only the formula reader into --out")
+    parser.add_argument(
+        "--places-only", action="store_true", help="fit only the wide place model and the districts into --out"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.places_only:
+        found = refit_places(args.out, args.prepared, args.corpora, args.seed, args.fill)
+        print(json.dumps(found))
+        return
     if args.formulae_only:
         found = refit_formulae(args.out, args.prepared, args.corpora, args.seed)
         print(json.dumps({k: found[k] for k in ("prior", "calibration")} | {"eras": len(found["eras"])}))

@@ -34,9 +34,11 @@ from typing import Any
 import numpy as np
 from safetensors.numpy import load_file
 
+from apollo_restore.attribution.districts import districts
 from apollo_restore.attribution.features import featurise
 from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.neighbours import Neighbours, mix
+from apollo_restore.attribution.wide import WidePlaces, combine
 
 WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
 #: The training documents' dates and places (the dated parallels' labels).
@@ -66,6 +68,8 @@ class Attribution:
             :func:`~apollo_restore.attribution.attribute.attribute`).
         formula: the dating formula read (:mod:`.formulae`: ``{"words", "regnal_year", "kind",
             "era", "year", "prob"}``), or ``None``.
+        districts: the most probable nomes or regions (:mod:`.districts`): ``[{"name", "prob",
+            "places": [{"place", "prob"}]}]``, most probable first (empty: the folder has no map).
     """
 
     year: int
@@ -78,14 +82,16 @@ class Attribution:
     little: bool
     parallels: list[dict[str, Any]] = field(default_factory=list)
     formula: dict[str, Any] | None = None
+    districts: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels", "formula"}``."""
+        "districts", "letters", "little", "parallels", "formula"}``."""
         return {
             "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
                      "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
             "places": self.places,
+            "districts": self.districts,
             "letters": self.letters,
             "little": self.little,
             "parallels": self.parallels,
@@ -189,6 +195,11 @@ class AttributionModel:
         self.widths = np.diff(self.edges).astype(np.int64)  # years in each bin
         #: The dating formulae's reader (:mod:`.formulae`) where the folder holds it.
         self.formulae = Formulae(arrays, config["formulae"]) if "formula.weight" in arrays else None
+        #: The wide place model (:mod:`.wide`) and its mixture's settings, where the folder holds it.
+        self.wide = WidePlaces(arrays) if "wide.weight" in arrays else None
+        self.wide_settings = config.get("wide", {})
+        #: Each place class's district (:mod:`.districts`); empty where the folder names none.
+        self.districts = list(config.get("place_districts", []))
 
     @classmethod
     def load(cls, folder: Path | None = None) -> AttributionModel:
@@ -213,11 +224,19 @@ class AttributionModel:
 
     def probabilities(self, text: str, letters: int) -> tuple[np.ndarray, np.ndarray]:
         """``(date (K,), place (P,))`` probabilities of a ``norm.v1`` text with ``letters`` Greek
-        letters, before any formula is read."""
+        letters, before any formula is read; the places the bag model's (:meth:`places_of` mixes
+        in the wide model)."""
+        date, place, _ = self._bag(text, letters)
+        return date, place
+
+    def _bag(self, text: str, letters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(date (K,), place (P,), place votes (P,))``: the bag model's probabilities and the
+        nearest documents' place votes (zeros without the index)."""
         date_logits, place_logits = self.logits(text)
         band = self.band(letters)
         probs = softmax(date_logits, self.t_date[band])
         place_probs = softmax(place_logits, self.t_place[band])
+        place_votes = np.zeros_like(place_probs)
         if self.neighbours is not None:  # the votes mixed in, the mixture tempered again
             date_votes, place_votes = self.neighbours.votes(text, len(probs), len(place_probs))
             place_probs = mix(place_probs, place_votes, self.mixing["place"])
@@ -227,7 +246,18 @@ class AttributionModel:
             place_probs = softmax(
                 np.log(place_probs + 1e-12), self.t_inscription[1] if inscription else self.t_mixed[1][band]
             )
-        return probs, place_probs
+        return probs, place_probs, place_votes
+
+    def places_of(self, text: str, letters: int, bag: np.ndarray, votes: np.ndarray) -> np.ndarray:
+        """``(P,)`` place probabilities: the wide model's (:mod:`.wide`) mixed with the bag's
+        ``bag`` and the votes ``votes`` (both ``(P,)``) by the band's weights and temperatures
+        (:mod:`.calibrate_wide`); ``bag`` itself where the folder has no wide model."""
+        if self.wide is None:
+            return bag
+        b = max(0, int(np.searchsorted(self.wide_settings["bands"], letters, side="right")) - 1)
+        wide = softmax(self.wide.scores(text), self.wide_settings["t_wide"][b])
+        weights = tuple(self.wide_settings["weights"][b])
+        return combine(wide, bag, votes, weights, self.wide_settings["t_final"][b])  # type: ignore[arg-type]
 
     def years(self, probs: np.ndarray) -> np.ndarray:
         """``(Y,)`` probability of each year from :attr:`first_year`: the bins' ``probs`` ``(K,)``
@@ -241,13 +271,15 @@ class AttributionModel:
 
     def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
-        probs, place_probs = self.probabilities(text, letters)
+        probs, bag_places, votes = self._bag(text, letters)
         years, formula = self.years(probs), None
-        if self.formulae is not None and self.reads_formulae(place_probs):  # a formula's year mixed in
+        if self.formulae is not None and self.reads_formulae(bag_places):  # a formula's year mixed in
             years, formula = self.formulae.mix(text, years, self.first_year)
             probs = np.add.reduceat(years, (self.edges[:-1] - self.first_year).astype(np.int64))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
+        place_probs = self.places_of(text, letters, bag_places, votes)
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
+        found = districts(self.places, self.districts, place_probs) if self.districts else []
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula)  # fmt: skip
+                           letters < FEW_LETTERS, formula=formula, districts=found)  # fmt: skip

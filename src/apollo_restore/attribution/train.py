@@ -26,6 +26,10 @@
    their own.
 6. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
    documents and calibrated on the validation documents through the model above.
+7. **Places, wide** (:mod:`.train_wide`, scikit-learn): TF-IDF of the training documents'
+   character n-grams and a one-vs-rest linear model over the place classes, mixed with the
+   model above and the neighbours' votes per length band on the validation documents
+   (:mod:`.calibrate_wide`); each place class's nome or region (:mod:`.districts`).
 """
 
 from __future__ import annotations
@@ -41,17 +45,21 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.attribution.districts import read_hierarchy
 from apollo_restore.attribution.features import featurise, letters
 from apollo_restore.attribution.labels import Label, label_of, read_labels
 from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train_formulae import add_formulae
+from apollo_restore.attribution.train_wide import add_wide
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.attribution import covered, ece
 
 log = logging.getLogger(__name__)
 
 SOURCES = ("ddb", "inscription")
+#: HGV's nome and region of each place (corpora/; its nomes are copied into the config).
+HIERARCHY_FILE = "hgv-place-hierarchy.tsv"
 MAX_CHARS = 4000
 MIN_PLACE_DOCS = 5
 BIN_EDGES = list(range(-800, 901, 25))  # 68 bins of 25 years
@@ -404,6 +412,7 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
                     "seed": seed, "fill": fill},
     }  # fmt: skip
     add_formulae(arrays, config, filled, valid_docs, seed)
+    add_places(arrays, config, prepared, corpora, labels, valid_docs, seed, fill)
     config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
     write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
@@ -435,6 +444,32 @@ def write_documents_labels(items: list[Example], path: Path) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(lzma.compress(("\n".join(lines) + "\n").encode("utf-8")))
     tmp.replace(path)
+
+
+def add_places(arrays: dict[str, np.ndarray], config: dict[str, Any], prepared: Path, corpora: Path,
+               labels: dict[tuple[str, str], Label], valid: list[Example], seed: int, fill: float) -> None:  # fmt: skip
+    """The wide place model and the districts (:func:`~.train_wide.add_wide`): fitted on the
+    training documents (no crops; with probability ``fill`` the supplements filled in), mixed and
+    calibrated on the validation documents ``valid``."""
+    docs = examples(prepared, corpora, "train", seed, crops=0, fill=fill, labels=labels)
+    index = {p: i for i, p in enumerate(config["places"])}
+    targets = np.asarray([place_target(e.label, index) for e in docs])
+    add_wide(arrays, config, docs, targets, valid, read_hierarchy(corpora / HIERARCHY_FILE), seed=seed)
+
+
+def refit_places(folder: Path, prepared: Path, corpora: Path, seed: int = 0, fill: float = 0.5) -> dict[str, Any]:
+    """Fit the wide place model and the districts (:func:`add_places`) anew into the model folder
+    ``folder``, leaving its other arrays as they are (as :func:`train_attribution` gives them at
+    the end of its run); returns the mixture's settings."""
+    from safetensors.numpy import load_file
+
+    labels = read_labels(corpora)
+    arrays = load_file(str(folder / WEIGHTS_FILE))
+    config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+    valid = examples(prepared, corpora, "validation", seed, crops=0, fill=0.0, labels=labels)
+    add_places(arrays, config, prepared, corpora, labels, valid, seed, fill)
+    save(arrays, config, folder)
+    return config["wide"]
 
 
 def refit_formulae(folder: Path, prepared: Path, corpora: Path, seed: int = 0) -> dict[str, Any]:
