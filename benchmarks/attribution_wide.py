@@ -84,8 +84,8 @@ def main() -> None:
         tag = f"a{alpha:g}-e{args.epochs}"
         if not (args.cache / f"coef-{tag}.npz").exists():
             x = sp.load_npz(args.cache / "x-train.npz")
-            coef, bias = fit_wide(x, y, len(places), alpha, args.epochs, seed=0)
-            np.savez(args.cache / f"coef-{tag}.npz", coef=coef, bias=bias)
+            coef, bias, covered = fit_wide(x, y, len(places), alpha, args.epochs, seed=0)
+            np.savez(args.cache / f"coef-{tag}.npz", coef=coef, bias=bias, covered=covered)
             print(f"fitted {tag} ({time.monotonic() - t0:.0f} s)", flush=True)
     if args.stop_after == "fit":
         return
@@ -96,8 +96,11 @@ def main() -> None:
     for alpha in args.alpha:
         tag = f"a{alpha:g}-e{args.epochs}"
         with np.load(args.cache / f"coef-{tag}.npz") as saved:
-            coef, bias = saved["coef"], saved["bias"]
-        scores = {name: sp.load_npz(args.cache / f"x-{name}.npz") @ coef + bias for name in parts}
+            coef, bias, covered = saved["coef"], saved["bias"], saved["covered"]
+        scores = {}
+        for name in parts:
+            scores[name] = np.full((len(parts[name]["probs"]), len(places)), -np.inf, np.float32)
+            scores[name][:, covered] = sp.load_npz(args.cache / f"x-{name}.npz") @ coef + bias
         settings = choose(scores["validation"], parts["validation"], valid, places)
         print(f"\n## alpha {alpha:g}, {args.epochs} epochs: settings chosen on validation")
         print(json.dumps(settings))

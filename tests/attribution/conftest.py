@@ -47,6 +47,7 @@ def tiny_attribution(tmp_path_factory) -> Path:
         "wide.weight": rng.integers(-127, 128, (len(vocab), len(PLACES))).astype(np.int8),
         "wide.scale": np.full(len(PLACES), 0.02, np.float32),
         "wide.bias": np.zeros(len(PLACES), np.float32),
+        "wide.classes": np.arange(len(PLACES), dtype=np.int16),
     }
     config = {
         "format": "apollo-restore attribution v1",

@@ -121,7 +121,14 @@ def test_scores_deviation_coverage_and_ece():
     assert report["all"]["top1"] == 0.5 and report["all"]["top3"] == 1.0
     # the one dated text's formula said 152: read, and two years after its range, so not right
     assert report["all"]["formula_read"] == 1.0 and report["all"]["formula_right"] == 0.0
-    assert report["by_length"]["0-49"]["documents"] == 1 and report["by_length"]["200-999"]["documents"] == 1
+    assert report["by_length"]["0-49"]["documents"] == 1 and report["by_length"]["200-499"]["documents"] == 1
+    # the nome and district scores where the rows carry them; the weighted scores need every band ≥ 50
+    rows[1] |= {"nome_right": True, "district_right": True, "district_prob": 0.9}
+    more = [dict(rows[1], letters=n, nome_right=False) for n in (100, 700, 1500)]
+    report = attribution_report(rows + more)
+    assert report["by_length"]["200-499"]["nome1"] == 1.0 and report["by_length"]["50-199"]["nome1"] == 0.0
+    assert report["weighted"]["ddb"]["nome1"] == pytest.approx(0.28)  # the 200-499 band's weight
+    assert report["weighted"]["ddb"]["district1"] == pytest.approx(1.0)
 
 
 def test_int8_embedding_keeps_the_bag_within_a_percent():

@@ -52,14 +52,16 @@ def test_numpy_head_equals_scikit_learn_decision_function():
         texts.append(" ".join(rng.choice(words[c] + common, size=8)))
         y.append(c)
     vec = vectoriser().fit(texts)
-    coef, bias = fit_wide(vec.transform(texts), np.asarray(y), 3, alpha=1e-4, epochs=20, seed=0)
-    head = WidePlaces(wide_arrays(vec, coef, bias))
+    y[:3] = [3, 3, 3]  # a fourth place of three documents: not a column of the wide model
+    coef, bias, covered = fit_wide(vec.transform(texts), np.asarray(y), 4, alpha=1e-4, epochs=20, seed=0, min_docs=5)
+    assert covered.tolist() == [0, 1, 2] and coef.shape == (len(vec.idf_), 3)
+    head = WidePlaces(wide_arrays(vec, coef, bias, covered))
     for text in ["καρανιδος ετους αυρηλιου", "οξυρυγχων πολεως χαιρειν ομολογω", "μεγαλης αμμωνιου -- ετους"]:
         expected = (vec.transform([text]) @ coef + bias)[0]  # the decision function, one-vs-rest
-        got = head.scores(text)
-        assert np.allclose(got, expected, atol=0.02 * np.abs(expected).max())  # int8 weights, float16 IDF
-        assert got.argmax() == expected.argmax()
-    assert np.allclose(head.scores("123 ·"), bias)  # no Greek word: the biases
+        got = head.scores(text, 4)
+        assert np.allclose(got[:3], expected, atol=0.02 * np.abs(expected).max())  # int8 weights, float16 IDF
+        assert got.argmax() == expected.argmax() and got[3] == -np.inf
+    assert np.allclose(head.columns("123 ·"), bias)  # no Greek word: the biases
 
 
 def test_districts_sum_their_places_and_are_a_distribution():

@@ -27,8 +27,9 @@ BANDS = (0, 50, 200, 500, 1000)
 #: Share of each band (≥ 50 letters) among the published test papyri (the weighted figures).
 WEIGHTS = {1: 0.35, 2: 0.28, 3: 0.27, 4: 0.10}
 TEMPERATURES = np.geomspace(0.01, 10, 70)
-#: ``(bag, votes)`` weights tried; the wide model has the rest.
-GRID = [(a, b) for a in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5) for b in (0.0, 0.1, 0.2, 0.3) if a + b < 1]
+#: ``(bag, votes)`` weights tried; the wide model has the rest (the bag's at least 0.05: the places
+#: the wide model has no column for have only the bag's and the votes' probability).
+GRID = [(a, b) for a in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5) for b in (0.0, 0.1, 0.2, 0.3)]
 
 
 def band_of(letters: np.ndarray) -> np.ndarray:
@@ -54,7 +55,8 @@ def choose(scores: np.ndarray, parts: dict[str, np.ndarray], items: list[Any], p
             out["t_wide"].append(1.0), out["weights"].append([0.0, 0.0]), out["t_final"].append(1.0)
             continue
         yb = y[rows]
-        t_wide = float(min(TEMPERATURES, key=lambda t: _nll(softmax(scores[rows], t), yb)))
+        own = np.isfinite(scores[rows, yb])  # the true place is one of the wide model's
+        t_wide = float(min(TEMPERATURES, key=lambda t: _nll(softmax(scores[rows[own]], t), yb[own])))
         wide = softmax(scores[rows], t_wide)
         best, best_key = GRID[0], (-1.0, -1.0)
         for w in GRID:

@@ -255,7 +255,7 @@ class AttributionModel:
         if self.wide is None:
             return bag
         b = max(0, int(np.searchsorted(self.wide_settings["bands"], letters, side="right")) - 1)
-        wide = softmax(self.wide.scores(text), self.wide_settings["t_wide"][b])
+        wide = softmax(self.wide.scores(text, len(self.places)), self.wide_settings["t_wide"][b])
         weights = tuple(self.wide_settings["weights"][b])
         return combine(wide, bag, votes, weights, self.wide_settings["t_final"][b])  # type: ignore[arg-type]
 

@@ -2,12 +2,13 @@
 
     from apollo_restore.attribution.train_wide import vectoriser, fit_wide, wide_arrays
     vec = vectoriser().fit(train_texts)              # vocabulary and IDF of the training documents
-    coef, bias = fit_wide(vec.transform(texts), targets, classes=340, alpha=1e-6, epochs=5, seed=0)
-    arrays = wide_arrays(vec, coef, bias)             # the folder's ``wide.*`` arrays
+    coef, bias, covered = fit_wide(vec.transform(texts), targets, classes=340, alpha=1e-6, epochs=5, seed=0)
+    arrays = wide_arrays(vec, coef, bias, covered)    # the folder's ``wide.*`` arrays
 
 The vectoriser is scikit-learn's TF-IDF over :func:`~.wide.grams` (n-grams in at least two
 training documents, sublinear term frequency, L2); the classifier one-vs-rest SGD with the
-modified Huber loss, seeded. Prediction reads the arrays in NumPy only (:class:`~.wide.WidePlaces`).
+modified Huber loss, seeded, over the places with at least :data:`MIN_DOCS` training documents.
+Prediction reads the arrays in NumPy only (:class:`~.wide.WidePlaces`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ log = logging.getLogger(__name__)
 
 #: Documents an n-gram must occur in to be in the vocabulary.
 MIN_DF = 2
+#: Training documents a place needs to be one of the wide model's classes (the rest: the bag's).
+MIN_DOCS = 10
 #: The SGD's L2 penalty and epochs (chosen on validation: docs/notes/2026-12-04-wide-places.md).
 ALPHA, EPOCHS = 1e-6, 5
 
@@ -37,29 +40,33 @@ def vectoriser() -> Any:
     return TfidfVectorizer(analyzer=grams, min_df=MIN_DF, sublinear_tf=True, dtype=np.float32)
 
 
-def fit_wide(x: Any, targets: np.ndarray, classes: int, alpha: float, epochs: int,
-             seed: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """``(coef (V, classes) float32, bias (classes,) float32)`` of one-vs-rest SGD (modified Huber)
-    on the rows of ``x`` (sparse ``(n, V)``) whose ``targets`` ``(n,)`` are ≥ 0; a class no
-    training row has gets zero weights and a bias of −1 (never first)."""
+def fit_wide(x: Any, targets: np.ndarray, classes: int, alpha: float, epochs: int, seed: int,
+             min_docs: int = MIN_DOCS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """``(coef (V, C) float32, bias (C,) float32, covered (C,) int64)``: one-vs-rest SGD (modified
+    Huber) on the rows of ``x`` (sparse ``(n, V)``) whose ``targets`` ``(n,)`` are ≥ 0, over the
+    ``C`` classes (of ``classes``) with at least ``min_docs`` rows, ``covered``; the rows of the
+    rarer classes are one more class, "elsewhere", whose weights are left out."""
     from sklearn.linear_model import SGDClassifier
 
     keep = np.flatnonzero(targets >= 0)
+    counts = np.bincount(targets[keep], minlength=classes)
+    covered = np.flatnonzero(counts >= min_docs)
+    label = np.where(np.isin(targets[keep], covered), targets[keep], classes)  # `classes`: the rarer ones
     model = SGDClassifier(loss="modified_huber", alpha=alpha, max_iter=epochs, tol=None, random_state=seed)
-    model.fit(x[keep], targets[keep])
-    coef = np.zeros((x.shape[1], classes), np.float32)
-    bias = np.full(classes, -1.0, np.float32)
+    model.fit(x[keep], label)
     seen = model.classes_.astype(np.int64)
     if len(seen) == 2:  # scikit-learn fits one column for two classes: the second's score
-        coef[:, seen[1]], bias[seen[1]] = model.coef_[0], model.intercept_[0]
-        coef[:, seen[0]], bias[seen[0]] = -model.coef_[0], -model.intercept_[0]
+        coef = np.stack([-model.coef_[0], model.coef_[0]], axis=1)
+        bias = np.asarray([-model.intercept_[0], model.intercept_[0]])
     else:
-        coef[:, seen], bias[seen] = model.coef_.T, model.intercept_
-    return coef, bias
+        coef, bias = model.coef_.T, model.intercept_
+    inside = seen < classes
+    return coef[:, inside].astype(np.float32), bias[inside].astype(np.float32), seen[inside]
 
 
-def wide_arrays(vec: Any, coef: np.ndarray, bias: np.ndarray) -> dict[str, np.ndarray]:
-    """The ``wide.*`` arrays (:mod:`.wide`) of a fitted vectoriser and classifier."""
+def wide_arrays(vec: Any, coef: np.ndarray, bias: np.ndarray, covered: np.ndarray) -> dict[str, np.ndarray]:
+    """The ``wide.*`` arrays (:mod:`.wide`) of a fitted vectoriser and classifier (``covered``:
+    the place class of each of its columns)."""
     vocab = vec.get_feature_names_out().tolist()  # sorted; column i is vocab[i]
     weight, scale = quantise_columns(coef)
     return {
@@ -68,6 +75,7 @@ def wide_arrays(vec: Any, coef: np.ndarray, bias: np.ndarray) -> dict[str, np.nd
         "wide.weight": weight,
         "wide.scale": scale,
         "wide.bias": bias.astype(np.float32),
+        "wide.classes": covered.astype(np.int16),
     }
 
 
@@ -87,16 +95,17 @@ def add_wide(arrays: dict[str, np.ndarray], config: dict[str, Any], train: list[
     config.pop("wide", None)
     vec = vectoriser()
     x = vec.fit_transform([e.text for e in train])
-    coef, bias = fit_wide(x, targets, len(config["places"]), alpha, epochs, seed)
+    coef, bias, covered = fit_wide(x, targets, len(config["places"]), alpha, epochs, seed)
     del x
-    log.info("wide model: %d n-grams, fitted in %.0f s", len(vec.idf_), time.monotonic() - started)
-    arrays |= wide_arrays(vec, coef, bias)
+    log.info("wide model: %d n-grams, %d places, fitted in %.0f s", len(vec.idf_), len(covered),
+             time.monotonic() - started)  # fmt: skip
+    arrays |= wide_arrays(vec, coef, bias, covered)
     model = AttributionModel(arrays, config)
     p = len(model.places)
     scores, bag, votes = (np.zeros((len(valid), p), np.float32) for _ in range(3))
     for i, e in enumerate(valid):
         _, bag[i], votes[i] = model._bag(e.text, e.letters)
-        scores[i] = model.wide.scores(e.text)  # type: ignore[union-attr]
+        scores[i] = model.wide.scores(e.text, p)  # type: ignore[union-attr]
     config["wide"] = choose(scores, {"probs": bag, "votes": votes}, valid, model.places) | {
         "alpha": alpha, "epochs": epochs, "n_grams": len(vec.idf_)}  # fmt: skip
     config["place_districts"] = class_districts(model.places, nomes, set(config.get("inscription_places", [])))

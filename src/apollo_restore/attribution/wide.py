@@ -1,20 +1,21 @@
 """The wide place model: a linear model over the whole character n-gram vocabulary (NumPy only).
 
     from apollo_restore.attribution.wide import WidePlaces, grams
-    head = WidePlaces(arrays)            # the folder's ``wide.*`` arrays
-    scores = head.scores("ετους ιβ …")   # (P,) one score per place class
+    head = WidePlaces(arrays)                 # the folder's ``wide.*`` arrays
+    scores = head.scores("ετους ιβ …", 340)   # (P,) one score per place class
 
 Each word of a ``norm.v1`` text (σ for ς, anything but letters separating words) is framed by
 spaces and cut into its character n-grams of 1 to :data:`MAX_N` letters, as scikit-learn's
 ``char_wb`` analyser cuts them (:func:`grams`; an n-gram holding a lost letter ``-`` or a gap
 ``…`` is left out). A text's vector is the n-grams' sublinear term frequency ``1 + log(count)``
 times their IDF, scaled to unit length (L2), over the vocabulary of n-grams found in at least two
-training documents; a place's score is the vector's dot product with its column of the weight
-matrix plus its bias (scikit-learn's one-vs-rest ``decision_function``, fitted by
-:func:`~apollo_restore.attribution.train.fit_wide`). The folder stores the vocabulary as sorted
-UTF-8 n-grams joined by newlines (``wide.vocab``, uint8), ``wide.idf`` ``(V,)`` float16, the
-weights ``wide.weight`` ``(V, P)`` int8 with a scale per place ``wide.scale`` ``(P,)`` float32
-and ``wide.bias`` ``(P,)`` float32.
+training documents. A place's score is the vector's dot product with its column of the weights
+plus its bias: scikit-learn's one-vs-rest ``decision_function``, fitted by
+:func:`~apollo_restore.attribution.train_wide.fit_wide` (a place with few training documents has
+no column: ``-inf``). The folder stores the vocabulary as sorted UTF-8 n-grams joined by newlines
+(``wide.vocab``, uint8), ``wide.idf`` ``(V,)`` float16, the weights ``wide.weight`` ``(V, C)``
+int8 with a scale per column ``wide.scale`` ``(C,)`` float32, ``wide.bias`` ``(C,)`` float32 and
+the place class of each column ``wide.classes`` ``(C,)`` int16.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class WidePlaces:
         self.idf = arrays["wide.idf"].astype(np.float32)
         self.weight, self.scale = arrays["wide.weight"], arrays["wide.scale"].astype(np.float32)
         self.bias = arrays["wide.bias"].astype(np.float32)
+        self.classes = arrays["wide.classes"].astype(np.int64)  # the place class of each column
 
     def vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """``(columns (m,) int64, values (m,) float32)``: the text's unit TF-IDF vector (empty
@@ -74,12 +76,19 @@ class WidePlaces:
         values = (1 + np.log(np.fromiter((n for _, n in found), np.float32, len(found)))) * self.idf[cols]
         return cols, values / np.linalg.norm(values)
 
-    def scores(self, text: str) -> np.ndarray:
-        """``(P,)`` float32: each place's decision score of a ``norm.v1`` text."""
+    def columns(self, text: str) -> np.ndarray:
+        """``(C,)`` float32: the decision score of each of the model's classes (:attr:`classes`)."""
         cols, values = self.vector(text)
         if not len(cols):
             return self.bias.copy()
         return (values @ self.weight[cols].astype(np.float32)) * self.scale + self.bias
+
+    def scores(self, text: str, places: int) -> np.ndarray:
+        """``(places,)`` float32: each place class's score of a ``norm.v1`` text, ``-inf`` for a
+        place the model has no column for (its softmax gives it nothing)."""
+        out = np.full(places, -np.inf, np.float32)
+        out[self.classes] = self.columns(text)
+        return out
 
 
 def softmax(z: np.ndarray, t: float) -> np.ndarray:
