@@ -24,11 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from apollo_restore.attribution.calibrate_wide import BANDS, WEIGHTS, choose, evaluate, mixture
+from apollo_restore.attribution.calibrate_wide import BANDS, WEIGHTS, choose, evaluate, mixture, true_classes
 from apollo_restore.attribution.districts import read_hierarchy
 from apollo_restore.attribution.labels import read_labels
 from apollo_restore.attribution.model import AttributionModel
 from apollo_restore.attribution.train import examples, place_target
+from apollo_restore.attribution.wide import quantise_columns, softmax
 
 
 def cached(path: Path, make):  # noqa: ANN001, ANN201 - a pickle of whatever make() returns
@@ -48,6 +49,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--split", choices=("validation", "test"), default="validation")
     parser.add_argument("--stop-after", choices=("vectorise", "fit"), default=None)
+    parser.add_argument("--by-similarity", action="store_true",
+                        help="also: top-1 by the cosine of the nearest training document")  # fmt: skip
     args = parser.parse_args()
     import scipy.sparse as sp
 
@@ -101,16 +104,62 @@ def main() -> None:
         for name in parts:
             scores[name] = np.full((len(parts[name]["probs"]), len(places)), -np.inf, np.float32)
             scores[name][:, covered] = sp.load_npz(args.cache / f"x-{name}.npz") @ coef + bias
+        q, scale = quantise_columns(coef)  # as shipped: int8 columns (float16 IDF: within its rounding)
+        xq = sp.load_npz(args.cache / f"x-{args.split}.npz")
+        same = ((xq @ q.astype(np.float32)) * scale + bias).argmax(axis=1) == (xq @ coef + bias).argmax(axis=1)
+        print(f"int8 weights: the same first place as float32 for {same.mean():.4f} of {args.split} texts")
         settings = choose(scores["validation"], parts["validation"], valid, places)
         print(f"\n## alpha {alpha:g}, {args.epochs} epochs: settings chosen on validation")
         print(json.dumps(settings))
-        mixed = mixture(scores[args.split], parts[args.split], settings)
+        mixed = mixture(scores[args.split], parts[args.split], settings, items=evals)
         for title, probs in (("shipped", parts[args.split]["probs"]), ("wide mixture", mixed)):
             print(f"\n### {title} ({args.split} papyri)")
             print(evaluate(probs, evals, places, hierarchy, "ddb", set(shipped.inscription_places)))
         print(f"\n### wide mixture ({args.split} inscriptions)")
         print(evaluate(mixed, evals, places, hierarchy, "inscription", set(shipped.inscription_places)))
+        if args.by_similarity:
+            near = cached(args.cache / f"nearest-{args.split}.pkl", lambda: nearest(args.cache, args.split))
+            wide = softmax(scores[args.split], 2.0)
+            print(f"\n### {args.split} papyri ≥ 50 letters by their nearest training document's cosine: top-1")
+            print(
+                "| cosine | texts | shipped | wide alone | wide mixture | char neighbours (k 20) |\n"
+                "|---|---:|---:|---:|---:|---:|"
+            )
+            y = true_classes(evals, places)
+            rows0 = np.asarray([e.source == "ddb" and e.letters >= 50 for e in evals]) & (y != -2)
+            for lo, hi in ((0, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 1.01)):
+                r = rows0 & (near["cosine"] >= lo) & (near["cosine"] < hi)
+                cells = [(p[r].argmax(axis=1) == y[r]).mean() for p in
+                         (parts[args.split]["probs"], wide, mixed, near["votes"] + 1e-9 * wide)]  # fmt: skip
+                print(f"| {lo}–{min(hi, 1)} | {r.sum()} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
     print(f"\n({time.monotonic() - t0:.0f} s; weights {WEIGHTS}, bands {BANDS})")
+
+
+def nearest(cache: Path, split: str, k: int = 20, max_df: int = 2000) -> dict[str, np.ndarray]:
+    """Each text's nearest training documents by the cosine of their TF-IDF vectors over the rarer
+    n-grams (in at most ``max_df`` training documents): ``cosine`` ``(n,)`` of the nearest, and
+    ``votes`` ``(n, P)``: the ``k`` nearest's place classes weighted by their cosines, summing to 1."""
+    import scipy.sparse as sp
+    from sklearn.preprocessing import normalize
+
+    train = pickle.loads((cache / "train.pkl").read_bytes())
+    places = AttributionModel.load().places
+    index = {p: i for i, p in enumerate(places)}
+    y = np.asarray([place_target(e.label, index) for e in train])
+    xt = sp.load_npz(cache / "x-train.npz").tocsc()
+    keep = sp.diags((np.diff(xt.indptr) <= max_df).astype(np.float32))
+    xt = normalize((xt @ keep).tocsr()).T.tocsr()
+    xv = normalize((sp.load_npz(cache / f"x-{split}.npz") @ keep).tocsr())
+    cosine, votes = np.zeros(xv.shape[0]), np.zeros((xv.shape[0], len(places)), np.float32)
+    for a in range(0, xv.shape[0], 300):
+        s = (xv[a : a + 300] @ xt).toarray()
+        top = np.argpartition(-s, k, axis=1)[:, :k]
+        sims = np.take_along_axis(s, top, 1)
+        cosine[a : a + len(s)] = sims.max(axis=1)
+        for j in range(k):
+            ok = y[top[:, j]] >= 0
+            np.add.at(votes, (np.arange(a, a + len(s))[ok], y[top[ok, j]]), sims[ok, j])
+    return {"cosine": cosine, "votes": votes / np.maximum(votes.sum(axis=1, keepdims=True), 1e-12)}
 
 
 def shipped_parts(model: AttributionModel, items: list) -> dict[str, np.ndarray]:

@@ -6,9 +6,12 @@
 
 Per band of :data:`BANDS` (letters), the wide model's scores ``(n, P)`` (:mod:`.wide`) go through
 a softmax of their own temperature (least NLL), are mixed linearly with the bag model's place
-probabilities and the nearest documents' votes (weights of the grid :data:`GRID` giving the most
-validation papyri right first, then in the first three), and the mixture gets a final temperature
-(a softmax over its log, least NLL). :func:`evaluate` reports by band and weighted as the
+probabilities and the nearest documents' votes, and the mixture gets a final temperature (a
+softmax over its log) of least top-1 ECE; the wide temperature (the least-NLL one, or 2, 4 or 8
+times flatter) and the weights (:data:`GRID`) are those giving the most validation papyri right
+first (then in the first three) among the settings whose ECE stays within :data:`MAX_ECE`
+(least NLL alone left the bands of ≥ 200 letters over-confident:
+docs/notes/2026-12-04-wide-places.md). :func:`evaluate` reports by band and weighted as the
 published test papyri are (:data:`WEIGHTS`).
 """
 
@@ -27,6 +30,9 @@ BANDS = (0, 50, 200, 500, 1000)
 #: Share of each band (≥ 50 letters) among the published test papyri (the weighted figures).
 WEIGHTS = {1: 0.35, 2: 0.28, 3: 0.27, 4: 0.10}
 TEMPERATURES = np.geomspace(0.01, 10, 70)
+#: Final temperatures tried, and the top-1 ECE a band's setting must keep on validation (the
+#: most right first among those that do; the least ECE where none does).
+FINAL, MAX_ECE = np.geomspace(0.25, 4, 25), 0.04
 #: ``(bag, votes)`` weights tried; the wide model has the rest (the bag's at least 0.05: the places
 #: the wide model has no column for have only the bag's and the votes' probability).
 GRID = [(a, b) for a in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5) for b in (0.0, 0.1, 0.2, 0.3)]
@@ -39,6 +45,11 @@ def band_of(letters: np.ndarray) -> np.ndarray:
 
 def _nll(probs: np.ndarray, y: np.ndarray) -> float:
     return float(-np.log(probs[np.arange(len(y)), y] + 1e-12).mean())
+
+
+def _ece(probs: np.ndarray, y: np.ndarray) -> float:
+    """Top-1 ECE (:func:`~apollo_restore.evaluate.attribution.ece`) of ``probs`` ``(n, P)``."""
+    return ece(probs.max(axis=1), (probs.argmax(axis=1) == y).astype(float))
 
 
 def choose(scores: np.ndarray, parts: dict[str, np.ndarray], items: list[Any], places: list[str]) -> dict[str, Any]:
@@ -55,18 +66,21 @@ def choose(scores: np.ndarray, parts: dict[str, np.ndarray], items: list[Any], p
             out["t_wide"].append(1.0), out["weights"].append([0.0, 0.0]), out["t_final"].append(1.0)
             continue
         yb = y[rows]
+        every = np.flatnonzero((band == b) & papyri & (y != -2))  # with those whose place is no class: misses
         own = np.isfinite(scores[rows, yb])  # the true place is one of the wide model's
-        t_wide = float(min(TEMPERATURES, key=lambda t: _nll(softmax(scores[rows[own]], t), yb[own])))
-        wide = softmax(scores[rows], t_wide)
-        best, best_key = GRID[0], (-1.0, -1.0)
-        for w in GRID:
-            p = combine(wide, parts["probs"][rows], parts["votes"][rows], w, 1.0)
-            order = np.argsort(-p, axis=1)[:, :3]
-            key = (float((order[:, 0] == yb).mean()), float((order == yb[:, None]).any(axis=1).mean()))
-            if key > best_key:
-                best, best_key = w, key
-        t_final = float(min(TEMPERATURES, key=lambda t: _nll(
-            combine(wide, parts["probs"][rows], parts["votes"][rows], best, t), yb)))  # fmt: skip
+        t_nll = float(min(TEMPERATURES, key=lambda t: _nll(softmax(scores[rows[own]], t), yb[own])))
+        found = []  # (top-1, top-3, ECE, t_wide, weights, t_final)
+        for t in (t_nll, 2 * t_nll, 4 * t_nll, 8 * t_nll):  # a flatter wide softmax calibrates better
+            wide = softmax(scores[every], t)
+            for w in GRID:
+                p = combine(wide, parts["probs"][every], parts["votes"][every], w, 1.0)
+                order = np.argsort(-p, axis=1)[:, :3]
+                t_final = float(min(FINAL, key=lambda tf: _ece(softmax(np.log(p + 1e-12), tf), y[every])))
+                gap = _ece(softmax(np.log(p + 1e-12), t_final), y[every])
+                found.append((float((order[:, 0] == y[every]).mean()),
+                              float((order == y[every][:, None]).any(axis=1).mean()), gap, t, w, t_final))  # fmt: skip
+        calibrated = [f for f in found if f[2] <= MAX_ECE] or [min(found, key=lambda f: f[2])]
+        _, _, _, t_wide, best, t_final = max(calibrated, key=lambda f: (f[0], f[1]))
         out["t_wide"].append(t_wide)
         out["weights"].append([float(best[0]), float(best[1])])
         out["t_final"].append(t_final)
