@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.attribution.labels import REGIONS
+
 #: Metropoleis without a nome in their HGV record → the nome named for them (the nomes were named
 #: for their metropoleis; HGV's spelling of the nome, as its "Nome of …" labels have it).
 METROPOLEIS = {
@@ -67,7 +69,7 @@ def district_of(place: str, nomes: dict[str, str], inscription: bool = False) ->
     an inscription's (a settlement ``X (Region)`` is in ``Region``)."""
     if inscription:
         m = _REGION.match(place)
-        return m.group(1) if m else place
+        return m.group(1) if m and place not in REGIONS.values() else place  # "Aphrodisias (Caria)" is a region
     if place.startswith(_NOME_OF) or nomes.get(place):
         return nome_of(place, nomes)
     if place in METROPOLEIS:

@@ -30,7 +30,7 @@ MIN_DF = 2
 #: Training documents a place needs to be one of the wide model's classes (the rest: the bag's).
 MIN_DOCS = 10
 #: The SGD's L2 penalty and epochs (chosen on validation: docs/notes/2026-12-04-wide-places.md).
-ALPHA, EPOCHS = 1e-6, 5
+ALPHA, EPOCHS = 3e-5, 5
 
 
 def vectoriser() -> Any:
