@@ -5,9 +5,9 @@
 
 Reads the prepared corpus's train split (fit) and validation split (choice of epoch, calibration);
 never the test split. Seeded: the same inputs give the same folder. About 10 minutes on 2 cores.
-``--formulae-only`` fits only the reader of dating formulae anew into an existing folder (its
-last step, about a minute); ``--places-only`` the wide place model and the districts (scikit-learn,
-about 15 minutes).
+``--formulae-only`` fits only the letter model and the reader of dating formulae anew into an
+existing folder (its last steps, a few minutes: the DDB editions are read for proper names);
+``--places-only`` the wide place model and the districts (scikit-learn, about 10 minutes).
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ def main() -> None:
         "--fill", type=float, default=0.5, help="share of training documents with supplements filled in"
     )
     parser.add_argument("--cache", type=Path, default=None, help="folder keeping the texts' features between runs")
-    parser.add_argument("--formulae-only", action="store_true", help="fit only the formula reader into --out")
+    parser.add_argument(
+        "--formulae-only", action="store_true", help="fit only the letter model and the formula reader into --out"
+    )
     parser.add_argument(
         "--places-only", action="store_true", help="fit only the wide place model and the districts into --out"
     )

@@ -24,9 +24,12 @@
    neighbours' votes (a second softmax over its log), the dates over the texts placed among
    papyri; the texts placed first among inscriptions get one date and one place temperature of
    their own.
-6. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
-   documents and calibrated on the validation documents through the model above.
-7. **Places, wide** (:mod:`.train_wide`, scikit-learn): TF-IDF of the training documents'
+6. **Letters** (:mod:`.familiar`): the letter trigrams of the training documents, each length
+   band's limit of surprise from the validation documents and crops.
+7. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
+   documents and calibrated on the validation documents through the model above; its dated
+   names are the words the DDB editions (:data:`DDB_ARCHIVE` in the corpora folder) capitalise.
+8. **Places, wide** (:mod:`.train_wide`, scikit-learn): TF-IDF of the training documents'
    character n-grams and a one-vs-rest linear model over the place classes, mixed with the
    model above and the neighbours' votes per length band on the validation documents
    (:mod:`.calibrate_wide`); each place class's nome or region (:mod:`.districts`).
@@ -46,12 +49,14 @@ from typing import Any
 import numpy as np
 
 from apollo_restore.attribution.districts import read_hierarchy
+from apollo_restore.attribution.familiar import fit_letters
 from apollo_restore.attribution.features import featurise, letters
 from apollo_restore.attribution.labels import Label, label_of, read_labels
 from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
-from apollo_restore.attribution.train_formulae import add_formulae
+from apollo_restore.attribution.train_formulae import add_formulae, proper_names
 from apollo_restore.attribution.train_wide import add_wide
+from apollo_restore.data.readers.ddb import capitalised_words
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.attribution import covered, ece
 
@@ -63,6 +68,8 @@ HIERARCHY_FILE = "hgv-place-hierarchy.tsv"
 MAX_CHARS = 4000
 MIN_PLACE_DOCS = 5
 BIN_EDGES = list(range(-800, 901, 25))  # 68 bins of 25 years
+#: The DDB archive in the corpora folder: how its editions write each word (proper names capitalised).
+DDB_ARCHIVE = "ddb-trismegistos-2016.tar.xz"
 #: Lower letter bounds of the calibration's length bands.
 BANDS = (0, 30, 60, 120, 300)
 
@@ -411,7 +418,8 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
                     "seed": seed, "fill": fill},
     }  # fmt: skip
-    add_formulae(arrays, config, filled, valid_docs, seed)
+    add_letters(arrays, config, filled, valid)
+    add_formulae(arrays, config, filled, valid_docs, seed, proper=proper_names_of(corpora))
     add_places(arrays, config, prepared, corpora, labels, valid_docs, seed, fill)
     config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
@@ -472,17 +480,41 @@ def refit_places(folder: Path, prepared: Path, corpora: Path, seed: int = 0, fil
     return config["wide"]
 
 
+def add_letters(arrays: dict[str, np.ndarray], config: dict[str, Any], train: list[Example],
+                valid: list[Example]) -> None:  # fmt: skip
+    """The letter model (:func:`~.familiar.fit_letters`) of the ``train`` texts, its limits from the
+    ``valid`` documents and crops, added to ``arrays`` and ``config["letters"]``."""
+    fitted, settings = fit_letters([e.text for e in train], [(e.text, e.letters) for e in valid], list(BANDS))
+    log.info("letters: surprise limits %s (bits a letter, bands from %s letters)", settings["limits"], BANDS)
+    arrays |= fitted
+    config["letters"] = settings
+
+
+def proper_names_of(corpora: Path) -> frozenset[str]:
+    """The words the DDB editions of ``corpora`` capitalise (:func:`~.train_formulae.proper_names`).
+
+    Raises:
+        FileNotFoundError: the corpora folder holds no :data:`DDB_ARCHIVE`.
+    """
+    started = time.monotonic()
+    names = proper_names(capitalised_words(corpora / DDB_ARCHIVE))
+    log.info("%d proper names from the DDB editions (%.0f s)", len(names), time.monotonic() - started)
+    return names
+
+
 def refit_formulae(folder: Path, prepared: Path, corpora: Path, seed: int = 0) -> dict[str, Any]:
-    """Fit the formula reader (:func:`~.train_formulae.add_formulae`) anew into the model folder
-    ``folder``, leaving its other arrays as they are (as :func:`train_attribution` would give
-    them at the end of its run); returns the reader's settings."""
+    """Fit the letter model (:func:`add_letters`) and the formula reader
+    (:func:`~.train_formulae.add_formulae`) anew into the model folder ``folder``, leaving its
+    other arrays as they are (as :func:`train_attribution` would give them at the end of its run);
+    returns the reader's settings."""
     from safetensors.numpy import load_file
 
     labels = read_labels(corpora)
     arrays = load_file(str(folder / WEIGHTS_FILE))  # its old reader is replaced (add_formulae leaves it out)
     config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
     filled = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
-    valid = examples(prepared, corpora, "validation", seed, crops=0, fill=0.0, labels=labels)
-    add_formulae(arrays, config, filled, valid, seed)
+    valid = examples(prepared, corpora, "validation", seed, crops=2, fill=0.0, labels=labels)
+    add_letters(arrays, config, filled, valid)
+    add_formulae(arrays, config, filled, [e for e in valid if "#" not in e.doc], seed, proper=proper_names_of(corpora))
     save(arrays, config, folder)
     return config["formulae"]

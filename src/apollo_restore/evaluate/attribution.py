@@ -24,6 +24,8 @@ from apollo_restore.attribution.districts import district_of, nome_of
 LENGTH_BANDS = (0, 50, 200, 500, 1000)
 #: Share of each band of ≥ 50 letters among the published test papyri (the ``weighted`` scores).
 PUBLISHED_WEIGHTS = {"50-199": 0.35, "200-499": 0.28, "500-999": 0.27, "≥1000": 0.10}
+#: The year that parts Ptolemaic from Roman Egypt (a point across it from the true range is a *crossing*).
+ROMAN = -30
 
 
 def deviation(year: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -59,7 +61,9 @@ def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
         )
         dev = deviation(year, lo, hi)
         out |= {"date_mean": float(dev.mean()), "date_median": float(np.median(dev)),
-                "date_inside": float((dev == 0).mean()), "coverage80": float(covered(low, high, lo, hi).mean()),
+                "date_inside": float((dev == 0).mean()), "date_within1": float((dev <= 1).mean()),
+                "crossings": int((((hi < ROMAN) & (year >= ROMAN)) | ((lo >= ROMAN) & (year < ROMAN))).sum()),
+                "coverage80": float(covered(low, high, lo, hi).mean()),
                 "interval_width": float(np.median(high - low))}  # fmt: skip
     read = [r for r in dated if r.get("formula_year") is not None]
     out["formula_read"] = len(read) / len(dated) if dated else 0.0
@@ -133,9 +137,10 @@ def attribution_report(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 def report_markdown(report: dict[str, Any]) -> str:
     """The report as a Markdown table, one row per group."""
-    head = ("| group | docs | dated | date mean | median | inside | 80 % cover | width | formula read | right "
-            "| placed | top-1 | top-3 | ECE | first place's nome | first district | district ECE |")  # fmt: skip
-    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    head = ("| group | docs | dated | date mean | median | inside | ≤ 1 | crossings | 80 % cover | width "
+            "| formula read | right | placed | top-1 | top-3 | ECE | first place's nome | first district "
+            "| district ECE |")  # fmt: skip
+    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def cell(s: dict[str, Any], key: str, fmt: str) -> str:
         return format(s[key], fmt) if key in s else "–"
@@ -147,7 +152,8 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {name} | {s['documents']} | {s['dated']} | {cell(s, 'date_mean', '.1f')} "
             f"| {cell(s, 'date_median', '.0f')} "
-            f"| {cell(s, 'date_inside', '.2f')} | {cell(s, 'coverage80', '.2f')} | {cell(s, 'interval_width', '.0f')} "
+            f"| {cell(s, 'date_inside', '.3f')} | {cell(s, 'date_within1', '.3f')} | {cell(s, 'crossings', 'd')} "
+            f"| {cell(s, 'coverage80', '.2f')} | {cell(s, 'interval_width', '.0f')} "
             f"| {cell(s, 'formula_read', '.2f')} | {cell(s, 'formula_right', '.2f')} "
             f"| {s['placed']} | {cell(s, 'top1', '.3f')} | {cell(s, 'top3', '.3f')} | {cell(s, 'ece', '.3f')} "
             f"| {cell(s, 'nome1', '.3f')} | {cell(s, 'district1', '.3f')} | {cell(s, 'district_ece', '.3f')} |"

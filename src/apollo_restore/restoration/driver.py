@@ -15,7 +15,7 @@ from typing import Any
 
 from apollo_restore.data.document import Document
 from apollo_restore.errors import RequestError, RestoreStopped
-from apollo_restore.restoration.context import GapContexts
+from apollo_restore.restoration.context import DEFAULT_WINDOW, GapContexts
 from apollo_restore.restoration.line_lengths import line_estimates
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
@@ -73,6 +73,7 @@ def restore_text(
         raise RequestError("E328", gap=missing + 1, reason=reason)
     spans = [(m.start, m.end) for m in request.markers]
     contexts = GapContexts(request.document.segments)
+    window = model_window(restorer)
     estimates = line_estimates(request.document.segments)
     asked = set(request.only)
     fills: list[str] = []
@@ -92,7 +93,8 @@ def restore_text(
         cands = [] if pinned is not None else restorer.candidates(prefix, suffix, hint, request.k)
         span = spans[i] if i < len(spans) else None
         estimate = None if hint.given else estimates[i]
-        gap = GapResult(i + 1, hint, prefix, suffix, cands, pinned, span, length_estimate=estimate)
+        reads = tuple(j + 1 for j in contexts.read_by(i, fills, window))
+        gap = GapResult(i + 1, hint, prefix, suffix, cands, pinned, span, length_estimate=estimate, reads=reads)
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
         fills.append(gap.best)
@@ -101,3 +103,11 @@ def restore_text(
     prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
     ms = round((time.perf_counter() - started) * 1000, 1)
     return Restoration(request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings)
+
+
+def model_window(restorer: Restorer) -> int:
+    """Characters of context each side the restorer's model reads (its ``config.context_chars``);
+    a restorer that declares none reads all it is given
+    (:data:`~apollo_restore.restoration.context.DEFAULT_WINDOW`)."""
+    chars = getattr(getattr(restorer, "config", None), "context_chars", None)
+    return chars if isinstance(chars, int) and chars > 0 else DEFAULT_WINDOW

@@ -84,6 +84,11 @@ class GapResult:
         length_estimate: for a gap of unknown length in a text with lines, the letters it
             probably lost, from the letters per line of the intact lines (shown, not searched
             with: :mod:`apollo_restore.restoration.line_lengths`); ``None`` otherwise.
+        reads: the numbers (from 1) of the earlier gaps whose reading stands in the context the
+            model reads for this gap (its ``context_chars``:
+            :meth:`~apollo_restore.restoration.context.GapContexts.read_by`): another reading in
+            one of them changes this gap's context, one in any other gap does not (what the web
+            page restores again after a pick).
     """
 
     number: int
@@ -95,6 +100,7 @@ class GapResult:
     span: tuple[int, int] | None = None
     ms: float = 0.0
     length_estimate: LineEstimate | None = None
+    reads: tuple[int, ...] = ()
 
     @property
     def hint_label(self) -> str:
