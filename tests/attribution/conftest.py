@@ -11,13 +11,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from apollo_restore.attribution.model import LABELS_FILE, quantise
+from apollo_restore.attribution.features import FEATURES
+from apollo_restore.attribution.folder import LABELS_FILE
+from apollo_restore.attribution.model import quantise
 from apollo_restore.attribution.neighbours import build
 from apollo_restore.attribution.train import BANDS, BIN_EDGES, save
 from apollo_restore.attribution.wide import grams, vocabulary_array
+from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.data.textindex import corpus_fingerprint
+from apollo_restore.schema.attribution import ATTRIBUTION_FORMAT
 
 PLACES = ["Oxyrhynchos", "Karanis", "Theben"]
 DISTRICTS = ["Oxyrhynchites", "Arsinoites", "Theben"]
+#: The documents of the text indexes the tests build (ids, sources): the corpus the tiny folder's
+#: labels are made for (its fingerprint depends on these, not on the texts).
+INDEXED = (["bgu.1.100", "p.erl.26"], ["ddb", "ddb"])
 
 
 @pytest.fixture(scope="session")
@@ -50,7 +58,9 @@ def tiny_attribution(tmp_path_factory) -> Path:
         "wide.classes": np.arange(len(PLACES), dtype=np.int16),
     }
     config = {
-        "format": "apollo-restore attribution v1",
+        "format": ATTRIBUTION_FORMAT,
+        "normaliser": NORMALISER,
+        "features": FEATURES,
         "buckets": buckets,
         "dim": dim,
         "bin_edges": BIN_EDGES,
@@ -63,6 +73,9 @@ def tiny_attribution(tmp_path_factory) -> Path:
             "t_wide": [2.0, 1.0, 1.0, 1.0, 1.0],
             "weights": [[0.3, 0.1]] * 5,
             "t_final": [1.5, 1.0, 1.0, 1.0, 1.0],
+            "alpha": 1e-5,
+            "epochs": 1,
+            "n_grams": len(vocab),
         },
         "place_districts": DISTRICTS,
         "formulae": {
@@ -75,6 +88,7 @@ def tiny_attribution(tmp_path_factory) -> Path:
             "name_years": [190],
             "name_calibration": [2.0, 0.0, 0.0, 0.0],
         },
+        "documents": {"rows": 1, "corpus": corpus_fingerprint(*INDEXED)},
     }
     save(arrays, config, folder)
     rows = "source\tid\tlo\thi\tplace\nddb\tbgu.1.100\t140\t160\tKaranis\n"

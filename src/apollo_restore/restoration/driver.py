@@ -102,7 +102,12 @@ def restore_text(
             progress(len(gaps), len(asked))
     prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
     ms = round((time.perf_counter() - started) * 1000, 1)
-    return Restoration(request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings)
+    pins = {i + 1: reading for i, reading in request.pins.items() if i not in asked}
+    fingerprint = getattr(restorer, "fingerprint", None)
+    return Restoration(
+        request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings,
+        pins=pins, model_fingerprint=fingerprint,
+    )  # fmt: skip
 
 
 def model_window(restorer: Restorer) -> int:
