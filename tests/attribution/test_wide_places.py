@@ -131,3 +131,22 @@ def test_the_wide_model_moves_the_places_and_a_reloaded_folder_answers_the_same(
     without = bag_only.predict(LONG, 200)
     assert not np.allclose([p["prob"] for p in without.places], [p["prob"] for p in first.places], atol=1e-3)
     assert without.year == first.year  # the date does not read the wide model
+
+
+def test_a_damaged_wide_model_is_refused_with_its_number(tiny_attribution, tmp_path):
+    from safetensors.numpy import load_file
+
+    from apollo_restore.errors import ModelFolderError
+
+    arrays = load_file(str(tiny_attribution / "attribution.safetensors"))
+    config = json.loads((tiny_attribution / "attribution.json").read_text(encoding="utf-8"))
+    beyond = dict(arrays, **{"wide.classes": np.asarray([0, 1, 7], np.int16)})  # a place there is not
+    save(beyond, config, tmp_path / "beyond")
+    with pytest.raises(ModelFolderError) as err:
+        AttributionModel.load(tmp_path / "beyond")
+    assert err.value.code == "E533" and "wide.classes" in str(err.value)
+    fewer = dict(config, wide=dict(config["wide"], n_grams=config["wide"]["n_grams"] - 1))  # vocabulary ≠ IDF
+    save(arrays, fewer, tmp_path / "fewer")
+    with pytest.raises(ModelFolderError) as err:
+        AttributionModel.load(tmp_path / "fewer")
+    assert err.value.code == "E509" and "wide.idf" in str(err.value)
