@@ -1,17 +1,27 @@
-"""The wide place model against the shipped one, by length band (issue 62; validation by default).
+"""The wide place model against the shipped one, by length band (issue 62; validation by default):
+an experiment that did not ship (docs/notes/2026-12-04-wide-places.md); everything it needs is here.
 
     python benchmarks/attribution_wide.py --prepared data/prepared --corpora corpora \
         --cache /work/data/62d [--alpha 1e-6 3e-6] [--epochs 5] [--split validation|test]
 
 Trains on the train split only (each document as :func:`~apollo_restore.attribution.train.examples`
-gives it, supplements filled in for half): TF-IDF of character 1–5-grams (:mod:`.wide`, min_df 2,
+gives it, supplements filled in for half): TF-IDF of character 1–5-grams (:func:`grams`, min_df 2,
 sublinear tf) and one-vs-rest SGD (modified Huber) over the shipped model's place classes. On the
 split's papyri it mixes, per length band, the wide model's softmax with the shipped model's place
 probabilities and the nearest documents' votes (weights and temperatures chosen on validation,
-:func:`~apollo_restore.attribution.calibrate_wide.choose`), and prints top-1 / top-3 / ECE and the
+:func:`choose`), and prints top-1 / top-3 / ECE and the
 first place's and first district's nome per band and weighted as the published test papyri are
 (50–199 letters 35 %, 200–499 28 %, 500–999 27 %, ≥ 1,000 10 %). Everything slow is cached under
 ``--cache`` (examples, matrices, scores), so a rerun with another setting is quick. Seeded.
+
+The model: each word of a ``norm.v1`` text (σ for ς) framed by spaces and cut into its character
+n-grams of 1 to :data:`MAX_N` letters as scikit-learn's ``char_wb`` cuts them (those holding a lost
+letter or gap left out); TF-IDF over the n-grams in ≥ :data:`MIN_DF` training documents; one-vs-rest
+SGD over the places with ≥ :data:`MIN_DOCS` training documents (the rest one "elsewhere" class
+left out); the weights as shipped would be (int8 columns, :func:`quantise_columns`). The mixture
+per band of :data:`BANDS`: the wide softmax (least-NLL temperature, or 2, 4, 8× flatter) mixed
+linearly with the bag's places and the votes (:data:`GRID`), a final temperature of least ECE;
+the most right first among settings with ECE ≤ :data:`MAX_ECE`. Needs scikit-learn (``[train]``).
 """
 
 from __future__ import annotations
@@ -21,15 +31,222 @@ import json
 import pickle
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from apollo_restore.attribution.calibrate_wide import BANDS, WEIGHTS, choose, evaluate, mixture, true_classes
-from apollo_restore.attribution.districts import read_hierarchy
+from apollo_restore.attribution.districts import class_districts, district_of, district_probs, nome_of, read_hierarchy
+from apollo_restore.attribution.features import _words_of
 from apollo_restore.attribution.labels import read_labels
 from apollo_restore.attribution.model import AttributionModel
 from apollo_restore.attribution.train import examples, place_target
-from apollo_restore.attribution.wide import quantise_columns, softmax
+from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
+from apollo_restore.evaluate.attribution import ece
+
+#: Longest character n-gram (letters, the framing spaces counted).
+MAX_N = 5
+#: Documents an n-gram must occur in to be in the vocabulary.
+MIN_DF = 2
+#: Training documents a place needs to be one of the wide model's classes (the rest: the bag's).
+MIN_DOCS = 10
+
+#: Lower letter bounds of the place mixture's length bands.
+BANDS = (0, 50, 200, 500, 1000)
+#: Share of each band (≥ 50 letters) among the published test papyri (the weighted figures).
+WEIGHTS = {1: 0.35, 2: 0.28, 3: 0.27, 4: 0.10}
+TEMPERATURES = np.geomspace(0.01, 10, 70)
+#: Final temperatures tried, and the top-1 ECE a band's setting must keep on validation (the
+#: most right first among those that do; the least ECE where none does).
+FINAL, MAX_ECE = np.geomspace(0.25, 4, 25), 0.04
+#: ``(bag, votes)`` weights tried; the wide model has the rest (the bag's at least 0.05: the places
+#: the wide model has no column for have only the bag's and the votes' probability).
+GRID = [(a, b) for a in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5) for b in (0.0, 0.1, 0.2, 0.3)]
+
+
+def grams(text: str) -> list[str]:
+    """The character n-grams (1 … :data:`MAX_N`) of each space-framed word of ``text``, in
+    scikit-learn's ``char_wb`` order (a word shorter than ``n`` gives itself once), those holding a
+    lost letter or gap left out."""
+    out: list[str] = []
+    for word in _words_of(text):
+        w = f" {word} "
+        size = len(w)
+        for n in range(1, MAX_N + 1):
+            out.extend(w[i : i + n] for i in range(max(1, size - n + 1)))
+            if size <= n:
+                break
+    return [g for g in out if GAP_CHAR not in g and UNKNOWN_GAP not in g]
+
+
+def quantise_columns(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(int8 (V, P), float32 scale (P,))`` of a float weight matrix: each column scaled so that
+    its largest magnitude is 127."""
+    top = np.abs(weight).max(axis=0)
+    scale = np.where(top > 0, top / 127, 1.0).astype(np.float32)
+    return np.clip(np.round(weight / scale), -127, 127).astype(np.int8), scale
+
+
+def softmax(z: np.ndarray, t: float) -> np.ndarray:
+    """Row-wise ``softmax(z / t)`` of scores ``z`` ``(..., P)``."""
+    z = z / t
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def combine(wide: np.ndarray, bag: np.ndarray, votes: np.ndarray, weights: tuple[float, float],
+            t_final: float) -> np.ndarray:  # fmt: skip
+    """``softmax(log((1 − a − b)·wide + a·bag + b·votes) / t_final)`` row by row (all ``(..., P)``
+    probabilities; where a row of ``votes`` is zeros, its weight goes to the wide model)."""
+    a, b = weights
+    has = votes.sum(axis=-1, keepdims=True) > 0
+    b_eff = np.where(has, b, 0.0)
+    mixed = (1 - a - b_eff) * wide + a * bag + b_eff * votes
+    return softmax(np.log(mixed + 1e-12), t_final)
+
+
+def vectoriser() -> Any:
+    """An unfitted ``TfidfVectorizer`` over :func:`grams` (see the module docstring)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(analyzer=grams, min_df=MIN_DF, sublinear_tf=True, dtype=np.float32)
+
+
+def fit_wide(x: Any, targets: np.ndarray, classes: int, alpha: float, epochs: int, seed: int,
+             min_docs: int = MIN_DOCS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """``(coef (V, C) float32, bias (C,) float32, covered (C,) int64)``: one-vs-rest SGD (modified
+    Huber) on the rows of ``x`` (sparse ``(n, V)``) whose ``targets`` ``(n,)`` are ≥ 0, over the
+    ``C`` classes (of ``classes``) with at least ``min_docs`` rows, ``covered``; the rows of the
+    rarer classes are one more class, "elsewhere", whose weights are left out."""
+    from sklearn.linear_model import SGDClassifier
+
+    keep = np.flatnonzero(targets >= 0)
+    counts = np.bincount(targets[keep], minlength=classes)
+    covered = np.flatnonzero(counts >= min_docs)
+    label = np.where(np.isin(targets[keep], covered), targets[keep], classes)  # `classes`: the rarer ones
+    model = SGDClassifier(loss="modified_huber", alpha=alpha, max_iter=epochs, tol=None, random_state=seed)
+    model.fit(x[keep], label)
+    seen = model.classes_.astype(np.int64)
+    if len(seen) == 2:  # scikit-learn fits one column for two classes: the second's score
+        coef = np.stack([-model.coef_[0], model.coef_[0]], axis=1)
+        bias = np.asarray([-model.intercept_[0], model.intercept_[0]])
+    else:
+        coef, bias = model.coef_.T, model.intercept_
+    inside = seen < classes
+    return coef[:, inside].astype(np.float32), bias[inside].astype(np.float32), seen[inside]
+
+
+def band_of(letters: np.ndarray) -> np.ndarray:
+    """Index into :data:`BANDS` of each text's letters ``(n,)``."""
+    return np.searchsorted(BANDS, letters, side="right") - 1
+
+
+def _nll(probs: np.ndarray, y: np.ndarray) -> float:
+    return float(-np.log(probs[np.arange(len(y)), y] + 1e-12).mean())
+
+
+def _ece(probs: np.ndarray, y: np.ndarray) -> float:
+    """Top-1 ECE (:func:`~apollo_restore.evaluate.attribution.ece`) of ``probs`` ``(n, P)``."""
+    return ece(probs.max(axis=1), (probs.argmax(axis=1) == y).astype(float))
+
+
+def choose(scores: np.ndarray, parts: dict[str, np.ndarray], items: list[Any], places: list[str]) -> dict[str, Any]:
+    """Per band: ``t_wide``, ``weights`` ``(bag, votes)`` and ``t_final`` (see the module
+    docstring), chosen on ``items``' papyri (``scores`` ``(n, P)``; ``parts``: ``probs`` and
+    ``votes`` ``(n, P)`` of the bag model)."""
+    y = true_classes(items, places)
+    band = band_of(np.asarray([e.letters for e in items]))
+    papyri = np.asarray([e.source == "ddb" for e in items])
+    out: dict[str, Any] = {"bands": list(BANDS), "t_wide": [], "weights": [], "t_final": []}
+    for b in range(len(BANDS)):
+        rows = np.flatnonzero((band == b) & papyri & (y >= 0))
+        if not len(rows):
+            out["t_wide"].append(1.0), out["weights"].append([0.0, 0.0]), out["t_final"].append(1.0)
+            continue
+        yb = y[rows]
+        every = np.flatnonzero((band == b) & papyri & (y != -2))  # with those whose place is no class: misses
+        own = np.isfinite(scores[rows, yb])  # the true place is one of the wide model's
+        t_nll = float(min(TEMPERATURES, key=lambda t: _nll(softmax(scores[rows[own]], t), yb[own])))
+        found = []  # (top-1, top-3, ECE, t_wide, weights, t_final)
+        for t in (t_nll, 2 * t_nll, 4 * t_nll, 8 * t_nll):  # a flatter wide softmax calibrates better
+            wide = softmax(scores[every], t)
+            for w in GRID:
+                p = combine(wide, parts["probs"][every], parts["votes"][every], w, 1.0)
+                order = np.argsort(-p, axis=1)[:, :3]
+                t_final = float(min(FINAL, key=lambda tf: _ece(softmax(np.log(p + 1e-12), tf), y[every])))
+                gap = _ece(softmax(np.log(p + 1e-12), t_final), y[every])
+                found.append((float((order[:, 0] == y[every]).mean()),
+                              float((order == y[every][:, None]).any(axis=1).mean()), gap, t, w, t_final))  # fmt: skip
+        calibrated = [f for f in found if f[2] <= MAX_ECE] or [min(found, key=lambda f: f[2])]
+        _, _, _, t_wide, best, t_final = max(calibrated, key=lambda f: (f[0], f[1]))
+        out["t_wide"].append(t_wide)
+        out["weights"].append([float(best[0]), float(best[1])])
+        out["t_final"].append(t_final)
+    return out
+
+
+def mixture(scores: np.ndarray, parts: dict[str, np.ndarray], settings: dict[str, Any],
+            letters: np.ndarray | None = None, items: list[Any] | None = None) -> np.ndarray:  # fmt: skip
+    """The mixed place probabilities ``(n, P)`` of ``scores`` ``(n, P)`` and ``parts`` under
+    ``settings`` (:func:`choose`), each row by its band (``letters`` ``(n,)``, or ``items``')."""
+    if letters is None:
+        letters = np.asarray([e.letters for e in items or []])
+    band = band_of(letters)
+    out = np.zeros_like(parts["probs"], dtype=np.float64)
+    for b in range(len(BANDS)):
+        rows = np.flatnonzero(band == b)
+        wide = softmax(scores[rows], settings["t_wide"][b])
+        out[rows] = combine(wide, parts["probs"][rows], parts["votes"][rows],
+                            tuple(settings["weights"][b]), settings["t_final"][b])  # fmt: skip
+    return out
+
+
+def true_classes(items: list[Any], places: list[str]) -> np.ndarray:
+    """Each item's true place class (``score_documents``' rule: its place, else its region), −1 none."""
+    index = {p: i for i, p in enumerate(places)}
+    out = []
+    for e in items:
+        place = e.label.place if e.label.place in index or e.label.region not in index else e.label.region
+        out.append(index.get(place, -1) if place else -2)
+    return np.asarray(out)
+
+
+def evaluate(probs: np.ndarray, items: list[Any], places: list[str], nomes: dict[str, str], source: str,
+             inscription_classes: set[int]) -> str:  # fmt: skip
+    """A Markdown table of places top-1 / top-3 / ECE, the first place in the right nome (HGV's
+    record; a place without one its own) and the first district right with its ECE (the answer's
+    districts), per band and weighted (:data:`WEIGHTS`), over ``items`` of ``source`` with a place
+    (a true place the model cannot name counts as a miss)."""
+    y = true_classes(items, places)
+    truth = [e.label.place if y[i] == -1 else places[y[i]] if y[i] >= 0 else "" for i, e in enumerate(items)]
+    of = class_districts(places, nomes, inscription_classes)
+    keep = np.flatnonzero(np.asarray([e.source == source for e in items]) & (y != -2))
+    band = band_of(np.asarray([e.letters for e in items]))
+    first = probs.argmax(axis=1)
+    order = np.argsort(-probs, axis=1)[:, :3]
+    names, dprobs = district_probs(probs, of)
+    lines = ["| band | texts | top-1 | top-3 | ECE | first place's nome | first district | district ECE |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    rows_by_band = {}
+    for b in range(len(BANDS)):
+        rows = keep[band[keep] == b]
+        if not len(rows):
+            continue
+        top1 = first[rows] == y[rows]
+        top3 = (order[rows] == y[rows, None]).any(axis=1)
+        nome = np.asarray([nome_of(places[first[r]], nomes) == nome_of(truth[r], nomes) for r in rows])
+        true_d = [of[y[r]] if y[r] >= 0 else district_of(truth[r], nomes, source == "inscription") for r in rows]
+        dfirst = dprobs[rows].argmax(axis=1)
+        dright = np.asarray([names[d] == t for d, t in zip(dfirst, true_d)])
+        stats = [len(rows), top1.mean(), top3.mean(), ece(probs[rows].max(axis=1), top1.astype(float)),
+                 nome.mean(), dright.mean(), ece(dprobs[rows].max(axis=1), dright.astype(float))]  # fmt: skip
+        rows_by_band[b] = stats
+        label = f"≥{BANDS[b]}" if b == len(BANDS) - 1 else f"{BANDS[b]}–{BANDS[b + 1] - 1}"
+        lines.append(f"| {label} | {stats[0]} | " + " | ".join(f"{v:.3f}" for v in stats[1:]) + " |")
+    if all(b in rows_by_band for b in WEIGHTS):
+        w = np.asarray([WEIGHTS[b] for b in WEIGHTS])
+        avg = (w[:, None] * np.asarray([rows_by_band[b][1:] for b in WEIGHTS])).sum(axis=0)
+        lines.append("| weighted ≥ 50 | – | " + " | ".join(f"{v:.3f}" for v in avg) + " |")
+    return "\n".join(lines)
 
 
 def cached(path: Path, make):  # noqa: ANN001, ANN201 - a pickle of whatever make() returns
@@ -53,8 +270,6 @@ def main() -> None:
                         help="also: top-1 by the cosine of the nearest training document")  # fmt: skip
     args = parser.parse_args()
     import scipy.sparse as sp
-
-    from apollo_restore.attribution.train_wide import fit_wide, vectoriser
 
     args.cache.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()

@@ -7,7 +7,7 @@ Reads the prepared corpus's train split (fit) and validation split (choice of ep
 never the test split. Seeded: the same inputs give the same folder. About 10 minutes on 2 cores.
 ``--formulae-only`` fits only the letter model and the reader of dating formulae anew into an
 existing folder (its last steps, a few minutes: the DDB editions are read for proper names);
-``--places-only`` the wide place model and the districts (scikit-learn, about 10 minutes).
+``--districts-only`` writes only each place's district (HGV's nome) into its config (seconds).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json
 import logging
 from pathlib import Path
 
-from apollo_restore.attribution.train import refit_formulae, refit_places, train_attribution
+from apollo_restore.attribution.train import refit_districts, refit_formulae, train_attribution
 
 
 def main() -> None:
@@ -39,13 +39,13 @@ def main() -> None:
         "--formulae-only", action="store_true", help="fit only the letter model and the formula reader into --out"
     )
     parser.add_argument(
-        "--places-only", action="store_true", help="fit only the wide place model and the districts into --out"
+        "--districts-only", action="store_true", help="write only the places' districts into --out's config"
     )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    if args.places_only:
-        found = refit_places(args.out, args.prepared, args.corpora, args.seed, args.fill)
-        print(json.dumps(found))
+    if args.districts_only:
+        found = refit_districts(args.out, args.corpora)
+        print(json.dumps({"places": len(found), "districts": len(set(found))}))
         return
     if args.formulae_only:
         found = refit_formulae(args.out, args.prepared, args.corpora, args.seed)

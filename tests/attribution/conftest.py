@@ -1,6 +1,6 @@
-"""A tiny attribution folder (random arrays, three places in two nomes and Theben, a wide place
-model of a few n-grams, a formula reader of one reign and one dated name) for the doors' tests:
-fast, and the same on every machine; what it answers is junk
+"""A tiny attribution folder (random arrays, three places in two nomes and Theben, a formula
+reader of one reign and one dated name) for the doors' tests: fast, and the same on every
+machine; what it answers is junk
 (but for a regnal year of Hadrian and the name), how it answers is what is tested."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from apollo_restore.attribution.folder import LABELS_FILE
 from apollo_restore.attribution.model import quantise
 from apollo_restore.attribution.neighbours import build
 from apollo_restore.attribution.train import BANDS, BIN_EDGES, save
-from apollo_restore.attribution.wide import grams, vocabulary_array
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.textindex import corpus_fingerprint
 from apollo_restore.schema.attribution import ATTRIBUTION_FORMAT
@@ -47,16 +46,6 @@ def tiny_attribution(tmp_path_factory) -> Path:
     # a formula reader of one era (Hadrian's: year − 116) that a following ``αδριανου`` makes sure
     arrays |= {"formula.weight": np.asarray([[6.0, -6.0]], np.float16),
                "formula.bias": np.asarray([0.0, 3.0], np.float16)}  # fmt: skip
-    # a wide place model (random int8 weights over the n-grams of a few words) and the districts
-    vocab = sorted(set(grams(" ".join(texts) + " ετους αδριανου πολεως")))
-    arrays |= {
-        "wide.vocab": vocabulary_array(vocab),
-        "wide.idf": np.ones(len(vocab), np.float16),
-        "wide.weight": rng.integers(-127, 128, (len(vocab), len(PLACES))).astype(np.int8),
-        "wide.scale": np.full(len(PLACES), 0.02, np.float32),
-        "wide.bias": np.zeros(len(PLACES), np.float32),
-        "wide.classes": np.arange(len(PLACES), dtype=np.int16),
-    }
     config = {
         "format": ATTRIBUTION_FORMAT,
         "normaliser": NORMALISER,
@@ -68,15 +57,6 @@ def tiny_attribution(tmp_path_factory) -> Path:
         "bands": list(BANDS),
         "temperature": {"date": [8.0, 4.0, 2.0, 1.0, 1.0], "place": [8.0, 4.0, 2.0, 1.0, 1.0]},
         "neighbours": {"date": 0.3, "place": 0.2},
-        "wide": {
-            "bands": [0, 50, 200, 500, 1000],
-            "t_wide": [2.0, 1.0, 1.0, 1.0, 1.0],
-            "weights": [[0.3, 0.1]] * 5,
-            "t_final": [1.5, 1.0, 1.0, 1.0, 1.0],
-            "alpha": 1e-5,
-            "epochs": 1,
-            "n_grams": len(vocab),
-        },
         "place_districts": DISTRICTS,
         "formulae": {
             "features": [">αδριανου"],

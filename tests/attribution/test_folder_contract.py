@@ -113,6 +113,7 @@ SETTINGS = {
     "formula years and eras of other lengths": ("formulae.longest", [1, 2], "formulae.longest"),
     "letter limits of another length than their bands": ("letters.limits", [5.0], "letters.limits"),
     "a formula peak of two shares": ("formulae.peaks", {"none": [0.5, 0.5]}, "formulae.peaks.none"),
+    "districts of fewer than the places": ("place_districts", ["Arsinoites"] * 3, "place_districts"),
 }
 
 

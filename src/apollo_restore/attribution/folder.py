@@ -125,17 +125,6 @@ def array_specs(settings: AttributionConfig, header: dict[str, tuple[tuple[int, 
             "nn.docs": TensorSpec.of((postings,), "I32", "I64"),
             "nn.weights": TensorSpec.of((postings,), *_FLOATS),
         }
-    if settings.wide is not None:  # the wide place model: V n-grams, C of the places
-        vocab, columns = header.get("wide.vocab", ((0,), ""))[0], header.get("wide.bias", ((0,), ""))[0]
-        v, c = settings.wide.n_grams, (columns[0] if columns else 0)
-        specs |= {
-            "wide.vocab": TensorSpec.of((vocab[0] if vocab else 0,), "U8"),
-            "wide.idf": TensorSpec.of((v,), *_FLOATS),
-            "wide.weight": TensorSpec.of((v, c), "I8"),
-            "wide.scale": TensorSpec.of((c,), *_FLOATS),
-            "wide.bias": TensorSpec.of((c,), *_FLOATS),
-            "wide.classes": TensorSpec.of((c,), *_INTS),
-        }
     if settings.letters is not None:
         specs["letters.logp"] = TensorSpec.of((LETTER_SIZE,) * 3, *_FLOATS)
     if settings.formulae is not None:
@@ -173,8 +162,7 @@ def read_arrays(folder: Path, settings: AttributionConfig) -> dict[str, np.ndarr
 
 
 def check_values(path: Path, arrays: dict[str, np.ndarray], settings: AttributionConfig) -> None:
-    """The letter model's numbers are log-probabilities (at most 0); the wide model's columns are
-    place classes, its IDF not negative and its vocabulary of ``wide.n_grams`` n-grams; the nearest documents' index
+    """The letter model's numbers are log-probabilities (at most 0); the nearest documents' index
     holds what it indexes: place classes from -1 (none) below the
     places, date bins from -1 (undated) below the bins with ``first ≤ last``, documents below
     their count, postings' offsets from 0 rising to their count, words in increasing order, weights
@@ -185,13 +173,6 @@ def check_values(path: Path, arrays: dict[str, np.ndarray], settings: Attributio
     """
     if "letters.logp" in arrays:
         _within(path, arrays, "letters.logp", float("-inf"), 0.0, "log2 probabilities")
-    if "wide.classes" in arrays:
-        _within(path, arrays, "wide.classes", 0, len(settings.places) - 1, "place classes")
-        _within(path, arrays, "wide.idf", 0.0, float("inf"), "inverse document frequencies")
-        grams = int(np.count_nonzero(arrays["wide.vocab"] == ord("\n"))) + 1
-        if settings.wide is not None and grams != settings.wide.n_grams:
-            raise ModelFolderError("E533", path, name="wide.vocab", found=f"{grams:,} n-grams",
-                                   expected=f"{settings.wide.n_grams:,} (wide.n_grams)")  # fmt: skip
     if "nn.docs" not in arrays:
         return
     bins, places = len(settings.bin_edges) - 1, len(settings.places)

@@ -39,7 +39,6 @@ from apollo_restore.attribution.folder import fingerprint, read_arrays, read_set
 from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.labels import REGIONS
 from apollo_restore.attribution.neighbours import Neighbours, mix
-from apollo_restore.attribution.wide import WidePlaces, combine
 from apollo_restore.errors import AttributionError, Errors
 from apollo_restore.schema.attribution import AttributionConfig
 from apollo_restore.version import __version__
@@ -214,9 +213,6 @@ class AttributionModel:
         self.widths = np.diff(self.edges).astype(np.int64)  # years in each bin
         #: The dating formulae's reader (:mod:`.formulae`) where the folder holds it.
         self.formulae = Formulae(arrays, config["formulae"]) if "formula.weight" in arrays else None
-        #: The wide place model (:mod:`.wide`) and its mixture's settings, where the folder holds it.
-        self.wide = WidePlaces(arrays) if "wide.weight" in arrays else None
-        self.wide_settings = config.get("wide", {})
         #: Each place class's district (:mod:`.districts`); empty where the folder names none.
         self.districts = list(config.get("place_districts", []))
         #: The letter model (:mod:`.familiar`) where the folder holds it.
@@ -251,19 +247,11 @@ class AttributionModel:
 
     def probabilities(self, text: str, letters: int) -> tuple[np.ndarray, np.ndarray]:
         """``(date (K,), place (P,))`` probabilities of a ``norm.v1`` text with ``letters`` Greek
-        letters, before any formula is read; the places the bag model's (:meth:`places_of` mixes
-        in the wide model)."""
-        date, place, _ = self._bag(text, letters)
-        return date, place
-
-    def _bag(self, text: str, letters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(date (K,), place (P,), place votes (P,))``: the bag model's probabilities and the
-        nearest documents' place votes (zeros without the index)."""
+        letters, before any formula is read."""
         date_logits, place_logits = self.logits(text)
         band = self.band(letters)
         probs = softmax(date_logits, self.t_date[band])
         place_probs = softmax(place_logits, self.t_place[band])
-        place_votes = np.zeros_like(place_probs)
         if self.neighbours is not None:  # the votes mixed in, the mixture tempered again
             date_votes, place_votes = self.neighbours.votes(text, len(probs), len(place_probs))
             place_probs = mix(place_probs, place_votes, self.mixing["place"])
@@ -273,18 +261,7 @@ class AttributionModel:
             place_probs = softmax(
                 np.log(place_probs + 1e-12), self.t_inscription[1] if inscription else self.t_mixed[1][band]
             )
-        return probs, place_probs, place_votes
-
-    def places_of(self, text: str, letters: int, bag: np.ndarray, votes: np.ndarray) -> np.ndarray:
-        """``(P,)`` place probabilities: the wide model's (:mod:`.wide`) mixed with the bag's
-        ``bag`` and the votes ``votes`` (both ``(P,)``) by the band's weights and temperatures
-        (:mod:`.calibrate_wide`); ``bag`` itself where the folder has no wide model."""
-        if self.wide is None:
-            return bag
-        b = max(0, int(np.searchsorted(self.wide_settings["bands"], letters, side="right")) - 1)
-        wide = softmax(self.wide.scores(text, len(self.places)), self.wide_settings["t_wide"][b])
-        weights = tuple(self.wide_settings["weights"][b])
-        return combine(wide, bag, votes, weights, self.wide_settings["t_final"][b])  # type: ignore[arg-type]
+        return probs, place_probs
 
     def years(self, probs: np.ndarray) -> np.ndarray:
         """``(Y,)`` probability of each year from :attr:`first_year`: the bins' ``probs`` ``(K,)``
@@ -304,27 +281,23 @@ class AttributionModel:
             AttributionError: ``E803`` probabilities that are not finite (arrays that overflow).
         """
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is told below, as E803
-            probs, bag_places, votes = self._bag(text, letters)
-        for what, p in (("date", probs), ("place", bag_places)):
+            probs, place_probs = self.probabilities(text, letters)
+        for what, p in (("date", probs), ("place", place_probs)):
             if not np.isfinite(p).all():
                 raise AttributionError("E803", what=what)
         years, formula, warnings = self.years(probs), None, []
         strange = self.letters.strange(text, letters) if self.letters is not None else ""
         if strange:  # nothing it learnt applies: flat places, the whole range
             warnings.append(Errors.W801.format(why=strange))
-            probs, bag_places = np.full(len(probs), 1 / len(probs)), np.full(len(bag_places), 1 / len(bag_places))
+            probs, place_probs = np.full(len(probs), 1 / len(probs)), np.full(len(place_probs), 1 / len(place_probs))
             years = self.years(probs)
-        elif not self.reads_formulae(bag_places):  # among inscriptions: perhaps from none of their regions
+        elif not self.reads_formulae(place_probs):  # among inscriptions: perhaps from none of their regions
             regions = sorted(set(REGIONS.values()))
             warnings.append(Errors.W802.format(regions=", ".join(regions[:-1]) + " and " + regions[-1]))
         elif self.formulae is not None:  # a formula's year mixed in
             years, formula = self.formulae.mix(text, years, self.first_year)
             probs = np.add.reduceat(years, (self.edges[:-1] - self.first_year).astype(np.int64))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
-        with np.errstate(over="ignore", invalid="ignore"):
-            place_probs = bag_places if strange else self.places_of(text, letters, bag_places, votes)
-        if not np.isfinite(place_probs).all():
-            raise AttributionError("E803", what="place")
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
         found = districts(self.places, self.districts, place_probs) if self.districts else []

@@ -29,10 +29,8 @@
 7. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
    documents and calibrated on the validation documents through the model above; its dated
    names are the words the DDB editions (:data:`DDB_ARCHIVE` in the corpora folder) capitalise.
-8. **Places, wide** (:mod:`.train_wide`, scikit-learn): TF-IDF of the training documents'
-   character n-grams and a one-vs-rest linear model over the place classes, mixed with the
-   model above and the neighbours' votes per length band on the validation documents
-   (:mod:`.calibrate_wide`); each place class's nome or region (:mod:`.districts`).
+8. **Districts** (:mod:`.districts`): each place class's nome (HGV's
+   ``hgv-place-hierarchy.tsv`` in the corpora folder) or region, into the config.
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from apollo_restore.attribution.districts import read_hierarchy
+from apollo_restore.attribution.districts import class_districts, read_hierarchy
 from apollo_restore.attribution.familiar import fit_letters
 from apollo_restore.attribution.features import FEATURES, featurise, letters
 from apollo_restore.attribution.folder import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE
@@ -56,7 +54,6 @@ from apollo_restore.attribution.labels import Label, label_of, read_labels
 from apollo_restore.attribution.model import bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train_formulae import add_formulae, proper_names
-from apollo_restore.attribution.train_wide import add_wide
 from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.readers.ddb import capitalised_words
 from apollo_restore.data.table import load_documents
@@ -381,6 +378,11 @@ def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> No
     tmp = out / (WEIGHTS_FILE + ".tmp")
     save_file({k: np.ascontiguousarray(v) for k, v in arrays.items()}, str(tmp))
     tmp.replace(out / WEIGHTS_FILE)
+    save_config(config, out)
+
+
+def save_config(config: dict[str, Any], out: Path) -> None:
+    """Write the folder's :data:`~.model.CONFIG_FILE` atomically."""
     tmp = out / (CONFIG_FILE + ".tmp")
     tmp.write_text(json.dumps(config, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     tmp.replace(out / CONFIG_FILE)
@@ -423,7 +425,7 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
     }  # fmt: skip
     add_letters(arrays, config, filled, valid)
     add_formulae(arrays, config, filled, valid_docs, seed, proper=proper_names_of(corpora))
-    add_places(arrays, config, prepared, corpora, labels, valid_docs, seed, fill)
+    add_districts(config, corpora)
     config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
     write_documents_labels(documents, out / LABELS_FILE)
@@ -457,30 +459,20 @@ def write_documents_labels(items: list[Example], path: Path) -> None:
     tmp.replace(path)
 
 
-def add_places(arrays: dict[str, np.ndarray], config: dict[str, Any], prepared: Path, corpora: Path,
-               labels: dict[tuple[str, str], Label], valid: list[Example], seed: int, fill: float) -> None:  # fmt: skip
-    """The wide place model and the districts (:func:`~.train_wide.add_wide`): fitted on the
-    training documents (no crops; with probability ``fill`` the supplements filled in), mixed and
-    calibrated on the validation documents ``valid``."""
-    docs = examples(prepared, corpora, "train", seed, crops=0, fill=fill, labels=labels)
-    index = {p: i for i, p in enumerate(config["places"])}
-    targets = np.asarray([place_target(e.label, index) for e in docs])
-    add_wide(arrays, config, docs, targets, valid, read_hierarchy(corpora / HIERARCHY_FILE), seed=seed)
+def add_districts(config: dict[str, Any], corpora: Path) -> None:
+    """Each place class's district (:func:`~.districts.class_districts`: HGV's nome, an
+    inscription's region) into ``config["place_districts"]``, from :data:`HIERARCHY_FILE` in ``corpora``."""
+    nomes = read_hierarchy(corpora / HIERARCHY_FILE)
+    config["place_districts"] = class_districts(config["places"], nomes, set(config.get("inscription_places", [])))
 
 
-def refit_places(folder: Path, prepared: Path, corpora: Path, seed: int = 0, fill: float = 0.5) -> dict[str, Any]:
-    """Fit the wide place model and the districts (:func:`add_places`) anew into the model folder
-    ``folder``, leaving its other arrays as they are (as :func:`train_attribution` gives them at
-    the end of its run); returns the mixture's settings."""
-    from safetensors.numpy import load_file
-
-    labels = read_labels(corpora)
-    arrays = load_file(str(folder / WEIGHTS_FILE))
+def refit_districts(folder: Path, corpora: Path) -> list[str]:
+    """Write the districts (:func:`add_districts`) anew into the model folder ``folder``'s config,
+    its arrays untouched (seconds); returns them."""
     config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
-    valid = examples(prepared, corpora, "validation", seed, crops=0, fill=0.0, labels=labels)
-    add_places(arrays, config, prepared, corpora, labels, valid, seed, fill)
-    save(arrays, config, folder)
-    return config["wide"]
+    add_districts(config, corpora)
+    save_config(config, folder)
+    return config["place_districts"]
 
 
 def add_letters(arrays: dict[str, np.ndarray], config: dict[str, Any], train: list[Example],

@@ -131,37 +131,6 @@ class FormulaeSettings(Settings):
         return self
 
 
-class WideSettings(Settings):
-    """The wide place model (``wide.*``: :mod:`apollo_restore.attribution.wide`) and its mixture
-    with the bag's places and the votes: per length band of its own (``bands``), the wide softmax's
-    temperature, the ``[bag, votes]`` weights (the wide model has the rest) and the mixture's
-    temperature; how it was fitted (``alpha``, ``epochs``) and its vocabulary's size (``n_grams``)."""
-
-    bands: Annotated[
-        list[whole(0, 10_000_000, "letters")],
-        Field(min_length=1, max_length=MAX_BANDS, description="the bands' lowest letter counts, increasing"),
-        Increasing,
-    ]
-    t_wide: Annotated[list[Temperature], Field(min_length=1, max_length=MAX_BANDS)]
-    weights: Annotated[
-        list[Annotated[list[Share], Field(min_length=2, max_length=2, description="[bag, votes]")]],
-        Field(min_length=1, max_length=MAX_BANDS),
-    ]
-    t_final: Annotated[list[Temperature], Field(min_length=1, max_length=MAX_BANDS)]
-    alpha: number(0, 1, "the SGD's L2 penalty")
-    epochs: whole(1, 1000, "epochs")
-    n_grams: whole(1, 100_000_000, "n-grams in the vocabulary")
-
-    @model_validator(mode="after")
-    def _lengths(self) -> WideSettings:
-        for name in ("t_wide", "weights", "t_final"):
-            _same_length(name, getattr(self, name), "bands", self.bands)
-        over = [w for w in self.weights if w[0] + w[1] > 1]
-        if over:
-            raise PydanticCustomError("range", "weights summing to at most 1", {"field": "weights", "value": over[0]})
-        return self
-
-
 class Documents(Settings):
     """What ``documents.tsv.xz`` (the training documents' dates and places, the dated parallels'
     labels) holds: its rows, and the fingerprint of the corpus whose text index it labels
@@ -211,7 +180,6 @@ class AttributionConfig(Settings):
     ] = []
     formulae: FormulaeSettings | None = None
     letters: LetterSettings | None = None
-    wide: WideSettings | None = None
     place_districts: Annotated[
         list[text(300, "a nome or region")],
         Field(max_length=MAX_PLACES, description="each place's district (nome or region), one per place"),
