@@ -6,7 +6,8 @@
 Reads the prepared corpus's train split (fit) and validation split (choice of epoch, calibration);
 never the test split. Seeded: the same inputs give the same folder. About 10 minutes on 2 cores.
 ``--formulae-only`` fits only the letter model and the reader of dating formulae anew into an
-existing folder (its last steps, a few minutes: the DDB editions are read for proper names).
+existing folder (its last steps, a few minutes: the DDB editions are read for proper names);
+``--districts-only`` writes only each place's district (HGV's nome) into its config (seconds).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import logging
 from pathlib import Path
 
-from apollo_restore.attribution.train import refit_formulae, train_attribution
+from apollo_restore.attribution.train import refit_districts, refit_formulae, train_attribution
 
 
 def main() -> None:
@@ -37,8 +38,15 @@ def main() -> None:
     parser.add_argument(
         "--formulae-only", action="store_true", help="fit only the letter model and the formula reader into --out"
     )
+    parser.add_argument(
+        "--districts-only", action="store_true", help="write only the places' districts into --out's config"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.districts_only:
+        found = refit_districts(args.out, args.corpora)
+        print(json.dumps({"places": len(found), "districts": len(set(found))}))
+        return
     if args.formulae_only:
         found = refit_formulae(args.out, args.prepared, args.corpora, args.seed)
         print(json.dumps({k: found[k] for k in ("prior", "calibration")} | {"eras": len(found["eras"])}))

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.attribution.districts import districts
 from apollo_restore.attribution.familiar import Letters
 from apollo_restore.attribution.features import featurise
 from apollo_restore.attribution.folder import fingerprint, read_arrays, read_settings
@@ -67,6 +68,8 @@ class Attribution:
             :func:`~apollo_restore.attribution.attribute.attribute`).
         formula: the dating formula read (:mod:`.formulae`: ``{"words", "regnal_year", "kind",
             "era", "year", "prob"}``), or ``None``.
+        districts: the most probable nomes or regions (:mod:`.districts`): ``[{"name", "prob",
+            "places": [{"place", "prob"}]}]``, most probable first (empty: the folder has no map).
         warnings: ``W3xx`` on how the text was read (as ``restore`` gives them), ``W8xx`` on
             what the answer can be worth (a text unlike the model's, a place it may not know).
         version, model_fingerprint: the apollo-restore version and the attribution model's
@@ -84,17 +87,19 @@ class Attribution:
     little: bool
     parallels: list[dict[str, Any]] = field(default_factory=list)
     formula: dict[str, Any] | None = None
+    districts: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     version: str = __version__
     model_fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels", "formula", "warnings", "version", "model_fingerprint"}``."""
+        "districts", "letters", "little", "parallels", "formula", "warnings", "version", "model_fingerprint"}``."""
         return {
             "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
                      "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
             "places": self.places,
+            "districts": self.districts,
             "letters": self.letters,
             "little": self.little,
             "parallels": self.parallels,
@@ -208,6 +213,8 @@ class AttributionModel:
         self.widths = np.diff(self.edges).astype(np.int64)  # years in each bin
         #: The dating formulae's reader (:mod:`.formulae`) where the folder holds it.
         self.formulae = Formulae(arrays, config["formulae"]) if "formula.weight" in arrays else None
+        #: Each place class's district (:mod:`.districts`); empty where the folder names none.
+        self.districts = list(config.get("place_districts", []))
         #: The letter model (:mod:`.familiar`) where the folder holds it.
         self.letters = Letters(arrays, config["letters"]) if "letters.logp" in arrays else None
 
@@ -293,6 +300,7 @@ class AttributionModel:
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
+        found = districts(self.places, self.districts, place_probs) if self.districts else []
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula, warnings=warnings,
+                           letters < FEW_LETTERS, formula=formula, districts=found, warnings=warnings,
                            model_fingerprint=self.fingerprint)  # fmt: skip

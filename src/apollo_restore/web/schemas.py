@@ -250,6 +250,12 @@ class AttributeFormula(BaseModel):
 class AttributeOut(BaseModel):
     date: AttributeDate
     places: list[dict[str, Any]] = Field(description="The 10 most probable places: `{place, prob}`, calibrated.")
+    districts: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="The 5 most probable districts (a papyrus place's nome as HGV records it, an inscription's "
+        "region; a place without one is its own): `{name, prob, places: [{place, prob}]}`, `prob` the sum over "
+        "its places.",
+    )
     letters: int = Field(description="Greek letters read.")
     little: bool = Field(description="A short text (under 50 letters): the answer knows little.")
     parallels: list[dict[str, Any]] = Field(
