@@ -6,8 +6,10 @@
 Each papyrus (ddb) and inscription of the split with a date or a place is read as the artifact
 has it (the editor's supplements as lost letters, first 4,000 characters) and attributed by the
 model (default: the packaged one); prints :func:`apollo_restore.evaluate.attribution.report_markdown`
-(deviation in years from the true range, 80 % interval coverage, places top-1/top-3 and ECE, per
-source and length band) and the speed. Choose on ``validation``; run ``test`` once per change.
+(deviation in years from the true range, 80 % interval coverage, places top-1/top-3 and ECE, the
+first place's nome and the first district, per source and length band, and the bands of ≥ 50
+letters weighted as the published test papyri are) and the speed. Choose on ``validation``; run
+``test`` once per change.
 The same as ``apollo-restore evaluate --task attribution`` (:mod:`apollo_restore.attribution.evaluation`).
 """
 

@@ -199,7 +199,7 @@ class Errors:
     )
     E611 = (
         "[E611] train-attribution: no labels at corpora={path} ({reason}): give corpora=DIR, the folder "
-        "holding hgv-places-dates.tsv, ddb-trismegistos-2016.tar.xz and inscriptions/"
+        "holding hgv-places-dates.tsv, hgv-place-hierarchy.tsv, ddb-trismegistos-2016.tar.xz and inscriptions/"
     )
     E606 = (
         "[E606] `apollo-restore {command}` needs the training extra ({missing} not installed): "

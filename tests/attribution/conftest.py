@@ -1,5 +1,6 @@
-"""A tiny attribution folder (random arrays, three places, a formula reader of one reign and one
-dated name) for the doors' tests: fast, and the same on every machine; what it answers is junk
+"""A tiny attribution folder (random arrays, three places in two nomes and Theben, a formula
+reader of one reign and one dated name) for the doors' tests: fast, and the same on every
+machine; what it answers is junk
 (but for a regnal year of Hadrian and the name), how it answers is what is tested."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from apollo_restore.data.textindex import corpus_fingerprint
 from apollo_restore.schema.attribution import ATTRIBUTION_FORMAT
 
 PLACES = ["Oxyrhynchos", "Karanis", "Theben"]
+DISTRICTS = ["Oxyrhynchites", "Arsinoites", "Theben"]
 #: The documents of the text indexes the tests build (ids, sources): the corpus the tiny folder's
 #: labels are made for (its fingerprint depends on these, not on the texts).
 INDEXED = (["bgu.1.100", "p.erl.26"], ["ddb", "ddb"])
@@ -55,6 +57,7 @@ def tiny_attribution(tmp_path_factory) -> Path:
         "bands": list(BANDS),
         "temperature": {"date": [8.0, 4.0, 2.0, 1.0, 1.0], "place": [8.0, 4.0, 2.0, 1.0, 1.0]},
         "neighbours": {"date": 0.3, "place": 0.2},
+        "place_districts": DISTRICTS,
         "formulae": {
             "features": [">αδριανου"],
             "eras": [116],

@@ -38,6 +38,7 @@ def test_panel_draws_the_date_and_places(packaged_is_tiny, browser, width):  # n
         assert label == "attribute-summary" and page.get_attribute("#attribute-result svg", "role") == "img"
         assert page.locator("#attribute-result svg rect.bar").count() == 68
         assert page.locator("#attribute-result ol.places li").count() == 3
+        assert page.locator("#attribute-result ol.districts li").count() == 3  # two nomes and Theben
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         assert not external  # drawn by the page itself
         assert page.locator("#attribute-result p.formula").count() == 0  # no dating formula in it

@@ -113,6 +113,7 @@ SETTINGS = {
     "formula years and eras of other lengths": ("formulae.longest", [1, 2], "formulae.longest"),
     "letter limits of another length than their bands": ("letters.limits", [5.0], "letters.limits"),
     "a formula peak of two shares": ("formulae.peaks", {"none": [0.5, 0.5]}, "formulae.peaks.none"),
+    "districts of fewer than the places": ("place_districts", ["Arsinoites"] * 3, "place_districts"),
 }
 
 
@@ -241,6 +242,7 @@ def test_arrays_that_do_not_fit_the_settings_are_refused_naming_the_array(shippe
 def test_settings_the_arrays_do_not_fit_are_refused(shipped, tmp_path):
     short = changed(shipped[0], "places", shipped[0]["places"][:300])
     short["inscription_places"] = [i for i in short["inscription_places"] if i < 300]
+    short["place_districts"] = short["place_districts"][:300]  # one per place, as the schema asks
     refused(folder_with(tmp_path / "a", short), "E509", WEIGHTS_FILE, "place.weight")  # a short place list
     edges = changed(shipped[0], "bin_edges", shipped[0]["bin_edges"][:-1])  # one bin fewer than the date head
     refused(folder_with(tmp_path / "b", edges), "E509", WEIGHTS_FILE, "date.weight")

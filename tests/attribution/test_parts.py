@@ -125,6 +125,13 @@ def test_scores_deviation_coverage_and_ece():
     by_length = report["by_length"]
     assert by_length["0-49"]["documents"] == 1
     assert by_length["200-499"]["documents"] + by_length["500-999"]["documents"] == 1
+    # the nome and district scores where the rows carry them; the weighted scores need every band ≥ 50
+    rows[1] |= {"nome_right": True, "district_right": True, "district_prob": 0.9, "letters": 300}
+    more = [dict(rows[1], letters=n, nome_right=False) for n in (100, 700, 1500)]
+    report = attribution_report(rows + more)
+    assert report["by_length"]["200-499"]["nome1"] == 1.0 and report["by_length"]["50-199"]["nome1"] == 0.0
+    assert report["weighted"]["ddb"]["nome1"] == pytest.approx(0.28)  # the 200-499 band's weight
+    assert report["weighted"]["ddb"]["district1"] == pytest.approx(1.0)
 
 
 def test_int8_embedding_keeps_the_bag_within_a_percent():
@@ -158,6 +165,7 @@ def test_packaged_model_fits_its_budget_and_answers():
     assert sum(p.stat().st_size for p in default_folder().iterdir()) <= 30e6  # issue 54: ≤ 30 MB
     model = AttributionModel.load()
     assert model.neighbours is not None and model.embedding.dtype == np.int8
+    assert len(model.districts) == len(model.places) and "Arsinoites" in model.districts
     found = model.predict("ετους ιβ αυτοκρατορος καισαρος τραιανου αδριανου σεβαστου φαωφι", 50)
     assert found.low <= found.year <= found.high and np.isclose(sum(found.date.probs), 1, atol=1e-4)
     assert 0 < found.places[0].prob <= 1

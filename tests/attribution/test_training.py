@@ -22,6 +22,7 @@ from apollo_restore.attribution.train import (
     BANDS,
     BIN_EDGES,
     DDB_ARCHIVE,
+    HIERARCHY_FILE,
     Example,
     calibrate,
     central_interval,
@@ -73,6 +74,8 @@ def corpus(folder, per_place: int = 12) -> tuple:
     corpora.mkdir()
     write_documents(rows, prepared / DOCUMENTS_FILE)
     (corpora / HGV_FILE).write_text("\n".join(hgv) + "\n", encoding="utf-8")
+    nomes = "place\tnome\nOxyrhynchos\tOxyrhynchites\nKaranis\tArsinoites\nTheben\tPerithebas\n"
+    (corpora / HIERARCHY_FILE).write_text(nomes, encoding="utf-8")  # the places' districts
     edition = '<TEI><text><w original="Σαραπίωνος"/><w original="Θέωνος"/><w original="καὶ"/></text></TEI>'.encode()
     with tarfile.open(corpora / DDB_ARCHIVE, "w:xz") as archive:  # the editions' proper names
         info = tarfile.TarInfo("ddb/p.oxy.1.1.xml")

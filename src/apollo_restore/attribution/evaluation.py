@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from apollo_restore.attribution.attribute import load_model
-from apollo_restore.attribution.train import examples
+from apollo_restore.attribution.districts import read_hierarchy
+from apollo_restore.attribution.train import HIERARCHY_FILE, examples
 from apollo_restore.data.outputs import write_atomic
 from apollo_restore.evaluate.attribution import attribution_report, report_markdown, score_documents
 
@@ -57,7 +58,8 @@ class SplitScores:
 
 
 def evaluate_split(prepared: Path, corpora: Path, split: str, folder: Path | None = None) -> SplitScores:
-    """The scores of the model of ``folder`` (default: the packaged one) on ``split``.
+    """The scores of the model of ``folder`` (default: the packaged one) on ``split`` (the first
+    place's nome and the first district too where ``corpora`` holds HGV's place hierarchy).
 
     Raises:
         AttributionError: ``E802``: the folder cannot be loaded.
@@ -65,6 +67,7 @@ def evaluate_split(prepared: Path, corpora: Path, split: str, folder: Path | Non
     model = load_model(str(folder) if folder else None)
     items = examples(prepared, corpora, split, seed=0, crops=0, fill=0.0)
     started = time.perf_counter()
-    rows = score_documents(model, items)
+    hierarchy = corpora / HIERARCHY_FILE
+    rows = score_documents(model, items, read_hierarchy(hierarchy) if hierarchy.exists() else None)
     seconds = time.perf_counter() - started
     return SplitScores(split, attribution_report(rows), len(rows), 1000 * seconds / max(1, len(rows)))

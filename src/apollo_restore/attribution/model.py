@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.attribution.districts import districts
 from apollo_restore.attribution.familiar import Letters
 from apollo_restore.attribution.features import featurise
 from apollo_restore.attribution.folder import fingerprint, read_arrays, read_settings
@@ -38,7 +39,15 @@ from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.labels import REGIONS
 from apollo_restore.attribution.neighbours import Neighbours, mix
 from apollo_restore.errors import AttributionError, Errors
-from apollo_restore.schema.answers import INTERVAL, TOP_PLACES, Attribution, AttributionDate, Formula, PlaceProb
+from apollo_restore.schema.answers import (
+    INTERVAL,
+    TOP_PLACES,
+    Attribution,
+    AttributionDate,
+    District,
+    Formula,
+    PlaceProb,
+)
 from apollo_restore.schema.attribution import AttributionConfig
 
 #: A text with fewer letters than this is told to know little (``little``).
@@ -129,6 +138,8 @@ class AttributionModel:
         self.widths = np.diff(self.edges).astype(np.int64)  # years in each bin
         #: The dating formulae's reader (:mod:`.formulae`) where the folder holds it.
         self.formulae = Formulae(arrays, config["formulae"]) if "formula.weight" in arrays else None
+        #: Each place class's district (:mod:`.districts`); empty where the folder names none.
+        self.districts = list(config.get("place_districts", []))
         #: The letter model (:mod:`.familiar`) where the folder holds it.
         self.letters = Letters(arrays, config["letters"]) if "letters.logp" in arrays else None
 
@@ -214,7 +225,9 @@ class AttributionModel:
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [PlaceProb(place=self.places[i], prob=round(float(place_probs[i]), 4)) for i in order]
+        found = districts(self.places, self.districts, place_probs) if self.districts else []
         date = AttributionDate(year=year, low=low, high=high, bins=[int(e) for e in self.edges], probs=probs.tolist())
         return Attribution(date=date, places=places, letters=letters, little=letters < FEW_LETTERS,
                            formula=Formula(**formula) if formula else None, warnings=warnings,
+                           districts=[District.model_validate(d) for d in found],
                            model_fingerprint=self.fingerprint)  # fmt: skip

@@ -29,6 +29,8 @@
 7. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
    documents and calibrated on the validation documents through the model above; its dated
    names are the words the DDB editions (:data:`DDB_ARCHIVE` in the corpora folder) capitalise.
+8. **Districts** (:mod:`.districts`): each place class's nome (HGV's
+   ``hgv-place-hierarchy.tsv`` in the corpora folder) or region, into the config.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.attribution.districts import class_districts, read_hierarchy
 from apollo_restore.attribution.familiar import fit_letters
 from apollo_restore.attribution.features import FEATURES, featurise
 from apollo_restore.attribution.folder import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE
@@ -65,6 +68,8 @@ from apollo_restore.schema.training import AttributionTrainConfig
 log = logging.getLogger(__name__)
 
 SOURCES = ("ddb", "inscription")
+#: HGV's nome and region of each place (corpora/; its nomes are copied into the config).
+HIERARCHY_FILE = "hgv-place-hierarchy.tsv"
 MAX_CHARS = 4000
 MIN_PLACE_DOCS = 5
 BIN_EDGES = list(range(-800, 901, 25))  # 68 bins of 25 years
@@ -377,6 +382,11 @@ def save(arrays: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> No
     tmp = out / (WEIGHTS_FILE + ".tmp")
     save_file({k: np.ascontiguousarray(v) for k, v in arrays.items()}, str(tmp))
     tmp.replace(out / WEIGHTS_FILE)
+    save_config(config, out)
+
+
+def save_config(config: dict[str, Any], out: Path) -> None:
+    """Write the folder's :data:`~.model.CONFIG_FILE` atomically."""
     tmp = out / (CONFIG_FILE + ".tmp")
     tmp.write_text(json.dumps(config, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     tmp.replace(out / CONFIG_FILE)
@@ -419,6 +429,7 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
     }  # fmt: skip
     add_letters(arrays, config, filled, valid)
     add_formulae(arrays, config, filled, valid_docs, seed, proper=proper_names_of(corpora))
+    add_districts(config, corpora)
     config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
     write_documents_labels(documents, out / LABELS_FILE)
@@ -435,7 +446,7 @@ def run_config(cfg: AttributionTrainConfig) -> dict[str, Any]:
     if not (prepared / DOCUMENTS_FILE).is_file():
         reason = f"it holds no {DOCUMENTS_FILE}" if prepared.is_dir() else "no such folder"
         raise FileError("E610", cfg.prepared, reason=reason, command=cfg.command)
-    for name in (HGV_FILE, DDB_ARCHIVE):  # the papyri's labels, their editions' proper names
+    for name in (HGV_FILE, DDB_ARCHIVE, HIERARCHY_FILE):  # the papyri's labels, proper names, districts
         if not (corpora / name).exists():
             raise FileError("E611", cfg.corpora, reason=f"it holds no {name}" if corpora.is_dir() else "no such folder")
     cache = Path(cfg.cache) if cfg.cache else None
@@ -468,6 +479,22 @@ def write_documents_labels(items: list[Example], path: Path) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(lzma.compress(("\n".join(lines) + "\n").encode("utf-8")))
     tmp.replace(path)
+
+
+def add_districts(config: dict[str, Any], corpora: Path) -> None:
+    """Each place class's district (:func:`~.districts.class_districts`: HGV's nome, an
+    inscription's region) into ``config["place_districts"]``, from :data:`HIERARCHY_FILE` in ``corpora``."""
+    nomes = read_hierarchy(corpora / HIERARCHY_FILE)
+    config["place_districts"] = class_districts(config["places"], nomes, set(config.get("inscription_places", [])))
+
+
+def refit_districts(folder: Path, corpora: Path) -> list[str]:
+    """Write the districts (:func:`add_districts`) anew into the model folder ``folder``'s config,
+    its arrays untouched (seconds); returns them."""
+    config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+    add_districts(config, corpora)
+    save_config(config, folder)
+    return config["place_districts"]
 
 
 def add_letters(arrays: dict[str, np.ndarray], config: dict[str, Any], train: list[Example],

@@ -23,8 +23,9 @@ def attribute_command(
     restart: bool = typer.Option(False, "--restart", help="Batch: discard an unfinished run instead of continuing it."),
 ) -> None:
     """Date and place a text: a distribution over years (point estimate and 80 % interval), the 10
-    most probable places (calibrated probabilities) and the dated training documents that share
-    the longest runs with it. With --texts and --out, a file of texts as a resumable job."""
+    most probable places (calibrated probabilities), the most probable districts (nomes) and the
+    dated training documents that share the longest runs with it. With --texts and --out, a file of
+    texts as a resumable job."""
     from apollo_restore.attribution.attribute import attribute, load_model
     from apollo_restore.errors import (
         AttributionError,
@@ -34,7 +35,7 @@ def attribute_command(
         ModelFolderError,
         RequestError,
     )
-    from apollo_restore.schema.answers import year_label
+    from apollo_restore.schema.answers import percent, year_label
 
     folder = str(model) if model else None
     if texts is not None or out is not None:
@@ -56,6 +57,9 @@ def attribute_command(
     typer.echo(result.summary())
     for p in result.places[:10]:
         typer.echo(f"  {100 * p.prob:5.1f} %  {p.place}")
+    for d in result.districts[:3]:
+        inside = ", ".join(f"{p.place} {percent(p.prob)}" for p in d.places[:3])
+        typer.echo(f"  district {d.name} {percent(d.prob)}: {inside}")
     if result.formula:
         typer.echo(f"  {result.formula_line()}")
     for par in result.parallels:

@@ -86,7 +86,10 @@ def train_attribution_command(
     config: Path = typer.Option(None, "--config", help="YAML or JSON file of AttributionTrainConfig fields."),
     override: list[str] = typer.Argument(None, help="key=value overrides, e.g. out=runs/attribution epochs=2"),
     formulae_only: bool = typer.Option(
-        False, "--formulae-only", help="Fit only the reader of dating formulae anew into the folder `out` (a minute)."
+        False, "--formulae-only", help="Fit only the letter model and the formula reader anew into the folder `out`."
+    ),
+    districts_only: bool = typer.Option(
+        False, "--districts-only", help="Write only the places' districts (HGV's hierarchy) into `out`'s config."
     ),
 ) -> None:
     """Train the attribution model (dates and places) and write its folder: fit on the prepared
@@ -94,7 +97,7 @@ def train_attribution_command(
     split (every option: apollo_restore.schema.training.AttributionTrainConfig; docs/model-folders.md).
     Seeded: the same inputs give the same folder."""
     require_extra("train-attribution", "yaml")  # E606 without [train]
-    from apollo_restore.attribution.train import refit_formulae, run_config
+    from apollo_restore.attribution.train import refit_districts, refit_formulae, run_config
     from apollo_restore.config import load_config
     from apollo_restore.errors import FileError
     from apollo_restore.schema.training import AttributionTrainConfig, SettingError
@@ -105,6 +108,10 @@ def train_attribution_command(
         raise typer.BadParameter(str(err)) from err
     try:
         cfg = AttributionTrainConfig.from_dict(values)
+        if districts_only:
+            placed = refit_districts(Path(cfg.out), Path(cfg.corpora))
+            typer.echo(json.dumps({"places": len(placed), "districts": len(set(placed))}))
+            return
         if formulae_only:
             found = refit_formulae(Path(cfg.out), Path(cfg.prepared), Path(cfg.corpora), cfg.seed)
             typer.echo(json.dumps({k: found[k] for k in ("prior", "calibration")} | {"eras": len(found["eras"])}))

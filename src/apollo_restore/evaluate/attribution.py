@@ -18,10 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.attribution.districts import district_of, nome_of
 from apollo_restore.evaluate.metrics import ece
 
 #: Length bands of the report (lower bounds, letters).
 LENGTH_BANDS = (0, 50, 200, 500, 1000)
+#: Share of each band of ≥ 50 letters among the published test papyri (the ``weighted`` scores).
+PUBLISHED_WEIGHTS = {"50-199": 0.35, "200-499": 0.28, "500-999": 0.27, "≥1000": 0.10}
 #: The year that parts Ptolemaic from Roman Egypt (a point across it from the true range is a *crossing*).
 ROMAN = -30
 
@@ -60,7 +63,21 @@ def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
         conf = np.asarray([r["place_probs"][0] for r in placed], float)
         out |= {"top1": float((ranks == 0).mean()), "top3": float((ranks < 3).mean()),
                 "top10": float((ranks < 10).mean()), "ece": ece(conf, (ranks == 0).astype(float))}  # fmt: skip
+    nomed = [r for r in placed if "nome_right" in r]
+    if nomed:
+        right = np.asarray([r["district_right"] for r in nomed], float)
+        out |= {"nome1": float(np.mean([r["nome_right"] for r in nomed])), "district1": float(right.mean()),
+                "district_ece": ece(np.asarray([r["district_prob"] for r in nomed], float), right)}  # fmt: skip
     return out
+
+
+def weighted(by_length: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """The scores of the bands of ≥ 50 letters averaged with :data:`PUBLISHED_WEIGHTS` (the
+    published test papyri's lengths); only the keys every such band has."""
+    bands = [by_length.get(b, {}) for b in PUBLISHED_WEIGHTS]
+    keys = [k for k in ("top1", "top3", "ece", "nome1", "district1", "district_ece", "date_mean", "date_median",
+                        "date_inside", "coverage80") if all(k in s for s in bands)]  # fmt: skip
+    return {k: float(sum(w * s[k] for w, s in zip(PUBLISHED_WEIGHTS.values(), bands))) for k in keys}
 
 
 def band_of(letters: int) -> str:
@@ -83,28 +100,35 @@ def attribution_report(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         hold ``documents``, ``dated``, ``placed``, ``formula_read`` (the dated texts' share with a
         dating formula read) and, where any, ``date_mean``, ``date_median``, ``date_inside``,
         ``coverage80``, ``interval_width`` (years), ``formula_right`` (the formulae's years
-        within a year of the true range), ``top1``, ``top3``, ``top10``, ``ece``.
+        within a year of the true range), ``top1``, ``top3``, ``top10``, ``ece`` and, where the
+        rows carry them (:func:`score_documents` with ``nomes``), ``nome1`` (the first place in
+        the true place's nome by HGV's record), ``district1`` and ``district_ece`` (the answer's
+        first district); ``weighted``: per source, the bands of ≥ 50 letters weighted as
+        :data:`PUBLISHED_WEIGHTS`.
     """
     rows = list(rows)
     sources = sorted({r["source"] for r in rows})
     bands = [band_of(b) for b in LENGTH_BANDS]
+    by_source_length = {
+        f"{s} {b}": _scores([r for r in rows if r["source"] == s and band_of(r["letters"]) == b])
+        for s in sources
+        for b in bands
+    }
     return {
         "all": _scores(rows),
+        "weighted": {s: weighted({b: by_source_length[f"{s} {b}"] for b in bands}) for s in sources},
         "by_source": {s: _scores([r for r in rows if r["source"] == s]) for s in sources},
         "by_length": {b: _scores([r for r in rows if band_of(r["letters"]) == b]) for b in bands},
-        "by_source_length": {
-            f"{s} {b}": _scores([r for r in rows if r["source"] == s and band_of(r["letters"]) == b])
-            for s in sources
-            for b in bands
-        },
+        "by_source_length": by_source_length,
     }
 
 
 def report_markdown(report: dict[str, Any]) -> str:
     """The report as a Markdown table, one row per group."""
     head = ("| group | docs | dated | date mean | median | inside | ≤ 1 | crossings | 80 % cover | width "
-            "| formula read | right | placed | top-1 | top-3 | ECE |")  # fmt: skip
-    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| formula read | right | placed | top-1 | top-3 | ECE | first place's nome | first district "
+            "| district ECE |")  # fmt: skip
+    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def cell(s: dict[str, Any], key: str, fmt: str) -> str:
         return format(s[key], fmt) if key in s else "–"
@@ -119,18 +143,28 @@ def report_markdown(report: dict[str, Any]) -> str:
             f"| {cell(s, 'date_inside', '.3f')} | {cell(s, 'date_within1', '.3f')} | {cell(s, 'crossings', 'd')} "
             f"| {cell(s, 'coverage80', '.2f')} | {cell(s, 'interval_width', '.0f')} "
             f"| {cell(s, 'formula_read', '.2f')} | {cell(s, 'formula_right', '.2f')} "
-            f"| {s['placed']} | {cell(s, 'top1', '.3f')} | {cell(s, 'top3', '.3f')} | {cell(s, 'ece', '.3f')} |"
+            f"| {s['placed']} | {cell(s, 'top1', '.3f')} | {cell(s, 'top3', '.3f')} | {cell(s, 'ece', '.3f')} "
+            f"| {cell(s, 'nome1', '.3f')} | {cell(s, 'district1', '.3f')} | {cell(s, 'district_ece', '.3f')} |"
         )
+    for source, s in report.get("weighted", {}).items():
+        if s:
+            lines.append(f"\n{source}, ≥ 50 letters weighted as the published test papyri: "
+                         + ", ".join(f"{k} {v:.3f}" for k, v in s.items()))  # fmt: skip
     return "\n".join(lines)
 
 
-def score_documents(model: Any, items: Iterable[Any]) -> list[dict[str, Any]]:
+def score_documents(model: Any, items: Iterable[Any], nomes: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """One :func:`attribution_report` row per document, from an
     :class:`~apollo_restore.attribution.model.AttributionModel` and labelled texts (objects with
     ``source``, ``text``, ``letters`` and ``label``: ``lo``, ``hi``, ``place``, ``region``). The
     true place is the label's place where it is one of the model's, else its region where that
-    is (an inscription's rare settlement), else the place itself (never predicted: a miss)."""
+    is (an inscription's rare settlement), else the place itself (never predicted: a miss). With
+    ``nomes`` (HGV's nome of each place, :func:`~apollo_restore.attribution.districts.read_hierarchy`)
+    and a model that names its districts, each row also says whether the first place is in the true
+    place's nome (``nome_right``, HGV's record: a place without a nome is its own) and whether the
+    answer's first district is the true place's (``district_right``, its probability ``district_prob``)."""
     known = set(model.places)
+    index = {p: i for i, p in enumerate(model.places)}
     rows = []
     for item in items:
         found = model.predict(item.text, item.letters)
@@ -141,4 +175,10 @@ def score_documents(model: Any, items: Iterable[Any]) -> list[dict[str, Any]]:
                      "place": place, "year": found.year, "low": found.low, "high": found.high,
                      "places": names, "place_probs": probs,
                      "formula_year": found.formula.year if found.formula else None})  # fmt: skip
+        if nomes is not None and found.districts and place:
+            true_district = (model.districts[index[place]] if place in index
+                             else district_of(place, nomes, item.source == "inscription"))  # fmt: skip
+            rows[-1] |= {"nome_right": nome_of(names[0], nomes) == nome_of(place, nomes),
+                         "district_right": found.districts[0].name == true_district,
+                         "district_prob": found.districts[0].prob}  # fmt: skip
     return rows

@@ -8,15 +8,15 @@ they are (``to_dict()``: the JSON form every door writes).
     found.date.year, found.low, found.places[0].place, found.formula.kind if found.formula else None
     found.to_dict()                               # {"date": {...}, "places": [...], ...}
 
-An answer may grow: a part computed by a later model (``districts``) is declared here, absent
-from the JSON until the model fills it.
+An answer grows here: a part a model computes (``districts``) is declared once, and every door
+gives it.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from apollo_restore.version import __version__
 
@@ -127,16 +127,11 @@ class Attribution(Answer):
     )
     version: Version = __version__
     model_fingerprint: Fingerprint = None
-    districts: list[District] | None = Field(
-        None, description="The most probable districts, with their places (absent where the model has none)."
+    districts: list[District] = Field(
+        default_factory=list,
+        description="The most probable nomes or regions, with their places, most probable first (empty: the "
+        "folder has no map of districts).",
     )
-
-    @model_serializer(mode="wrap")
-    def _without_absent_parts(self, handler: Any):  # noqa: ANN202 (no return type: the fields are the schema)
-        out = handler(self)
-        if out.get("districts", ()) is None:
-            del out["districts"]
-        return out
 
     @property
     def year(self) -> int:
@@ -153,8 +148,8 @@ class Attribution(Answer):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form every door writes: ``{"date": {"year", "low", "high", "interval", "bins",
-        "probs"}, "places", "letters", "little", "parallels", "formula", "warnings"}`` (and
-        ``districts`` where the model gives them)."""
+        "probs"}, "places", "letters", "little", "parallels", "formula", "warnings", "version",
+        "model_fingerprint", "districts"}``."""
         return self.model_dump(mode="json")
 
     def summary(self) -> str:

@@ -9,7 +9,7 @@ at most :data:`MAX_BUCKETS` embedding rows of at most :data:`MAX_DIM` numbers, y
 over the bins' span), temperatures finite and above 0 (a temperature of 0 divides by zero, a
 negative one inverts the ranking), mixing weights within [0, 1]. Lists that must agree agree:
 one temperature per length band, one longest regnal year per era, one year per dated name, every
-inscription place a place. What the arrays must be follows from these settings
+inscription place a place, one district per place. What the arrays must be follows from these settings
 (:func:`apollo_restore.attribution.folder.array_specs`). ``trained`` is the record of what made the
 folder, kept as written but for ``prepared``, which names no absolute path.
 """
@@ -180,6 +180,10 @@ class AttributionConfig(Settings):
     ] = []
     formulae: FormulaeSettings | None = None
     letters: LetterSettings | None = None
+    place_districts: Annotated[
+        list[text(300, "a nome or region")],
+        Field(max_length=MAX_PLACES, description="each place's district (nome or region), one per place"),
+    ] = []
     documents: Documents | None = None
     trained: Trained = Trained()
 
@@ -190,6 +194,8 @@ class AttributionConfig(Settings):
             values = getattr(self.temperature, name)
             if values is not None:
                 _same_length(f"temperature.{name}", values, "bands", bands)
+        if self.place_districts:
+            _same_length("place_districts", self.place_districts, "places", self.places)
         beyond = [i for i in self.inscription_places if i >= len(self.places)]
         if beyond:
             raise PydanticCustomError(

@@ -790,6 +790,7 @@ async function attributeText() {
     const d = found.date;
     const summary = `Written about ${yearLabel(d.year)}: ${Math.round(d.interval * 100)} % of the probability lies between ` +
       `${yearLabel(d.low)} and ${yearLabel(d.high)}. Most probable place: ${found.places[0].place} (${percent(found.places[0].prob)}).` +
+      (found.districts && found.districts.length ? ` Most probable district: ${found.districts[0].name} (${percent(found.districts[0].prob)}).` : "") +
       (found.little ? ` The text is short (${found.letters} letters): little can be said.` : "");
     const chart = dateFigure(d, summary);
     box.replaceChildren(
@@ -798,6 +799,12 @@ async function attributeText() {
       el("h3", { text: "Places" }),
       el("ol", { class: "places" }, found.places.map((p) => el("li", {}, `${p.place} — ${percent(p.prob)}`))),
     );
+    if (found.districts && found.districts.length) {  // nomes or regions: each with its places
+      box.append(el("h3", { text: "Districts (nome or region)" }),
+        el("ol", { class: "districts" }, found.districts.map((g) => el("li", {},
+          `${g.name} — ${percent(g.prob)}`,
+          el("span", { class: "help", text: ": " + g.places.map((p) => `${p.place} ${percent(p.prob)}`).join(", ") })))));
+    }
     chart.draw();  // in the page: drawn at the width it has there
     for (const w of found.warnings || []) box.insertBefore(el("p", { class: "warnings", text: w }), box.children[1]);
     if (found.formula) {  // the dating formula read: the year it gives and how sure
