@@ -163,6 +163,8 @@ def _print(result, show: int) -> None:
     calibrated = any(c.calibrated for g in result.gaps for c in g.candidates)
     for gap in result.gaps:
         console.print(f"\n[bold]gap {gap.number}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)
+        if gap.lost_lines:  # never searched: no context line, no table
+            continue
         console.print(f"…{gap.prefix[-40:]}[bold red][ ][/bold red]{gap.suffix[:40]}…", highlight=False)
         table = Table(show_edge=False, pad_edge=False)
         table.add_column("#", justify="right")

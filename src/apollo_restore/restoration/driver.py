@@ -1,10 +1,14 @@
 """The one driver that restores every lacuna of a text, left to right, with any restorer (the
 CLI, the Python API and the web all call :func:`restore_text`).
 
-Gaps are filled left to right: for gap *i*, earlier gaps hold their pinned or best reading,
-later ones are shown as ``…`` (unknown extent), as in training. A request may ask for some gaps
-only (``only``), the earlier ones holding what an earlier request gave them (``fills``): gap *i*
-then reads the context it reads in a restoration of the whole text.
+Gaps are filled left to right: for gap *i*, earlier gaps of given extent hold their pinned or
+best reading, later ones are shown as ``…`` (unknown extent), as in training. A guess that no
+count bounds never feeds the next gaps (:meth:`~.types.GapResult.context_fill`): lost lines
+(``lost.?lin``) are not searched at all (``lost lines: not restored``), and a gap of unknown extent
+is searched at the letters its line-length estimate gives (:func:`searched_hint`), its reading
+shown but left out of later contexts (both stay ``…`` there). A request may ask for some gaps only
+(``only``), the earlier ones holding what an earlier request gave them (``fills``): gap *i* then
+reads the context it reads in a restoration of the whole text.
 """
 
 from __future__ import annotations
@@ -13,10 +17,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from apollo_restore.data.document import Document
+from apollo_restore.data.document import Document, Lacuna
+from apollo_restore.data.normalise import UNKNOWN_GAP
 from apollo_restore.errors import RequestError, RestoreStopped
+from apollo_restore.hint import Hint
 from apollo_restore.restoration.context import GapContexts
-from apollo_restore.restoration.line_lengths import line_estimates
+from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.types import GapResult, Restoration
@@ -74,30 +80,48 @@ def restore_text(
     spans = [(m.start, m.end) for m in request.markers]
     contexts = GapContexts(request.document.segments)
     estimates = line_estimates(request.document.segments)
+    lacunae = [seg for seg in request.document.segments if isinstance(seg, Lacuna)]
     asked = set(request.only)
-    fills: list[str] = []
+    fills: list[str | None] = []
     gaps: list[GapResult] = []
     if progress is not None:
         progress(0, len(asked))
     for i in range(max(request.only) + 1):
-        if i not in asked:  # read as an earlier request left it
-            fills.append(request.pins[i] if i in request.pins else request.fills[i])
+        hint, pinned = request.hints[i], request.pins.get(i)
+        if i not in asked:  # read as an earlier request left it, as a whole restoration would
+            fill = pinned if pinned is not None else request.fills[i]
+            fills.append(fill if pinned is not None or hint.given else None)
             continue
         if request.should_stop is not None and request.should_stop():
             raise RestoreStopped(f"stopped before gap {i + 1} of {len(contexts)}")
         gap_started = time.perf_counter()
-        hint = request.hints[i]
         prefix, suffix = contexts.context(i, fills)
-        pinned = request.pins.get(i)
-        cands = [] if pinned is not None else restorer.candidates(prefix, suffix, hint, request.k)
+        lost_lines = lacunae[i].line_unit and not hint.given and pinned is None
+        estimate = None if hint.given or lost_lines else estimates[i]
+        searched = searched_hint(estimate, limits)
+        if pinned is not None or lost_lines:
+            cands = []
+        else:
+            cands = restorer.candidates(prefix, suffix, searched or hint, request.k)
         span = spans[i] if i < len(spans) else None
-        estimate = None if hint.given else estimates[i]
-        gap = GapResult(i + 1, hint, prefix, suffix, cands, pinned, span, length_estimate=estimate)
+        gap = GapResult(i + 1, hint, prefix, suffix, cands, pinned, span, 0.0, estimate, searched, lost_lines)
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
-        fills.append(gap.best)
+        fills.append(gap.context_fill())
         if progress is not None:
             progress(len(gaps), len(asked))
-    prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
+    whole = GapContexts(request.document.segments, window=None)
+    last = len(fills) - 1
+    prefix, suffix = whole.context(last, fills)
+    middle = fills[last] if fills[last] is not None else UNKNOWN_GAP  # the last gap as later gaps read it
     ms = round((time.perf_counter() - started) * 1000, 1)
-    return Restoration(request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings)
+    return Restoration(request.text, gaps, restorer.name, ms, prefix + middle + suffix, request.warnings)
+
+
+def searched_hint(estimate: LineEstimate | None, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> Hint | None:
+    """The letters a gap of unknown extent is searched at: its line-length ``estimate`` as a range
+    (an editor's estimate of the lacuna: searched as a count, never as one word), its end held
+    within ``limits.max_gap_letters``; ``None`` without an estimate, or one beyond the limit."""
+    if estimate is None or estimate.lo > limits.max_gap_letters:
+        return None
+    return Hint.span(estimate.lo, min(estimate.hi, limits.max_gap_letters))

@@ -104,6 +104,19 @@ class GapOut(BaseModel):
     length_estimate: LengthEstimateOut | None = Field(
         None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
     )
+    searched: int | list[int] | None = Field(
+        None,
+        description="For a gap of unknown extent: the letters it was searched at, `[lo, hi]` (its line-length "
+        "estimate); null where it was searched with `hint` alone.",
+    )
+    lost_lines: bool = Field(
+        False, description="A gap of lost lines without a count: not searched (no candidates), never filled."
+    )
+    label: str = Field(
+        "",
+        description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; searched at '
+        '≈ 11–14 letters, from line lengths", "lost lines: not restored".',
+    )
 
 
 class RestorationOut(BaseModel):
@@ -112,8 +125,8 @@ class RestorationOut(BaseModel):
     model: str = Field(description="Name of the model that proposed the readings.")
     ms: float = Field(description="Milliseconds spent in all.")
     restored_text: str = Field(
-        description="The normalised text with every gap filled by its best reading, unmarked (as the model read "
-        "the context of later gaps); for display use `restored_leiden`."
+        description="The normalised text with every gap filled by its best reading as the model read the context "
+        "of later gaps (unmarked; lost lines and gaps of unknown extent stay `…`); for display use `restored_leiden`."
     )
     restored_leiden: str = Field(
         description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` only where "
