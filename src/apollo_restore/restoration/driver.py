@@ -19,12 +19,14 @@ from typing import Any
 
 from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.normalise import UNKNOWN_GAP
+from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import RequestError, RestoreStopped
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.context import GapContexts
 from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
+from apollo_restore.restoration.text_kind import read_kind
 from apollo_restore.restoration.types import GapResult, Restoration
 
 
@@ -36,6 +38,7 @@ def restore_text(
     k: int = 20,
     limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
     progress: Callable[[int, int], None] | None = None,
+    kind: str | None = None,
 ) -> Restoration:
     """Restore every lacuna of a Leiden text, left to right, with any restorer.
 
@@ -53,6 +56,8 @@ def restore_text(
         limits: what the request may ask (:class:`RequestLimits`).
         progress: called ``progress(done, total)`` before the first gap (``done = 0``) and
             after each gap (the CLI's progress bar); ``None``: nothing is reported.
+        kind: the kind of text (``documentary``, ``literary``, ``inscription``) whose calibration
+            the gaps take; ``None``: the request's, else read from the text (:func:`text_kind`).
 
     Returns:
         the restoration of the gaps asked (``request.only``, all by default), in their order.
@@ -67,9 +72,9 @@ def restore_text(
     if isinstance(text, RestoreRequest) and text.document is not None:
         request = text
     elif isinstance(text, Document):
-        request = RestoreRequest(text.id, hints, pins, k).with_document(text, [], check_k(k, limits), limits)
+        request = RestoreRequest(text.id, hints, pins, k, kind=kind).with_document(text, [], check_k(k, limits), limits)
     else:
-        request = RestoreRequest(text, hints, pins, k).validate(limits)
+        request = RestoreRequest(text, hints, pins, k, kind=kind).validate(limits)
     missing = request.missing_fill()
     if missing is not None:
         reason = (
@@ -77,6 +82,9 @@ def restore_text(
             'give it its first reading of an earlier request ("" where it had none), or ask for it too'
         )
         raise RequestError("E328", gap=missing + 1, reason=reason)
+    kind, kind_read = text_kind(restorer, request)
+    if kind is not None:
+        restorer = restorer.for_text_kind(kind)
     spans = [(m.start, m.end) for m in request.markers]
     contexts = GapContexts(request.document.segments)
     estimates = line_estimates(request.document.segments)
@@ -115,7 +123,22 @@ def restore_text(
     prefix, suffix = whole.context(last, fills)
     middle = fills[last] if fills[last] is not None else UNKNOWN_GAP  # the last gap as later gaps read it
     ms = round((time.perf_counter() - started) * 1000, 1)
-    return Restoration(request.text, gaps, restorer.name, ms, prefix + middle + suffix, request.warnings)
+    restoration = Restoration(request.text, gaps, restorer.name, ms, prefix + middle + suffix, request.warnings)
+    restoration.kind, restoration.kind_read = kind, kind_read
+    return restoration
+
+
+def text_kind(restorer: Restorer, request: RestoreRequest) -> tuple[str | None, bool]:
+    """The kind of text whose calibration the gaps take and whether it was read from the text:
+    the request's, else read (:func:`~apollo_restore.restoration.text_kind.read_kind`, over the
+    text index) where the restorer's calibration has parameters by kind of text; ``(None, False)``
+    for a restorer without them (its probabilities do not depend on it)."""
+    if not getattr(restorer, "text_kinds", False):
+        return request.kind if hasattr(restorer, "for_text_kind") else None, False
+    if request.kind is not None:
+        return request.kind, False
+    from_text = GapContexts(request.document.segments, window=None).context(0, [])
+    return read_kind(" ".join(from_text), TextIndex.shared()), True
 
 
 def searched_hint(estimate: LineEstimate | None, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> Hint | None:

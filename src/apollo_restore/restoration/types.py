@@ -190,6 +190,9 @@ class Restoration:
             unmarked letters: for machines, not for print; :attr:`restored_leiden` is the text to show).
         warnings: ``W3xx`` messages: why the readings deserve less trust (foreign letters,
             little context); empty when there is nothing to say.
+        kind: the kind of text whose calibration the gaps took (``documentary``, ``literary``,
+            ``inscription``; ``None``: a restorer whose probabilities do not depend on it).
+        kind_read: whether :attr:`kind` was read from the text rather than given.
     """
 
     text: str
@@ -199,6 +202,8 @@ class Restoration:
     restored_text: str = ""
     warnings: list[str] = field(default_factory=list)
     fill_threshold: float = FILL_THRESHOLD
+    kind: str | None = None
+    kind_read: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-serialisable dict (each gap's hint in its interchange form: ``null``, ``7``

@@ -46,6 +46,10 @@ class RestoreRequest(BaseModel):
         "(`/api/health`). The whole text is still read: a long text is restored a few gaps per request, "
         "each with the context a restoration of the whole text gives it (the page asks one gap at a time).",
     )
+    kind: Literal["documentary", "literary", "inscription"] | None = Field(
+        None,
+        description="The kind of text, whose calibration its gaps take; null (the default): read from the text.",
+    )
     fills: dict[int, str] = Field(
         default_factory=dict,
         description="What each gap before the last one asked, neither asked nor pinned, holds: its first "
@@ -136,6 +140,10 @@ class RestorationOut(BaseModel):
     warnings: list[str] = Field(
         description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context)."
     )
+    kind: str | None = Field(
+        None, description="The kind of text whose calibration the gaps took (documentary, literary, inscription)."
+    )
+    kind_read: bool = Field(False, description="Whether `kind` was read from the text (not given).")
     gaps_in_text: int | None = Field(
         None, description="Gaps of the whole text (`gaps` holds those asked, `only`): how many requests remain."
     )
