@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +55,7 @@ def passages(prepared: Path, source: str, per_band: int, seed: int) -> list:
         inside = [g for g in gaps if lo <= g.hint.lo <= hi]
         keep = rng.choice(len(inside), size=min(per_band, len(inside)), replace=False) if inside else []
         out += [inside[int(i)] for i in sorted(keep)]
-    return out
+    return sorted(out, key=lambda g: zlib.crc32(g.id.encode()))  # bands interleaved: a part run holds each
 
 
 def collect(args: argparse.Namespace) -> None:

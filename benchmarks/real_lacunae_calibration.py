@@ -419,26 +419,14 @@ def ship(records: list[dict], folder: Path, out: Path, plots: Path | None = None
 # -- by kind of text (issue 64) ----------------------------------------------------------------
 
 TEXT_OF_SOURCE = {"ddb": "documentary", "inscription": "inscription", "literary": "literary", "dclp": "literary"}
-MISS_PENALTIES = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0)
 SYNTHETIC_FOR_LITERARY = False  # --literary synthetic
 SHOWN_AT = 0.7  # literary readings shown at >= 70 % must be right >= 70 % of the time
 
 
-def misses_of(records: list[dict]) -> np.ndarray:
-    """``(G, K)`` whether each reading's letters miss its gap's hint (the note ``5 letters, hint 6``)."""
-    from apollo_restore.hint import Hint
-    from apollo_restore.restoration.ranking.doubts import misses_hint
-
-    width = max(1, max(len(r["texts"]) for r in records))
-    out = np.zeros((len(records), width))
-    for i, r in enumerate(records):
-        hint = Hint.from_json(r["hint"])
-        out[i, : len(r["texts"])] = [misses_hint(t, hint) for t in r["texts"]]
-    return out
-
-
 def with_misses(records: list[dict], mu: float, delta: float) -> list[dict]:
     """The records with the miss penalty folded into the unknown-word flags (``δ · u' = δ · u + μ · miss``)."""
+    from apollo_restore.tune.calibration import misses_of
+
     miss = misses_of(records)
     out = []
     for i, r in enumerate(records):
@@ -518,6 +506,8 @@ def kinds(records: list[dict], fitted: set[str], out: Path | None) -> None:
     shipped_p = kind_probs(used, dict.fromkeys(("documentary", "inscription", "literary"), old.conditions), delta)
     variants = {"shipped (real for every kind)": shipped_p}
     best = None
+    from apollo_restore.tune.calibration import MISS_PENALTIES
+
     for mu in MISS_PENALTIES:
         rs = with_misses(used, mu, delta)
         probs = cross_kinds(rs, delta, old, fitted)
@@ -540,8 +530,10 @@ def kinds(records: list[dict], fitted: set[str], out: Path | None) -> None:
             right = f"{ok[high].mean():.3f}" if high.any() else "–"
             print(f"| {name} | {text} | {len(idx)} | {ece(conf, ok):.3f} | {nll_of(rs, pp):.3f} | "
                   f"{high.mean():.3f}, {right} | {ok.mean():.3f} |")  # fmt: skip
+        from apollo_restore.tune.calibration import misses_of
+
         miss = misses_of(used)
-        tops = [(i, int(np.argmax(p[: len(used[i]['texts'])]))) for i, p in enumerate(ps) if used[i]["texts"]]
+        tops = [(i, int(np.argmax(p[: len(used[i]["texts"])]))) for i, p in enumerate(ps) if used[i]["texts"]]
         missed = [(i, b) for i, b in tops if miss[i, b]]
         conf = np.array([ps[i][b] for i, b in missed])
         right = np.array([used[i]["truth"] == b for i, b in missed])
@@ -552,15 +544,17 @@ def kinds(records: list[dict], fitted: set[str], out: Path | None) -> None:
         return
     rs = with_misses(used, mu, delta)
     blocks = kind_blocks([r for r in rs if r["text"] in fitted], delta, old)
-    texts = {t: blocks[t] for t in ("literary", "inscription") if t in fitted or (t == "literary" and SYNTHETIC_FOR_LITERARY)}
+    own = set(fitted) | ({"literary"} if SYNTHETIC_FOR_LITERARY else set())
+    texts = {t: blocks[t] for t in ("literary", "inscription") if t in own}
     cal = Calibration(old.conditions, delta, dict(old.info), old.for_kind("synthetic"), dict(old.fitted), texts, mu)
     for t in texts:
         cal.fitted[t] = old.fitted["real"]
-    counts = {t: sum(r["text"] == t for r in used if t in fitted) for t in texts}
+    counts = {t: sum(r["text"] == t for r in used) for t in ("documentary", "inscription", "literary")}
+    literary = "the synthetic gaps' parameters" if SYNTHETIC_FOR_LITERARY else "fitted on their synthetic gaps"
     cal.info["by_kind"] = {
         "fitted_by": "benchmarks/real_lacunae_calibration.py kinds (apollo_restore.tune.calibration.fit, delta held)",
-        "records": {t: n for t, n in counts.items()},
-        "literary": "synthetic gaps of validation literary texts (no supplements in the split)",
+        "validation_records": counts,
+        "literary": f"{literary} (no editor's supplement in the validation split)",
         "miss_penalty": f"{mu} (cross-fitted log-loss, of {', '.join(map(str, MISS_PENALTIES))})",
     }
     cal.save(out)
@@ -594,8 +588,12 @@ def main(argv: list[str] | None = None) -> None:
     k.add_argument("records", nargs="+")
     k.add_argument("--fit", default="literary,inscription", help="kinds of text given their own parameters")
     k.add_argument("--out", type=Path, default=None)
-    k.add_argument("--literary", choices=("fit", "synthetic"), default="fit",
-                   help="literary texts' parameters: fitted on their synthetic gaps, or the synthetic gaps' own")
+    k.add_argument(
+        "--literary",
+        choices=("fit", "synthetic"),
+        default="fit",
+        help="literary texts' parameters: fitted on their synthetic gaps, or the synthetic gaps' own",
+    )
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         collect(args)
