@@ -5,8 +5,8 @@
 
 Reads the prepared corpus's train split (fit) and validation split (choice of epoch, calibration);
 never the test split. Seeded: the same inputs give the same folder. About 10 minutes on 2 cores.
-``--formulae-only`` fits only the reader of dating formulae anew into an existing folder (its
-last step, about a minute).
+``--formulae-only`` fits only the letter model and the reader of dating formulae anew into an
+existing folder (its last steps, a few minutes: the DDB editions are read for proper names).
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ def main() -> None:
         "--fill", type=float, default=0.5, help="share of training documents with supplements filled in"
     )
     parser.add_argument("--cache", type=Path, default=None, help="folder keeping the texts' features between runs")
-    parser.add_argument("--formulae-only", action="store_true", help="fit only the formula reader into --out")
+    parser.add_argument(
+        "--formulae-only", action="store_true", help="fit only the letter model and the formula reader into --out"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.formulae_only:

@@ -308,6 +308,15 @@ class Errors:
         "(lost letters do not count)"
     )
     E802 = "[E802] cannot load the attribution model {path}: {reason}"
+    W801 = (
+        "[W801] the text does not read like the Greek texts the model learnt from ({why}): its places "
+        "are left flat and its date spans the whole range; check that it is a Greek text"
+    )
+    W802 = (
+        "[W802] the model names only places of papyri from Egypt and of inscriptions from {regions}; "
+        "this text reads as an inscription or a literary text and may come from elsewhere: its places' "
+        "probabilities hold only if it comes from one of those"
+    )
     # the web server's own answers (HTTP)
     H001 = "[H001] request body larger than {limit} bytes; send a shorter text (or a smaller file)"
     H002 = "[H002] invalid request: {details}"

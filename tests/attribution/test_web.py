@@ -42,6 +42,11 @@ def test_api_attribute_answers_and_refuses(packaged_is_tiny):
     assert body["date"]["low"] <= body["date"]["year"] <= body["date"]["high"]
     assert len(body["date"]["bins"]) == len(body["date"]["probs"]) + 1 and body["places"][0]["place"]
     assert body["parallels"] == [] and body["formula"] is None  # no index on this server, no formula in it
+    assert body["warnings"] == []
+    beta = client.post(
+        "/api/attribute", json={"text": "e)/tous ib *(adrianou= kai/saros tou= kuri/ou *faw=fi e"}
+    ).json()
+    assert beta["warnings"][0].startswith("[W303]")  # as restore says it
     dated = client.post("/api/attribute", json={"text": "ἔτους ιβ Ἁδριανοῦ Καίσαρος " + LONG}).json()
     assert dated["formula"]["year"] == 128 and dated["formula"]["regnal_year"] == 12
     named = client.post("/api/attribute", json={"text": "κλεανδρου " + LONG})  # dated names: no regnal year

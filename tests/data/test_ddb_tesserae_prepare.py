@@ -131,3 +131,18 @@ def test_corpus_spec_errors_name_the_problem():
         CorpusSpec.parse("ddb")
     with pytest.raises(ValueError, match="unknown source 'papyri'"):
         CorpusSpec.parse("papyri=/x")
+
+
+def test_capitalised_words_count_how_the_editions_write_each_word(tmp_path):
+    """Proper names are capitalised in the editions (the attribution's dated names are such words)."""
+    from apollo_restore.data.readers.ddb import capitalised_words
+
+    (tmp_path / "p.test.1_lemmatized.xml").write_text(
+        '<file name="p.test.1" TM="1"><text><sentence id="1">'
+        '<word row="1" regularized="Ἀντωνίνου" original="[Ἀντ]ωνίνου"/>'
+        '<word row="1" regularized="διαγνώσει" original="διαγνώσει"/>'
+        '<word row="2" regularized="Θωθ" original="Θωθ"/></sentence></text></file>',
+        encoding="utf-8",
+    )
+    counts = capitalised_words(tmp_path)
+    assert counts["αντωνινου"] == (2, 2) and counts["θωθ"] == (2, 2) and counts["διαγνωσει"] == (0, 2)

@@ -120,6 +120,7 @@ def test_browser_paste_restore_pick_export(server, browser, tmp_path):
         second.click()
     assert answer.value.request.post_data_json["pins"] == {"1": reading}  # gaps are numbered from 1
     page.wait_for_selector("#gap-1 .badge.pinned")
+    page.wait_for_function("document.body.getAttribute('aria-busy') === 'false'")  # gap 2, whose context holds it
     assert page.locator("#gap-1 .candidate[aria-pressed='true'] .reading").inner_text() == reading
     assert "pinned" in page.get_attribute("#mark-1", "class")
     assert page.inner_text("#mark-1 .reading") == f"⁅{reading}⁆"  # a pick is never the editor's [ ]

@@ -28,14 +28,14 @@ WATCH_STATUS = """() => { window.statuses = [];
 IDLE = "document.body.getAttribute('aria-busy') === 'false'"
 
 
-def _open_oxy(browser, url: str):
+def _open_oxy(browser, url: str, model: str = "slow"):
     """A page of the app at ``url`` with p.oxy.2.298.xml opened (it restores at once), and the
     bodies of the page's /api/restore requests."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     asked: list[dict] = []
     page.on("request", lambda r: asked.append(r.post_data_json) if r.url.endswith("/api/restore") else None)
     page.goto(url + "/")
-    page.wait_for_selector("#server-status:has-text('Model: slow')")
+    page.wait_for_selector(f"#server-status:has-text('Model: {model}')")
     page.evaluate(WATCH_STATUS)
     page.set_input_files("#epidoc-file", str(OXY))
     return page, asked
@@ -91,4 +91,46 @@ def test_stop_keeps_the_gaps_that_arrived(browser):
         page.wait_for_selector("#export-result:not([hidden])")
         assert page.inner_text("#status") == f"Exported Leiden: {done} machine readings marked."
         assert "Machine-proposed readings" in page.input_value("#export-output")
+        page.close()
+
+
+@pytest.mark.slow  # about 14 s: run by CI's slow tier; tests/web/test_revision.py holds the same over HTTP
+def test_a_pick_restores_again_only_the_gaps_whose_context_holds_it(browser):
+    """Issue 64, item 5: a pick at gap 12 of 34 asks gap 12 and the later gaps whose context holds
+    it (their ``reads``), not the 22 after it; the other cards stay as they were; the card offers
+    "Re-restore all gaps after gap 12", which asks every later gap; axe is clean after the revision."""
+    from apollo_restore.restoration.driver import restore_text
+    from tests.web.test_accessibility import assert_accessible
+    from tests.web.test_whole_editions import STUB
+
+    with browser_tests.serving(STUB) as url:
+        page, asked = _open_oxy(browser, url, "stub")
+        page.wait_for_function(IDLE + " && document.querySelectorAll('.gap-card').length === 34", timeout=60_000)
+        leiden = page.input_value("#leiden")
+        reading = {g.number: g.reads for g in restore_text(STUB, leiden, k=10).gaps}
+        expected = [12] + [n for n in range(13, 35) if 12 in reading[n]]
+        assert 2 <= len(expected) < 10
+        card_30 = page.locator("#gap-30").inner_html()  # a gap far from 12: its card is kept as it was
+        del asked[:]
+        page.locator("#gap-12 .candidate").nth(1).click()
+        page.wait_for_function(IDLE)
+        assert [body["only"] for body in asked] == [[n] for n in expected]
+        assert asked[0]["pins"] == {"12": "θεου"}
+        others = ", ".join(map(str, expected[1:-1])) + f" and {expected[-1]}"
+        status = page.inner_text("#status")
+        assert status.startswith(f"Gap 12: your reading θεου. Gaps {others} restored again in "), status
+        assert status.endswith(f"The other {34 - len(expected)} gaps keep their readings."), status
+        assert page.locator("#gap-30").inner_html() == card_30
+        assert page.evaluate("document.activeElement.closest('.gap-card').id") == "gap-12"
+        assert "θεου" in page.text_content("#gap-13 details.context p")  # the context the model saw holds the pick
+        assert_accessible(page, "after a revision of one gap")
+
+        rest = page.locator("#gap-12 .rest")
+        assert rest.inner_text() == "Re-restore all gaps after gap 12"
+        del asked[:]
+        rest.click()
+        page.wait_for_function(IDLE)
+        assert [body["only"] for body in asked] == [[n] for n in range(13, 35)]
+        assert page.inner_text("#status").startswith("22 gaps restored in ")
+        assert page.locator("#gap-12 .rest").count() == 0 and page.locator(".gap-card").count() == 34
         page.close()

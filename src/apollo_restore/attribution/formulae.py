@@ -20,12 +20,25 @@ name or title. Which reign it counts in is learnt, not listed:
   probability of the year they give (the text's other words), and an era whose reigns never
   reached the value is out.
 
+**The month** (:func:`month_of`, :func:`later_half`): an Egyptian year begins on 1 Thoth, so a
+regnal year spans two Julian years. From Augustus on (the Alexandrian calendar, 1 Thoth = 29/30
+August) a document dated Thoth–Choiak falls in the *earlier* of the two, Tybi–Epagomenai in the
+later; before, 1 Thoth wandered a day every four years (20 July in AD 139, 22 October in 238 BC),
+so which months fall before 1 January is reckoned from the year. An era is the Julian year of a
+reign's year 0's later half: a reading of regnal year ``n`` in era ``e`` is ``e + n`` when its
+month falls in the later half, ``e + n − 1`` in the earlier; with no month read, ``e + n``, its
+probability spread over the year before as the training documents without a month spread
+(``config["peaks"]``). Not modelled: the Ptolemies' financial years and their Macedonian count
+where they differ from the Egyptian regnal year (Ptolemy II–IV), and the Macedonian months.
+
 The surest reading's year (the one of least ``P(none)``) takes the probability that it is right,
-:meth:`Formulae.confidence` (a logistic function of ``1 − P(none)`` and the era's share, fitted on
-validation documents), half on that year and a quarter on each year beside it (a regnal year
-spans two of ours); the rest is the bag's distribution spread evenly over the years of its bins
-(:meth:`Formulae.mix`). The median then falls on the year read when it is more likely right than
-not.
+:meth:`Formulae.confidence` (a logistic function of ``1 − P(none)``, the era's share and the bag's
+own probability of that year, fitted on validation documents), spread over that year and the
+years beside it as the training documents spread (``config["peaks"]``, with and without a month
+read); the rest is the bag's distribution spread evenly over the years of its bins
+(:meth:`Formulae.mix`). A reading whose confidence is under ``config["threshold"]`` (chosen on
+validation) leaves the bag's distribution as it is. The median then falls on the year read when it
+is more likely right than not.
 """
 
 from __future__ import annotations
@@ -68,19 +81,62 @@ TITLES = ("καισαρ", "αυτοκρατορ", "βασιλε", "πτολεμ�
 BEFORE, AFTER = 6, 10
 #: A title counts within this many words after the numeral.
 TITLE_REACH = 3
-#: A year's share of a reading's probability, and of each year beside it.
+#: A year's share of a reading's probability, and of each year beside it (where the folder gives none).
 PEAK = (0.25, 0.5, 0.25)
+#: The Egyptian months (1 Thoth … 12 Mesore, 13 the epagomenal days) by their spellings and
+#: abbreviations in ``norm.v1`` (whole words: ``χοι`` is Choiak, ``χοινικας`` a measure).
+MONTH_WORDS = re.compile(
+    "^(?:(θωθ|θωυθ)|(φαωφι?|φαω|φαοφι)|(αθυρ|αθυ|αθθυρ|αθυρι)|(χοιακ|χοιαχ|χοι|χοιακ)|(τυβι|τυβ|τυβει)"
+    "|(μεχειρ|μεχ|μεχιρ|μεχε)|(φαμενωθ|φαμ|φαμενωτ|φαμεν)|(φαρμουθι|φαρμ|φαρμουθ|φαρμουτι)|(παχων|παχ|παχωνς)"
+    "|(παυνι|παυν|παυνει|παυνι)|(επειφ|επιφ|επει|επιφι|επηφ)|(μεσορη|μεσορ|μεσο|μεσορι)|(επαγομεν\\w*|επαγ))$"
+)
+#: A month counts within this many words before (after) the numeral.
+MONTH_BEFORE, MONTH_AFTER = 6, 14
+#: 1 Thoth fell on 20 July (day 201) in AD 139 and a day earlier every four years before the
+#: Alexandrian calendar fixed it at 29 August (day 241) from :data:`ALEXANDRIAN` on.
+THOTH_139, ALEXANDRIAN = 201, -25
 _NOT_WORD = re.compile("[^α-ωϛϙϡ\\-… ]+")
 
 
 @dataclass(frozen=True)
 class Reading:
-    """A numeral in a formula's place: its ``value``, the index of its (first) word, and ``kind``
-    (``"year"``: after a word for year, ``"month"``: before a month, ``"title"``: before a ruler)."""
+    """A numeral in a formula's place: its ``value``, the index of its (first) word, ``kind``
+    (``"year"``: after a word for year, ``"month"``: before a month, ``"title"``: before a ruler)
+    and the Egyptian ``month`` (1–13) read near it (:func:`month_of`), ``None`` where none."""
 
     value: int
     index: int
     kind: str
+    month: int | None = None
+
+
+def month_number(word: str) -> int | None:
+    """The Egyptian month (1 Thoth … 12 Mesore, 13 the epagomenal days) a ``norm.v1`` word names, or ``None``."""
+    found = MONTH_WORDS.match(word)
+    return None if found is None else next(i for i, g in enumerate(found.groups(), 1) if g)
+
+
+def month_of(words: list[str], index: int, span: int = 1) -> int | None:
+    """The month nearest the numeral at ``words[index : index + span]``: the first after it within
+    :data:`MONTH_AFTER` words, else the nearest before it within :data:`MONTH_BEFORE`."""
+    for w in words[index + span : index + span + MONTH_AFTER]:
+        if (m := month_number(w)) is not None:
+            return m
+    for w in reversed(words[max(0, index - MONTH_BEFORE) : index]):
+        if (m := month_number(w)) is not None:
+            return m
+    return None
+
+
+def later_half(month: int, year: int | np.ndarray) -> int | np.ndarray:
+    """1 where the middle of Egyptian ``month`` falls in the later of the two Julian years its
+    Egyptian year spans (after 1 January), 0 where in the earlier; ``year``: about when (the
+    Julian year the Egyptian year begins in, negative BC; an array gives one answer each). From
+    :data:`ALEXANDRIAN` on, Thoth–Choiak (1–4) are 0 and Tybi–Epagomenai 1."""
+    year = np.asarray(year)
+    thoth = np.where(year >= ALEXANDRIAN, 241, THOTH_139 + (139 - year) / 4)  # day of the Julian year
+    out = (thoth + 30 * (month - 1) + 15 > 365).astype(np.int64)
+    return int(out) if out.ndim == 0 else out
 
 
 def numeral(word: str) -> int | None:
@@ -143,7 +199,7 @@ def readings(text: str) -> list[Reading]:
             kind = "title"
         else:
             continue
-        out.append(Reading(value, i, kind))
+        out.append(Reading(value, i, kind, month_of(words, i, span)))
     return out
 
 
@@ -194,6 +250,10 @@ class Formulae:
         #: Dated names: words whose training documents all fall within a year or so (:meth:`named`).
         self.names = dict(zip(config.get("names", []), (int(y) for y in config.get("name_years", []))))
         self.name_calibration = [float(x) for x in config.get("name_calibration", [-9.0, 0.0, 0.0, 0.0])]
+        #: A reading's year and the years beside it: their shares, with a month read and without.
+        self.peaks = {k: tuple(float(x) for x in v) for k, v in config.get("peaks", {}).items()}
+        #: A reading or names less likely right than this leave the bag's date as it is.
+        self.threshold = float(config.get("threshold", 0.0))
 
     def era_probs(self, words: list[str], reading: Reading) -> np.ndarray:
         """``(E + 1,)`` probabilities of each era and of ``none`` for one reading."""
@@ -217,7 +277,7 @@ class Formulae:
         for reading in readings(text):
             probs = self.era_probs(words, reading)
             sure = 1.0 - float(probs[-1])
-            years = self.eras + reading.value
+            years = regnal_years(self.eras, reading)
             inside = (years >= first_year) & (years < first_year + len(year_probs))
             allowed = inside & (reading.value <= self.longest + 1)
             if not allowed.any():
@@ -229,20 +289,22 @@ class Formulae:
             top = int(weighed.argmax())
             span = words[max(0, reading.index - 2) : reading.index + 6]
             out.append({"words": " ".join(span), "regnal_year": reading.value, "kind": reading.kind,
-                        "era": int(self.eras[top]), "year": int(years[top]), "sure": sure,
-                        "top": float(weighed[top] / weighed.sum())})  # fmt: skip
+                        "month": reading.month, "era": int(self.eras[top]), "year": int(years[top]),
+                        "sure": sure, "top": float(weighed[top] / weighed.sum())})  # fmt: skip
         return out
 
     def candidates(self, text: str, year_probs: np.ndarray, first_year: int) -> list[dict[str, Any]]:
         """The surest reading (:meth:`read`) and the dated names' year (:meth:`named`), those there
         are, each with ``others``: how many of the other readings and the names give its year
-        (within a year)."""
+        (within a year), and ``bag``: the bag's probability of that year and the two beside it."""
         readings_found = self.read_all(text, year_probs, first_year)
         names = self.named(text)
         every = readings_found + ([names] if names else [])
         out = [f for f in (_surest(readings_found), names) if f is not None]
         for f in out:
             f["others"] = sum(1 for g in every if g is not f and abs(g["year"] - f["year"]) <= 1)
+            k = f["year"] - first_year
+            f["bag"] = float(year_probs[max(0, k - 1) : max(0, k + 2)].sum())
         return out
 
     def named(self, text: str) -> dict[str, Any] | None:
@@ -264,12 +326,13 @@ class Formulae:
         """The probability that a reading's (:meth:`read`) or the names' (:meth:`named`) year is
         right (within a year): ``σ(w · evidence(found))``, each kind's ``w`` fitted on validation."""
         w = self.name_calibration if found["kind"] == "name" else self.calibration
-        return float(1 / (1 + np.exp(-float(np.dot(w, evidence(found))))))
+        return float(1 / (1 + np.exp(-float(np.dot(w, evidence(found)[: len(w)])))))
 
     def mix(self, text: str, year_probs: np.ndarray, first_year: int) -> tuple[np.ndarray, dict[str, Any] | None]:
         """``(Y,)`` probabilities of each year from ``first_year``: the bag's ``year_probs`` with the
         year of the surest reading or of the dated names, whichever is likelier right, mixed in by
-        its :meth:`confidence` (see the module docstring), and what gave it (``None``: nothing;
+        its :meth:`confidence` where that is at least :attr:`threshold` (see the module docstring),
+        and what gave it (``None``: nothing;
         else ``{"words", "regnal_year", "kind", "era", "year", "prob"}``, ``regnal_year`` and
         ``era`` ``None`` for names, ``prob``: the probability of that year and the two beside it)."""
         found = self.candidates(text, year_probs, first_year)
@@ -277,10 +340,13 @@ class Formulae:
             return year_probs, None
         shares = [self.confidence(f) for f in found]
         share, found = max(zip(shares, found), key=lambda pair: pair[0])
-        for key in ("sure", "top", "agree", "share", "others"):
+        if share < self.threshold:
+            return year_probs, None
+        shape = self.peaks.get("none" if found.get("month") is None else "month", PEAK)
+        for key in ("sure", "top", "agree", "share", "others", "bag", "month"):
             found.pop(key, None)
         peak = np.zeros_like(year_probs)
-        for step, part in zip((-1, 0, 1), PEAK):
+        for step, part in zip((-1, 0, 1), shape):
             k = found["year"] + step - first_year
             if 0 <= k < len(peak):
                 peak[k] = part
@@ -290,18 +356,31 @@ class Formulae:
         return mixed, found
 
 
+def regnal_years(eras: np.ndarray, reading: Reading) -> np.ndarray:
+    """The Julian year ``(E,)`` of ``reading``'s regnal year in each era (see the module docstring):
+    ``era + n``, less one where its month falls before 1 January."""
+    years = eras + reading.value
+    if reading.month is None:
+        return years
+    return years - 1 + later_half(reading.month, years - 1)
+
+
 def _surest(found: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The reading of greatest ``sure × top`` among :meth:`Formulae.read_all`'s, or ``None``."""
     return max(found, key=lambda f: f["sure"] * f["top"]) if found else None
 
 
 def evidence(found: dict[str, Any]) -> list[float]:
-    """What :meth:`Formulae.confidence` weighs: ``[1, logit(sure), logit(top), log(1 + others)]``
-    of a reading, ``[1, log(agree), share, log(1 + others)]`` of dated names."""
+    """What :meth:`Formulae.confidence` weighs: ``[1, logit(sure), logit(top), log(1 + others),
+    bag]`` of a reading, ``[1, log(agree), share, log(1 + others), bag]`` of dated names; ``bag``:
+    the log of the bag's probability of the year and the two beside it (a reign the text model
+    finds improbable is weighed down), ``log 10⁻⁴`` at least. A folder of four weights reads the
+    first four."""
     others = float(np.log1p(found.get("others", 0)))
+    bag = float(np.log(max(found.get("bag", 1.0), 1e-4)))
     if found["kind"] == "name":
-        return [1.0, float(np.log(found["agree"])), found["share"], others]
-    return [1.0, logit(found["sure"]), logit(found["top"]), others]
+        return [1.0, float(np.log(found["agree"])), found["share"], others, bag]
+    return [1.0, logit(found["sure"]), logit(found["top"]), others, bag]
 
 
 def logit(p: float) -> float:

@@ -34,9 +34,12 @@ from typing import Any
 import numpy as np
 from safetensors.numpy import load_file
 
+from apollo_restore.attribution.familiar import Letters
 from apollo_restore.attribution.features import featurise
 from apollo_restore.attribution.formulae import Formulae
+from apollo_restore.attribution.labels import REGIONS
 from apollo_restore.attribution.neighbours import Neighbours, mix
+from apollo_restore.errors import Errors
 
 WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
 #: The training documents' dates and places (the dated parallels' labels).
@@ -66,6 +69,8 @@ class Attribution:
             :func:`~apollo_restore.attribution.attribute.attribute`).
         formula: the dating formula read (:mod:`.formulae`: ``{"words", "regnal_year", "kind",
             "era", "year", "prob"}``), or ``None``.
+        warnings: ``W3xx`` on how the text was read (as ``restore`` gives them), ``W8xx`` on
+            what the answer can be worth (a text unlike the model's, a place it may not know).
     """
 
     year: int
@@ -78,10 +83,11 @@ class Attribution:
     little: bool
     parallels: list[dict[str, Any]] = field(default_factory=list)
     formula: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels", "formula"}``."""
+        "letters", "little", "parallels", "formula", "warnings"}``."""
         return {
             "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
                      "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
@@ -90,6 +96,7 @@ class Attribution:
             "little": self.little,
             "parallels": self.parallels,
             "formula": self.formula,
+            "warnings": self.warnings,
         }  # fmt: skip
 
     def summary(self) -> str:
@@ -114,8 +121,9 @@ def percent(p: float) -> str:
 
 
 def year_label(year: int) -> str:
-    """``-150`` → ``150 BC``, ``212`` → ``AD 212``."""
-    return f"{-year} BC" if year < 0 else f"AD {year}"
+    """``-150`` → ``150 BC``, ``212`` → ``AD 212``; there is no year 0 (:func:`date_summary` never
+    gives one; were it given, it is 1 BC)."""
+    return f"{-year} BC" if year < 0 else f"AD {year}" if year > 0 else "1 BC"
 
 
 def softmax(logits: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
@@ -138,9 +146,11 @@ def quantile(edges: np.ndarray, probs: np.ndarray, q: float) -> float:
 def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
     """``(median, low, high)`` of a date distribution: the years that hold its median and the
     ends of its central :data:`INTERVAL` interval. A bin ``[a, b)`` holds the years ``a … b − 1``,
-    so a quantile at ``137.6`` lies in the year 137 (rounding it would say 138)."""
+    so a quantile at ``137.6`` lies in the year 137 (rounding it would say 138). The years run
+    1 BC (``-1``) → AD 1 (``1``): a quantile in ``[0, 1)`` is the low end's 1 BC, else AD 1."""
     tail = (1 - INTERVAL) / 2
-    return tuple(math.floor(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))  # type: ignore[return-value]
+    year, low, high = (math.floor(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))
+    return year or 1, low or -1, high or 1
 
 
 def bag(embedding: np.ndarray, scale: np.ndarray | None, ids: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -189,6 +199,8 @@ class AttributionModel:
         self.widths = np.diff(self.edges).astype(np.int64)  # years in each bin
         #: The dating formulae's reader (:mod:`.formulae`) where the folder holds it.
         self.formulae = Formulae(arrays, config["formulae"]) if "formula.weight" in arrays else None
+        #: The letter model (:mod:`.familiar`) where the folder holds it.
+        self.letters = Letters(arrays, config["letters"]) if "letters.logp" in arrays else None
 
     @classmethod
     def load(cls, folder: Path | None = None) -> AttributionModel:
@@ -240,14 +252,23 @@ class AttributionModel:
         return int(place_probs.argmax()) not in self.inscription_places
 
     def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
-        """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters."""
+        """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters
+        (see the module docstring for ``W801`` and ``W802``)."""
         probs, place_probs = self.probabilities(text, letters)
-        years, formula = self.years(probs), None
-        if self.formulae is not None and self.reads_formulae(place_probs):  # a formula's year mixed in
+        years, formula, warnings = self.years(probs), None, []
+        strange = self.letters.strange(text, letters) if self.letters is not None else ""
+        if strange:  # nothing it learnt applies: flat places, the whole range
+            warnings.append(Errors.W801.format(why=strange))
+            probs, place_probs = np.full(len(probs), 1 / len(probs)), np.full(len(place_probs), 1 / len(place_probs))
+            years = self.years(probs)
+        elif not self.reads_formulae(place_probs):  # among inscriptions: perhaps from none of their regions
+            regions = sorted(set(REGIONS.values()))
+            warnings.append(Errors.W802.format(regions=", ".join(regions[:-1]) + " and " + regions[-1]))
+        elif self.formulae is not None:  # a formula's year mixed in
             years, formula = self.formulae.mix(text, years, self.first_year)
             probs = np.add.reduceat(years, (self.edges[:-1] - self.first_year).astype(np.int64))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula)  # fmt: skip
+                           letters < FEW_LETTERS, formula=formula, warnings=warnings)  # fmt: skip

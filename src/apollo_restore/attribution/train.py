@@ -24,8 +24,11 @@
    neighbours' votes (a second softmax over its log), the dates over the texts placed among
    papyri; the texts placed first among inscriptions get one date and one place temperature of
    their own.
-6. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
-   documents and calibrated on the validation documents through the model above.
+6. **Letters** (:mod:`.familiar`): the letter trigrams of the training documents, each length
+   band's limit of surprise from the validation documents and crops.
+7. **Formulae** (:mod:`.train_formulae`): the reader of dating formulae, fitted on the training
+   documents and calibrated on the validation documents through the model above; its dated
+   names are the words the DDB editions (:data:`DDB_ARCHIVE` in the corpora folder) capitalise.
 """
 
 from __future__ import annotations
@@ -41,11 +44,13 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.attribution.familiar import fit_letters
 from apollo_restore.attribution.features import featurise, letters
 from apollo_restore.attribution.labels import Label, label_of, read_labels
 from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
-from apollo_restore.attribution.train_formulae import add_formulae
+from apollo_restore.attribution.train_formulae import add_formulae, proper_names
+from apollo_restore.data.readers.ddb import capitalised_words
 from apollo_restore.data.table import load_documents
 from apollo_restore.evaluate.attribution import covered, ece
 
@@ -55,6 +60,8 @@ SOURCES = ("ddb", "inscription")
 MAX_CHARS = 4000
 MIN_PLACE_DOCS = 5
 BIN_EDGES = list(range(-800, 901, 25))  # 68 bins of 25 years
+#: The DDB archive in the corpora folder: how its editions write each word (proper names capitalised).
+DDB_ARCHIVE = "ddb-trismegistos-2016.tar.xz"
 #: Lower letter bounds of the calibration's length bands.
 BANDS = (0, 30, 60, 120, 300)
 
@@ -403,7 +410,8 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
                     "seed": seed, "fill": fill},
     }  # fmt: skip
-    add_formulae(arrays, config, filled, valid_docs, seed)
+    add_letters(arrays, config, filled, valid)
+    add_formulae(arrays, config, filled, valid_docs, seed, proper=proper_names_of(corpora))
     config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
     write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
@@ -437,17 +445,41 @@ def write_documents_labels(items: list[Example], path: Path) -> None:
     tmp.replace(path)
 
 
+def add_letters(arrays: dict[str, np.ndarray], config: dict[str, Any], train: list[Example],
+                valid: list[Example]) -> None:  # fmt: skip
+    """The letter model (:func:`~.familiar.fit_letters`) of the ``train`` texts, its limits from the
+    ``valid`` documents and crops, added to ``arrays`` and ``config["letters"]``."""
+    fitted, settings = fit_letters([e.text for e in train], [(e.text, e.letters) for e in valid], list(BANDS))
+    log.info("letters: surprise limits %s (bits a letter, bands from %s letters)", settings["limits"], BANDS)
+    arrays |= fitted
+    config["letters"] = settings
+
+
+def proper_names_of(corpora: Path) -> frozenset[str]:
+    """The words the DDB editions of ``corpora`` capitalise (:func:`~.train_formulae.proper_names`).
+
+    Raises:
+        FileNotFoundError: the corpora folder holds no :data:`DDB_ARCHIVE`.
+    """
+    started = time.monotonic()
+    names = proper_names(capitalised_words(corpora / DDB_ARCHIVE))
+    log.info("%d proper names from the DDB editions (%.0f s)", len(names), time.monotonic() - started)
+    return names
+
+
 def refit_formulae(folder: Path, prepared: Path, corpora: Path, seed: int = 0) -> dict[str, Any]:
-    """Fit the formula reader (:func:`~.train_formulae.add_formulae`) anew into the model folder
-    ``folder``, leaving its other arrays as they are (as :func:`train_attribution` would give
-    them at the end of its run); returns the reader's settings."""
+    """Fit the letter model (:func:`add_letters`) and the formula reader
+    (:func:`~.train_formulae.add_formulae`) anew into the model folder ``folder``, leaving its
+    other arrays as they are (as :func:`train_attribution` would give them at the end of its run);
+    returns the reader's settings."""
     from safetensors.numpy import load_file
 
     labels = read_labels(corpora)
     arrays = load_file(str(folder / WEIGHTS_FILE))  # its old reader is replaced (add_formulae leaves it out)
     config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
     filled = examples(prepared, corpora, "train", seed, crops=0, fill=1.0, labels=labels)
-    valid = examples(prepared, corpora, "validation", seed, crops=0, fill=0.0, labels=labels)
-    add_formulae(arrays, config, filled, valid, seed)
+    valid = examples(prepared, corpora, "validation", seed, crops=2, fill=0.0, labels=labels)
+    add_letters(arrays, config, filled, valid)
+    add_formulae(arrays, config, filled, [e for e in valid if "#" not in e.doc], seed, proper=proper_names_of(corpora))
     save(arrays, config, folder)
     return config["formulae"]

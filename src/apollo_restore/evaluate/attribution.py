@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 #: Length bands of the report (lower bounds, letters).
-LENGTH_BANDS = (0, 50, 200, 1000)
+LENGTH_BANDS = (0, 50, 200, 500, 1000)
+#: The year that parts Ptolemaic from Roman Egypt (a point across it from the true range is a *crossing*).
+ROMAN = -30
 
 
 def deviation(year: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -55,7 +57,9 @@ def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
         )
         dev = deviation(year, lo, hi)
         out |= {"date_mean": float(dev.mean()), "date_median": float(np.median(dev)),
-                "date_inside": float((dev == 0).mean()), "coverage80": float(covered(low, high, lo, hi).mean()),
+                "date_inside": float((dev == 0).mean()), "date_within1": float((dev <= 1).mean()),
+                "crossings": int((((hi < ROMAN) & (year >= ROMAN)) | ((lo >= ROMAN) & (year < ROMAN))).sum()),
+                "coverage80": float(covered(low, high, lo, hi).mean()),
                 "interval_width": float(np.median(high - low))}  # fmt: skip
     read = [r for r in dated if r.get("formula_year") is not None]
     out["formula_read"] = len(read) / len(dated) if dated else 0.0
@@ -109,9 +113,9 @@ def attribution_report(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 def report_markdown(report: dict[str, Any]) -> str:
     """The report as a Markdown table, one row per group."""
-    head = ("| group | docs | dated | date mean | median | inside | 80 % cover | width | formula read | right "
-            "| placed | top-1 | top-3 | ECE |")  # fmt: skip
-    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    head = ("| group | docs | dated | date mean | median | inside | ≤ 1 | crossings | 80 % cover | width "
+            "| formula read | right | placed | top-1 | top-3 | ECE |")  # fmt: skip
+    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def cell(s: dict[str, Any], key: str, fmt: str) -> str:
         return format(s[key], fmt) if key in s else "–"
@@ -123,7 +127,8 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {name} | {s['documents']} | {s['dated']} | {cell(s, 'date_mean', '.1f')} "
             f"| {cell(s, 'date_median', '.0f')} "
-            f"| {cell(s, 'date_inside', '.2f')} | {cell(s, 'coverage80', '.2f')} | {cell(s, 'interval_width', '.0f')} "
+            f"| {cell(s, 'date_inside', '.3f')} | {cell(s, 'date_within1', '.3f')} | {cell(s, 'crossings', 'd')} "
+            f"| {cell(s, 'coverage80', '.2f')} | {cell(s, 'interval_width', '.0f')} "
             f"| {cell(s, 'formula_read', '.2f')} | {cell(s, 'formula_right', '.2f')} "
             f"| {s['placed']} | {cell(s, 'top1', '.3f')} | {cell(s, 'top3', '.3f')} | {cell(s, 'ece', '.3f')} |"
         )

@@ -94,6 +94,39 @@ class GapContexts:
         pos = self.positions[index]
         return self._prefix(pos, index, fills), self._suffix(pos, later_unknown)
 
+    def read_by(self, index: int, fills: Fills, chars: int) -> list[int]:
+        """The earlier gaps (0-based, in order) whose reading stands within the last ``chars``
+        characters of gap ``index``'s prefix (or, holding none, whose place does): a new reading
+        in one of them changes what a model reading ``chars`` characters each side is given for
+        gap ``index``; a reading in any other earlier gap does not. Later gaps are never read (they
+        stand as ``…``). The distance is measured as the prefix renders it, with
+        :data:`_MARGIN` characters to spare; the segments in between are rendered only once their
+        raw size (:func:`_size`, never less than what they render to but a dot per punctuation
+        run) reaches it, so that a gap costs about one rendering of its window.
+
+        Raises:
+            IndexError: no gap ``index``.
+        """
+        if not 0 <= index < len(self.positions):
+            raise IndexError(f"the text has {len(self.positions)} gaps, not {index + 1}")
+        limit = chars + _MARGIN
+        between: list[Segment] = []  # the segments after the gap looked at, up to gap ``index``, nearest first
+        size, out, gap = 0, [], index - 1
+        for j in range(self.positions[index] - 1, -1, -1):
+            seg = self.segments[j]
+            if isinstance(seg, Lacuna):
+                if size >= limit:
+                    anchored = [Text(_ANCHOR), *reversed(between), Text(_ANCHOR)]
+                    if len(render(Document("ctx", "user", anchored)).text) - 2 * len(_ANCHOR) >= limit:
+                        break
+                out.append(gap)
+                fill = _fill(fills, gap)
+                seg = Supplied(fill) if fill is not None else seg
+                gap -= 1
+            between.append(seg)
+            size += _size(seg)
+        return out[::-1]
+
     def _prefix(self, pos: int, index: int, fills: Fills) -> str:
         budget = None if self.window is None else self.window + _MARGIN
         while True:

@@ -22,7 +22,7 @@ from apollo_restore.data.normalise import UNKNOWN_GAP
 from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import RequestError, RestoreStopped
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.context import GapContexts
+from apollo_restore.restoration.context import DEFAULT_WINDOW, GapContexts
 from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
@@ -87,6 +87,7 @@ def restore_text(
         restorer = restorer.for_text_kind(kind)
     spans = [(m.start, m.end) for m in request.markers]
     contexts = GapContexts(request.document.segments)
+    window = model_window(restorer)
     estimates = line_estimates(request.document.segments)
     lacunae = [seg for seg in request.document.segments if isinstance(seg, Lacuna)]
     asked = set(request.only)
@@ -112,7 +113,11 @@ def restore_text(
         else:
             cands = restorer.candidates(prefix, suffix, searched or hint, request.k)
         span = spans[i] if i < len(spans) else None
-        gap = GapResult(i + 1, hint, prefix, suffix, cands, pinned, span, 0.0, estimate, searched, lost_lines)
+        reads = tuple(j + 1 for j in contexts.read_by(i, fills, window))
+        gap = GapResult(
+            i + 1, hint, prefix, suffix, cands, pinned, span,
+            length_estimate=estimate, searched=searched, lost_lines=lost_lines, reads=reads,
+        )  # fmt: skip
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
         fills.append(gap.context_fill())
@@ -148,3 +153,11 @@ def searched_hint(estimate: LineEstimate | None, limits: RequestLimits = DEFAULT
     if estimate is None or estimate.lo > limits.max_gap_letters:
         return None
     return Hint.span(estimate.lo, min(estimate.hi, limits.max_gap_letters))
+
+
+def model_window(restorer: Restorer) -> int:
+    """Characters of context each side the restorer's model reads (its ``config.context_chars``);
+    a restorer that declares none reads all it is given
+    (:data:`~apollo_restore.restoration.context.DEFAULT_WINDOW`)."""
+    chars = getattr(getattr(restorer, "config", None), "context_chars", None)
+    return chars if isinstance(chars, int) and chars > 0 else DEFAULT_WINDOW

@@ -90,6 +90,11 @@ class GapResult:
             as a range), ``None`` where the search had no other count than :attr:`hint`.
         lost_lines: a gap of whole lines lost (``lost.?lin``, ``<gap unit="line">``) without a
             count given: not searched (no candidates; :attr:`hint_label` says so).
+        reads: the numbers (from 1) of the earlier gaps whose reading stands in the context the
+            model reads for this gap (its ``context_chars``:
+            :meth:`~apollo_restore.restoration.context.GapContexts.read_by`): another reading in
+            one of them changes this gap's context, one in any other gap does not (what the web
+            page restores again after a pick).
     """
 
     number: int
@@ -103,6 +108,7 @@ class GapResult:
     length_estimate: LineEstimate | None = None
     searched: Hint | None = None
     lost_lines: bool = False
+    reads: tuple[int, ...] = ()
 
     @property
     def hint_label(self) -> str:

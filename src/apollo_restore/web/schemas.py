@@ -121,6 +121,12 @@ class GapOut(BaseModel):
         description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; searched at '
         '≈ 11–14 letters, from line lengths", "lost lines: not restored".',
     )
+    reads: list[int] = Field(
+        default_factory=list,
+        description="The earlier gaps (numbers from 1) whose reading stands in the context the model reads for "
+        "this gap: a new reading (a pin, a fill) in one of them changes this gap's context and readings, one in "
+        "any other gap does not (the page restores only these again after a pick).",
+    )
 
 
 class RestorationOut(BaseModel):
@@ -263,10 +269,15 @@ class AttributeOut(BaseModel):
     letters: int = Field(description="Greek letters read.")
     little: bool = Field(description="A short text (under 50 letters): the answer knows little.")
     parallels: list[dict[str, Any]] = Field(
-        description="Dated parallels: training documents sharing the longest runs (doc, label, source, url, longest, "
-        "snippet, lo, hi, place)."
+        description="Dated parallels: the dated training documents sharing the longest runs (doc, label, source, url, "
+        "longest, snippet, lo, hi, place); a document of no known date is left out."
     )
     formula: AttributeFormula | None = Field(None, description="The dating formula read, if any.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
+        "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
+    )
 
 
 class Choice(BaseModel):

@@ -30,6 +30,8 @@ from apollo_restore.data.document import (
     lacuna_length,
     merge_texts,
 )
+from apollo_restore.data.normalise import normalise
+from apollo_restore.data.readers.archive import SkipLog, iter_files
 from apollo_restore.errors import CorpusError
 
 _UNDERDOT = "\u0323"
@@ -152,3 +154,29 @@ def parse_file(content: bytes, name: str, source: str = "ddb") -> Document:
     }
     doc_id = Path(name.split(":")[-1]).name.removesuffix(".xml").removesuffix("_lemmatized")
     return Document(id=doc_id, source=source, segments=merge_texts(segments), meta=meta)
+
+
+_FORMS = re.compile(rb'(?:original|regularized)="([^"]*)"')
+_NOT_IN_A_FORM = re.compile(r"\|[^|]*\||[\[\]()<>⟦⟧{}*\\/?`@^\-\u0323]|&[a-z]+;")
+
+
+def capitalised_words(path: str | Path) -> dict[str, tuple[int, int]]:
+    """How the DDB editions write each word: ``norm.v1`` word → ``(capitalised, all)`` counts of
+    its ``original`` and ``regularized`` forms (brackets and tags left out) in the archive or
+    folder ``path``. The editions capitalise proper names (persons, places, months), so a word
+    mostly capitalised is a name.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+    """
+    counts: dict[str, list[int]] = {}
+    for _, content in iter_files(path, (".xml",), skips=SkipLog()):
+        for raw in _FORMS.findall(content):
+            form = _NOT_IN_A_FORM.sub("", raw.decode("utf-8", "replace")).strip()
+            word = normalise(form)
+            if not form or " " in word or not word:
+                continue
+            seen = counts.setdefault(word, [0, 0])
+            seen[0] += form[0].isupper()
+            seen[1] += 1
+    return {w: (c, n) for w, (c, n) in counts.items()}

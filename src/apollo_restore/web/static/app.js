@@ -11,6 +11,7 @@ const state = {
   pinProbs: {},      // gap number -> probability of the picked reading
   pinCands: {},      // gap number -> the picked candidate (its edition form and the alternatives)
   focusGap: null,    // the gap whose reading was just picked, released or re-run: focus goes back to it
+  revision: null,    // the last revision (a pick, release or length at one gap): {number, redone}; its card offers the rest
   cache: {},         // gap number -> candidates of the last run in which the gap was not pinned
   result: null,      // last /api/restore response
   health: null,      // /api/health response
@@ -111,7 +112,7 @@ function showWarnings(warnings) {
 function setBusy(busy, message, stoppable = false) {
   state.busy = busy;
   for (const id of ["restore", "export-leiden", "export-epidoc"]) $(id).disabled = busy;
-  document.querySelectorAll(".candidate, .hint button").forEach((b) => { b.disabled = busy; });
+  document.querySelectorAll(".candidate, .hint button, .unpin, .rest").forEach((b) => { b.disabled = busy; });
   $("stop").hidden = !(busy && stoppable);
   $("status").textContent = message || "";
   document.body.setAttribute("aria-busy", busy ? "true" : "false");
@@ -129,6 +130,7 @@ async function restore(from = 1) {
   const text = $("leiden").value;
   if (!text.trim()) { showError(new ApiError(422, { message: "paste a Leiden text first" })); return; }
   if (state.restoring) return;
+  state.revision = null;
   if (text !== state.text) {  // a new text: its gaps are not the old ones
     state.hints = {}; state.pins = {}; state.pinProbs = {}; state.pinCands = {}; state.cache = {}; state.parallels = {};
     from = 1;
@@ -190,7 +192,7 @@ async function restore(from = 1) {
   state.restoring = null;
   if (controller.signal.aborted) { stopped(result, n, total); return; }
   const run = result.gaps.filter((g) => g.number >= from);
-  setBusy(false, pickSummary(result) + runSummary(run, (performance.now() - started) / 1000));
+  setBusy(false, runSummary(run, (performance.now() - started) / 1000));  // a pick is revised (revise), not restored here
   restoreFocus();
   loadParallels(result);
 }
@@ -207,6 +209,114 @@ function stopped(result, n, total) {
 
 function stopRestoring() {
   if (state.restoring) state.restoring.abort();
+}
+
+// what a gap holds while later gaps are restored: its pick, else its first reading ("" where it has none)
+function holds(gap) {
+  if (gap.pinned !== null) return gap.pinned;
+  return gap.candidates.length ? gap.candidates[0].text : "";
+}
+
+// A pick, a release or a new length at gap `number` restores again only what it changes: that gap,
+// then, in order, each later gap whose context holds a gap that changed (`gap.reads`: the earlier gaps
+// standing within the model's context of it, as the server found them), a gap whose first reading
+// changes changing in turn the gaps that read it. Every other gap keeps its readings (what a
+// restoration of the whole text would give them but where a gap's context held a change beyond the
+// model's window); its card then offers to restore all the later gaps again (restoreRest).
+async function revise(number) {
+  const text = $("leiden").value;
+  const result = state.result;
+  if (state.restoring) return;
+  if (!result || text !== state.text || !result.gaps.some((g) => g.number === number)) { restore(); return; }
+  clearError();
+  state.revision = null;
+  const controller = new AbortController();
+  state.restoring = controller;
+  setBusy(true, `Restoring gap ${number} again…`, true);
+  const started = performance.now();
+  const k = Number($("k").value);
+  const changed = new Set([number]);
+  const redone = [];
+  const queue = result.gaps.map((g) => g.number).filter((n) => n >= number).sort((a, b) => a - b);
+  try {
+    for (const q of queue) {
+      const old = result.gaps.find((g) => g.number === q);
+      const reads = Array.isArray(old.reads) ? old.reads.filter((r) => changed.has(r)) : null;  // null: not known, restored
+      if (q !== number && reads && !reads.length) continue;
+      $("status").textContent = q === number || !reads ? `Restoring gap ${q} again…`
+        : `Restoring gap ${q} again: its context holds gap ${reads.join(", ")}…`;
+      const fills = {};
+      for (const g of result.gaps) if (g.number < q && g.pinned === null) fills[g.number] = holds(g);
+      const body = { text, hints: state.hints, pins: state.pins, k, only: [q], fills };
+      const part = await api("/api/restore", body, false, controller.signal);
+      if (controller.signal.aborted) break;
+      const fresh = part.gaps[0];
+      if (fresh.pinned === null) state.cache[q] = fresh.candidates;
+      const at = result.gaps.findIndex((g) => g.number === q);
+      if (q !== number && holds(result.gaps[at]) !== holds(fresh)) changed.add(q);
+      result.gaps[at] = fresh;
+      redone.push(fresh);
+      renderRevised(fresh);
+    }
+  } catch (err) {
+    state.restoring = null;
+    if (!controller.signal.aborted) {
+      state.focusGap = null;
+      revised(number, redone, `Stopped at an error: ${redone.length} gap${redone.length === 1 ? "" : "s"} restored again; the others keep their readings.`);
+      showError(err);
+      return;
+    }
+  }
+  state.restoring = null;
+  if (controller.signal.aborted) {
+    state.focusGap = null;
+    revised(number, redone, `Stopped: ${redone.length} gap${redone.length === 1 ? "" : "s"} restored again; the others keep their readings.`);
+    $("restore").focus();
+    return;
+  }
+  const secs = (performance.now() - started) / 1000;
+  revised(number, redone, pickSummary(result) + revisionSummary(redone, result.gaps.length, secs));
+  restoreFocus();
+}
+
+// a revision ended: its card offers the rest, the status says what was done, parallels follow
+function revised(number, redone, message) {
+  state.revision = { number, redone: redone.map((g) => g.number) };
+  const gap = state.result.gaps.find((g) => g.number === number);
+  const card = $(`gap-${number}`);
+  if (gap && card) card.replaceWith(renderGap(gap));
+  setBusy(false, message);
+  loadParallels(state.result, state.revision.redone);
+}
+
+// a gap restored again in a revision: its card and the text show its new readings; focus stays
+// where it is, or goes to Stop when it was on the card replaced
+function renderRevised(gap) {
+  const focusedMark = document.activeElement && document.activeElement.closest ? document.activeElement.closest(".gap-mark") : null;
+  renderText();
+  if (focusedMark) { const again = $(focusedMark.id); if (again) again.focus({ preventScroll: true }); }
+  const card = $(`gap-${gap.number}`);
+  if (card) card.replaceWith(renderGap(gap));
+  renderProbHelp();
+  keepFocusWhileRunning();
+}
+
+// what a revision did, in words (`redone`: the gaps it asked again, `arrived`: the gaps shown)
+function revisionSummary(redone, arrived, secs) {
+  const searched = redone.filter((g) => g.pinned === null).map((g) => g.number);
+  const kept = arrived - redone.length;
+  const s = (n) => (n === 1 ? "" : "s");
+  const keep = kept ? ` The other ${kept} gap${s(kept)} keep${kept === 1 ? "s its reading" : " their readings"}.` : "";
+  if (!searched.length) return arrived === 1 ? "Nothing to restore: the gap holds your reading." : `No other gap's context holds it.${keep}`;
+  const list = searched.length === 1 ? `Gap ${searched[0]}` : `Gaps ${searched.slice(0, -1).join(", ")} and ${searched[searched.length - 1]}`;
+  return `${list} restored again in ${secs.toFixed(1)} s.${keep}`;
+}
+
+// "Re-restore all gaps after gap N": the gaps after the revised one, restored as one restoration would
+function restoreRest(number) {
+  if (state.busy) return;
+  state.focusGap = number;
+  restore(number + 1);
 }
 
 // while the gaps arrive, keyboard focus is never lost: on a control the run disabled, it goes to Stop
@@ -265,10 +375,11 @@ function runSummary(gaps, secs) {
 }
 
 // the same request as `apollo-restore parallels --json` makes for each gap: the text, its number, hints and pins
-async function loadParallels(result) {
+async function loadParallels(result, numbers = null) {
   if (!state.health || !state.health.parallels) return;
   const body = { text: state.text, hints: state.hints, pins: state.pins, k: 5 };
   for (const gap of result.gaps) {
+    if (numbers && !numbers.includes(gap.number)) continue;
     try {
       state.parallels[gap.number] = await api("/api/parallels", { ...body, gap: gap.number });
     } catch (err) {
@@ -286,14 +397,14 @@ function pin(number, candidate) {
   } else {
     state.pins[number] = candidate.text; state.pinProbs[number] = candidate.prob; state.pinCands[number] = candidate;
   }
-  restore(number);
+  revise(number);
 }
 
 function unpin(number) {
   if (state.busy) return;
   state.focusGap = number;
   delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];
-  restore(number);
+  revise(number);
 }
 
 function applyHint(number, mode, a, b) {
@@ -306,7 +417,7 @@ function applyHint(number, mode, a, b) {
   }
   delete state.pins[number]; delete state.pinProbs[number]; delete state.pinCands[number];  // a new length: new candidates
   state.focusGap = number;
-  restore(number);
+  revise(number);
 }
 
 // ---- rendering ---------------------------------------------------------------------------
@@ -441,6 +552,15 @@ function renderGap(gap) {
       el("button", { type: "button", class: "unpin", onclick: () => unpin(i), text: "Release" })));
   }
   card.append(hintControls(gap));
+  const total = state.result.gaps_in_text ?? state.result.gaps.length;
+  if (state.revision && state.revision.number === i && total > i) {
+    const again = state.revision.redone.filter((n) => n > i);
+    card.append(el("p", { class: "rest-line" },
+      el("button", { type: "button", class: "rest", onclick: () => restoreRest(i), text: `Re-restore all gaps after gap ${i}` }), " ",
+      el("span", { class: "help", text: again.length
+        ? `Restored again: ${again.length === 1 ? "gap" : "gaps"} ${again.join(", ")}, whose context holds a change; the others kept their readings.`
+        : "No later gap's context holds it: the others kept their readings." })));
+  }
   const items = candidates.map((c, rank) => {
     const chosen = pinned && c.text === gap.pinned;
     const pct = percent(c.prob);
@@ -467,7 +587,7 @@ function renderGap(gap) {
   card.append(el("details", { class: "context" }, el("summary", { text: "Context the model saw" }),
     el("p", { lang: "grc" }, "…" + gap.prefix.slice(-80), el("mark", { text: "[ ]" }), gap.suffix.slice(0, 80) + "…")));
   card.append(el("div", { class: "parallels", id: `parallels-${i}` }));
-  card.querySelectorAll(".candidate, .hint button").forEach((b) => { b.disabled = state.busy; });  // a run is on
+  card.querySelectorAll(".candidate, .hint button, .unpin, .rest").forEach((b) => { b.disabled = state.busy; });  // a run is on
   setTimeout(() => renderParallels(i), 0);
   return card;
 }
@@ -556,33 +676,116 @@ async function checkProvenance() {
 
 // ---- date and place -------------------------------------------------------------------------
 
-function yearLabel(y) { return y < 0 ? `${-y} BC` : `AD ${y}`; }
+function yearLabel(y) { return y < 0 ? `${-y} BC` : y > 0 ? `AD ${y}` : "1 BC"; }  // no year 0
 
-// The date distribution as an inline SVG bar chart (drawn here: no external assets), the 80 % interval
-// shaded; the figure's text alternative is the summary sentence it is labelled by. The markup holds only
-// numbers the page computed and fixed words, and the HTML parser puts inline <svg> in the SVG namespace.
-function dateChart(date, labelId) {
-  const W = 320, H = 110, top = 6, bottom = 84, left = 4, right = W - 4;
+// The date distribution as an SVG bar chart (drawn here: no external assets), the 80 % interval shaded,
+// the median a line. It is drawn at the width it is shown (redrawn when that changes), so that its labels
+// keep their size on a phone; it shows the 80 % interval with a margin each side, the whole range one
+// click away, and downloads as a standalone SVG file. The figure's text alternative is the summary
+// sentence it is labelled by. The markup holds only numbers the page computed and escaped words, and
+// the HTML parser puts inline <svg> in the SVG namespace.
+
+//: the chart's geometry in CSS pixels: height, plot top and axis, the side margins (half the widest
+//: tick label fits in them), the labels' font size, and the least distance between two ticks
+const CHART = { height: 132, top: 8, axis: 96, side: 36, font: 12, tickGap: 72, fileWidth: 640 };
+const TICK_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 400, 800];  // the whole range: from 800 BC
+const CHART_STYLE = {
+  interval: 'fill="#dbe7f3"', mark: 'fill="#9a6700"', bar: 'fill="#2a5d8f"', point: 'stroke="#111" stroke-width="1.5"',
+  axis: 'stroke="#333" stroke-width="1"', tick: `font-size="${CHART.font}" fill="#111" font-family="sans-serif"`,
+};
+
+function escapeXml(text) {
+  return String(text).replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]);
+}
+
+// the years shown: the 80 % interval and a quarter of its width each side (at least 15 years), within
+// the distribution's range; or the whole range
+function chartView(date, full) {
   const first = date.bins[0], last = date.bins[date.bins.length - 1];
-  const x = (year) => (left + ((year - first) / (last - first)) * (right - left)).toFixed(1);
-  const max = Math.max(...date.probs, 1e-9);
-  const parts = [`<rect class="interval" x="${x(date.low)}" y="${top}" height="${bottom - top}" ` +
-    `width="${Math.max(1, x(date.high) - x(date.low)).toFixed(1)}"></rect>`];
-  date.probs.forEach((p, i) => {
-    const h = ((p / max) * (bottom - top)).toFixed(1);
-    const w = Math.max(0.5, x(date.bins[i + 1]) - x(date.bins[i]) - 0.5).toFixed(1);
-    parts.push(`<rect class="bar" x="${x(date.bins[i])}" y="${(bottom - h).toFixed(1)}" width="${w}" height="${h}"></rect>`);
-  });
-  parts.push(`<line class="point" x1="${x(date.year)}" x2="${x(date.year)}" y1="${top}" y2="${bottom}"></line>`);
-  parts.push(`<line class="axis" x1="${left}" x2="${right}" y1="${bottom}" y2="${bottom}"></line>`);
-  for (const tick of [-800, -400, 1, 400, 800]) {
-    if (tick < first || tick > last) continue;
-    parts.push(`<line class="axis" x1="${x(tick)}" x2="${x(tick)}" y1="${bottom}" y2="${bottom + 4}"></line>`);
-    parts.push(`<text class="tick" x="${x(tick)}" y="${bottom + 16}" text-anchor="middle">${tick === 1 ? "AD 1" : yearLabel(tick)}</text>`);
+  if (full) return [first, last];
+  const margin = Math.max(15, (date.high + 1 - date.low) / 4);
+  return [Math.max(first, Math.floor(date.low - margin)), Math.min(last, Math.ceil(date.high + 1 + margin))];
+}
+
+// tick years between lo and hi, a round step apart and at least CHART.tickGap pixels; year 0 is AD 1
+function chartTicks(lo, hi, plotWidth) {
+  const step = TICK_STEPS.find((s) => (s / (hi - lo)) * plotWidth >= CHART.tickGap) || 1600;
+  const out = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) {
+    const year = t === 0 ? 1 : t;
+    if (year >= lo && year <= hi) out.push(year);
   }
-  const box = document.createElement("div");
-  box.innerHTML = `<svg class="date-chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${labelId}">${parts.join("")}</svg>`;
-  return box.firstElementChild;
+  return out;
+}
+
+// the chart's SVG markup, `width` pixels wide, of the years `view`; `file`: a standalone document
+// (namespace, XML declaration, a title and description) rather than the page's inline figure
+function chartMarkup(date, view, width, file = null) {
+  const { height, top, axis, side } = CHART;
+  const [lo, hi] = view;
+  const right = width - side;
+  const x = (year) => side + ((Math.min(hi, Math.max(lo, year)) - lo) / (hi - lo)) * (right - side);
+  const f = (v) => v.toFixed(1);
+  const max = Math.max(...date.probs, 1e-9);
+  const parts = [`<rect class="interval" ${CHART_STYLE.interval} x="${f(x(date.low))}" y="${top}" height="${axis - top}" ` +
+    `width="${f(Math.max(2, x(date.high + 1) - x(date.low)))}"></rect>`];
+  date.probs.forEach((p, i) => {
+    const a = date.bins[i], b = date.bins[i + 1];
+    if (b <= lo || a >= hi) return;
+    const h = (p / max) * (axis - top);
+    const w = Math.max(0.5, x(b) - x(a) - 0.5);
+    parts.push(`<rect class="bar" ${CHART_STYLE.bar} x="${f(x(a))}" y="${f(axis - h)}" width="${f(w)}" height="${f(h)}"></rect>`);
+  });
+  // the interval marked below the axis too, where no bar hides it
+  parts.push(`<rect class="interval-mark" ${CHART_STYLE.mark} x="${f(x(date.low))}" y="${axis + 1}" height="4" ` +
+    `width="${f(Math.max(2, x(date.high + 1) - x(date.low)))}"></rect>`);
+  parts.push(`<line class="point" ${CHART_STYLE.point} x1="${f(x(date.year))}" x2="${f(x(date.year))}" y1="${top}" y2="${axis}"></line>`);
+  parts.push(`<line class="axis" ${CHART_STYLE.axis} x1="${side}" x2="${right}" y1="${axis}" y2="${axis}"></line>`);
+  for (const tick of chartTicks(lo, hi, right - side)) {
+    parts.push(`<line class="axis" ${CHART_STYLE.axis} x1="${f(x(tick))}" x2="${f(x(tick))}" y1="${axis}" y2="${axis + 5}"></line>`);
+    parts.push(`<text class="tick" ${CHART_STYLE.tick} x="${f(x(tick))}" y="${axis + 21}" text-anchor="middle">${yearLabel(tick)}</text>`);
+  }
+  const size = `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"`;
+  if (!file) return `<svg class="date-chart" ${size} role="img" aria-labelledby="attribute-summary">${parts.join("")}</svg>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" ${size}>` +
+    `<title>${escapeXml(file.title)}</title><desc>${escapeXml(file.desc)}</desc>` +
+    `<rect width="${width}" height="${height}" fill="#fff"></rect>${parts.join("")}</svg>\n`;
+}
+
+// the figure of the date: the chart at the figure's width, the button between the zoomed view and the
+// whole range, the caption saying which is shown, and the download of what is shown
+function dateFigure(date, summary) {
+  const view = { full: false, width: 0 };
+  const [first, last] = chartView(date, true);
+  const holder = el("div", { class: "date-chart-box" });
+  const toggle = el("button", { type: "button", class: "date-zoom" });
+  const shown = el("span");
+  const download = el("a", { class: "date-download button", download: "date-distribution.svg", href: "#" });
+  const caption = el("figcaption", { class: "help" }, "Probability of each 25-year span; shaded, and marked ",
+    "below the axis: the 80 % interval; line: the median. ", shown);
+  const figure = el("figure", { class: "date-figure" }, holder, caption,
+    el("p", { class: "date-actions" }, toggle, " ", download));
+  const draw = () => {
+    view.width = Math.max(200, Math.floor(holder.clientWidth || 640));
+    const years = chartView(date, view.full);
+    holder.innerHTML = chartMarkup(date, years, view.width);
+    shown.textContent = `Shown: ${yearLabel(years[0])} to ${yearLabel(years[1])}` +
+      (view.full ? ", the whole range." : ", the 80 % interval and its margins.");
+    toggle.textContent = view.full ? "Zoom to the 80 % interval" : `Show the whole range (${yearLabel(first)} to ${yearLabel(last)})`;
+    const file = chartMarkup(date, years, CHART.fileWidth, { title: summary,
+      desc: `apollo-restore: the date distribution of a text (${shown.textContent}). Probability of each 25-year span; ` +
+        "shaded, and marked below the axis: the 80 % interval; line: the median." });
+    if (download.dataset.url) URL.revokeObjectURL(download.dataset.url);
+    download.dataset.url = URL.createObjectURL(new Blob([file], { type: "image/svg+xml;charset=utf-8" }));
+    download.href = download.dataset.url;
+    download.textContent = "Download the plot (SVG)";
+  };
+  toggle.addEventListener("click", () => { view.full = !view.full; draw(); });
+  // drawn again at the width it is shown, when that changes (a phone turned, a window resized)
+  if (window.ResizeObserver) {
+    new ResizeObserver(() => { if (holder.isConnected && Math.floor(holder.clientWidth) !== view.width) draw(); }).observe(holder);
+  }
+  return { figure, draw };
 }
 
 async function attributeText() {
@@ -594,14 +797,15 @@ async function attributeText() {
     const summary = `Written about ${yearLabel(d.year)}: ${Math.round(d.interval * 100)} % of the probability lies between ` +
       `${yearLabel(d.low)} and ${yearLabel(d.high)}. Most probable place: ${found.places[0].place} (${percent(found.places[0].prob)}).` +
       (found.little ? ` The text is short (${found.letters} letters): little can be said.` : "");
-    const summaryId = "attribute-summary";
+    const chart = dateFigure(d, summary);
     box.replaceChildren(
-      el("p", { id: summaryId, text: summary }),
-      el("figure", { class: "date-figure" }, dateChart(d, summaryId),
-        el("figcaption", { class: "help", text: "Probability of each 25-year span; shaded: the 80 % interval; line: the median." })),
+      el("p", { id: "attribute-summary", text: summary }),
+      chart.figure,
       el("h3", { text: "Places" }),
       el("ol", { class: "places" }, found.places.map((p) => el("li", {}, `${p.place} — ${percent(p.prob)}`))),
     );
+    chart.draw();  // in the page: drawn at the width it has there
+    for (const w of found.warnings || []) box.insertBefore(el("p", { class: "warnings", text: w }), box.children[1]);
     if (found.formula) {  // the dating formula read: the year it gives and how sure
       const f = found.formula;
       const read = f.kind === "name" ? "Dated names read: “" : `Dating formula read: year ${f.regnal_year} in “`;
@@ -609,10 +813,11 @@ async function attributeText() {
         el("span", { class: "reading", lang: "grc", text: f.words }),
         `” gives ${yearLabel(f.year)} (${percent(f.prob)} within a year).`), box.children[1]);
     }
-    if (found.parallels.length) {
-      box.append(el("h3", { text: "Dated parallels" }), el("ul", {}, found.parallels.map((p) => el("li", {},
+    const dated = found.parallels.filter((p) => p.lo !== null && p.lo !== undefined);  // the server lists dated ones only
+    if (dated.length) {
+      box.append(el("h3", { text: "Dated parallels" }), el("ul", {}, dated.map((p) => el("li", {},
         docLink(p.label || p.doc, p.url),
-        ` (${p.lo === null ? "undated" : p.lo === p.hi ? yearLabel(p.lo) : `${yearLabel(p.lo)} – ${yearLabel(p.hi)}`}` +
+        ` (${p.lo === p.hi ? yearLabel(p.lo) : `${yearLabel(p.lo)} – ${yearLabel(p.hi)}`}` +
         `${p.place ? ", " + p.place : ""}): ${p.longest} letters shared — `,
         el("span", { class: "reading", lang: "grc", text: p.snippet })))));
     }
