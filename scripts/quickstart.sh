@@ -13,10 +13,12 @@ EXTRAS= bash scripts/setup.sh
 # lacunae for the demonstration (scripts/demo_examples.py). The document is in the test split: the
 # embedded model never saw it.
 TEXT=examples/o.claud.3.420.txt
+say_how() { echo; echo "The command line is .venv/bin/apollo-restore (source .venv/bin/activate to call it apollo-restore)."; }
 .venv/bin/apollo-restore restore "$TEXT"
-[ "${QUICK:-0}" = 1 ] && exit 0
+[ "${QUICK:-0}" = 1 ] && say_how && exit 0
 # readings that stand in the training texts next to each gap's context (one side alone where both
 # find nothing together: the first gap starts the text; no training text holds both of the second's)
 .venv/bin/apollo-restore parallels "$TEXT"
 # was this text in the training data? It is a test document: only formulas (the date) are shared
 .venv/bin/apollo-restore provenance "$TEXT"
+say_how

@@ -31,6 +31,7 @@ LAYERS = {
     "config": 0,  # YAML → typed dataclasses, used by train, scale and the CLI
     "hint": 0,  # the length hint of a gap (a value type every layer reads and writes)
     "schema": 0,  # the declared schema of every file a folder, job or tool reads (pydantic models, bounds)
+    "version": 0,  # the package's version, named in what every layer writes
     "inputs": 0,  # the one input layer: bounded, strict-UTF-8 reads of files and stdin, used everywhere
     "data": 1,  # readers, Document, normalisation, splits, the text index
     "fim": 2,  # FIM examples, layouts, tokenisers

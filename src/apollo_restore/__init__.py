@@ -17,8 +17,19 @@ import os
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
-__all__ = ["restore", "provenance", "attribute", "export", "load_restorer", "Hint", "NeuralMember", "Restoration"]
+from apollo_restore.version import __version__
+
+__all__ = [
+    "__version__",
+    "restore",
+    "provenance",
+    "attribute",
+    "export",
+    "load_restorer",
+    "Hint",
+    "NeuralMember",
+    "Restoration",
+]
 
 if TYPE_CHECKING:
     from apollo_restore.hint import Hint
@@ -109,7 +120,9 @@ def attribute(text: str, parallels: bool = True, model: str | None = None):
     return attribute_text(text, folder=model, parallels=parallels)
 
 
-def export(text: str, readings=None, format: str = "leiden", model: str = "apollo-restore") -> str:
+def export(
+    text: str, readings=None, format: str = "leiden", model: str | None = None, fingerprint: str | None = None
+) -> str:
     """``text`` (Leiden, or an EpiDoc document) as it came in, with the chosen machine readings
     written into their gaps and marked (Leiden ``⁅reading⁆⁽ᵐ¹⁾`` plus an apparatus; EpiDoc
     ``<supplied resp="#apollo-restore" cert="low">``): the web page's export
@@ -119,7 +132,8 @@ def export(text: str, readings=None, format: str = "leiden", model: str = "apoll
         readings: gap number (from 1) → a reading (a string, as a pin is given, or a
             :class:`~apollo_restore.restoration.export.MachineReading`).
         format: ``"leiden"`` or ``"epidoc"``.
-        model: the model named in the apparatus.
+        model, fingerprint: the model named in the export, with its folder's fingerprint and the
+            package version (default: the embedded model, whose readings the CLI gives).
 
     Raises:
         RequestError: a text or reading holding ``⁅ ⁆`` (``E312``), a reading that is not Greek
@@ -128,7 +142,12 @@ def export(text: str, readings=None, format: str = "leiden", model: str = "apoll
     """
     from apollo_restore.restoration.export import export_checked
 
-    return export_checked(text, readings or {}, model, format)
+    if model is None:
+        from apollo_restore.model.folder import fingerprint as fingerprint_of
+        from apollo_restore.restoration.config import DEFAULT_MODEL
+
+        model, fingerprint = "embedded default", fingerprint or fingerprint_of(DEFAULT_MODEL)
+    return export_checked(text, readings or {}, model, format, fingerprint=fingerprint)
 
 
 def __getattr__(name: str):

@@ -15,8 +15,9 @@ Codes:
     E4xx  the text index and its packaged text (:mod:`apollo_restore.data.textindex`), its cache
           folder (:mod:`apollo_restore.data.indexcache`).
     W4xx  warnings about the text index (a damaged cache is built again).
-    E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`), their ensemble
-          members (:func:`apollo_restore.restoration.load.load_restorer`), the device they are loaded on.
+    E5xx  model folders: verified on load (:mod:`apollo_restore.model.verify`; the attribution
+          folder by :mod:`apollo_restore.attribution.folder`), their ensemble members
+          (:func:`apollo_restore.restoration.load.load_restorer`), the device they are loaded on.
     E6xx  the command line: usage errors (``E601``), a training recipe's settings (``train``,
           ``finetune``, ``train-fsdp``), checked before any data is read
           (:mod:`apollo_restore.schema.training`), ``train``'s prepared corpus (``E610``), a
@@ -229,7 +230,7 @@ class Errors:
         "[E510] {path} holds {n} tensor(s) that {config} does not use: {names}; "
         "the config does not describe these weights"
     )
-    E511 = "[E511] {path}: tensor {name} is of type {dtype}; a model's weights are floating-point numbers"
+    E511 = "[E511] {path}: tensor {name} is of type {dtype}; {expected}"
     E512 = (
         "[E512] {path} has {tokens} tokens but {config} gives the model {vocab}: "
         "the tokenizer does not belong to these weights"
@@ -276,6 +277,20 @@ class Errors:
         "layout), and a layout guessed from its absence gives garbage; copy the model folder again, or, for a "
         'folder from before v2, write one saying so: {{"fim_format": "apollo_restore fim.spm.v1"}}'
     )
+    E532 = (
+        "[E532] {path} was made with the n-gram features {found!r}; this code computes {expected!r}: its "
+        "embedding rows would be read for other n-grams; train the folder again, or use the code it was made with"
+    )
+    E533 = (
+        "[E533] {path}: tensor {name} holds {found}; it must hold {expected}: the arrays do not fit together; "
+        "copy the model folder again"
+    )
+    E534 = "[E534] {path}{where}: {reason}; copy the model folder again"
+    E535 = (
+        "[E535] {path} labels the documents of the corpus {found}, but the text index {index} holds the corpus "
+        "{expected}: the dated parallels would carry other documents' dates and places; use the text index the "
+        "folder was made for (the packaged one), or leave the parallels out (--no-parallels)"
+    )
     # fitting a model folder (apollo-restore tune)
     E701 = (
         "[E701] {folder} already holds {found}: give --force to replace them with the values fitted now, "
@@ -308,6 +323,10 @@ class Errors:
         "(lost letters do not count)"
     )
     E802 = "[E802] cannot load the attribution model {path}: {reason}"
+    E803 = (
+        "[E803] the attribution model gave {what} probabilities that are not finite numbers: nothing is answered "
+        "rather than a date or places in no order; its arrays or settings overflow: check the folder, or use another"
+    )
     W801 = (
         "[W801] the text does not read like the Greek texts the model learnt from ({why}): its places "
         "are left flat and its date spans the whole range; check that it is a Greek text"
@@ -405,8 +424,8 @@ class RequestError(ValueError):
 
 
 class ModelFolderError(ValueError):
-    """A model folder that cannot be loaded as it is (``E503``–``E512``, ``E517``, ``E518``,
-    ``E520``–``E522``, ``E529``, ``E530``), naming its file.
+    """A model folder that cannot be loaded as it is (``E503``–``E512``, ``E515``, ``E517``, ``E518``,
+    ``E520``–``E522``, ``E529``, ``E530``, ``E532``–``E535``), naming its file.
 
     Attributes:
         code: the message code (``"E506"``).

@@ -10,11 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from apollo_restore.attribution.model import LABELS_FILE, quantise
+from apollo_restore.attribution.features import FEATURES
+from apollo_restore.attribution.folder import LABELS_FILE
+from apollo_restore.attribution.model import quantise
 from apollo_restore.attribution.neighbours import build
 from apollo_restore.attribution.train import BANDS, BIN_EDGES, save
+from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.data.textindex import corpus_fingerprint
+from apollo_restore.schema.attribution import ATTRIBUTION_FORMAT
 
 PLACES = ["Oxyrhynchos", "Karanis", "Theben"]
+#: The documents of the text indexes the tests build (ids, sources): the corpus the tiny folder's
+#: labels are made for (its fingerprint depends on these, not on the texts).
+INDEXED = (["bgu.1.100", "p.erl.26"], ["ddb", "ddb"])
 
 
 @pytest.fixture(scope="session")
@@ -37,7 +45,9 @@ def tiny_attribution(tmp_path_factory) -> Path:
     arrays |= {"formula.weight": np.asarray([[6.0, -6.0]], np.float16),
                "formula.bias": np.asarray([0.0, 3.0], np.float16)}  # fmt: skip
     config = {
-        "format": "apollo-restore attribution v1",
+        "format": ATTRIBUTION_FORMAT,
+        "normaliser": NORMALISER,
+        "features": FEATURES,
         "buckets": buckets,
         "dim": dim,
         "bin_edges": BIN_EDGES,
@@ -55,6 +65,7 @@ def tiny_attribution(tmp_path_factory) -> Path:
             "name_years": [190],
             "name_calibration": [2.0, 0.0, 0.0, 0.0],
         },
+        "documents": {"rows": 1, "corpus": corpus_fingerprint(*INDEXED)},
     }
     save(arrays, config, folder)
     rows = "source\tid\tlo\thi\tplace\nddb\tbgu.1.100\t140\t160\tKaranis\n"

@@ -15,9 +15,11 @@ from typer.testing import CliRunner
 import apollo_restore
 from apollo_restore.attribution.attribute import attribute, dated_parallels, read_text
 from apollo_restore.attribution.batch import AttributeJob
+from apollo_restore.attribution.folder import fingerprint
 from apollo_restore.cli.app import app
 from apollo_restore.data.textindex import TextIndex, build_text_index
 from apollo_restore.errors import AttributionError, RequestError
+from tests.attribution.conftest import INDEXED
 
 LONG = (
     "κομων μουσαιου του ηρακλειτου πεκυσι ωρου χαιρειν ομολογω πεπρακεναι σοι καμηλον θηλειαν "
@@ -81,7 +83,7 @@ def test_dated_names_give_their_year_with_no_regnal_year(tiny_attribution):
 
 
 def test_dated_parallels_carry_date_and_place(tiny_attribution, tmp_path):
-    build_text_index(["bgu.1.100", "p.erl.26"], ["ddb", "ddb"], [LONG, "ετους δευτερου μηνος θωθ"], tmp_path / "ix")
+    build_text_index(*INDEXED, [LONG, "ετους δευτερου μηνος θωθ"], tmp_path / "ix")
     index = TextIndex.open(tmp_path / "ix")
     found = dated_parallels(LONG[:120], folder=str(tiny_attribution), index=index)
     assert found[0]["doc"] == "bgu.1.100" and (found[0]["lo"], found[0]["hi"], found[0]["place"]) == (
@@ -97,7 +99,7 @@ def test_undated_documents_are_no_dated_parallels(tiny_attribution, tmp_path):
     """A training document of no known date that shares a longer run than a dated one is left out
     (issue 64, item 6): the dated parallels hold dated documents only, at every door."""
     undated = LONG + " και ετερα"  # p.erl.26 has no date in the folder's labels
-    build_text_index(["p.erl.26", "bgu.1.100"], ["ddb", "ddb"], [undated, LONG[:100]], tmp_path / "ix")
+    build_text_index(*INDEXED, [LONG[:100], undated], tmp_path / "ix")  # bgu.1.100, p.erl.26
     found = dated_parallels(LONG, folder=str(tiny_attribution), index=TextIndex.open(tmp_path / "ix"))
     assert [p["doc"] for p in found] == ["bgu.1.100"] and found[0]["lo"] == 140
 
@@ -129,9 +131,7 @@ def test_cli_batch_resumes_and_writes_errors_as_lines(tiny_attribution, tmp_path
     out = tmp_path / "out.jsonl"
     args = ["attribute", "--texts", str(texts), "--out", str(out), "--model", str(tiny_attribution), "--no-parallels"]
     # a run that stopped after the first line: the same command continues it
-    from apollo_restore.attribution.attribute import model_digest
-
-    job = AttributeJob.open(texts, out, settings={"model": model_digest(str(tiny_attribution)), "parallels": "False"})
+    job = AttributeJob.open(texts, out, settings={"model": fingerprint(tiny_attribution), "parallels": "False"})
     job.output.append(json.dumps({"id": "a", "date": {"year": 1, "low": 0, "high": 2}, "places": []}))
     job.output.close()
     result = runner.invoke(app, args)

@@ -47,4 +47,21 @@ def test_the_users_install_has_no_test_or_scale_tools_and_the_test_command_adds_
     assert "EXTRAS= bash scripts/setup.sh" in quickstart and "[test" not in quickstart
     assert "EXTRAS=${EXTRAS-test,train,scale}" in setup and '".${EXTRAS:+[$EXTRAS]}"' in setup
     readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
-    assert "bash scripts/setup.sh && .venv/bin/python -m pytest -q" in readme
+    test = (scripts / "test.sh").read_text(encoding="utf-8")
+    assert "\nbash scripts/test.sh " in readme and "|| bash scripts/setup.sh" in test
+
+
+def test_the_readme_sets_up_and_runs_in_two_commands():
+    """Issue 64: one command restores a real text on a fresh machine, one runs the tests; the
+    command line is then called as the quickstart says (no activation step between them)."""
+    readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Two commands", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    assert [line.split()[:2] for line in block.splitlines()] == [
+        ["bash", "scripts/quickstart.sh"],
+        ["bash", "scripts/test.sh"],
+    ]
+    quickstart = (EXAMPLE.parents[1] / "scripts" / "quickstart.sh").read_text(encoding="utf-8")
+    # its last words say how to call it
+    assert quickstart.rstrip().endswith("say_how") and '"The command line is .venv/bin/apollo-restore' in quickstart
+    assert len(readme.splitlines()) < 180
+    assert len((EXAMPLE.parents[1] / "MODEL_CARD.md").read_text(encoding="utf-8").splitlines()) < 320

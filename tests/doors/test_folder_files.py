@@ -7,7 +7,9 @@ folder, one thing changed; no weights are loaded before the refusal."""
 
 from __future__ import annotations
 
+import json
 import os
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from apollo_restore.errors import FileError, ModelFolderError
 from apollo_restore.model.folder import META_FILE, read_meta
 from apollo_restore.restoration.load import load_restorer
 from apollo_restore.restoration.ranking.calibration import CALIBRATION_FILE
+from tests.guards import unblocking
 from tests.stubs import shipped_model_copy
 
 TEXT = "Κόμων Μουσαίου [.4] χαίρειν"
@@ -108,3 +111,20 @@ def test_a_folder_file_larger_than_the_bound_is_refused_before_it_is_read(folder
     (folder / "generation_config.json").write_bytes(b" " * 2000 + b"{}")
     with pytest.raises(ModelFolderError, match=r"^\[E505\] .*generation_config.json: the file"):
         verify.read_json(folder / "generation_config.json", most=1000)
+
+
+@pytest.mark.parametrize("what", ["a folder", "a FIFO", "a dangling link"])
+def test_an_ngram_member_file_that_is_not_a_regular_file_is_E220_not_missing(folder, what):
+    """Issue 63: a member's file that is there but no plain file is ``E220`` naming it (``E501``
+    "missing" is for a file that is not there at all); no member is loaded before."""
+    meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    meta["ensemble"]["members"].append({"name": "ngram", "weight": 0.1, "options": {"file": "lm.npz"}})
+    (folder / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    change, words = CHANGES[what]
+    path = folder / "lm.npz"
+    change(path)
+    with unblocking(path) if what == "a FIFO" else nullcontext(), pytest.raises(FileError) as err:
+        load_restorer(folder)
+    assert err.value.code == "E220" and str(path) in str(err.value) and words in str(err.value)
+    done = CliRunner().invoke(app, ["restore", TEXT, "--model", str(folder)])
+    assert done.exit_code == 2 and done.output.startswith("error: [E220]") and str(path) in done.output, done.output

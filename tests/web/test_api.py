@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from lxml import etree
 
+from apollo_restore import __version__
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.hint import Hint
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
@@ -383,7 +384,7 @@ def test_api_export_leiden_marks_machine_readings(client):
     assert "⁅ωρου⁆⁽ᵐ¹⁾" in out  # the machine reading, marked
     assert "[τοῦ] " in out and "[τοῦ]⁽" not in out  # the editor's supplement, unmarked
     assert "[.12]" in out  # a gap left open
-    assert "Machine-proposed readings (apollo-restore, model «tiny»): not the editor's" in out
+    assert f"Machine-proposed readings (apollo-restore {__version__}, model «tiny», fingerprint " in out
     assert "⁽ᵐ¹⁾ gap 1, line 1, [.4]: ωρου (42 %)" in out
 
 

@@ -144,7 +144,7 @@ def test_browser_paste_restore_pick_export(server, browser, tmp_path):
     page.wait_for_selector("#export-result:not([hidden])")
     exported = page.input_value("#export-output")
     assert f"⁅{reading}⁆⁽ᵐ¹⁾" in exported
-    assert "Machine-proposed readings (apollo-restore, model «tiny»): not the editor's" in exported
+    assert "Machine-proposed readings (apollo-restore " in exported and ", model «tiny», fingerprint " in exported
     assert "[.12]" in exported or "[- - -]" in exported  # the unpicked gap stays a lacuna
     assert page.get_attribute("#export-download", "download") == "restoration.txt"
     shot = Path(os.environ.get("APOLLO_RESTORE_SCREENSHOT") or tmp_path / "web-screenshot.png")

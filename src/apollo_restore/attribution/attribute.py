@@ -21,7 +21,6 @@ each with its date and place from the model folder's ``documents.tsv.xz``.
 
 from __future__ import annotations
 
-import lzma
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -29,14 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from apollo_restore.attribution.features import letters as count_letters
-from apollo_restore.attribution.model import (
-    CONFIG_FILE,
-    LABELS_FILE,
-    WEIGHTS_FILE,
-    Attribution,
-    AttributionModel,
-    default_folder,
-)
+from apollo_restore.attribution.folder import check_corpus, read_labels
+from apollo_restore.attribution.model import Attribution, AttributionModel, default_folder
 from apollo_restore.data.document import Lacuna, Supplied, Text, render
 from apollo_restore.data.normalise import normalise_with_gaps
 from apollo_restore.data.readers.leiden import parse_leiden_with_gaps
@@ -105,53 +98,47 @@ def _foreign_as_lost(seg: Any) -> list[Any]:
     return out
 
 
+def folder_path(folder: str | None = None) -> Path:
+    """The attribution folder ``folder`` names (default: the packaged one)."""
+    return Path(folder) if folder else default_folder()
+
+
 @lru_cache(maxsize=4)
 def load_model(folder: str | None = None) -> AttributionModel:
-    """The model of ``folder`` (default: the packaged one), loaded once.
+    """The model of ``folder`` (default: the packaged one), loaded once, every file checked
+    (:mod:`.folder`).
 
     Raises:
-        AttributionError: ``E802``: the folder or one of its files is missing or unreadable.
+        AttributionError: ``E802``: the folder or one of its files is missing.
+        FileError, ModelFolderError: a file that is not what the folder's contract declares
+            (``E220``, ``E5xx`` naming the file).
     """
-    path = Path(folder) if folder else default_folder()
-    try:
-        return AttributionModel.load(path)
-    except (OSError, ValueError, KeyError) as err:
-        raise AttributionError("E802", path=path, reason=str(err) or type(err).__name__) from None
-
-
-def model_digest(folder: str | None = None) -> str:
-    """SHA-256 (16 hex digits) of a model folder's arrays and settings: what a resumed batch must match."""
-    import hashlib
-
-    path = Path(folder) if folder else default_folder()
-    digest = hashlib.sha256()
-    for name in (WEIGHTS_FILE, CONFIG_FILE):
-        digest.update((path / name).read_bytes())
-    return digest.hexdigest()[:16]
+    return AttributionModel.load(folder_path(folder))
 
 
 @lru_cache(maxsize=4)
 def document_labels(folder: str | None = None) -> dict[tuple[str, str], dict[str, Any]]:
-    """``(source, id)`` → ``{"lo", "hi", "place"}`` of the training documents (empty if not shipped)."""
-    path = (Path(folder) if folder else default_folder()) / LABELS_FILE
-    if not path.exists():
-        return {}
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    for line in lzma.decompress(path.read_bytes()).decode("utf-8").splitlines()[1:]:
-        source, doc, lo, hi, place = line.split("\t")
-        out[(source, doc)] = {"lo": int(lo) if lo else None, "hi": int(hi) if hi else None, "place": place}
-    return out
+    """``(source, id)`` → ``{"lo", "hi", "place"}`` of the training documents (empty if not
+    shipped), read and checked by :func:`~.folder.read_labels` (``E534``)."""
+    return read_labels(folder_path(folder), load_model(folder).settings)
 
 
 def dated_parallels(norm: str, folder: str | None = None, index: TextIndex | None = None,
                     limit: int = 5) -> list[dict[str, Any]]:  # fmt: skip
     """The ``limit`` dated training documents sharing the longest runs with ``norm``, with their
-    dates and places; a document of no known date is no dated parallel (it is left out)."""
+    dates and places; a document of no known date is no dated parallel (it is left out).
+
+    Raises:
+        ModelFolderError: ``E534`` the labels are damaged; ``E535`` they label another corpus than
+            the index's (:func:`~.folder.check_corpus`).
+    """
+    labels = document_labels(folder)
+    index = index or TextIndex.shared()
+    check_corpus(folder_path(folder), load_model(folder).settings, index)
     try:
         found = provenance(norm, index=index, min_run=PARALLEL_RUN, limit=_LOOKED_AT * limit)
     except ValueError:  # shorter than one run: no parallel can be found
         return []
-    labels = document_labels(folder)
     out = []
     for hit in found.documents:
         if len(out) == limit:

@@ -20,6 +20,9 @@ import numpy as np
 
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
 
+#: The version of the n-grams and their hashing, recorded in a folder (``features``) and checked
+#: when it is loaded: any change to what :func:`featurise` gives for a text must change it.
+FEATURES = "apollo_restore attribution.ngrams.v1"
 #: Character n-gram lengths hashed.
 CHAR_ORDERS = (2, 3, 4, 5)
 _LETTERS = "αβγδεζηθικλμνξοπρστυφχψωϛϙϡ"

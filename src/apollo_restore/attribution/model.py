@@ -19,12 +19,11 @@ temperature of its own. A short text gets its band's (larger) temperature: a wid
 flat places.
 
 The folder holds ``attribution.safetensors`` (the arrays) and ``attribution.json`` (bins, places,
-bands, temperatures, what it was trained on); nothing is unpickled.
+bands, temperatures, what it was trained on), checked on load (:mod:`.folder`); nothing is unpickled.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from importlib import resources
@@ -32,18 +31,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from safetensors.numpy import load_file
 
 from apollo_restore.attribution.familiar import Letters
 from apollo_restore.attribution.features import featurise
+from apollo_restore.attribution.folder import fingerprint, read_arrays, read_settings
 from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.labels import REGIONS
 from apollo_restore.attribution.neighbours import Neighbours, mix
-from apollo_restore.errors import Errors
+from apollo_restore.errors import AttributionError, Errors
+from apollo_restore.schema.attribution import AttributionConfig
+from apollo_restore.version import __version__
 
-WEIGHTS_FILE, CONFIG_FILE = "attribution.safetensors", "attribution.json"
-#: The training documents' dates and places (the dated parallels' labels).
-LABELS_FILE = "documents.tsv.xz"
 #: Share of the date's probability inside the interval given.
 INTERVAL = 0.8
 #: A text with fewer letters than this is told to know little (``little``).
@@ -71,6 +69,9 @@ class Attribution:
             "era", "year", "prob"}``), or ``None``.
         warnings: ``W3xx`` on how the text was read (as ``restore`` gives them), ``W8xx`` on
             what the answer can be worth (a text unlike the model's, a place it may not know).
+        version, model_fingerprint: the apollo-restore version and the attribution model's
+            fingerprint (:func:`~apollo_restore.attribution.folder.fingerprint` of its three files):
+            what to cite.
     """
 
     year: int
@@ -84,10 +85,12 @@ class Attribution:
     parallels: list[dict[str, Any]] = field(default_factory=list)
     formula: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    version: str = __version__
+    model_fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "letters", "little", "parallels", "formula", "warnings"}``."""
+        "letters", "little", "parallels", "formula", "warnings", "version", "model_fingerprint"}``."""
         return {
             "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
                      "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
@@ -97,6 +100,8 @@ class Attribution:
             "parallels": self.parallels,
             "formula": self.formula,
             "warnings": self.warnings,
+            "version": self.version,
+            "model_fingerprint": self.model_fingerprint,
         }  # fmt: skip
 
     def summary(self) -> str:
@@ -179,6 +184,10 @@ class AttributionModel:
         self.date_w, self.date_b = arrays["date.weight"].astype(np.float32), arrays["date.bias"].astype(np.float32)
         self.place_w, self.place_b = arrays["place.weight"].astype(np.float32), arrays["place.bias"].astype(np.float32)
         self.config = config
+        #: The declared settings (:class:`~apollo_restore.schema.attribution.AttributionConfig`) of a
+        #: folder read by :meth:`load`; ``None`` for a model built in training.
+        self.settings: AttributionConfig | None = None
+        self.fingerprint: str | None = None  # of the folder it was read from (:meth:`load`)
         self.buckets = int(config["buckets"])
         self.edges = np.asarray(config["bin_edges"], np.float64)
         self.places = list(config["places"])
@@ -204,14 +213,20 @@ class AttributionModel:
 
     @classmethod
     def load(cls, folder: Path | None = None) -> AttributionModel:
-        """Read a folder written by :func:`~apollo_restore.attribution.train.save` (default: the packaged one).
+        """Read a folder written by :func:`~apollo_restore.attribution.train.save` (default: the
+        packaged one), every file checked first (:mod:`.folder`).
 
         Raises:
-            FileNotFoundError: the folder lacks one of its two files.
+            AttributionError: ``E802`` the folder lacks one of its two files.
+            FileError, ModelFolderError: a file that is not what the folder's contract declares
+                (``E220``, ``E5xx`` naming the file and the field or array).
         """
         folder = Path(folder) if folder else default_folder()
-        config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
-        return cls(load_file(str(folder / WEIGHTS_FILE)), config)
+        settings, config = read_settings(folder)
+        model = cls(read_arrays(folder, settings), config)
+        model.settings = settings
+        model.fingerprint = fingerprint(folder)
+        return model
 
     def band(self, letters: int) -> int:
         """Index of the length band ``letters`` falls in."""
@@ -253,8 +268,16 @@ class AttributionModel:
 
     def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters
-        (see the module docstring for ``W801`` and ``W802``)."""
-        probs, place_probs = self.probabilities(text, letters)
+        (see the module docstring for ``W801`` and ``W802``).
+
+        Raises:
+            AttributionError: ``E803`` probabilities that are not finite (arrays that overflow).
+        """
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is told below, as E803
+            probs, place_probs = self.probabilities(text, letters)
+        for what, p in (("date", probs), ("place", place_probs)):
+            if not np.isfinite(p).all():
+                raise AttributionError("E803", what=what)
         years, formula, warnings = self.years(probs), None, []
         strange = self.letters.strange(text, letters) if self.letters is not None else ""
         if strange:  # nothing it learnt applies: flat places, the whole range
@@ -271,4 +294,5 @@ class AttributionModel:
         order = np.argsort(-place_probs, kind="stable")[:top]
         places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
         return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula, warnings=warnings)  # fmt: skip
+                           letters < FEW_LETTERS, formula=formula, warnings=warnings,
+                           model_fingerprint=self.fingerprint)  # fmt: skip

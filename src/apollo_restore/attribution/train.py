@@ -45,14 +45,19 @@ from typing import Any
 import numpy as np
 
 from apollo_restore.attribution.familiar import fit_letters
-from apollo_restore.attribution.features import featurise, letters
+from apollo_restore.attribution.features import FEATURES, featurise, letters
+from apollo_restore.attribution.folder import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE
 from apollo_restore.attribution.labels import Label, label_of, read_labels
-from apollo_restore.attribution.model import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE, bag, quantise, softmax
+from apollo_restore.attribution.model import bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train_formulae import add_formulae, proper_names
+from apollo_restore.data.normalise import NORMALISER
 from apollo_restore.data.readers.ddb import capitalised_words
 from apollo_restore.data.table import load_documents
+from apollo_restore.data.textindex import packed_fingerprint
 from apollo_restore.evaluate.attribution import covered, ece
+from apollo_restore.inputs import digest
+from apollo_restore.schema.attribution import ATTRIBUTION_FORMAT
 
 log = logging.getLogger(__name__)
 
@@ -170,13 +175,7 @@ def featurise_all(items: list[Example], buckets: int, cache: Path | None = None)
 
 def _digest(items: list[Example], buckets: int) -> str:
     """What a feature cache must match: the texts and the bucket count."""
-    import hashlib
-
-    h = hashlib.sha256(str(buckets).encode())
-    for e in items:
-        h.update(e.text.encode())
-        h.update(b"\0")
-    return h.hexdigest()
+    return digest(str(buckets), (e.text.encode() + b"\0" for e in items))
 
 
 def fit(train: list[Example], valid: list[Example], places: list[str], buckets: int, dim: int, epochs: int,
@@ -397,8 +396,11 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         arrays |= neighbour_index(filled, places)
     mixing = MIXING if neighbours else NO_MIXING
     temperature = calibrate(arrays, valid, places, buckets, mixing)
+    documents = [e for e in train if "#" not in e.doc]  # the dated parallels' labels
     config = {
-        "format": "apollo-restore attribution v1",
+        "format": ATTRIBUTION_FORMAT,
+        "normaliser": NORMALISER,
+        "features": FEATURES,
         "buckets": buckets,
         "dim": dim,
         "bin_edges": BIN_EDGES,
@@ -407,14 +409,15 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
         "temperature": temperature,
         "neighbours": mixing,
         "inscription_places": inscription_places(train, places),
-        "trained": {"prepared": str(prepared), "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
-                    "seed": seed, "fill": fill},
+        "documents": {"rows": len(documents), "corpus": packed_fingerprint()},  # the packaged text index's corpus
+        "trained": {"prepared": Path(prepared).name, "sources": list(SOURCES), "texts": len(train), "epochs": epochs,
+                    "seed": seed, "fill": fill},  # the prepared corpus by name: no path of this machine
     }  # fmt: skip
     add_letters(arrays, config, filled, valid)
     add_formulae(arrays, config, filled, valid_docs, seed, proper=proper_names_of(corpora))
     config["trained"]["seconds"] = round(time.monotonic() - started)  # the whole run, formulae too
     save(arrays, config, out)
-    write_documents_labels([e for e in train if "#" not in e.doc], out / LABELS_FILE)
+    write_documents_labels(documents, out / LABELS_FILE)
     return config
 
 

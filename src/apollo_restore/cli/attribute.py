@@ -27,7 +27,14 @@ def attribute_command(
     the longest runs with it. With --texts and --out, a file of texts as a resumable job."""
     from apollo_restore.attribution.attribute import attribute, load_model
     from apollo_restore.attribution.model import year_label
-    from apollo_restore.errors import AttributionError, FileError, FormatError, LeidenError, RequestError
+    from apollo_restore.errors import (
+        AttributionError,
+        FileError,
+        FormatError,
+        LeidenError,
+        ModelFolderError,
+        RequestError,
+    )
 
     folder = str(model) if model else None
     if texts is not None or out is not None:
@@ -39,7 +46,7 @@ def attribute_command(
     try:
         load_model(folder)
         result = attribute(source, folder=folder, parallels=parallels, name=text_name(text, source))
-    except (AttributionError, RequestError, LeidenError, FileError, FormatError) as err:
+    except (AttributionError, RequestError, LeidenError, FileError, FormatError, ModelFolderError) as err:
         fail(err)
     for warning in result.warnings:  # as restore gives them: on stderr, the answer on stdout
         typer.secho(f"warning: {warning}", err=True, fg="yellow")
@@ -61,23 +68,29 @@ def attribute_command(
 
 def _batch(texts: Path, out: Path, folder: str | None, parallels: bool, force: bool, restart: bool) -> None:
     """``--texts IN --out OUT``: every text of IN, one line each, as a durable job."""
-    from apollo_restore.attribution.attribute import attribute, load_model, model_digest
+    from apollo_restore.attribution.attribute import attribute, folder_path, load_model
     from apollo_restore.attribution.batch import AttributeJob
-    from apollo_restore.errors import AttributionError, FileError, FormatError
+    from apollo_restore.attribution.folder import fingerprint
+    from apollo_restore.errors import AttributionError, FileError, FormatError, ModelFolderError
 
     try:
         load_model(folder)
-        settings = {"model": model_digest(folder), "parallels": str(parallels)}
+        settings = {"model": fingerprint(folder_path(folder)), "parallels": str(parallels)}
         job = AttributeJob.open(texts, out, force=force, restart=restart, settings=settings)
-    except (AttributionError, FileError, FormatError) as err:
+    except (AttributionError, FileError, FormatError, ModelFolderError) as err:
         fail(err)
     if job.output.resumed:
         typer.echo(
             f"resuming: {job.total - len(job.todo)} of {job.total} texts already in {job.output.partial}", err=True
         )
-    n = run_line_job(
-        lambda: job.run(lambda t: attribute(t, folder=folder, parallels=parallels)), job.output.partial, "attributions"
-    )
+
+    def run() -> int:
+        try:
+            return job.run(lambda t: attribute(t, folder=folder, parallels=parallels))
+        except (AttributionError, ModelFolderError) as err:  # the model's failure: the lines so far stay
+            fail(err)
+
+    n = run_line_job(run, job.output.partial, "attributions")
     typer.echo(f"wrote {n} attributions to {out}")
 
 

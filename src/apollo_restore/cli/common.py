@@ -111,10 +111,11 @@ def finite(value: float | None) -> float | None:
     return value
 
 
-def read_text_argument(text: str | None) -> str:
+def read_text_argument(text: str | None, keep_bom: bool = False) -> str:
     """A command's TEXT argument: the text itself, a file's content, or stdin (``-`` or nothing;
     with a prompt when it is a terminal). Files and stdin are read through
-    :func:`apollo_restore.inputs.read_text` (bounded, strict UTF-8).
+    :func:`apollo_restore.inputs.read_text` (bounded, strict UTF-8; a byte-order mark kept as
+    ``"\ufeff"`` with ``keep_bom``).
 
     Raises:
         typer.Exit: status 2 when the file or stdin cannot be read (``E202``–``E204``), also
@@ -124,11 +125,11 @@ def read_text_argument(text: str | None) -> str:
     if text is None or text == STDIN:
         if sys.stdin.isatty():
             typer.echo("Paste a Leiden text, then press Ctrl-D (Ctrl-Z Enter on Windows):", err=True)
-        return _read(STDIN)
-    if "[" in text or "\n" in text or len(text.encode()) > 255:
-        return text  # the text itself (no file name holds brackets here)
+        return _read(STDIN, keep_bom)
+    if not text.strip() or "[" in text or "\n" in text or len(text.encode("utf-8", "surrogatepass")) > 255:
+        return text  # the text itself (no file name holds brackets here; "" is an empty text: E300)
     if Path(text).exists():
-        return _read(text)  # a file, a device or a folder (refused as E202)
+        return _read(text, keep_bom)  # a file, a device or a folder (refused as E202)
     if _FILE_NAME.match(text):
         fail(FileError("E202", text, reason="no such file (to give a text, write it with its gaps marked, e.g. [.5])"))
     return text
@@ -142,8 +143,8 @@ def text_name(text: str | None, source: str) -> str:
     return text if source is not text else "the text"
 
 
-def _read(path: str) -> str:
+def _read(path: str, keep_bom: bool = False) -> str:
     try:
-        return read_text(path)
+        return read_text(path, keep_bom=keep_bom)
     except FileError as err:
         fail(err)

@@ -28,7 +28,9 @@ def export_command(
     from apollo_restore.data.outputs import check_writable, write_atomic
     from apollo_restore.errors import FileError
 
-    source = read_text_argument(text)
+    source = read_text_argument(text, keep_bom=True)
+    bom = "\ufeff" if source.startswith("\ufeff") else ""  # given back, as every other byte is
+    source = source.removeprefix(bom)
     readings: dict[int, str] = {}
     for item in reading or []:
         gap, sep, value = item.partition("=")
@@ -38,7 +40,7 @@ def export_command(
     if fmt not in ("leiden", "epidoc"):
         raise typer.BadParameter(f"{fmt!r}: give leiden or epidoc", param_hint="--format")
     try:
-        content = apollo_restore.export(source, readings, format=fmt)
+        content = bom + apollo_restore.export(source, readings, format=fmt)
     except ValueError as err:
         fail(err)
     if out is None:

@@ -35,23 +35,31 @@ def parallels_command(
     between them (readings in edition form, documents linked to their editions); or, for a
     phrase, where it stands."""
     from apollo_restore.cli.restore import parse_hint
+    from apollo_restore.data.readers.leiden import find_gaps
     from apollo_restore.errors import LeidenError, RequestError
-    from apollo_restore.restoration.request import RestoreRequest, check_no_machine_reading
+    from apollo_restore.restoration.request import (
+        DEFAULT_REQUEST_LIMITS,
+        RestoreRequest,
+        check_no_machine_reading,
+        read_source,
+    )
     from apollo_restore.retrieve.gaps import text_parallels
     from apollo_restore.retrieve.parallels import ParallelIndex
 
     source = read_text_argument(text)
     try:  # a machine reading ⁅…⁆ is no letter of the text: refused before the index is opened
         check_no_machine_reading(source)
+        # read as every door reads it (an EpiDoc file by its edition, Beta Code converted)
+        leiden = read_source(source, DEFAULT_REQUEST_LIMITS, text_name(text, source))[0]
     except RequestError as err:
         fail(err)
     try:
         idx = ParallelIndex.open(index, progress=lambda msg: typer.echo(msg, err=True))
     except (FileNotFoundError, ValueError) as err:
         fail(err)
-    if "[" not in source and "?" not in source:
+    if not _has_gap(leiden, find_gaps, LeidenError):
         try:
-            result = idx.phrase_parallels(source, limit=limit)
+            result = idx.phrase_parallels(leiden, limit=limit)
         except ValueError as err:
             raise typer.BadParameter(str(err), param_hint="TEXT") from err
         if as_json:
@@ -69,6 +77,15 @@ def parallels_command(
         typer.echo(json.dumps([g.to_dict() for g in gaps], ensure_ascii=False, indent=1))
         return
     _print(gaps)
+
+
+def _has_gap(leiden: str, find_gaps, error: type[Exception]) -> bool:
+    """Whether a text read as Leiden has a gap (malformed Leiden: yes, so that the restoration's
+    reading names the problem)."""
+    try:
+        return bool(find_gaps(leiden))
+    except error:
+        return True
 
 
 def _console():

@@ -24,13 +24,12 @@ def provenance_command(
     """Was this text in the training data? Lists the training documents sharing runs of at least
     --min-run letters with it (spaces, accents and brackets ignored), with links to their editions."""
     from apollo_restore.errors import RequestError
-    from apollo_restore.restoration.request import check_no_machine_reading
     from apollo_restore.retrieve.parallels import ParallelIndex
-    from apollo_restore.retrieve.provenance import provenance
+    from apollo_restore.retrieve.provenance import check_query, provenance
 
     source = read_text_argument(text)
-    try:  # a machine reading ⁅…⁆ is no letter of the text: refused before the index is opened
-        check_no_machine_reading(source)
+    try:  # an empty text, a machine reading ⁅…⁆ (no letter of the text): refused before the index is opened
+        check_query(source)
     except RequestError as err:
         fail(err)
     try:

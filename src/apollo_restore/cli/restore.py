@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from functools import partial
@@ -21,6 +20,7 @@ from apollo_restore.cli.common import (
 )
 from apollo_restore.cli.progress import gap_progress
 from apollo_restore.errors import FileError, FormatError, LeidenError, RequestError
+from apollo_restore.inputs import file_digest
 from apollo_restore.schema.search import RestoreConfig
 
 # options shared by `restore` and `predict` (and `evaluate`); --k's bounds are the request's (E305)
@@ -271,14 +271,14 @@ def probability_files(folder: Path) -> dict[str, str]:
 
 
 def _file_digest(path: Path) -> str:
-    """SHA-256 (16 hex digits) of ``path``'s bytes; ``"none"`` when there is no such file,
-    ``"unreadable"`` when it cannot be read (the load that follows names why)."""
+    """The fingerprint of ``path``'s bytes (:func:`~apollo_restore.inputs.file_digest`); ``"none"``
+    when there is no such file, ``"unreadable"`` when it cannot be read (the load that follows
+    names why)."""
     try:
-        with open(path, "rb") as handle:
-            return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
+        return file_digest(path)
     except (FileNotFoundError, NotADirectoryError):
         return "none"
-    except OSError:
+    except (OSError, FileError):
         return "unreadable"
 
 

@@ -43,13 +43,16 @@ class Text:
     #: ``""``; ``"surplus"`` (``{αβ}``, ``<surplus>``); ``"above"`` / ``"below"``: added by the
     #: scribe above or below the line (``\\αβ/``, ``<add place="above">``). Read as letters.
     mark: str = ""
+    #: the editor's doubt about the word (Leiden+ ``αὐτοῦ?``): read as letters, written back.
+    doubt: bool = False
 
 
 @dataclass(frozen=True)
 class Editorial:
     """Letters an edition prints that are not read as the text: ``kind`` ``"omitted"`` (the
-    editor adds what the scribe left out: ``<τῶν>``, ``<supplied reason="omitted">``) or
-    ``"deleted"`` (the scribe struck them out: ``⟦τῶν⟧``, ``<del>``). Never read by the model."""
+    editor adds what the scribe left out: ``<τῶν>``, ``<supplied reason="omitted">``),
+    ``"deleted"`` (the scribe struck them out: ``⟦τῶν⟧``, ``<del>``) or ``"symbol"`` (a sign the
+    edition names: ``((denarius))``, ``<g type="denarius"/>``). Never read by the model."""
 
     text: str
     kind: str = "omitted"
@@ -65,9 +68,12 @@ class Vacat:
 
 @dataclass(frozen=True)
 class Supplied:
-    """The editor's restoration of lost text (``[αβγ]``): a silver label, never a fact."""
+    """The editor's restoration of lost text (``[αβγ]``): a silver label, never a fact.
+    ``doubt``: the editor marks it doubtful (Leiden+ ``[αὐτοῦ?]``, EpiDoc ``cert="low"``); read
+    as the other supplements are."""
 
     text: str
+    doubt: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,7 @@ def lacuna_length(value: str | None) -> tuple[int | None, str]:
 
 def same_kind(a: Text, b: Text) -> bool:
     """Two letter runs that may join: equally certain, both expansions or neither, one mark."""
-    return a.uncertain == b.uncertain and a.expansion == b.expansion and a.mark == b.mark
+    return a.uncertain == b.uncertain and a.expansion == b.expansion and a.mark == b.mark and a.doubt == b.doubt
 
 
 def merge_texts(segments: list[Segment]) -> list[Segment]:
@@ -168,7 +174,8 @@ def merge_texts(segments: list[Segment]) -> list[Segment]:
     for seg in segments:
         prev = run[-1] if run else None
         same_text = isinstance(seg, Text) and isinstance(prev, Text) and same_kind(prev, seg)
-        if not (same_text or (isinstance(seg, Supplied) and isinstance(prev, Supplied))):
+        same_supplied = isinstance(seg, Supplied) and isinstance(prev, Supplied) and seg.doubt == prev.doubt
+        if not (same_text or same_supplied):
             flush()
         if isinstance(seg, (Text, Supplied)):
             run.append(seg)
@@ -302,6 +309,7 @@ def to_leiden(segments: list[Segment]) -> str:
             text = leiden_escape(seg.text)
             text = "".join(c + "\u0323" if c.isalpha() else c for c in text) if seg.uncertain else text
             if text.strip():
+                text += "?" if seg.doubt else ""
                 if seg.expansion:
                     text = f"({text})"
                 elif seg.mark == "surplus":
@@ -311,11 +319,12 @@ def to_leiden(segments: list[Segment]) -> str:
             out.append(text)
         elif isinstance(seg, Supplied):
             supplied = leiden_escape(seg.text)
-            out.append(f"[{supplied}]" if supplied.strip() else supplied)
+            doubt = "?" if seg.doubt else ""
+            out.append(f"[{supplied}{doubt}]" if supplied.strip() else supplied)
         elif isinstance(seg, Editorial):
             letters = leiden_escape(seg.text).strip()
             if letters:
-                out.append(f"⟦{letters}⟧" if seg.kind == "deleted" else f"<{letters}>")
+                out.append({"deleted": f"⟦{letters}⟧", "symbol": f"(({letters}))"}.get(seg.kind, f"<{letters}>"))
         elif isinstance(seg, Vacat):
             before = bool(out) and out[-1][-1:] not in ("", " ", "\n")
             after = _starts_glued(segments[k + 1 :])

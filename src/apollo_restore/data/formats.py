@@ -124,6 +124,23 @@ def unique_id(seen: dict[str, int], key: str, path: str | Path, number: int) -> 
     return key
 
 
+def read_ids(path: str | Path) -> list[str]:
+    """The ids of a JSONL file of rows ``{"id": "…", …}`` (a job's output: each line a JSON object
+    with a string ``id`` of at most 300 characters, no id twice), in order.
+
+    Raises:
+        FileError: the file cannot be read, is not UTF-8 or has an overlong line.
+        FormatError: ``E201`` a line that is not a JSON object, has no string id, or repeats one.
+    """
+    seen: dict[str, int] = {}
+    for number, obj in read_jsonl(path):
+        doc = obj.get("id")
+        if not isinstance(doc, str) or not 0 < len(doc) <= 300:
+            raise FormatError(str(path), number, f'expected an object with its "id" as text, not {str(doc)[:40]!r}')
+        unique_id(seen, doc, path, number)
+    return list(seen)
+
+
 def jsonl_line(row: dict[str, Any]) -> str:
     """One line of a JSONL file (without its newline): the row as JSON, non-ASCII kept."""
     return json.dumps(row, ensure_ascii=False)

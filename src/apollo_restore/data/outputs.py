@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -92,12 +92,12 @@ class LineJob:
                 file with no record of its settings.
         """
         out = Path(out)
+        check_writable(out)  # first: ``.`` (a folder with no name) has no partial file beside it
         partial = out.with_name(out.name + PARTIAL_SUFFIX)
         for path in (out, partial):
             for what, source in inputs.items():
                 if _same_file(path, Path(source)):
                     raise FileError("E206", str(path), what=f"{what} {source}")
-        check_writable(out)
         for path in (partial, _beside(partial, SETTINGS_SUFFIX), _beside(partial, LOCK_SUFFIX)):
             if path.is_symlink():
                 reason = "it is a symbolic link (the job writes its own file there, never a link's target); remove it"
@@ -123,6 +123,30 @@ class LineJob:
                 lock.path.unlink(missing_ok=True)
             lock.release()
             raise
+
+    def done(self, read_ids: Callable[[Path], list[str]], ids: Collection[str], source: Path) -> set[str]:
+        """The ids whose lines an unfinished run already wrote (none for a new job): the one resume
+        of every line job (``predict``, ``attribute --texts``). ``read_ids`` reads the partial
+        file's ids and refuses a line that is not one of the job's (not JSON, no id, an id
+        already on another line: ``E201`` naming the line); each must be one of ``ids``, the
+        input's (``source``). The job is closed when the partial file is refused.
+
+        Raises:
+            FormatError: ``E201`` from ``read_ids``.
+            FileError: ``E208`` ids the input has not; ``E202``/``E203`` the file cannot be read.
+        """
+        if not self.resumed:
+            return set()
+        try:
+            done = read_ids(self.partial)
+            stray = sorted(set(done) - set(ids))
+            if stray:
+                reason = f"{len(stray)} of its ids are not in {source} (the first: {stray[0]!r})"
+                raise FileError("E208", str(self.out), partial=self.partial, reason=reason)
+        except BaseException:
+            self.close()
+            raise
+        return set(done)
 
     def append(self, line: str) -> None:
         """Write one line (without its newline) to the partial file and flush it.

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import json
 import logging
 import lzma
@@ -64,6 +63,7 @@ from apollo_restore.data.indexcache import (
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT, NORMALISER, normalise_with_gaps
 from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors, TextIndexError
+from apollo_restore.inputs import digest, file_digest
 
 log = logging.getLogger(__name__)
 
@@ -302,9 +302,9 @@ def default_index_path(packed: Path | None = None) -> Path:
 
 @functools.lru_cache(maxsize=8)
 def _content_digest(path: Path, size: int, mtime_ns: int) -> str:
-    """First 16 hex digits of the SHA-256 of ``path``, hashed once per process for one
+    """The fingerprint of ``path`` (:func:`~apollo_restore.inputs.file_digest`), hashed once per process for one
     (size, modification time): both text members ask for the index path."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return file_digest(path)
 
 
 def ensure_index(packed: Path | None = None, progress: Callable[[str], None] | None = None) -> Path:
@@ -417,7 +417,23 @@ def read_verified(path: Path) -> dict[str, Any]:
     return meta
 
 
+def packed_fingerprint(packed: Path | None = None) -> str:
+    """The :func:`corpus_fingerprint` of the index built from ``packed`` (default: the packaged
+    training text), read from the packed text itself (no index is built)."""
+    ids, sources, _ = read_packed(Path(packed or PACKED_TEXT))
+    return corpus_fingerprint(ids, sources)
+
+
 # -- reading -------------------------------------------------------------------------------------
+
+
+def corpus_fingerprint(ids: list[str], sources: list[str]) -> str:
+    """The identity of an index's corpus: :func:`~apollo_restore.inputs.digest` of its documents'
+    ``source<TAB>id`` lines, in corpus order (as :func:`pack_train_text` writes them and the index
+    holds them). Labels joined to the index by id (the attribution folder's ``documents.tsv.xz``)
+    carry it, so that labels made for another corpus are refused rather than joined to the wrong
+    documents."""
+    return digest("".join(f"{s}\t{i}\n" for s, i in zip(sources, ids)))
 
 
 _OPENED: list[TextIndex] = []  # indexes opened by TextIndex.shared()
@@ -447,6 +463,11 @@ class TextIndex:
         self._checkpoints = np.load(path / "checkpoints.npy", mmap_mode="r")
         self.sa = np.load(path / "sa.npy", mmap_mode="r")
         self.sa_reversed = np.load(path / "sa-reversed.npy", mmap_mode="r")
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """The :func:`corpus_fingerprint` of its documents (what labels joined to it by id must carry)."""
+        return corpus_fingerprint(self.doc_ids, self.doc_sources)
 
     @classmethod
     def open(cls, path: str | Path | None = None, progress: Callable[[str], None] | None = None) -> TextIndex:

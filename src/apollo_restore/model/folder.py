@@ -8,9 +8,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from apollo_restore.data.outputs import write_atomic
 from apollo_restore.errors import Errors, FileError, ModelFolderError
 from apollo_restore.fim.layout import DEFAULT_LAYOUT, LAYOUTS, FimLayout, layout_named
 from apollo_restore.fim.tokenizer import TOKENIZER_FILE
-from apollo_restore.inputs import check_regular, read_regular
+from apollo_restore.inputs import check_regular, digest, read_regular
 from apollo_restore.model.verify import CONFIG_FILE, MAX_JSON_BYTES, read_folder_json
 from apollo_restore.schema.base import SchemaError, check, folder_error
 from apollo_restore.schema.folder import FolderMeta
@@ -63,11 +63,21 @@ def read_meta(folder: Path) -> dict[str, Any]:
         raise ModelFolderError("E531", folder / META_FILE, folder=folder)
     meta = files[META_FILE]
     check_meta(folder / META_FILE, meta)
-    if meta.get("normaliser", NORMALISER) != NORMALISER:
-        raise ValueError(Errors.E515.format(folder=folder, found=meta["normaliser"], expected=NORMALISER))
+    check_normaliser(folder, meta.get("normaliser", NORMALISER))
     if meta.get("fim_format", DEFAULT_LAYOUT.name) not in LAYOUTS:
         raise ValueError(Errors.E516.format(folder=folder, found=meta["fim_format"], known=", ".join(LAYOUTS)))
     return meta
+
+
+def check_normaliser(path: Path, found: str) -> None:
+    """A model folder (or its file ``path``) made with the normaliser ``found`` is read by this code
+    only if it is this code's: text normalised otherwise meets other n-grams and tokens.
+
+    Raises:
+        ModelFolderError: ``E515`` (a ``ValueError``).
+    """
+    if found != NORMALISER:
+        raise ModelFolderError("E515", path, folder=path, found=found, expected=NORMALISER)
 
 
 def check_meta(path: Path, meta: Any) -> FolderMeta:
@@ -113,28 +123,27 @@ def fingerprint_parts(folder: str | Path) -> dict[str, str]:
     files = [*weights, *(folder / name for name in (*SCORED_FILES, META_FILE))]
     key = tuple(_stamp(path) for path in files)
     if key not in _known:
-        digest = hashlib.sha256()
-        for path in weights:
-            digest.update(f"{path.name}\0".encode())
-            _hash_file(digest, path)
-        parts = {"weights": digest.hexdigest()[:16]}
+        parts = {"weights": digest(*(c for path in weights for c in (f"{path.name}\0".encode(), _chunks(path))))}
         for part, name in zip(("config", "tokenizer"), SCORED_FILES):
-            digest = hashlib.sha256()
-            _hash_file(digest, folder / name)
-            parts[part] = digest.hexdigest()[:16]
+            parts[part] = digest(_chunks(folder / name))
         meta = _meta_or_none(folder / META_FILE)
         scored = {name: meta.get(name) for name in SCORED_META} if isinstance(meta, dict) else meta
-        canonical = json.dumps(scored, sort_keys=True, ensure_ascii=False, allow_nan=True)
-        parts["settings"] = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        parts["settings"] = digest(json.dumps(scored, sort_keys=True, ensure_ascii=False, allow_nan=True))
         _known[key] = parts
     return dict(_known[key])
+
+
+def files_fingerprint(folder: Path, names: tuple[str, ...]) -> str:
+    """The fingerprint of a folder's files ``names``: each name and its bytes, in order (a marker
+    for a file that is missing or not a regular file, which the load that follows refuses). For a
+    folder whose answers depend on all of its files (the attribution folder)."""
+    return digest(*(c for name in names for c in (f"{name}\0".encode(), _chunks(Path(folder) / name))))
 
 
 def fingerprint(folder: str | Path) -> str:
     """Identity of a model folder's scores: SHA-256 (16 hex digits) of :func:`fingerprint_parts`
     (the weights, config, tokenizer and scoring settings, nothing else)."""
-    parts = fingerprint_parts(folder)
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+    return digest(json.dumps(fingerprint_parts(folder), sort_keys=True))
 
 
 def _stamp(path: Path) -> tuple:
@@ -146,16 +155,16 @@ def _stamp(path: Path) -> tuple:
     return (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _hash_file(digest: Any, path: Path) -> None:
-    """Add ``path``'s bytes to ``digest`` (a marker when it cannot be read or is not a regular
+def _chunks(path: Path) -> Iterator[bytes]:
+    """``path``'s bytes a MiB at a time (a marker when it cannot be read or is not a regular
     file: a FIFO is never opened, a device never read; the load that follows refuses it)."""
     try:
         check_regular(path)
         with open(path, "rb") as handle:
             while chunk := handle.read(_READ):
-                digest.update(chunk)
+                yield chunk
     except (OSError, FileError):
-        digest.update(b"\0missing\0")
+        yield b"\0missing\0"
 
 
 def _meta_or_none(path: Path) -> Any:

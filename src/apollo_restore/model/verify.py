@@ -14,6 +14,13 @@ empty or random file fails there): a few milliseconds at every load. Their value
     check_vocabulary(folder / TOKENIZER_FILE, len(tok), files[CONFIG_FILE])   # E512
     check_finite(folder / WEIGHTS_FILE, tensors)   # E518, once the weights are read
 
+Any other folder of arrays (the attribution folder: :mod:`apollo_restore.attribution.folder`)
+declares its tensors as :class:`TensorSpec` and is checked by the same two steps:
+
+    found = read_header(path, most=MAX_BYTES)    # name → (shape, dtype), the header only (E220, E505, E506)
+    check_tensors(path, found, specs, config)    # E508–E511: each declared tensor, its shape and type
+    check_finite(path, arrays)                   # E518 (NumPy arrays or torch tensors)
+
 Every failure is a :class:`~apollo_restore.errors.ModelFolderError` naming the file.
 """
 
@@ -27,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from safetensors import SafetensorError, safe_open
 
 from apollo_restore.data.normalise import GREEK_LETTERS, MIDDLE_DOT
@@ -52,7 +60,8 @@ LAYER_TENSORS = {
 }
 #: Architectures whose tensors :func:`expected_shapes` knows (the lean model runs them).
 LEAN_MODEL_TYPES = ("mistral",)
-_FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
+#: The floating-point types a folder's weights may have (safetensors' names).
+FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")
 _LAYER_PREFIX = "model.layers."
 _SHOWN = 4  # tensor names listed in a message
 MAX_JSON_BYTES = MAX_SETTINGS_BYTES
@@ -70,14 +79,7 @@ def read_json(path: Path, most: int = MAX_JSON_BYTES) -> dict[str, Any]:
         FileNotFoundError: no such file.
     """
     path = Path(path)
-    try:
-        raw = read_regular(path, most)
-    except FileError as err:
-        if err.code != "E204":
-            raise
-        raise ModelFolderError(
-            "E505", path, field="the file", value=f"more than {most:,} bytes", expected=f"at most {most:,} bytes"
-        ) from None
+    raw = read_folder_file(path, most)
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as err:
@@ -89,6 +91,25 @@ def read_json(path: Path, most: int = MAX_JSON_BYTES) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ModelFolderError("E504", path, found=f"a JSON {type(data).__name__}")
     return data
+
+
+def read_folder_file(path: Path, most: int) -> bytes:
+    """The bytes of a model folder's file, which must be a regular file of at most ``most`` bytes
+    (:func:`~apollo_restore.inputs.read_regular`: checked before it is opened).
+
+    Raises:
+        ModelFolderError: ``E505`` more than ``most`` bytes.
+        FileError: ``E220`` not a regular file, ``E202`` unreadable.
+        FileNotFoundError: no such file.
+    """
+    try:
+        return read_regular(path, most)
+    except FileError as err:
+        if err.code != "E204":
+            raise
+        raise ModelFolderError(
+            "E505", path, field="the file", value=f"more than {most:,} bytes", expected=f"at most {most:,} bytes"
+        ) from None
 
 
 def read_folder_json(folder: Path) -> dict[str, dict[str, Any]]:
@@ -215,17 +236,14 @@ def check_weights(folder: Path, config: dict[str, Any], other_architectures: boo
     path, config_path = folder / WEIGHTS_FILE, folder / CONFIG_FILE
     if not os.path.lexists(path):
         raise FileNotFoundError(f"no model weights at {path}")
-    check_regular(path)  # E220: a folder, a FIFO or /dev/zero is never mapped
-    try:
-        with safe_open(str(path), framework="numpy") as weights:
-            found = {name: weights.get_slice(name) for name in weights.keys()}
-            shapes = {name: tuple(s.get_shape()) for name, s in found.items()}
-            dtypes = {name: s.get_dtype() for name, s in found.items()}
-    except SafetensorError as err:
-        raise ModelFolderError("E506", path, reason=str(err)) from None
+    header = read_header(path)
+    shapes = {name: shape for name, (shape, _) in header.items()}
+    dtypes = {name: dtype for name, (_, dtype) in header.items()}
     for name, dtype in dtypes.items():
-        if dtype not in _FLOAT_DTYPES:
-            raise ModelFolderError("E511", path, name=name, dtype=dtype)
+        if dtype not in FLOAT_DTYPES:
+            raise ModelFolderError(
+                "E511", path, name=name, dtype=dtype, expected="a model's weights are floating-point numbers"
+            )
     dims = check_config(config, config_path, other_architectures)
     if dims is None:
         return
@@ -246,6 +264,69 @@ def check_weights(folder: Path, config: dict[str, Any], other_architectures: boo
             raise ModelFolderError("E509", path, config=config_path, name=name, found=shapes[name], expected=shape)
 
 
+@dataclass(frozen=True)
+class TensorSpec:
+    """What a folder declares of one tensor: its ``shape`` and the safetensors types it may have
+    (``"F32"``, ``"I8"``...), ``dtypes`` said in words in a refusal (``what``)."""
+
+    shape: tuple[int, ...]
+    dtypes: frozenset[str]
+    what: str = ""
+
+    @classmethod
+    def of(cls, shape: tuple[int, ...], *dtypes: str) -> TensorSpec:
+        return cls(tuple(shape), frozenset(dtypes), " or ".join(dtypes))
+
+
+def read_header(path: Path, most: int | None = None) -> dict[str, tuple[tuple[int, ...], str]]:
+    """Every tensor of a safetensors file → ``(shape, dtype)``, from its header alone, once the
+    file is known to be a regular file (of at most ``most`` bytes). ``safe_open`` checks the
+    header is well formed and that its offsets cover the file exactly: a truncated, empty or
+    random file, or one whose header claims 2⁶² bytes, fails there.
+
+    Raises:
+        FileNotFoundError: nothing at ``path``.
+        FileError: ``E220`` not a regular file (a folder, a FIFO or ``/dev/zero`` is never mapped).
+        ModelFolderError: ``E506`` not a safetensors file; ``E505`` more than ``most`` bytes.
+    """
+    size = check_regular(path).st_size
+    if most is not None and size > most:
+        raise ModelFolderError(
+            "E505", path, field="the file", value=f"{size:,} bytes", expected=f"at most {most:,} bytes"
+        )
+    try:
+        with safe_open(str(path), framework="numpy") as weights:
+            found = {name: weights.get_slice(name) for name in weights.keys()}
+            return {name: (tuple(s.get_shape()), s.get_dtype()) for name, s in found.items()}
+    except SafetensorError as err:
+        raise ModelFolderError("E506", path, reason=str(err)) from None
+
+
+def check_tensors(
+    path: Path, found: Mapping[str, tuple[tuple[int, ...], str]], wanted: Mapping[str, TensorSpec], config: object
+) -> None:
+    """The tensors ``found`` (:func:`read_header`) are exactly those ``wanted`` (what ``config``,
+    the file that declares them, needs), each of its shape and of one of its types; in
+    ``wanted``'s order, so the first refused is named.
+
+    Raises:
+        ModelFolderError: ``E508`` missing tensors, ``E510`` tensors not declared, ``E509`` a
+            shape, ``E511`` a type.
+    """
+    missing = [name for name in wanted if name not in found]
+    if missing:
+        raise ModelFolderError("E508", path, config=config, n=len(missing), names=_names(missing))
+    unused = [name for name in found if name not in wanted]
+    if unused:
+        raise ModelFolderError("E510", path, config=config, n=len(unused), names=_names(unused))
+    for name, spec in wanted.items():
+        shape, dtype = found[name]
+        if shape != spec.shape:
+            raise ModelFolderError("E509", path, config=config, name=name, found=shape, expected=spec.shape)
+        if dtype not in spec.dtypes:
+            raise ModelFolderError("E511", path, name=name, dtype=dtype, expected=f"{config} needs {spec.what}")
+
+
 def check_finite(path: Path, tensors: Mapping[str, Any]) -> None:
     """Every number of every tensor (name → ``torch.Tensor``) is finite: one NaN or infinity in a
     weight makes every score NaN (readings in no order, probabilities NaN). A tensor's sum is
@@ -254,9 +335,19 @@ def check_finite(path: Path, tensors: Mapping[str, Any]) -> None:
     finite numbers is no false alarm. About 8 ms for the shipped model's 10.3 M weights on one CPU
     core (``torch.isfinite(t).all()`` on every tensor takes 70 ms).
 
+    NumPy arrays (a folder read without torch) are checked alike, summed in float64 (a float16
+    sum would overflow).
+
     Raises:
         ModelFolderError: ``E518`` naming the file, the first damaged tensor and how many values.
     """
+    if all(isinstance(t, np.ndarray) for t in tensors.values()):
+        for name, array in tensors.items():
+            if array.dtype.kind == "f" and not np.isfinite(array.sum(dtype=np.float64)):
+                bad = int(np.count_nonzero(~np.isfinite(array)))
+                if bad:
+                    raise ModelFolderError("E518", path, name=name, count=bad)
+        return
     import torch  # only loading weights needs it; this module is read by commands that load none
 
     for name, tensor in tensors.items():

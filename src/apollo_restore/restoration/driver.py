@@ -128,9 +128,12 @@ def restore_text(
     prefix, suffix = whole.context(last, fills)
     middle = fills[last] if fills[last] is not None else UNKNOWN_GAP  # the last gap as later gaps read it
     ms = round((time.perf_counter() - started) * 1000, 1)
-    restoration = Restoration(request.text, gaps, restorer.name, ms, prefix + middle + suffix, request.warnings)
-    restoration.kind, restoration.kind_read = kind, kind_read
-    return restoration
+    pins = {i + 1: reading for i, reading in request.pins.items() if i not in asked}
+    fingerprint = getattr(restorer, "fingerprint", None)
+    return Restoration(
+        request.text, gaps, restorer.name, ms, prefix + middle + suffix, request.warnings,
+        pins=pins, model_fingerprint=fingerprint, kind=kind, kind_read=kind_read,
+    )  # fmt: skip
 
 
 def text_kind(restorer: Restorer, request: RestoreRequest) -> tuple[str | None, bool]:

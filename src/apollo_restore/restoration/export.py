@@ -9,12 +9,13 @@ change (:mod:`apollo_restore.data.splice`); line numbers, ``vac.``, ``<αβ>``, 
 chosen the export *is* the input, byte for byte. A machine reading is written ``⁅κομω⁆`` (as
 the restored text writes it, never in the editor's ``[ ]``), followed at once by the marker
 ``⁽ᵐⁿ⁾`` (superscript *m* for *machine* and the reading's number *n*). The text is followed by
-a blank line and an apparatus that names the tool and the model and lists each marked reading
+a blank line and an apparatus that names the tool, its version, the model and the model's
+fingerprint (:func:`credit`: what to cite) and lists each marked reading
 with its gap, its line (the number the text gives it), the lacuna as written and its probability::
 
     1 Πεκύσι ⁅κομω⁆⁽ᵐ¹⁾ χαίρειν
 
-    ⁽ᵐ⁾ Machine-proposed readings (apollo-restore, model «tiny»): not the editor's; unverified.
+    ⁽ᵐ⁾ Machine-proposed readings (apollo-restore 0.1.0, model «tiny», fingerprint 3f2a…): not the editor's; unverified.
     ⁽ᵐ¹⁾ gap 1, line 1, [.4]: κομω (42 %); alternatives: κωμη (10 %), ...
 
 Readings are written in edition form (accents, breathings, iota subscript) when the caller
@@ -63,6 +64,7 @@ from apollo_restore.restoration.request import (
     check_source,
 )
 from apollo_restore.restoration.types import percent
+from apollo_restore.version import __version__
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
@@ -108,14 +110,21 @@ def marker(n: int) -> str:
     return f"⁽ᵐ{str(n).translate(_SUPERSCRIPT)}⁾"
 
 
-def _note(model: str, reading: MachineReading) -> str:
+def credit(model: str, fingerprint: str | None) -> str:
+    """What made a machine reading, as every export names it: ``apollo-restore 0.1.0, model
+    «default (…)», fingerprint 3f…`` (the package version and the model folder's
+    :func:`~apollo_restore.model.folder.fingerprint`: what to cite)."""
+    return f"apollo-restore {__version__}, model «{model}», fingerprint {fingerprint or 'unknown'}"
+
+
+def _note(who: str, reading: MachineReading) -> str:
     p = f", {percent(reading.prob)}" if reading.prob is not None else ""
     alts = (
         "; alternatives: " + ", ".join(f"{a.text} {_p(a.prob)}" for a in reading.alternatives)
         if reading.alternatives
         else ""
     )
-    return f"Machine proposal (apollo-restore, model «{model}»{p}{alts}); not the editor's reading, unverified."
+    return f"Machine proposal ({who}{p}{alts}); not the editor's reading, unverified."
 
 
 def count_gaps(text: str) -> int:
@@ -146,6 +155,7 @@ def export_checked(
     model: str,
     fmt: str = "leiden",
     limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
+    fingerprint: str | None = None,
 ) -> str:
     """:func:`export_text` after the checks of every door (the Python API, the CLI through it,
     the web page): the text as a restoration takes it (bounded, an EpiDoc file by its
@@ -154,6 +164,8 @@ def export_checked(
 
     Args:
         readings: gap number (from 1) → a :class:`MachineReading`, or a reading's string.
+        model, fingerprint: the model that proposed them and its folder's fingerprint, named
+            with the package version in the export (:func:`credit`).
 
     Raises:
         RequestError: ``E307`` a gap the text has not or a reading that is no Greek, ``E310`` an
@@ -174,10 +186,12 @@ def export_checked(
         else:  # a string: checked once, as it is written
             reading = MachineReading(n, check_reading(reading, n, limits))
         chosen[n] = reading
-    return export_text(text, chosen, model, fmt)
+    return export_text(text, chosen, model, fmt, fingerprint)
 
 
-def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt: str = "leiden") -> str:
+def export_text(
+    text: str, readings: dict[int, MachineReading], model: str, fmt: str = "leiden", fingerprint: str | None = None
+) -> str:
     """``text`` exported in ``fmt`` (``"leiden"`` or ``"epidoc"``) with the chosen readings, unchecked
     (every door calls :func:`export_checked`). A Leiden text goes out as
     :func:`export_leiden` or :func:`export_epidoc` write it; an EpiDoc document in Leiden as the
@@ -189,19 +203,21 @@ def export_text(text: str, readings: dict[int, MachineReading], model: str, fmt:
             reading for a gap of lost lines (``E326``).
     """
     check_fillable(text, readings)
+    who = credit(model, fingerprint)
     if looks_like_xml(text):
         if fmt == "epidoc":
             as_leiden(text)  # the checks of a restore (E313, E314)
-            return export_epidoc_edition(text, readings, model)
-        return export_leiden(as_leiden(text)[0], readings, model)
+            return export_epidoc_edition(text, readings, who)
+        return export_leiden(as_leiden(text)[0], readings, who)
     if fmt == "epidoc":
-        return export_epidoc(text, readings, model)
-    return export_leiden(text, readings, model)
+        return export_epidoc(text, readings, who)
+    return export_leiden(text, readings, who)
 
 
-def export_leiden(text: str, readings: dict[int, MachineReading], model: str) -> str:
+def export_leiden(text: str, readings: dict[int, MachineReading], who: str) -> str:
     """``text`` exactly as given, with the chosen readings written into their gaps and marked,
-    followed by their apparatus; ``text`` itself, byte for byte, when no reading is chosen.
+    followed by their apparatus naming ``who`` proposed them (:func:`credit`); ``text`` itself,
+    byte for byte, when no reading is chosen (nothing of the machine's in it to name).
 
     Only the chosen gaps' spans change (:func:`~apollo_restore.data.splice.splice`): line
     numbers, ``vac.``, ``<αβ>``, ``{αβ}``, ``⟦αβ⟧``, expansions, underdots, punctuation and the
@@ -231,11 +247,11 @@ def export_leiden(text: str, readings: dict[int, MachineReading], model: str) ->
     body = splice(text, markers, fills)
     if not notes:
         return body
-    head = f"⁽ᵐ⁾ Machine-proposed readings (apollo-restore, model «{model}»): not the editor's; unverified."
+    head = f"⁽ᵐ⁾ Machine-proposed readings ({who}): not the editor's; unverified."
     return body + ("\n" if body.endswith("\n") else "\n\n") + "\n".join([head, *notes]) + "\n"
 
 
-def export_epidoc_edition(xml: str, readings: dict[int, MachineReading], model: str) -> str:
+def export_epidoc_edition(xml: str, readings: dict[int, MachineReading], who: str) -> str:
     """An EpiDoc document as it came in, with the chosen readings in place of their gaps: each
     ``<gap>`` read as gap ``n`` (:func:`~apollo_restore.data.readers.epidoc.lacuna_elements`,
     the numbering of the Leiden text it is read as) becomes ``<supplied reason="lost"
@@ -270,16 +286,16 @@ def export_epidoc_edition(xml: str, readings: dict[int, MachineReading], model: 
     for n, reading in sorted(readings.items()):
         original, replaced = _filled_span(gaps[n - 1])
         holder = etree.Element(tei + "ab", nsmap={None: TEI_NS})
-        _Writer(holder, model).machine(reading, original)
+        _Writer(holder, who).machine(reading, original)
         new = b"".join(_fragment(el, default_tei) for el in holder)
         edits.append((spans[at[replaced[0]]].start, spans[at[replaced[-1]]].end, new))
     title_stmt = root.find(f".//{tei}teiHeader/{tei}fileDesc/{tei}titleStmt")
     if title_stmt is not None and root.find(f".//{tei}respStmt[@{{{XML_NS}}}id='{RESP_ID}']") is None:
         span = spans[at[title_stmt]]
         if span.inner_end < span.end:  # before </titleStmt>
-            edits.append((span.inner_end, span.inner_end, _fragment(_resp_stmt(model), default_tei)))
+            edits.append((span.inner_end, span.inner_end, _fragment(_resp_stmt(who), default_tei)))
         else:  # <titleStmt/>: written again with its one child
-            title_stmt.append(_resp_stmt(model))
+            title_stmt.append(_resp_stmt(who))
             edits.append((span.start, span.end, _fragment(title_stmt, default_tei)))
     return splice_bytes(data, edits).decode("utf-8")
 
@@ -307,8 +323,9 @@ def _filled_span(el: etree._Element) -> tuple[etree._Element | None, list[etree.
     return original, span
 
 
-def _resp_stmt(model: str) -> etree._Element:
-    """The ``<respStmt xml:id="apollo-restore">`` that the machine readings' ``@resp`` names."""
+def _resp_stmt(who: str) -> etree._Element:
+    """The ``<respStmt xml:id="apollo-restore">`` that the machine readings' ``@resp`` names,
+    naming ``who`` proposed them (:func:`credit`: the version and the model's fingerprint)."""
     tei = f"{{{TEI_NS}}}"
     resp_stmt = etree.Element(tei + "respStmt", nsmap={None: TEI_NS})
     resp_stmt.set(f"{{{XML_NS}}}id", RESP_ID)
@@ -316,7 +333,7 @@ def _resp_stmt(model: str) -> etree._Element:
         "Machine-proposed restorations: every supplied, app, lem and rdg element with resp='#apollo-restore' "
         "is a reading proposed by a language model, not by the editor, and is unverified."
     )
-    etree.SubElement(resp_stmt, tei + "name", type="software").text = f"apollo-restore, model {model}"
+    etree.SubElement(resp_stmt, tei + "name", type="software").text = who
     return resp_stmt
 
 
@@ -330,9 +347,11 @@ def _line_of(text: str, pos: int) -> int:
     return len(_NEWLINE.findall(text, 0, start)) + 1
 
 
-def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, title: str = "") -> str:
+def export_epidoc(text: str, readings: dict[int, MachineReading], who: str, title: str = "") -> str:
     """An EpiDoc TEI document of ``text``: the editor's text, supplements and lacunae, plus the
-    chosen machine readings marked with ``@resp="#apollo-restore"``, ``@cert="low"`` and a note.
+    chosen machine readings marked with ``@resp="#apollo-restore"``, ``@cert="low"`` and a note;
+    its header names ``who`` made it (:func:`credit`) in the ``<respStmt>`` and as the
+    ``<application>`` of its ``<encodingDesc>``.
 
     Raises:
         LeidenError: ``text`` is not well-formed Leiden.
@@ -344,16 +363,20 @@ def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, ti
     file_desc = etree.SubElement(header, tei + "fileDesc")
     title_stmt = etree.SubElement(file_desc, tei + "titleStmt")
     etree.SubElement(title_stmt, tei + "title").text = title or "Leiden text with machine-proposed restorations"
-    title_stmt.append(_resp_stmt(model))
+    title_stmt.append(_resp_stmt(who))
     pub = etree.SubElement(file_desc, tei + "publicationStmt")
     etree.SubElement(pub, tei + "p").text = "Exported by apollo-restore; not a publication."
     source = etree.SubElement(file_desc, tei + "sourceDesc")
     etree.SubElement(source, tei + "p").text = "Leiden text entered by the user."
+    app_info = etree.SubElement(etree.SubElement(header, tei + "encodingDesc"), tei + "appInfo")
+    application = etree.SubElement(app_info, tei + "application", ident="apollo-restore", version=__version__)
+    etree.SubElement(application, tei + "label").text = "apollo-restore"
+    etree.SubElement(application, tei + "desc").text = who
     body = etree.SubElement(etree.SubElement(root, tei + "text"), tei + "body")
     edition = etree.SubElement(body, tei + "div", type="edition")
     edition.set(f"{{{XML_NS}}}lang", "grc")
     ab = etree.SubElement(edition, tei + "ab")
-    _Writer(ab, model).write(segments, readings)
+    _Writer(ab, who).write(segments, readings)
     # indented outside the edition only: inside it, spaces between elements would be text
     etree.indent(header, level=1)
     header.tail = root.text = "\n  "
@@ -367,8 +390,8 @@ def export_epidoc(text: str, readings: dict[int, MachineReading], model: str, ti
 class _Writer:
     """Segments → children of ``<ab>``, text and tails kept in order."""
 
-    def __init__(self, ab: etree._Element, model: str) -> None:
-        self.ab, self.model, self.last = ab, model, None
+    def __init__(self, ab: etree._Element, who: str) -> None:
+        self.ab, self.who, self.last = ab, who, None
         self.tei = f"{{{TEI_NS}}}"
 
     def text(self, s: str, parent: etree._Element | None = None) -> None:
@@ -404,7 +427,7 @@ class _Writer:
             app = self.element("app", type="alternative", resp=f"#{RESP_ID}")
             for tag, text in [("lem", reading.text)] + [("rdg", a.text) for a in reading.alternatives]:
                 self.element("supplied", text, parent=self.element(tag, parent=app, **mark), reason=reason, **mark)
-        note = self.element("note", _note(self.model, reading), type="machine-proposal", resp=f"#{RESP_ID}")
+        note = self.element("note", _note(self.who, reading), type="machine-proposal", resp=f"#{RESP_ID}")
         if original is not None:
             note.text += " In place of the edition's lacuna: "
             kept = copy.deepcopy(original)
@@ -414,7 +437,7 @@ class _Writer:
     def letters(self, seg: Text, parent: etree._Element | None = None) -> None:
         """Letters read: plain, ``<unclear>``, ``<surplus>``, ``<add place>``, an ``<ex>``."""
         if seg.expansion:
-            self.element("ex", seg.text, parent=parent)
+            self.element("ex", seg.text, parent=parent, **({"cert": "low"} if seg.doubt else {}))
             return
         holder = parent
         if seg.mark == "surplus":
@@ -427,6 +450,8 @@ class _Writer:
             holder.text = seg.text
         else:
             self.text(seg.text, parent)
+        if seg.doubt:  # the editor's doubt about the word just written (Leiden+ 'αὐτοῦ?'), as papyri.info writes it
+            self.element("certainty", parent=parent, match="..", locus="value")
 
     def expan(self, parts: list[Text]) -> None:
         """An abbreviation and its expansion: ``<expan><abbr>στρ</abbr><ex>ατηγῷ</ex></expan>``."""
@@ -448,10 +473,12 @@ class _Writer:
             if isinstance(seg, Text):
                 self.letters(seg)
             elif isinstance(seg, Supplied):
-                self.element("supplied", seg.text, reason="lost")
+                self.element("supplied", seg.text, reason="lost", **({"cert": "low"} if seg.doubt else {}))
             elif isinstance(seg, Editorial):
                 if seg.kind == "deleted":
                     self.element("del", seg.text, rend="erasure")
+                elif seg.kind == "symbol":  # '((denarius))', as papyri.info writes it
+                    self.element("g", type=seg.text)
                 else:
                     self.element("supplied", seg.text, reason="omitted")
             elif isinstance(seg, Vacat):

@@ -74,7 +74,7 @@ def load_restorer(
     neural = restorer if isinstance(restorer, NeuralMember) else restorer.neural
     if isinstance(neural, NeuralMember):  # int8 asked for where PyTorch has no int8 kernel runs in fp32
         scoring = replace(scoring, precision=neural.precision)
-    return Presented(restorer, default_forms(), Ranking(demotions, calibration_for(path, scoring)))
+    return Presented(restorer, default_forms(), Ranking(demotions, calibration_for(path, scoring)), scoring.fingerprint)
 
 
 def scoring_of(

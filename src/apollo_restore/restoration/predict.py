@@ -21,7 +21,6 @@ the predictions are still written in gap-set order, each as soon as it and all b
 
 from __future__ import annotations
 
-import hashlib
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -38,7 +37,7 @@ from tqdm.auto import tqdm
 
 from apollo_restore.data.formats import GapExample, Prediction, jsonl_line, read_gapset, read_predictions
 from apollo_restore.data.outputs import LineJob
-from apollo_restore.errors import FileError
+from apollo_restore.inputs import digest
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking.calibration import gap_kind
 from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
@@ -169,13 +168,12 @@ def _predictions_in_workers(
 
 
 def gapset_digest(gaps: Iterable[GapExample]) -> str:
-    """Identity of a gap set's content, in order: ``sha256:`` and 16 hex digits of the SHA-256 of
-    every gap as canonical JSON (keys sorted), one a line. The file's spacing and key order do
-    not count; any gap's id, context, hint, answer or place does."""
-    digest = hashlib.sha256()
-    for gap in gaps:
-        digest.update(json.dumps(gap.to_dict(), sort_keys=True, ensure_ascii=False).encode() + b"\n")
-    return f"sha256:{digest.hexdigest()[:16]}"
+    """Identity of a gap set's content, in order: ``sha256:`` and the fingerprint
+    (:func:`~apollo_restore.inputs.digest`) of every gap as canonical JSON (keys sorted), one a
+    line. The file's spacing and key order do not count; any gap's id, context, hint, answer or
+    place does."""
+    lines = (json.dumps(gap.to_dict(), sort_keys=True, ensure_ascii=False).encode() + b"\n" for gap in gaps)
+    return f"sha256:{digest(lines)}"
 
 
 @dataclass
@@ -236,16 +234,7 @@ class PredictJob:
         recorded = {"gap set": gapset_digest(read), "k": str(k), **(settings or {})}
         gaps = [cut_context(gap) for gap in read]
         output = LineJob.open(out, {"gap set": gapset}, force, restart, recorded)
-        done = {p.id for p in read_predictions(output.partial)} if output.resumed else set()
-        stray = sorted(done - {gap.id for gap in gaps})
-        if stray:
-            output.close()
-            raise FileError(
-                "E208",
-                str(out),
-                partial=output.partial,
-                reason=f"{len(stray)} of its ids are not in {gapset} (the first: {stray[0]!r})",
-            )
+        done = output.done(lambda partial: [p.id for p in read_predictions(partial)], [g.id for g in gaps], gapset)
         return cls([gap for gap in gaps if gap.id not in done], len(gaps), k, output)
 
     def run(

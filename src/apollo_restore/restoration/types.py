@@ -13,6 +13,7 @@ from apollo_restore.data.splice import Fill, splice, written
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.line_lengths import LineEstimate
+from apollo_restore.version import __version__
 
 #: Least calibrated probability of a gap's first reading for it to be written into the restored
 #: text (:attr:`Restoration.restored_leiden`); below it the gap stays open. Chosen from the shipped
@@ -196,6 +197,11 @@ class Restoration:
             unmarked letters: for machines, not for print; :attr:`restored_leiden` is the text to show).
         warnings: ``W3xx`` messages: why the readings deserve less trust (foreign letters,
             little context); empty when there is nothing to say.
+        pins: readings pinned for gaps not asked (``only``), by gap number from 1: written into
+            :attr:`restored_leiden` as the asked gaps' pins are.
+        version: the apollo-restore version that restored it.
+        model_fingerprint: the model folder's fingerprint (:func:`~apollo_restore.model.folder.fingerprint`;
+            ``None`` for a restorer of no folder): with ``version``, what to cite.
         kind: the kind of text whose calibration the gaps took (``documentary``, ``literary``,
             ``inscription``; ``None``: a restorer whose probabilities do not depend on it).
         kind_read: whether :attr:`kind` was read from the text rather than given.
@@ -208,6 +214,9 @@ class Restoration:
     restored_text: str = ""
     warnings: list[str] = field(default_factory=list)
     fill_threshold: float = FILL_THRESHOLD
+    pins: dict[int, str] = field(default_factory=dict)
+    version: str = __version__
+    model_fingerprint: str | None = None
     kind: str | None = None
     kind_read: bool = False
 
@@ -236,11 +245,17 @@ class Restoration:
         when gap positions are unknown."""
         if not self.gaps or any(g.span is None for g in self.gaps):
             return self.restored_text
-        fills = {k: f for k, gap in enumerate(self.gaps) if (f := gap.filling(self.fill_threshold)) is not None}
         try:
             markers = find_gaps(self.text)
         except LeidenError:
             markers = []
-        if [(m.start, m.end) for m in markers] != [g.span for g in self.gaps]:  # spans of another text
+        at = {(m.start, m.end): k for k, m in enumerate(markers)}
+        if all(g.span in at for g in self.gaps):  # the asked gaps among all the text's (only)
+            fills = {k - 1: Fill(r, machine=True) for k, r in self.pins.items() if 1 <= k <= len(markers)}
+            for gap in self.gaps:
+                if (f := gap.filling(self.fill_threshold)) is not None:
+                    fills[at[gap.span]] = f  # type: ignore[index]
+        else:  # spans of another text
             markers = [GapMarker(g.span[0], g.span[1], g.hint, Lacuna(None)) for g in self.gaps]  # type: ignore[index]
+            fills = {k: f for k, gap in enumerate(self.gaps) if (f := gap.filling(self.fill_threshold)) is not None}
         return splice(self.text, markers, fills)

@@ -26,8 +26,8 @@ import numpy as np
 from apollo_restore.data.normalise import normalise
 from apollo_restore.data.overlap import MIN_RUN, clean_windows
 from apollo_restore.data.textindex import S_DASH, TextIndex, sa_ranges
-from apollo_restore.errors import Errors
-from apollo_restore.restoration.request import check_no_machine_reading
+from apollo_restore.errors import Errors, RequestError
+from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_no_machine_reading, read_source
 from apollo_restore.retrieve.links import edition_label, edition_url
 
 _MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document
@@ -121,24 +121,37 @@ class Provenance:
         return {**asdict(self), "verdict": self.verdict, "summary": self.summary}
 
 
+def check_query(text: str) -> None:
+    """What is refused before any index is opened: an empty text (E300, as every door says) and
+    a machine reading ``⁅…⁆`` (E312: the model's letters are not the text's, and would count as shared).
+
+    Raises:
+        RequestError: ``E300``, ``E312``.
+    """
+    if not text.strip():
+        raise RequestError("E300")
+    check_no_machine_reading(text)
+
+
 def provenance(text: str, index: TextIndex | None = None, min_run: int = MIN_RUN, limit: int = 20) -> Provenance:
     """Training documents sharing runs of at least ``min_run`` letters with ``text``.
 
     Args:
-        text: any Greek text (normalised with ``norm.v1`` first; Leiden brackets are dropped by
-            the normaliser, lost letters ``-`` break runs).
+        text: any Greek text: Leiden, an EpiDoc document (its edition), Beta Code, read as
+            :func:`~apollo_restore.restoration.request.read_source` reads it for every door, then
+            normalised with ``norm.v1`` (Leiden brackets dropped, lost letters ``-`` break runs).
         index: the text index (default: the packaged one, built on first use).
         min_run: shortest shared run reported (letters).
         limit: most documents returned.
 
     Raises:
         ValueError: the text has fewer than ``min_run`` letters (E406).
-        RequestError: the text holds a machine reading ``⁅…⁆`` (E312): the model's letters are
-            not the text's, and would count as shared.
+        RequestError: :func:`check_query`; unreadable EpiDoc (E313), a text out of bounds (E3xx).
     """
-    check_no_machine_reading(text)
+    check_query(text)
+    leiden, _ = read_source(text, DEFAULT_REQUEST_LIMITS)  # as every door reads it: EpiDoc by its edition
     index = index or TextIndex.shared()
-    codes = np.frombuffer(TextIndex.pattern(normalise(text)), np.uint8)
+    codes = np.frombuffer(TextIndex.pattern(normalise(leiden)), np.uint8)
     letters = int(np.count_nonzero(codes < S_DASH))
     if len(codes) < min_run:
         raise ValueError(Errors.E406.format(min_run=min_run, letters=letters))

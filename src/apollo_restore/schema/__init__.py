@@ -4,6 +4,7 @@ and bounds for every number, checked where the file is read and nowhere else.
 * :mod:`~apollo_restore.schema.base`: strict models, bounded fields, refusals as numbered errors;
 * :mod:`~apollo_restore.schema.folder`: ``apollo_restore.json`` (members and their options, search,
   presentation) and ``calibration.json``;
+* :mod:`~apollo_restore.schema.attribution`: ``attribution.json`` (the attribution folder's settings);
 * :mod:`~apollo_restore.schema.training`: a training run's settings (``RecipeConfig``, ``TrainConfig``);
 * :mod:`~apollo_restore.schema.jobs`: one line of a gap set and of a predictions file;
 * :mod:`~apollo_restore.schema.search`: the search settings every restorer runs with (``RestoreConfig``);

@@ -15,6 +15,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
+from apollo_restore.schema.attribution import AttributionConfig
 from apollo_restore.schema.base import Record, Settings
 from apollo_restore.schema.folder import CalibrationFile, DecoderConfig, FolderMeta
 from apollo_restore.schema.jobs import GapLine, PredictionLine, QuestionLine
@@ -30,6 +31,7 @@ FILES: list[tuple[str, type[BaseModel]]] = [
     ("`apollo_restore.json`", FolderMeta),
     ("`calibration.json`", CalibrationFile),
     ("`config.json` (the fields this package reads)", DecoderConfig),
+    ("`attribution.json`", AttributionConfig),
     ("A line of a gap set (JSONL; `evaluate`)", GapLine),
     ("A line of a gap set to predict (JSONL; `predict`)", QuestionLine),
     ("A line of a predictions file (JSONL)", PredictionLine),

@@ -18,7 +18,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from apollo_restore.errors import AttributionError, CorpusError, Errors, LeidenError, RequestError
+from apollo_restore.errors import (
+    AttributionError,
+    CorpusError,
+    Errors,
+    FileError,
+    LeidenError,
+    ModelFolderError,
+    RequestError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +101,14 @@ def corpus_error(err: CorpusError) -> ApiError:
     return ApiError(422, "E101", web_message("H011", reason=err.reason))
 
 
+def _folder_message(err: ModelFolderError | FileError) -> str:
+    """A damaged model folder's message (``E5xx``, ``E220``), without its code: the server's
+    fault (503), loaded when first asked (the attribution folder); its paths are scrubbed."""
+    text = str(err)
+    m = _CODE.match(text)
+    return text[m.end() :] if m else text
+
+
 def install_handlers(app: FastAPI) -> None:
     """Answer every error, expected or not, in the one JSON shape."""
 
@@ -112,9 +128,17 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(AttributionError)
     async def _attribution(_: Request, err: AttributionError) -> JSONResponse:
-        text = str(err)  # E801 (too short) is the request's fault; E802 (no model) the server's
+        text = str(err)  # E801 (too short) is the request's fault; E802 (no model), E803 (it overflows) the server's
         m = _CODE.match(text)
-        return error_response(503 if err.code == "E802" else 422, err.code, text[m.end() :] if m else text)
+        return error_response(422 if err.code == "E801" else 503, err.code, text[m.end() :] if m else text)
+
+    @app.exception_handler(ModelFolderError)
+    async def _folder(_: Request, err: ModelFolderError) -> JSONResponse:
+        return error_response(503, err.code, _folder_message(err))
+
+    @app.exception_handler(FileError)
+    async def _file(_: Request, err: FileError) -> JSONResponse:
+        return error_response(503, err.code, _folder_message(err))
 
     @app.exception_handler(CorpusError)
     async def _corpus(_: Request, err: CorpusError) -> JSONResponse:

@@ -22,6 +22,7 @@ from apollo_restore.restoration.export import Alternative, MachineReading, expor
 from apollo_restore.restoration.presentation.labels import model_label
 from apollo_restore.restoration.request import RestoreRequest, check_k, check_text
 from apollo_restore.restoration.restorer import Restorer
+from apollo_restore.version import __version__
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError
 from apollo_restore.web.limits import ARRIVED, Gate, Limits
@@ -157,7 +158,8 @@ def _edition_routes(app: FastAPI, restorer: Restorer, limits: Limits) -> None:
         Leiden ``⁅αβγ⁆⁽ᵐ¹⁾`` plus an apparatus note, or EpiDoc
         ``<supplied reason="lost" resp="#apollo-restore" cert="low">`` plus a ``<note>``."""
         chosen = {**req.pins, **{n: _machine_reading(n, c) for n, c in req.choices.items()}}
-        content = export_checked(req.text, chosen, restorer.name, req.format, limits.request)
+        fingerprint = getattr(restorer, "fingerprint", None)
+        content = export_checked(req.text, chosen, restorer.name, req.format, limits.request, fingerprint)
         media, ext = ("application/tei+xml", "xml") if req.format == "epidoc" else ("text/plain", "txt")
         return {
             "format": req.format,
@@ -165,6 +167,8 @@ def _edition_routes(app: FastAPI, restorer: Restorer, limits: Limits) -> None:
             "media_type": media,
             "content": content,
             "machine_readings": len(chosen),
+            "version": __version__,
+            "model_fingerprint": fingerprint,
         }
 
 

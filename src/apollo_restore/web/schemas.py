@@ -153,6 +153,11 @@ class RestorationOut(BaseModel):
     gaps_in_text: int | None = Field(
         None, description="Gaps of the whole text (`gaps` holds those asked, `only`): how many requests remain."
     )
+    version: str = Field(description="The apollo-restore version that restored it.")
+    model_fingerprint: str | None = Field(
+        description="The model folder's fingerprint (its weights, config, tokenizer, scoring settings): with "
+        "`version`, what to cite; null for a restorer of no folder."
+    )
 
 
 class ParallelsRequest(BaseModel):
@@ -278,6 +283,10 @@ class AttributeOut(BaseModel):
         description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
         "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
     )
+    version: str = Field(description="The apollo-restore version that answered.")
+    model_fingerprint: str | None = Field(
+        description="The attribution model's fingerprint: with `version`, what to cite."
+    )
 
 
 class Choice(BaseModel):
@@ -312,6 +321,8 @@ class ExportOut(BaseModel):
     media_type: str
     content: str
     machine_readings: int = Field(description="How many readings are marked as machine proposals.")
+    version: str = Field(description="The apollo-restore version that exported it (named in the export too).")
+    model_fingerprint: str | None = Field(description="The model's fingerprint (named in the export too).")
 
 
 class EpidocOut(BaseModel):

@@ -97,6 +97,8 @@ def parse_epidoc_file(
         CorpusError: not well-formed, no Greek edition, or an edition without text.
         RequestError: ``E314`` with ``strict_lengths``: a ``<gap>`` whose ``quantity``,
             ``atLeast`` or ``atMost`` is not a whole number of letters within bounds, named with its line.
+        CorpusError: with ``strict_lengths``, also an entity reference in the edition (``&g;``
+            declared in the document's DTD): never expanded, so its letters would be lost unsaid.
     """
     try:
         root = etree.fromstring(content, parser=xml_parser())
@@ -109,7 +111,14 @@ def parse_epidoc_file(
         has_edition = root.find(f".//{TEI}div[@type='edition']") is not None
         raise CorpusError(name, "no Greek edition" if has_edition else "no edition")
     if strict_lengths:
-        for gap, attr, reason in bad_gap_lengths(editions):
+        for edition in editions:  # entities are never expanded (a billion laughs): their letters would be lost
+            for entity in edition.iter(etree.Entity):
+                raise CorpusError(
+                    name,
+                    f"the entity reference {entity.text} at line {entity.sourceline} stands for letters this reader "
+                    "does not expand (an entity the document declares): write the letters themselves",
+                )
+        for gap, attr, reason in bad_gap_lengths(editions, whole=True):
             element = f'<gap {attr}="{gap.get(attr)}">'
             reason = reason.split(": read as")[0].replace(f"length {gap.get(attr)!r} ", "")
             raise RequestError(
@@ -434,16 +443,21 @@ def lacuna_notes(editions: list[etree._Element]) -> list[str]:
     return [f"<gap {attr}>: {reason}" for _, attr, reason in bad_gap_lengths(editions)]
 
 
-def bad_gap_lengths(editions: list[etree._Element]) -> list[tuple[etree._Element, str, str]]:
+def bad_gap_lengths(editions: list[etree._Element], whole: bool = False) -> list[tuple[etree._Element, str, str]]:
     """``(gap, attribute, reason)`` for each ``<gap>`` length that is no count of letters from 1
     to :data:`~apollo_restore.data.document.MAX_LACUNA_LETTERS` (``quantity="-4"``,
     ``quantity="99999999999999999999"``, ``atLeast="x"``): a corpus reads it as unknown extent,
-    a user's text is refused (:func:`~apollo_restore.data.readers.typed.epidoc_to_leiden`)."""
+    a user's text is refused (:func:`~apollo_restore.data.readers.typed.epidoc_to_leiden`).
+    With ``whole`` (a user's text), a count that is not a whole number (``quantity="4.5"``,
+    which a corpus reads as 4) is one too."""
     found = []
     for edition in editions:
         for gap in edition.iter(f"{TEI}gap"):
             for attr in ("quantity", "atLeast", "atMost"):
-                reason = lacuna_length(gap.get(attr))[1]
+                value = gap.get(attr)
+                reason = lacuna_length(value)[1]
+                if not reason and whole and value is not None and value.strip() and not value.strip().isdigit():
+                    reason = f"length {value!r} is not a whole number"
                 if reason:
                     found.append((gap, attr, reason))
     return found

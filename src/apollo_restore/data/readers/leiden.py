@@ -10,14 +10,16 @@ Conventions understood (everything else is kept as text and left to the normalis
 ``[.5-8]``                    a range (``Lacuna(5, length_max=8)``)
 ``[- - -]`` ``[---]`` ``[…]``  lost text of unknown extent (``Lacuna(None)``)
 ``[αβ .3]``, ``[αβ- - -]``    supplements and lacunae mixed inside one bracket
-``???``                       one lost letter per ``?`` (Ithaca style)
+``??``, ``???``               one lost letter per ``?``, two or more (Ithaca style)
+``[αὐτοῦ? τόπου]``, ``α?``    papyri.info Leiden+: one ``?`` is the editor's doubt, never a gap: the
+                              word before it marked ``doubt`` (read as ever, written back)
 ``[.?]``, ``[ca.?]``          papyri.info Leiden+: lost letters, number unknown (``Lacuna(None)``)
 ``.3``, ``.?`` (no brackets)  Leiden+ illegible letters: 3, or an unknown number (``reason="illegible"``)
 ``lost.?lin``, ``lost.3lin``  Leiden+ lost lines (``Lacuna(None, lines=3)``; ``lines=-1``: how many unknown)
 ``.?lin``, ``.3lin``          Leiden+ illegible lines (``reason="illegible"``)
 ``α̣`` (U+0323 underdot)       ``Text(uncertain=True)``
 ``στρ(ατηγῷ)``                 expansion: ``Text(expansion=True)`` (read ``στρατηγῷ``; lines count ``στρ``)
-``((denarius))``               symbol: dropped
+``((denarius))``               symbol: ``Editorial(kind="symbol")`` (not read; written back)
 ``⟦αβ⟧``                      deletion: ``Editorial(kind="deleted")`` (not read)
 ``{αβ}``, ``\\αβ/``            surplus, addition above the line: ``Text(mark="surplus"|"above")`` (read)
 ``<αβ>``, ``⟨αβ⟩``            editorial addition (not written): ``Editorial(kind="omitted")`` (not read)
@@ -86,6 +88,7 @@ _QUERIES = re.compile(r"\?+")
 _UNKNOWN_COUNT = re.compile(r"(?:ca\.?[ \t]*)?\.\?")  # Leiden+ '.?' / 'ca.?': a number unknown
 _ILLEGIBLE = re.compile(r"\.(?:(\d+)|\?)(?!lin)")  # Leiden+ '.3' / '.?' outside brackets
 _LOST_LINES = re.compile(r"lost\.(?:(\d+)|\?)lin\b")
+_LOST_LINES_IN_RUN = re.compile(r"(?<![^\W\d_])lost\.(?:\d+|\?)lin\b")  # after a space in a run of letters
 _ILLEGIBLE_LINES = re.compile(r"\.(?:(\d+)|\?)lin\b")
 _WHITESPACE = re.compile(r"\s+")
 # A run of characters none of which starts a convention (brackets, markers, dots, digits, 'c', 'v',
@@ -289,8 +292,11 @@ class _Parser:
             elif ch == "?":
                 m = _QUERIES.match(text, self.i)
                 assert m is not None
-                self.check_run(m)
-                self.emit_lacuna(Lacuna(m.end() - m.start()), m.start(), m.end())
+                if m.end() - m.start() == 1:  # papyri.info's mark of the editor's doubt
+                    self.doubt()
+                else:
+                    self.check_run(m)
+                    self.emit_lacuna(Lacuna(m.end() - m.start()), m.start(), m.end())
                 self.i = m.end()
             elif ch in _DASHES or ch == "=":
                 self.dash()
@@ -335,6 +341,9 @@ class _Parser:
         else one :meth:`letter`."""
         m = _PLAIN_RUN.match(self.text, self.i)
         end = m.end() if m else self.i
+        lost = _LOST_LINES_IN_RUN.search(self.text, self.i + 1, end + 16) if end > self.i else None
+        if lost is not None and lost.start() < end:  # 'τοῦ lost.2lin': the run stops before the lost lines
+            end = lost.start()
         if end < len(self.text) and self.text[end] == UNDERDOT:
             while end > self.i and unicodedata.combining(self.text[end - 1]):
                 end -= 1
@@ -355,6 +364,20 @@ class _Parser:
         uncertain = UNDERDOT in cluster
         self.emit_letters(cluster.replace(UNDERDOT, ""), uncertain)
         self.i = j
+
+    def doubt(self) -> None:
+        """One ``?``: the editor's doubt about the word just read (``[αὐτοῦ? τόπου]``,
+        ``[Καισα?]ριανῷ``, ``[αὐτοῦ]?``, ``ἔτους ?``), never a lost letter (papyri.info writes
+        one as ``.1``; a run ``??`` is read as lost letters). Its last letters up to a space are
+        marked ``doubt`` (a supplement's or letters read); after a lacuna or alone in its
+        brackets (``[?]``) there is nothing to mark."""
+        seg = self.segments[-1] if self.segments else None
+        if not isinstance(seg, (Text, Supplied)) or not seg.text.strip():
+            return
+        head, space, word = seg.text.rstrip(" ").rpartition(" ")
+        self.segments[-1] = replace(seg, text=word, doubt=True)
+        if head or space:
+            self.segments.insert(len(self.segments) - 1, replace(seg, text=head + space))
 
     def dash(self) -> None:
         """``-``/``=`` before a newline: in-word break; other dash runs: unknown lacuna."""
@@ -450,9 +473,12 @@ class _Parser:
         start = self.i
         self.skip_dropped("(", ")")
         inner = self.text[start + 1 : self.i - 1]
+        if inner.strip() == "?":  # 'ἀπὸ(?)': the editor's doubt about the word before
+            self.doubt()
+            return
         letters = "".join(ch for ch in inner if ch not in _NEWLINES and ch not in "?-")  # (?): a doubt, no letters
         if any(ch.isalpha() for ch in letters):
-            self.segments.append(Text(letters, expansion=True))
+            self.segments.append(Text(letters, expansion=True, doubt="?" in inner))
 
     def skip_dropped(self, opener: str, closer: str) -> None:
         """Skip an expansion, symbol, deletion or editorial addition, keeping its line breaks."""
@@ -470,7 +496,7 @@ class _Parser:
         inner = text[start + len(opener) : j]
         if opener == "(" and closer == ")" and "(" in inner:
             raise self.nested("(", start + len(opener) + inner.index("("), start)
-        kind = "deleted" if opener == "⟦" else "omitted" if opener in "<⟨〈" else ""
+        kind = {"⟦": "deleted", "<": "omitted", "⟨": "omitted", "〈": "omitted", "((": "symbol"}.get(opener, "")
         for k, part in enumerate(re.split(r"\r\n|[\n\r\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e]", inner)):
             if k:
                 self.segments.append(LineBreak(False))
@@ -573,7 +599,7 @@ def tidy_segments(segments: list[Segment]) -> list[Segment]:
                 if s[:1] == " ":
                     split.append(Text(" "))
                 if core:
-                    split.append(Supplied(core))
+                    split.append(replace(seg, text=core))
                 if core and s[-1:] == " ":
                     split.append(Text(" "))
             elif s:

@@ -28,6 +28,7 @@ the member built, and a member built with others than its class's is refused (:f
 from __future__ import annotations
 
 import copy
+import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from typing import Any
 
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.errors import Errors, ModelFolderError
+from apollo_restore.inputs import check_regular
 from apollo_restore.model.folder import META_FILE, check_meta, read_meta, write_meta
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.members.document_copy import DocumentCopy
@@ -153,10 +155,13 @@ def _member_file(spec: MemberSpec, name: str) -> Path:
 
     Raises:
         FileNotFoundError: no such file there (E501).
+        FileError: ``E220`` something there that is not a regular file (a folder, a FIFO, a
+            dangling link: :func:`~apollo_restore.inputs.check_regular`).
     """
     path = spec.folder / name
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise FileNotFoundError(Errors.E501.format(folder=spec.folder, member=spec.field, path=path))
+    check_regular(path)
     return path
 
 
@@ -213,6 +218,7 @@ def member_entries(folder: Path, ensemble: Any, search: RestoreConfig, device: s
             bounds, an option of the wrong type or out of bounds); ``E521`` an unknown member
             name; ``E522`` a key the entry, a member or its options do not take.
         FileNotFoundError: a file a member names is missing (E501).
+        FileError: ``E220`` a file a member names is not a regular file.
     """
     file = folder / META_FILE
     declared = ensemble_entry(file, ensemble)

@@ -57,28 +57,36 @@ class Presented:
         forms: the edition-form table (``None``: no display forms, no unknown words).
         ranking: the ranking's stages 3–4 (the folder's demotions and calibration; default: the
             default demotions, no calibration).
+        fingerprint: the model folder's (:func:`~apollo_restore.model.folder.fingerprint`), named
+            in every restoration and export (``None``: a restorer of no folder).
     """
 
     batches = True  # candidates_many: the wrapped restorer searches the gaps together where it can
 
-    def __init__(self, restorer: Restorer, forms: EditionForms | None = None, ranking: Ranking = DEFAULT_RANKING):
-        self.restorer, self.forms, self.ranking = restorer, forms, ranking
+    def __init__(
+        self,
+        restorer: Restorer,
+        forms: EditionForms | None = None,
+        ranking: Ranking = DEFAULT_RANKING,
+        fingerprint: str | None = None,
+    ):
+        self.restorer, self.forms, self.ranking, self.fingerprint = restorer, forms, ranking, fingerprint
 
     def around(self, wrap: Callable[[Restorer], Restorer]) -> Presented:
         """The same presentation of ``wrap(restorer)`` (e.g. the presented restorer with parallels'
         readings joining its pool)."""
-        return Presented(wrap(self.restorer), self.forms, self.ranking)
+        return Presented(wrap(self.restorer), self.forms, self.ranking, self.fingerprint)
 
     def for_gap_kind(self, kind: str) -> Presented:
         """The same restorer presenting gaps of ``kind`` (``"real"``, the default, or
         ``"synthetic"``): probabilities calibrated with that kind's parameters."""
-        return Presented(self.restorer, self.forms, replace(self.ranking, kind=kind))
+        return Presented(self.restorer, self.forms, replace(self.ranking, kind=kind), self.fingerprint)
 
     def for_text_kind(self, text: str) -> Presented:
         """The same restorer presenting the real lacunae of a text of kind ``text``
         (``documentary``, ``literary``, ``inscription``): calibrated with that kind's parameters
         where the folder's calibration has them."""
-        return Presented(self.restorer, self.forms, replace(self.ranking, text=text))
+        return Presented(self.restorer, self.forms, replace(self.ranking, text=text), self.fingerprint)
 
     @property
     def text_kinds(self) -> bool:
