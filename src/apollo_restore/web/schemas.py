@@ -46,6 +46,10 @@ class RestoreRequest(BaseModel):
         "(`/api/health`). The whole text is still read: a long text is restored a few gaps per request, "
         "each with the context a restoration of the whole text gives it (the page asks one gap at a time).",
     )
+    kind: Literal["documentary", "literary", "inscription"] | None = Field(
+        None,
+        description="The kind of text, whose calibration its gaps take; null (the default): read from the text.",
+    )
     fills: dict[int, str] = Field(
         default_factory=dict,
         description="What each gap before the last one asked, neither asked nor pinned, holds: its first "
@@ -104,6 +108,19 @@ class GapOut(BaseModel):
     length_estimate: LengthEstimateOut | None = Field(
         None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
     )
+    searched: int | list[int] | None = Field(
+        None,
+        description="For a gap of unknown extent: the letters it was searched at, `[lo, hi]` (its line-length "
+        "estimate); null where it was searched with `hint` alone.",
+    )
+    lost_lines: bool = Field(
+        False, description="A gap of lost lines without a count: not searched (no candidates), never filled."
+    )
+    label: str = Field(
+        "",
+        description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; searched at '
+        '≈ 11–14 letters, from line lengths", "lost lines: not restored".',
+    )
     reads: list[int] = Field(
         default_factory=list,
         description="The earlier gaps (numbers from 1) whose reading stands in the context the model reads for "
@@ -118,8 +135,8 @@ class RestorationOut(BaseModel):
     model: str = Field(description="Name of the model that proposed the readings.")
     ms: float = Field(description="Milliseconds spent in all.")
     restored_text: str = Field(
-        description="The normalised text with every gap filled by its best reading, unmarked (as the model read "
-        "the context of later gaps); for display use `restored_leiden`."
+        description="The normalised text with every gap filled by its best reading as the model read the context "
+        "of later gaps (unmarked; lost lines and gaps of unknown extent stay `…`); for display use `restored_leiden`."
     )
     restored_leiden: str = Field(
         description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` only where "
@@ -129,6 +146,10 @@ class RestorationOut(BaseModel):
     warnings: list[str] = Field(
         description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context)."
     )
+    kind: str | None = Field(
+        None, description="The kind of text whose calibration the gaps took (documentary, literary, inscription)."
+    )
+    kind_read: bool = Field(False, description="Whether `kind` was read from the text (not given).")
     gaps_in_text: int | None = Field(
         None, description="Gaps of the whole text (`gaps` holds those asked, `only`): how many requests remain."
     )
