@@ -11,6 +11,9 @@
     python benchmarks/real_lacunae_calibration.py ship RECORDS/*.jsonl --out calibration.json --plots docs
     # 4. once, the design chosen: the shipped calibration on test records (collect --split test)
     python benchmarks/real_lacunae_calibration.py held-out TEST_RECORDS/*.jsonl
+    # 5. by kind of text (issue 64): each kind's figures, cross-fitted, and the calibration with
+    #    literary and inscription parameters and the miss penalty written (--out)
+    python benchmarks/real_lacunae_calibration.py kinds RECORDS/*.jsonl [--out calibration.json]
 
 Real lacunae are the editors' supplements of validation documents (``build_true_lacunae``), each
 asked with the exact count, a range that contains it (``range_hint``) and no count; synthetic
@@ -413,6 +416,151 @@ def ship(records: list[dict], folder: Path, out: Path, plots: Path | None = None
     print(json.dumps(info, indent=1, ensure_ascii=False))
 
 
+# -- by kind of text (issue 64) ----------------------------------------------------------------
+
+TEXT_OF_SOURCE = {"ddb": "documentary", "inscription": "inscription", "literary": "literary", "dclp": "literary"}
+SYNTHETIC_FOR_LITERARY = False  # --literary synthetic
+SHOWN_AT = 0.7  # literary readings shown at >= 70 % must be right >= 70 % of the time
+
+
+def with_misses(records: list[dict], mu: float, delta: float) -> list[dict]:
+    """The records with the miss penalty folded into the unknown-word flags (``δ · u' = δ · u + μ · miss``)."""
+    from apollo_restore.tune.calibration import misses_of
+
+    miss = misses_of(records)
+    out = []
+    for i, r in enumerate(records):
+        n = len(r["texts"])
+        flags = (np.array(r["unknown"], dtype=float) + mu / delta * miss[i, :n]).tolist()
+        out.append(r | {"unknown": flags})
+    return out
+
+
+def kind_blocks(records: list[dict], delta: float, old) -> dict:
+    """Each kind of text's parameters fitted on its records (``δ`` held): documentary on real
+    lacunae of ddb, inscriptions on theirs, literary texts on their synthetic gaps (their
+    validation split has no supplements); a kind with no records keeps ``old``'s real parameters."""
+    from apollo_restore.tune.calibration import arrays, fit
+
+    blocks = {}
+    for text in ("documentary", "inscription", "literary"):
+        rs = [r for r in records if r["text"] == text]
+        blocks[text] = fit(*arrays(rs), penalty=delta).conditions if rs else old.conditions
+    if SYNTHETIC_FOR_LITERARY:  # the synthetic gaps' parameters (fitted on ddb), nothing fitted on literary texts
+        blocks["literary"] = old.for_kind("synthetic")
+    return blocks
+
+
+def kind_probs(records: list[dict], blocks: dict, delta: float) -> list[np.ndarray]:
+    from apollo_restore.restoration.ranking.calibration import calibrated
+    from apollo_restore.tune.calibration import arrays
+
+    logq, unknown, letters, top_score, _, conds = arrays(records)
+    out = []
+    for i, c in enumerate(conds):
+        p = calibrated(logq[i : i + 1], unknown[i : i + 1], letters[i : i + 1], top_score[i : i + 1],
+                       blocks[records[i]["text"]][c], delta)[0]  # fmt: skip
+        out.append(np.where(np.isfinite(logq[i]), p, 0.0))
+    return out
+
+
+def cross_kinds(records: list[dict], delta: float, old, fitted: set[str]) -> list[np.ndarray]:
+    """Each record's p under the blocks fitted on the other half of the documents (kinds not in
+    ``fitted`` keep ``old``'s real parameters)."""
+    out: list = [None] * len(records)
+    for f in (0, 1):
+        train = [r for r in records if doc_fold(r) != f and r["text"] in fitted]
+        blocks = kind_blocks(train, delta, old)
+        blocks = {t: (b if t in fitted else old.conditions) for t, b in blocks.items()}
+        if SYNTHETIC_FOR_LITERARY:
+            blocks["literary"] = old.for_kind("synthetic")
+        idx = [i for i, r in enumerate(records) if doc_fold(r) == f]
+        for i, p in zip(idx, kind_probs([records[i] for i in idx], blocks, delta)):
+            out[i] = p
+    return out
+
+
+def nll_of(records: list[dict], probs: list[np.ndarray]) -> float:
+    tp = np.maximum(truth_prob(records, probs), 1e-12)
+    miss = np.array([r["truth"] < 0 for r in records])
+    none_p = np.array([max(1e-12, 1 - float(np.sum(p))) for p in probs])
+    return float(np.mean(-np.log(np.where(miss, none_p, tp))))
+
+
+def kinds(records: list[dict], fitted: set[str], out: Path | None) -> None:
+    """Per kind of text (``text``: documentary, inscription, literary), the shipped calibration and
+    the kinds' own fits, each cross-fitted over documents; the miss penalty μ chosen by
+    cross-fitted log-loss; with ``out``, the calibration written: ``kinds.real`` as shipped
+    (documentary), ``kinds.literary`` / ``kinds.inscription`` fitted on all their records where in
+    ``fitted``, ``miss_penalty`` μ."""
+    from apollo_restore.restoration.config import DEFAULT_MODEL
+    from apollo_restore.restoration.ranking.calibration import Calibration
+
+    old = Calibration.load(DEFAULT_MODEL)
+    delta = old.unknown_word_penalty
+    records = [r | {"text": TEXT_OF_SOURCE[r["source"]]} for r in records]
+    # what each kind is calibrated on: real lacunae, literary texts' synthetic gaps
+    used = [r for r in records if r["kind"] == "real" or r["text"] == "literary"]
+    texts = ("documentary", "inscription", "literary")
+    print(f"{len(used)} records: " + ", ".join(f"{t} {sum(r['text'] == t for r in used)}" for t in texts))
+    shipped_p = kind_probs(used, dict.fromkeys(("documentary", "inscription", "literary"), old.conditions), delta)
+    variants = {"shipped (real for every kind)": shipped_p}
+    best = None
+    from apollo_restore.tune.calibration import MISS_PENALTIES
+
+    for mu in MISS_PENALTIES:
+        rs = with_misses(used, mu, delta)
+        probs = cross_kinds(rs, delta, old, fitted)
+        nll = nll_of(rs, probs)
+        print(f"- miss penalty {mu}: cross-fitted log-loss {nll:.4f}")
+        if best is None or nll < best[0] - 1e-4:
+            best = (nll, mu, probs)
+    _, mu, probs = best
+    variants[f"by kind (fitted: {', '.join(sorted(fitted))}), miss penalty {mu}"] = probs
+    print("\n| variant | kind | gaps | ECE top-1 | log-loss | shown >= 0.7: share, right | Top-1 |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name, ps in variants.items():
+        for text in ("documentary", "inscription", "literary"):
+            idx = [i for i, r in enumerate(used) if r["text"] == text]
+            if not idx:
+                continue
+            rs, pp = [used[i] for i in idx], [ps[i] for i in idx]
+            conf, ok = top1(rs, pp)
+            high = conf >= SHOWN_AT
+            right = f"{ok[high].mean():.3f}" if high.any() else "–"
+            print(f"| {name} | {text} | {len(idx)} | {ece(conf, ok):.3f} | {nll_of(rs, pp):.3f} | "
+                  f"{high.mean():.3f}, {right} | {ok.mean():.3f} |")  # fmt: skip
+        from apollo_restore.tune.calibration import misses_of
+
+        miss = misses_of(used)
+        tops = [(i, int(np.argmax(p[: len(used[i]["texts"])]))) for i, p in enumerate(ps) if used[i]["texts"]]
+        missed = [(i, b) for i, b in tops if miss[i, b]]
+        conf = np.array([ps[i][b] for i, b in missed])
+        right = np.array([used[i]["truth"] == b for i, b in missed])
+        if missed:
+            print(f"| {name} | first reading misses the count | {len(missed)} | | | shown {conf.mean():.3f} | "
+                  f"{right.mean():.3f} |")  # fmt: skip
+    if out is None:
+        return
+    rs = with_misses(used, mu, delta)
+    blocks = kind_blocks([r for r in rs if r["text"] in fitted], delta, old)
+    own = set(fitted) | ({"literary"} if SYNTHETIC_FOR_LITERARY else set())
+    texts = {t: blocks[t] for t in ("literary", "inscription") if t in own}
+    cal = Calibration(old.conditions, delta, dict(old.info), old.for_kind("synthetic"), dict(old.fitted), texts, mu)
+    for t in texts:
+        cal.fitted[t] = old.fitted["real"]
+    counts = {t: sum(r["text"] == t for r in used) for t in ("documentary", "inscription", "literary")}
+    literary = "the synthetic gaps' parameters" if SYNTHETIC_FOR_LITERARY else "fitted on their synthetic gaps"
+    cal.info["by_kind"] = {
+        "fitted_by": "benchmarks/real_lacunae_calibration.py kinds (apollo_restore.tune.calibration.fit, delta held)",
+        "validation_records": counts,
+        "literary": f"{literary} (no editor's supplement in the validation split)",
+        "miss_penalty": f"{mu} (cross-fitted log-loss, of {', '.join(map(str, MISS_PENALTIES))})",
+    }
+    cal.save(out)
+    print(f"\nwritten {out}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -436,9 +584,28 @@ def main(argv: list[str] | None = None) -> None:
     w.add_argument("--plots", type=Path, default=None, help="a folder for the real lacunae's reliability diagrams")
     h = sub.add_parser("held-out", help="the shipped calibration on test records (nothing fitted)")
     h.add_argument("records", nargs="+")
+    k = sub.add_parser("kinds", help="calibration by kind of text (issue 64), cross-fitted; --out writes it")
+    k.add_argument("records", nargs="+")
+    k.add_argument("--fit", default="literary,inscription", help="kinds of text given their own parameters")
+    k.add_argument("--out", type=Path, default=None)
+    k.add_argument(
+        "--literary",
+        choices=("fit", "synthetic"),
+        default="fit",
+        help="literary texts' parameters: fitted on their synthetic gaps, or the synthetic gaps' own",
+    )
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         collect(args)
+    elif args.cmd == "kinds":
+        global SYNTHETIC_FOR_LITERARY
+        SYNTHETIC_FOR_LITERARY = args.literary == "synthetic"
+        rows = {}
+        for path in args.records:
+            for line in Path(path).open():
+                row = json.loads(line)
+                rows[row["id"]] = row  # a record collected twice counts once
+        kinds(list(rows.values()), set(args.fit.split(",")), args.out)
     elif args.cmd == "held-out":
         held_out([json.loads(line) for p in args.records for line in Path(p).open()])
     elif args.cmd == "ship":

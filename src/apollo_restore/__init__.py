@@ -69,7 +69,13 @@ def _load(model: str | None) -> Restorer:
 
 
 def restore(
-    text: str, k: int = 20, hints=None, pins=None, model: str | None = None, threads: int | None = None
+    text: str,
+    k: int = 20,
+    hints=None,
+    pins=None,
+    model: str | None = None,
+    threads: int | None = None,
+    kind: str | None = None,
 ) -> Restoration:
     """Restore every lacuna of a Leiden text; see :func:`apollo_restore.restoration.driver.restore_text`.
 
@@ -79,6 +85,8 @@ def restore(
         pins: per-gap readings fixed by the caller (gap number from 1 → reading); the gaps
             after them are restored with them in place.
         threads: torch threads (default: the cores idle now, at most 2, as the CLI chooses).
+        kind: ``"documentary"``, ``"literary"`` or ``"inscription"``: the kind of text whose
+            calibration the gaps take; ``None``: read from the text.
 
     Raises:
         RequestError: a request out of limits, not Greek enough, or with no gap (``E3xx``), a
@@ -89,7 +97,7 @@ def restore(
     from apollo_restore.restoration.driver import restore_text
     from apollo_restore.restoration.request import RestoreRequest
 
-    request = RestoreRequest(text, hints, pins, k).validate()
+    request = RestoreRequest(text, hints, pins, k, kind=kind).validate()
     return restore_text(load_restorer(model, threads), request)
 
 

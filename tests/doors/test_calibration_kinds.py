@@ -30,7 +30,7 @@ def folder(tmp_path: Path) -> Path:
 
 def test_the_shipped_calibration_records_each_kinds_fit_and_is_applied():
     cal = Calibration.load(DEFAULT_MODEL / CALIBRATION_FILE)
-    assert set(cal.fitted) == {"real", "synthetic"}
+    assert set(cal.fitted) == {"real", "synthetic", "literary"}  # literary texts: their own block (issue 64)
     assert all(f["model_fingerprint"] == cal.info["model_fingerprint"] for f in cal.fitted.values())
     assert load_restorer(DEFAULT_MODEL).ranking.calibration is not None
 
@@ -46,6 +46,7 @@ def _copied_from_another_fit(data: dict) -> None:
         (_copied_from_another_fit, "its real parameters were fitted on other scores"),
         (lambda d: d["kinds"]["real"].pop("fitted_for"), "its real parameters record no fitted_for"),
         (lambda d: d["kinds"]["synthetic"]["fitted_for"].update(precision="fp32"), "its synthetic parameters were"),
+        (lambda d: d["kinds"]["literary"]["fitted_for"].update(precision="fp32"), "its literary parameters were"),
     ],
 )
 def test_a_kind_fitted_on_other_scores_is_not_applied(folder, caplog, edit, said):

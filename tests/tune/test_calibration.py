@@ -47,3 +47,19 @@ def test_record_finds_the_answer_space_agnostically():
     r = record(gap, cands)
     assert r["truth"] == 1 and r["unknown"] == [False, True] and r["top_score"] == -1.0
     assert r["logq"][0] == math.log(0.6) and r["condition"] == "exact"
+
+
+def test_a_first_reading_that_misses_the_count_and_is_never_right_is_given_a_miss_penalty():
+    """Issue 64: a reading noted "2 letters, hint 3" first in half the gaps and never right: the fit
+    chooses a positive μ, and the literary texts take the synthetic gaps' parameters."""
+    records = []
+    for i in range(240):
+        r = _record(i) | {"kind": ("real", "synthetic")[i % 2]}
+        if i % 4 in (1, 2):  # the first reading has 2 letters (misses the count 3), the second is right
+            r |= {"texts": ["αβ"] + r["texts"][1:], "truth": 1}
+        records.append(r)
+    cal = fit_calibration(records)
+    assert cal.miss_penalty > 0 and cal.info["miss_penalty_log_loss_cross_fitted"]["0.0"] > min(
+        cal.info["miss_penalty_log_loss_cross_fitted"].values()
+    )
+    assert cal.texts["literary"] == cal.for_kind("synthetic")

@@ -560,3 +560,19 @@ def test_api_parallels_checks_pins_as_restore_does(tiny_restorer, pins, code):
     for route, body in bodies:
         assert _error(client.post(route, json=body), 422)["code"] == code, route
     assert provider.calls == []
+
+
+def test_api_restore_takes_the_kind_of_text_and_says_which_it_used(presented_stub):
+    """Issue 64: the API's ``kind`` chooses the calibration (a stub's whose kinds all read ``real``)."""
+    app = TestClient(create_app(presented_stub))
+    body = app.post("/api/restore", json={"text": "τῷ [.6] χαίρειν", "kind": "literary"}).json()
+    assert body["kind"] == "literary" and body["kind_read"] is False
+    assert app.post("/api/restore", json={"text": "τῷ [.6] χαίρειν", "kind": "poetry"}).status_code == 422
+
+
+def test_api_restore_says_lost_lines_are_not_restored(client):
+    response = client.post("/api/restore", json={"text": "lost.?lin\nτὴν [.1]ρ[.2] καὶ ἔδωκα αὐτῷ τὰς δραχμάς"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    lost = body["gaps"][0]
+    assert lost["lost_lines"] is True and lost["label"] == "lost lines: not restored" and lost["candidates"] == []

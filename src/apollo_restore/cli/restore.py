@@ -91,6 +91,12 @@ def restore_command(
     neural_only: bool = NEURAL_ONLY_OPTION,
     parallels: bool = PARALLELS_OPTION,
     threads: int | None = THREADS_OPTION,
+    kind: str = typer.Option(
+        None,
+        "--kind",
+        help="documentary, literary or inscription: the kind of text, whose calibration its gaps take "
+        "(default: read from the text).",
+    ),
 ) -> None:
     """Restore every lacuna of a Leiden text and print ranked candidates with probabilities.
 
@@ -103,7 +109,7 @@ def restore_command(
     source = read_text_argument(text)
     try:
         hints = dict(parse_hint(h) for h in hint or [])
-        request = RestoreRequest(source, hints, None, k, name=text_name(text, source)).validate()
+        request = RestoreRequest(source, hints, None, k, name=text_name(text, source), kind=kind).validate()
     except (LeidenError, RequestError) as err:
         fail(err)
     restorer, _ = _load(partial(_restorer, model, parallels, neural_only=neural_only), threads)
@@ -151,7 +157,8 @@ def _print(result, show: int) -> None:
     from apollo_restore.restoration.types import percent
 
     console = Console()
-    console.print(f"[bold]Restored text[/bold] ({escape(model_label(result.model))}, {result.ms:.0f} ms):")
+    kind = f", {result.kind} text{' (read from it)' if result.kind_read else ''}" if result.kind else ""
+    console.print(f"[bold]Restored text[/bold] ({escape(model_label(result.model))}{kind}, {result.ms:.0f} ms):")
     console.print(escape(result.restored_leiden), highlight=False)
     filled = sum(g.pinned is None and g.fill(result.fill_threshold) is not None for g in result.gaps)
     console.print(
@@ -163,6 +170,8 @@ def _print(result, show: int) -> None:
     calibrated = any(c.calibrated for g in result.gaps for c in g.candidates)
     for gap in result.gaps:
         console.print(f"\n[bold]gap {gap.number}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)
+        if gap.lost_lines:  # never searched: no context line, no table
+            continue
         console.print(f"…{gap.prefix[-40:]}[bold red][ ][/bold red]{gap.suffix[:40]}…", highlight=False)
         table = Table(show_edge=False, pad_edge=False)
         table.add_column("#", justify="right")

@@ -1,10 +1,14 @@
 """The one driver that restores every lacuna of a text, left to right, with any restorer (the
 CLI, the Python API and the web all call :func:`restore_text`).
 
-Gaps are filled left to right: for gap *i*, earlier gaps hold their pinned or best reading,
-later ones are shown as ``…`` (unknown extent), as in training. A request may ask for some gaps
-only (``only``), the earlier ones holding what an earlier request gave them (``fills``): gap *i*
-then reads the context it reads in a restoration of the whole text.
+Gaps are filled left to right: for gap *i*, earlier gaps of given extent hold their pinned or
+best reading, later ones are shown as ``…`` (unknown extent), as in training. A guess that no
+count bounds never feeds the next gaps (:meth:`~.types.GapResult.context_fill`): lost lines
+(``lost.?lin``) are not searched at all (``lost lines: not restored``), and a gap of unknown extent
+is searched at the letters its line-length estimate gives (:func:`searched_hint`), its reading
+shown but left out of later contexts (both stay ``…`` there). A request may ask for some gaps only
+(``only``), the earlier ones holding what an earlier request gave them (``fills``): gap *i* then
+reads the context it reads in a restoration of the whole text.
 """
 
 from __future__ import annotations
@@ -13,12 +17,16 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from apollo_restore.data.document import Document
+from apollo_restore.data.document import Document, Lacuna
+from apollo_restore.data.normalise import UNKNOWN_GAP
+from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import RequestError, RestoreStopped
+from apollo_restore.hint import Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW, GapContexts
-from apollo_restore.restoration.line_lengths import line_estimates
+from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
 from apollo_restore.restoration.request import RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
+from apollo_restore.restoration.text_kind import read_kind
 from apollo_restore.restoration.types import GapResult, Restoration
 from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
 
@@ -31,6 +39,7 @@ def restore_text(
     k: int = 20,
     limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
     progress: Callable[[int, int], None] | None = None,
+    kind: str | None = None,
 ) -> Restoration:
     """Restore every lacuna of a Leiden text, left to right, with any restorer.
 
@@ -48,6 +57,8 @@ def restore_text(
         limits: what the request may ask (:class:`RequestLimits`).
         progress: called ``progress(done, total)`` before the first gap (``done = 0``) and
             after each gap (the CLI's progress bar); ``None``: nothing is reported.
+        kind: the kind of text (``documentary``, ``literary``, ``inscription``) whose calibration
+            the gaps take; ``None``: the request's, else read from the text (:func:`text_kind`).
 
     Returns:
         the restoration of the gaps asked (``request.only``, all by default), in their order.
@@ -62,9 +73,9 @@ def restore_text(
     if isinstance(text, RestoreRequest) and text.document is not None:
         request = text
     elif isinstance(text, Document):
-        request = RestoreRequest(text.id, hints, pins, k).with_document(text, [], check_k(k, limits), limits)
+        request = RestoreRequest(text.id, hints, pins, k, kind=kind).with_document(text, [], check_k(k, limits), limits)
     else:
-        request = RestoreRequest(text, hints, pins, k).validate(limits)
+        request = RestoreRequest(text, hints, pins, k, kind=kind).validate(limits)
     missing = request.missing_fill()
     if missing is not None:
         reason = (
@@ -72,43 +83,80 @@ def restore_text(
             'give it its first reading of an earlier request ("" where it had none), or ask for it too'
         )
         raise RequestError("E328", gap=missing + 1, reason=reason)
+    kind, kind_read = text_kind(restorer, request)
+    if kind is not None:
+        restorer = restorer.for_text_kind(kind)
     spans = [(m.start, m.end) for m in request.markers]
     contexts = GapContexts(request.document.segments)
     window = model_window(restorer)
     estimates = line_estimates(request.document.segments)
+    lacunae = [seg for seg in request.document.segments if isinstance(seg, Lacuna)]
     asked = set(request.only)
-    fills: list[str] = []
+    fills: list[str | None] = []
     gaps: list[GapResult] = []
     if progress is not None:
         progress(0, len(asked))
     for i in range(max(request.only) + 1):
-        if i not in asked:  # read as an earlier request left it
-            fills.append(request.pins[i] if i in request.pins else request.fills[i])
+        hint, pinned = request.hints[i], request.pins.get(i)
+        if i not in asked:  # read as an earlier request left it, as a whole restoration would
+            fill = pinned if pinned is not None else request.fills[i]
+            fills.append(fill if pinned is not None or hint.given else None)
             continue
         if request.should_stop is not None and request.should_stop():
             raise RestoreStopped(f"stopped before gap {i + 1} of {len(contexts)}")
         gap_started = time.perf_counter()
-        hint = request.hints[i]
         prefix, suffix = contexts.context(i, fills)
-        pinned = request.pins.get(i)
-        cands = [] if pinned is not None else restorer.candidates(prefix, suffix, hint, request.k)
+        lost_lines = lacunae[i].line_unit and not hint.given and pinned is None
+        estimate = None if hint.given or lost_lines else estimates[i]
+        searched = searched_hint(estimate, limits)
+        if pinned is not None or lost_lines:
+            cands = []
+        else:
+            cands = restorer.candidates(prefix, suffix, searched or hint, request.k)
         span = spans[i] if i < len(spans) else None
-        estimate = None if hint.given else estimates[i]
         reads = tuple(j + 1 for j in contexts.read_by(i, fills, window))
-        gap = GapResult(i + 1, hint, prefix, suffix, cands, pinned, span, length_estimate=estimate, reads=reads)
+        gap = GapResult(
+            i + 1, hint, prefix, suffix, cands, pinned, span,
+            length_estimate=estimate, searched=searched, lost_lines=lost_lines, reads=reads,
+        )  # fmt: skip
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
-        fills.append(gap.best)
+        fills.append(gap.context_fill())
         if progress is not None:
             progress(len(gaps), len(asked))
-    prefix, suffix = GapContexts(request.document.segments, window=None).context(len(fills) - 1, fills)
+    whole = GapContexts(request.document.segments, window=None)
+    last = len(fills) - 1
+    prefix, suffix = whole.context(last, fills)
+    middle = fills[last] if fills[last] is not None else UNKNOWN_GAP  # the last gap as later gaps read it
     ms = round((time.perf_counter() - started) * 1000, 1)
     pins = {i + 1: reading for i, reading in request.pins.items() if i not in asked}
     fingerprint = getattr(restorer, "fingerprint", None)
     return Restoration(
-        request.text, gaps, restorer.name, ms, prefix + fills[-1] + suffix, request.warnings,
-        pins=pins, model_fingerprint=fingerprint, gaps_in_text=len(request.hints),
+        request.text, gaps, restorer.name, ms, prefix + middle + suffix, request.warnings,
+        pins=pins, model_fingerprint=fingerprint, kind=kind, kind_read=kind_read, gaps_in_text=len(request.hints),
     )  # fmt: skip
+
+
+def text_kind(restorer: Restorer, request: RestoreRequest) -> tuple[str | None, bool]:
+    """The kind of text whose calibration the gaps take and whether it was read from the text:
+    the request's, else read (:func:`~apollo_restore.restoration.text_kind.read_kind`, over the
+    text index) where the restorer's calibration has parameters by kind of text; ``(None, False)``
+    for a restorer without them (its probabilities do not depend on it)."""
+    if not getattr(restorer, "text_kinds", False):
+        return request.kind if hasattr(restorer, "for_text_kind") else None, False
+    if request.kind is not None:
+        return request.kind, False
+    from_text = GapContexts(request.document.segments, window=None).context(0, [])
+    return read_kind(" ".join(from_text), TextIndex.shared()), True
+
+
+def searched_hint(estimate: LineEstimate | None, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> Hint | None:
+    """The letters a gap of unknown extent is searched at: its line-length ``estimate`` as a range
+    (an editor's estimate of the lacuna: searched as a count, never as one word), its end held
+    within ``limits.max_gap_letters``; ``None`` without an estimate, or one beyond the limit."""
+    if estimate is None or estimate.lo > limits.max_gap_letters:
+        return None
+    return Hint.span(estimate.lo, min(estimate.hi, limits.max_gap_letters))
 
 
 def model_window(restorer: Restorer) -> int:

@@ -42,6 +42,7 @@ from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking.calibration import gap_kind
 from apollo_restore.restoration.request import check_gap, check_k, cut_context
 from apollo_restore.restoration.restorer import Restorer, candidates_many
+from apollo_restore.restoration.text_kind import kind_of_source
 from apollo_restore.restoration.threads import use_threads
 from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
 
@@ -92,14 +93,15 @@ def _predictions(
 
 def _by_kind(restorer: Restorer, chunk: list[GapExample], k: int) -> list[list]:
     """Each gap's candidates, the gaps of each kind (a synthetic gap, a real lacuna: the gap's
-    ``kind``) presented with their kind's calibration when ``restorer`` presents
+    ``kind``; of a kind of text: its ``source``'s, :func:`~.text_kind.kind_of_source`) presented
+    with their kind's calibration when ``restorer`` presents
     (:meth:`~apollo_restore.restoration.presentation.present.Presented.for_gap_kind`); a restorer
     that does not present shows its own probabilities, whatever the kind."""
     found: list[list] = [[] for _ in chunk]
-    kinds = [gap_kind(gap.kind) for gap in chunk]
+    kinds = [(gap_kind(gap.kind), kind_of_source(gap.source)) for gap in chunk]
     for kind in dict.fromkeys(kinds):
         idx = [i for i, other in enumerate(kinds) if other == kind]
-        shown = restorer.for_gap_kind(kind) if isinstance(restorer, Presented) else restorer
+        shown = restorer.for_gap_kind(kind[0]).for_text_kind(kind[1]) if isinstance(restorer, Presented) else restorer
         for i, cands in zip(idx, candidates_many(shown, [_gap(chunk[i]) for i in idx], k)):
             found[i] = cands
     return found

@@ -42,6 +42,7 @@ from apollo_restore.data.textchecks import (
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW
+from apollo_restore.schema.folder import TEXT_KINDS
 from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
 
 _BRACKETS = frozenset("[]{}()<>⟦⟧⟨⟩〈〉\\/|?")
@@ -72,6 +73,9 @@ class RestoreRequest:
             from 1: their first reading of an earlier request (``candidates[0].text``, ``""`` where
             it had none); every gap before the last one asked is asked, pinned or filled
             (:func:`~apollo_restore.restoration.driver.restore_text` checks it).
+        kind: the kind of text (``documentary``, ``literary``, ``inscription``), whose calibration
+            its gaps take; ``None``: read from the text
+            (:func:`~apollo_restore.restoration.text_kind.read_kind`).
 
     After :meth:`validate`: ``document`` and ``markers`` hold the parsed text, ``hints``
     one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``;
@@ -90,6 +94,7 @@ class RestoreRequest:
     name: str = "the text"
     only: Any = None
     fills: Mapping[Any, Any] | None = None
+    kind: Any = None
 
     def validate(self, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> RestoreRequest:
         """The checked request, hints resolved for every gap.
@@ -129,8 +134,9 @@ class RestoreRequest:
             check_letters_gap(lacunae[i], i + 1)
         fills = _fills(self.fills, len(lacunae), only, pins, limits)
         warnings = greek_warnings(doc, limits)
+        kind = check_kind(self.kind)
         return RestoreRequest(
-            self.text, hints, pins, k, self.should_stop, doc, markers, warnings, self.name, only, fills
+            self.text, hints, pins, k, self.should_stop, doc, markers, warnings, self.name, only, fills, kind
         )
 
     def missing_fill(self) -> int | None:
@@ -193,6 +199,20 @@ def _fills(
         else:
             out[i] = check_reading(value, i + 1, limits)
     return out
+
+
+def check_kind(kind: Any) -> str | None:
+    """A kind of text as given: ``None`` (read from the text) or one of
+    :data:`~apollo_restore.schema.folder.TEXT_KINDS`.
+
+    Raises:
+        RequestError: ``E310`` anything else.
+    """
+    if kind is None or (isinstance(kind, str) and kind in TEXT_KINDS):
+        return kind
+    raise RequestError(
+        "E310", name="kind", expected=f"one of {', '.join(TEXT_KINDS)} (or none: read from the text)", value=kind
+    )
 
 
 def check_letters_gap(lacuna: Lacuna, gap: int) -> None:

@@ -42,6 +42,8 @@ from apollo_restore.version import __version__
 #: real lacunae (editors' supplements of ddb and inscriptions), first readings shown at ≥ 90 % were
 #: 28 % of the gaps and right 97 % of the time; at 0.8, 95 %: at the edge of the 95 % asked (issue 45).
 FILL_THRESHOLD = 0.9
+#: What every door says of a gap of lost lines (never searched: no reading can be checked against them).
+LOST_LINES_LABEL = "lost lines: not restored"
 
 
 class _Answer(BaseModel):
@@ -137,6 +139,15 @@ HintField = Annotated[
 ]
 
 
+#: A searched count: a :class:`~apollo_restore.hint.Hint` or ``None`` in Python, its interchange form in JSON.
+SearchedField = Annotated[
+    Hint | None,
+    PlainValidator(lambda value: None if value is None else _hint_of(value)),
+    PlainSerializer(lambda hint: None if hint is None else hint.to_json(), return_type=Any),
+    WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}),
+]
+
+
 class LengthEstimateJSON(BaseModel):
     """A gap's line-length estimate as the JSON gives it (:class:`~.line_lengths.LineEstimate` and
     whether the first reading agrees with it)."""
@@ -163,8 +174,12 @@ class GapResult(_Answer):
         pinned: the reading the caller fixed for this gap, if any (then no search was run).
         span: ``(start, end)`` character offsets of the gap in the input text, when known.
         length_estimate: for a gap of unknown length in a text with lines, the letters it
-            probably lost, from the letters per line of the intact lines (shown, not searched
-            with: :mod:`apollo_restore.restoration.line_lengths`); ``None`` otherwise.
+            probably lost, from the letters per line of the intact lines
+            (:mod:`apollo_restore.restoration.line_lengths`); ``None`` otherwise.
+        searched: the letters a gap of unknown extent was searched at (its line-length estimate,
+            as a range), ``None`` where the search had no other count than :attr:`hint`.
+        lost_lines: a gap of whole lines lost (``lost.?lin``, ``<gap unit="line">``) without a
+            count given: not searched (no candidates; :attr:`hint_label` says so).
         reads: the numbers (from 1) of the earlier gaps whose reading stands in the context the
             model reads for this gap (its ``context_chars``:
             :meth:`~apollo_restore.restoration.context.GapContexts.read_by`): another reading in
@@ -184,6 +199,14 @@ class GapResult(_Answer):
     ms: float = Field(0.0, description="Milliseconds spent on this gap.")
     length_estimate: LineEstimate | None = Field(
         None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
+    )
+    searched: SearchedField = Field(
+        None,
+        description="For a gap of unknown extent: the letters it was searched at, `[lo, hi]` (its line-length "
+        "estimate); null where it was searched with `hint` alone.",
+    )
+    lost_lines: bool = Field(
+        False, description="A gap of lost lines without a count: not searched (no candidates), never filled."
     )
     reads: tuple[int, ...] = Field(
         (),
@@ -206,6 +229,12 @@ class GapResult(_Answer):
     def filled(self) -> bool:
         return self.fill(self.fill_threshold) is not None
 
+    @computed_field(description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; '
+                    'searched at ≈ 11–14 letters, from line lengths", "lost lines: not restored".')  # fmt: skip
+    @property
+    def label(self) -> str:
+        return self.hint_label
+
     @field_serializer("length_estimate")
     def _estimate(self, estimate: LineEstimate | None) -> LengthEstimateJSON | None:
         if estimate is None:
@@ -215,18 +244,23 @@ class GapResult(_Answer):
     @property
     def hint_label(self) -> str:
         """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``, with the
-        line-length estimate where there is one (``no length hint; ≈ 11–14 letters, from line
-        lengths``)."""
+        line-length estimate where there is one (``no length hint; searched at ≈ 11–14 letters,
+        from line lengths``); ``lost lines: not restored`` for lost lines."""
+        if self.lost_lines:
+            return LOST_LINES_LABEL
         if self.length_estimate is not None and not self.hint.given:
             estimate = self.length_estimate
             if self.estimate_agrees is False:  # never shown beside a reading it contradicts without a word
                 count = f"{estimate.lo}" if estimate.lo == estimate.hi else f"{estimate.lo}–{estimate.hi}"
                 first = letter_count(self.candidates[0].text)
+                if self.searched is not None:
+                    return f"{self.hint.format()}; searched at {estimate.format()}; the first reading has {first}"
                 return (
                     f"{self.hint.format()}; line lengths suggest ≈ {count} letters, not the first reading's "
                     f"{first}: give {count} as a hint to search only those"
                 )
-            return f"{self.hint.format()}; {estimate.format()}"
+            searched = "searched at " if self.searched is not None else ""
+            return f"{self.hint.format()}; {searched}{estimate.format()}"
         return self.hint.format()
 
     @property
@@ -243,6 +277,15 @@ class GapResult(_Answer):
         if self.pinned is not None:
             return self.pinned
         return self.candidates[0].text if self.candidates else ""
+
+    def context_fill(self, threshold: float = FILL_THRESHOLD) -> str | None:
+        """What later gaps read in this gap's place: :attr:`best` for a pinned gap or one of given
+        extent (a count or a range: the gaps are filled left to right), or where :meth:`fill` would
+        write it into the text; else ``None`` (the gap stays a gap, ``…``: the guess for lost
+        lines or an unknown extent never feeds the next gaps, issue 64)."""
+        if self.pinned is not None or self.hint.given or self.filling(threshold) is not None:
+            return self.best
+        return None
 
     def fill(self, threshold: float = FILL_THRESHOLD) -> str | None:
         """What the restored text writes for this gap: ``⁅pinned⁆`` (the caller's reading, written
@@ -279,8 +322,8 @@ class Restoration(_Answer):
         model: the name of the model.
         ms: milliseconds spent in all.
         restored_text: the normalised text with every gap filled by its best reading, as the
-            model read the later gaps' context (unmarked letters: for machines, not for print;
-            :attr:`restored_leiden` is the text to show).
+            model read the later gaps' context (lost lines and gaps of unknown extent as ``…``;
+            unmarked letters: for machines, not for print; :attr:`restored_leiden` is the text to show).
         warnings: ``W3xx`` messages: why the readings deserve less trust (foreign letters,
             little context); empty when there is nothing to say.
         pins: readings pinned for gaps not asked (``only``), by gap number from 1: written into
@@ -288,6 +331,9 @@ class Restoration(_Answer):
         version: the apollo-restore version that restored it.
         model_fingerprint: the model folder's fingerprint (:func:`~apollo_restore.model.folder.fingerprint`;
             ``None`` for a restorer of no folder): with ``version``, what to cite.
+        kind: the kind of text whose calibration the gaps took (``documentary``, ``literary``,
+            ``inscription``; ``None``: a restorer whose probabilities do not depend on it).
+        kind_read: whether :attr:`kind` was read from the text rather than given.
     """
 
     text: str = Field(description="The input text as read: Leiden (EpiDoc XML and Beta Code converted to it).")
@@ -306,6 +352,10 @@ class Restoration(_Answer):
     fill_threshold: float = Field(
         FILL_THRESHOLD, description="Least calibrated probability of a first reading written into it."
     )
+    kind: str | None = Field(
+        None, description="The kind of text whose calibration the gaps took (documentary, literary, inscription)."
+    )
+    kind_read: bool = Field(False, description="Whether `kind` was read from the text (not given).")
     gaps_in_text: int | None = Field(
         None, description="Gaps of the whole text (`gaps` holds those asked, `only`): how many requests remain."
     )

@@ -51,6 +51,10 @@ CONDITIONS = ("exact", "range", "none")
 #: a text: every restoration through the CLI, the API and the web page, a gap set's ``kind`` "true")
 #: and ``synthetic`` (letters cut out of text an editor read: a gap set's ``kind`` "synthetic").
 GAP_KINDS = ("real", "synthetic")
+#: The kinds of text whose real lacunae may have parameters of their own (``kinds.literary``,
+#: ``kinds.inscription``); ``documentary`` texts, and every text of a kind without its own, read
+#: ``kinds.real`` (fitted on documentary papyri).
+TEXT_KINDS = ("documentary", "literary", "inscription")
 
 
 # -- the ensemble's members -------------------------------------------------------------------
@@ -296,10 +300,15 @@ class Conditions(Settings):
 class Kinds(Settings):
     """The parameters for each kind of gap: ``real`` lacunae (what every text restored through
     the CLI, the API or the web page has; a gap set's ``kind`` "true") and ``synthetic`` gaps (a
-    gap set's ``kind`` "synthetic"), each fitted on validation gaps of its kind."""
+    gap set's ``kind`` "synthetic"), each fitted on validation gaps of its kind; and the real
+    lacunae of literary texts and of inscriptions, where fitted on their own (:data:`TEXT_KINDS`)."""
 
     real: Conditions
     synthetic: Conditions
+    literary: Conditions | None = Field(None, description="real lacunae of literary texts (absent: `real` serves them)")
+    inscription: Conditions | None = Field(
+        None, description="real lacunae of inscriptions (absent: `real` serves them)"
+    )
 
 
 class FittedFor(Record):
@@ -320,4 +329,5 @@ class CalibrationFile(Settings):
     format: Literal[CALIBRATION_FORMAT]
     kinds: Kinds
     unknown_word_penalty: number(0, MAX_PARAMETER, "nats") = 0.0
+    miss_penalty: number(0, MAX_PARAMETER, "nats: a reading whose letters miss the count given") = 0.0
     info: FittedFor = FittedFor()

@@ -12,6 +12,13 @@ measure on the other) when both halves hold every hint condition of each kind, a
 the calibration's ``info``: the figures of real lacunae (what every restored text has) under
 ``ece_after_cross_fitted`` and ``above_90_after_cross_fitted``, those of synthetic gaps under
 ``synthetic``.
+
+Two choices ride on the fit (issue 64): ``μ``, the penalty of a reading that misses the count given,
+is the one of :data:`MISS_PENALTIES` of least cross-fitted log-loss; and literary texts, whose
+validation split holds no editor's supplement, take the synthetic gaps' parameters
+(``kinds.literary``): on 180 validation literary gaps they were calibrated (top-1 ECE 0.062) where
+the real lacunae's were not (0.237), and a fit of their own on 119 gaps overfitted (0.105,
+cross-fitted; ``benchmarks/real_lacunae_calibration.py kinds``).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from apollo_restore.restoration.ranking.calibration import (
     gap_letters,
     temperature_features,
 )
+from apollo_restore.restoration.ranking.doubts import misses_hint
 from apollo_restore.restoration.ranking.order import best_first
 from apollo_restore.restoration.types import FILL_THRESHOLD, Candidate
 from apollo_restore.schema.folder import CONDITIONS, GAP_KINDS, Scaling
@@ -51,6 +59,8 @@ TEMPERATURE_TERMS = ("letters", "margin")
 PARAMETERS = tuple(Scaling.model_fields)
 SHOWN = 20  # readings a list shows by default (k): the "top-20" reliability is over them
 SURE = FILL_THRESHOLD  # a top reading shown above this is "sure": written into a restored text
+#: The miss penalties ``μ`` (nats) :func:`choose_miss_penalty` chooses among.
+MISS_PENALTIES = (0.0, 1.0, 2.0, 3.0, 5.0, 8.0)
 
 
 def record(gap: GapExample, cands: list[Candidate]) -> dict:
@@ -91,6 +101,7 @@ def shown(records: list[dict], cal: Calibration | None) -> tuple[np.ndarray, np.
     the order shown (the ranking's :func:`~apollo_restore.restoration.ranking.order.best_first` by ``p``
     over the records' order, which is the order before calibration)."""
     logq, unknown, letters, top_score, truth, conds = arrays(records)
+    misses = misses_of(records, logq.shape[1])
     groups = list(zip(kinds_of(records), conds))
     probs = np.exp(logq)
     if cal is not None:
@@ -98,8 +109,9 @@ def shown(records: list[dict], cal: Calibration | None) -> tuple[np.ndarray, np.
             rows = np.array([g == (kind, cond) for g in groups])
             s = cal.for_kind(kind)[cond]
             probs[rows] = calibrated(
-                logq[rows], unknown[rows], letters[rows], top_score[rows], s, cal.unknown_word_penalty
-            )
+                logq[rows], unknown[rows], letters[rows], top_score[rows], s, cal.unknown_word_penalty,
+                misses[rows], cal.miss_penalty,
+            )  # fmt: skip
     right = np.zeros_like(probs, dtype=bool)
     right[truth >= 0, truth[truth >= 0]] = True
     probs = np.where(np.isfinite(logq), probs, 0.0)
@@ -120,9 +132,44 @@ def measures(probs: np.ndarray, right: np.ndarray) -> dict:
     }
 
 
-def fitted(records: list[dict]) -> Calibration:
-    """The calibration of each kind the records hold, fitted on them."""
-    return fit(*arrays(records), kinds=kinds_of(records))
+def misses_of(records: list[dict], width: int | None = None) -> np.ndarray:
+    """``(G, K)`` whether each record's readings miss its gap's hint (the note ``5 letters, hint
+    6``: :func:`~apollo_restore.restoration.ranking.doubts.misses_hint` of the letters; ``K``:
+    ``width`` or the largest pool)."""
+    width = width or max(1, max(len(r["texts"]) for r in records))
+    out = np.zeros((len(records), width))
+    for i, r in enumerate(records):
+        hint = Hint.from_json(r["hint"])
+        out[i, : len(r["texts"])] = [misses_hint(t, hint) for t in r["texts"]]
+    return out
+
+
+def fitted(records: list[dict], miss_penalty: float = 0.0) -> Calibration:
+    """The calibration of each kind the records hold, fitted on them (``μ`` held at ``miss_penalty``)."""
+    logq = arrays(records)[0]
+    misses = misses_of(records, logq.shape[1])
+    return fit(*arrays(records), kinds=kinds_of(records), misses=misses, miss_penalty=miss_penalty)
+
+
+def choose_miss_penalty(records: list[dict]) -> tuple[float, dict[str, float]]:
+    """``μ`` of :data:`MISS_PENALTIES` of least cross-fitted log-loss of the records (the
+    edition's reading, or "none of these"), and each one's; ``0`` when the halves cannot be cross-fitted."""
+    losses = {}
+    for mu in MISS_PENALTIES:
+        crossed = cross_fitted(records, mu)
+        if crossed is None:
+            return 0.0, {}
+        losses[str(mu)] = round(log_loss(*crossed), 4)
+    best = min(MISS_PENALTIES, key=lambda mu: losses[str(mu)])
+    return best, losses
+
+
+def log_loss(probs: np.ndarray, right: np.ndarray) -> float:
+    """Mean −log of the probability shown of the right reading, or of "none of these" (1 − the
+    list's sum) where none is right."""
+    hit = right.any(axis=1)
+    p = np.where(hit, (probs * right).sum(axis=1), 1.0 - probs.sum(axis=1))
+    return float(np.mean(-np.log(np.maximum(p, 1e-12))))
 
 
 def folds(records: list[dict]) -> list[list[dict]]:
@@ -130,14 +177,14 @@ def folds(records: list[dict]) -> list[list[dict]]:
     return [[r for r in records if zlib.crc32(r["doc"].encode()) % 2 == f] for f in (0, 1)]
 
 
-def cross_fitted(records: list[dict]) -> tuple[np.ndarray, np.ndarray] | None:
+def cross_fitted(records: list[dict], miss_penalty: float = 0.0) -> tuple[np.ndarray, np.ndarray] | None:
     """Shown probabilities of each half of the documents under the calibration fitted on the
     other (``None`` when a half lacks a hint condition the other has: nothing to measure it with)."""
     halves = folds(records)
     groups = lambda rs: set(zip(kinds_of(rs), (r["condition"] for r in rs)))  # noqa: E731
     if any(groups(h) != groups(records) for h in halves):
         return None
-    parts = [shown(halves[f], fitted(halves[1 - f])) for f in (0, 1)]
+    parts = [shown(halves[f], fitted(halves[1 - f], miss_penalty)) for f in (0, 1)]
     width = max(p.shape[1] for p, _ in parts)  # the halves' largest pools differ
 
     def padded(a: np.ndarray, value: float | bool) -> np.ndarray:
@@ -152,11 +199,16 @@ def fit_calibration(records: list[dict], plots: Path | None = None) -> Calibrati
     (cross-fitted) after — of the real lacunae when there are any (what a restored text has), and
     of the synthetic gaps under ``synthetic`` —; with ``plots``, ``reliability_before.png`` and
     ``reliability_after.png`` (of the real lacunae when there are any) written there."""
-    cal = fitted(records)
-    crossed = cross_fitted(records)
+    mu, losses = choose_miss_penalty(records)
+    cal = fitted(records, mu)
+    crossed = cross_fitted(records, mu)
     kinds = kinds_of(records)
     crossed_kinds = np.array(kinds_of([r for half in folds(records) for r in half]))  # cross_fitted's order
     info: dict = {"gaps": len(records), "nll": cal.info["nll"]}
+    if losses:
+        info["miss_penalty_log_loss_cross_fitted"] = losses
+    if cal.synthetic is not None:  # literary texts: the synthetic gaps' parameters (issue 64, see the module docstring)
+        cal.texts = {"literary": dict(cal.synthetic)}
     before = after = None
     for kind in ("synthetic", "real"):  # the real lacunae's figures at the top, the synthetic gaps' beside them
         rows = np.array([k == kind for k in kinds])
@@ -199,6 +251,8 @@ def fit(
     kinds: Sequence[str] | None = None,
     penalty: float | None = None,
     temperature: Sequence[str] = TEMPERATURE_TERMS,
+    misses: np.ndarray | None = None,
+    miss_penalty: float = 0.0,
 ) -> Calibration:
     """Maximum-likelihood parameters on gaps with known answers: L-BFGS on the mean negative
     log-likelihood plus :data:`RIDGE` × the squared parameters (which keeps them finite where a
@@ -221,6 +275,8 @@ def fit(
         temperature: which of :data:`TEMPERATURE_TERMS` (``g``, ``h``) are fitted, of real
             lacunae only: on synthetic gaps they raised the cross-fitted log-loss (validation,
             ``benchmarks/real_lacunae_calibration.py``), so a synthetic fit keeps 0.
+        misses: ``(G, K)`` whether each reading misses the count given (:func:`misses_of`).
+        miss_penalty: ``μ`` held while the rest is fitted (:func:`choose_miss_penalty` picks it).
 
     Returns:
         The fitted calibration (``info`` records the fit's mean negative log-likelihood).
@@ -234,7 +290,8 @@ def fit(
     x = features(logq, letters, top_score)
     lacunae = np.array([kind == "real" for kind in kinds], dtype=float)[:, None]  # g, h: real lacunae only
     t = temperature_features(x) * moved * lacunae
-    per, penalty, loss = fit_groups(logq, unknown, x * used, truth, index, penalty, t)
+    offset = None if misses is None else miss_penalty * misses
+    per, penalty, loss = fit_groups(logq, unknown, x * used, truth, index, penalty, t, offset)
     per[:, 0] = np.exp(per[:, 0])  # log a → a
     scalings = {group: Scaling.model_construct(**dict(zip(PARAMETERS, p))) for group, p in zip(present, per.tolist())}
     real = {cond: s for (kind, cond), s in scalings.items() if kind == "real"}
@@ -243,7 +300,7 @@ def fit(
         synthetic = None
     elif "real" not in kinds:
         real, synthetic = synthetic, None
-    return Calibration(real, penalty, {"nll": round(loss, 4)}, synthetic)
+    return Calibration(real, penalty, {"nll": round(loss, 4)}, synthetic, miss_penalty=miss_penalty)
 
 
 def fit_groups(
@@ -254,6 +311,7 @@ def fit_groups(
     groups: np.ndarray,
     penalty: float | None = None,
     t: np.ndarray | None = None,
+    offset: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float, float]:
     """The maximum-likelihood core of :func:`fit`, with any features of "none of these" and of
     the temperature and any grouping of the gaps: L-BFGS on the mean negative log-likelihood plus
@@ -266,6 +324,8 @@ def fit_groups(
         penalty: ``δ`` held (``None``: fitted).
         t: ``(G, T)`` features the log inverse temperature moves with (``(G, 2)``
             :func:`temperature_features` for what ships; ``None``: none).
+        offset: ``(G, K)`` held amounts (nats) taken off each reading's ``z`` (``μ`` × the readings
+            that miss the count given); ``None``: none.
 
     Returns:
         ``(n_groups, 3 + F + T)`` parameters (``log a``, ``b``, ``c``, a weight a feature of
@@ -279,6 +339,7 @@ def fit_groups(
     mask = torch.tensor(np.isfinite(logq))
     lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
     unk, xs = torch.tensor(unknown, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)
+    held = torch.tensor(np.zeros_like(unknown) if offset is None else offset, dtype=torch.float64)
     ts = torch.tensor(t, dtype=torch.float64)
     hit = torch.tensor(truth >= 0)
     right = torch.tensor(np.maximum(truth, 0))
@@ -288,7 +349,7 @@ def fit_groups(
     def nll() -> torch.Tensor:
         per = params[:-1].view(n_groups, width)[index]  # (G, width)
         delta = torch.nn.functional.softplus(params[-1] - 1.0) if penalty is None else penalty
-        z, none = scores(per, lq, mask, unk, xs, ts, delta)
+        z, none = scores(per, lq, mask, unk, xs, ts, delta, held)
         total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
         chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
         return (total - chosen).mean() + RIDGE * (params**2).sum()
@@ -308,7 +369,7 @@ def fit_groups(
     return params[:-1].detach().view(n_groups, width).numpy().copy(), delta, loss
 
 
-def scores(per: Any, lq: Any, mask: Any, unknown: Any, x: Any, t: Any, delta: Any) -> tuple[Any, Any]:
+def scores(per: Any, lq: Any, mask: Any, unknown: Any, x: Any, t: Any, delta: Any, held: Any = 0.0) -> tuple[Any, Any]:
     """The log-scores :func:`~apollo_restore.restoration.ranking.calibration.calibrated_by` turns
     into probabilities, in torch (what :func:`fit_groups` differentiates): ``(z (G, K), none
     (G,))`` of tensors ``per`` ``(G, 3 + F + T)`` (``log a``, ``b``, ``c``, the weights of ``x``
@@ -319,6 +380,6 @@ def scores(per: Any, lq: Any, mask: Any, unknown: Any, x: Any, t: Any, delta: An
 
     nx = 3 + x.shape[1]
     log_a = per[:, 0] + (per[:, nx:] * t).sum(dim=1)
-    z = torch.where(mask, log_a.exp()[:, None] * lq - delta * unknown, -torch.inf)
+    z = torch.where(mask, log_a.exp()[:, None] * lq - delta * unknown - held, -torch.inf)
     none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:nx] * x).sum(dim=1)
     return z, none

@@ -236,7 +236,7 @@ def write_checked(folder: Path, meta: dict | None, calibration: Calibration | No
         return
     try:
         calibration.info |= scoring_of(folder).info(folder)
-        calibration.fitted = dict.fromkeys(GAP_KINDS, scoring_of(folder).record())
+        calibration.fitted = dict.fromkeys((*GAP_KINDS, *calibration.texts), scoring_of(folder).record())
         write_calibration(folder, calibration)
     except ModelFolderError as err:
         if meta is not None:

@@ -91,7 +91,7 @@ def _restore_routes(app: FastAPI, restorer: Restorer, limits: Limits, gate: Gate
         gate.admit(deadline - time.monotonic())  # a full server refuses before parsing the text
         stop = threading.Event()
         request = RestoreRequest(
-            req.text, req.hints, req.pins, req.k, stop.is_set, only=req.only, fills=req.fills
+            req.text, req.hints, req.pins, req.k, stop.is_set, only=req.only, fills=req.fills, kind=req.kind
         ).validate(limits.request)
         return await restore_gated(gate, restorer, request, stop, deadline, http, limits.request.max_gap_letters)
 

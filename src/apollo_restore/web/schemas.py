@@ -47,6 +47,10 @@ class RestoreRequest(BaseModel):
         "(`/api/health`). The whole text is still read: a long text is restored a few gaps per request, "
         "each with the context a restoration of the whole text gives it (the page asks one gap at a time).",
     )
+    kind: Literal["documentary", "literary", "inscription"] | None = Field(
+        None,
+        description="The kind of text, whose calibration its gaps take; null (the default): read from the text.",
+    )
     fills: dict[int, str] = Field(
         default_factory=dict,
         description="What each gap before the last one asked, neither asked nor pinned, holds: its first "

@@ -81,6 +81,18 @@ class Presented:
         ``"synthetic"``): probabilities calibrated with that kind's parameters."""
         return Presented(self.restorer, self.forms, replace(self.ranking, kind=kind), self.fingerprint)
 
+    def for_text_kind(self, text: str) -> Presented:
+        """The same restorer presenting the real lacunae of a text of kind ``text``
+        (``documentary``, ``literary``, ``inscription``): calibrated with that kind's parameters
+        where the folder's calibration has them."""
+        return Presented(self.restorer, self.forms, replace(self.ranking, text=text), self.fingerprint)
+
+    @property
+    def text_kinds(self) -> bool:
+        """Whether the calibration has parameters of its own for some kind of text (then a text's
+        kind is worth reading)."""
+        return self.ranking.calibration is not None and bool(self.ranking.calibration.texts)
+
     @property
     def name(self) -> str:
         return self.restorer.name

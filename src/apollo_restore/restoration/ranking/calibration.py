@@ -6,6 +6,7 @@ no reading is right. The calibration maps them, per hint condition (exact, range
 probabilities fitted on validation gaps, with room for "none of these":
 
     z_i    = a · exp(g · log n + h · min(m, 10)) · log q_i − δ · [reading i makes a word the editions never spell]
+                                                        − μ · [reading i misses the count given]
     none   = b − c · max_j z_j + d · log n + e · m + f · s
     p_i    = exp(z_i) / (Σ_j exp(z_j) + exp(none))
 
@@ -62,7 +63,15 @@ from apollo_restore.model.folder import fingerprint_parts
 from apollo_restore.model.verify import read_json
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.base import SchemaError, check, folder_error
-from apollo_restore.schema.folder import BACKWARD, CALIBRATION_FORMAT, CONDITIONS, GAP_KINDS, CalibrationFile, Scaling
+from apollo_restore.schema.folder import (
+    BACKWARD,
+    CALIBRATION_FORMAT,
+    CONDITIONS,
+    GAP_KINDS,
+    TEXT_KINDS,
+    CalibrationFile,
+    Scaling,
+)
 
 CALIBRATION_FILE = "calibration.json"
 FORMAT = CALIBRATION_FORMAT
@@ -114,6 +123,10 @@ def mismatch(cal: Calibration, folder: str | Path, scoring: Scoring) -> str | No
         lacking = [cond for cond in CONDITIONS if cond not in cal.for_kind(kind)]
         if lacking:
             return f"it has no parameters for the hint condition(s) {', '.join(lacking)} of {kind} gaps"
+    for text, block in cal.texts.items():
+        lacking = [cond for cond in CONDITIONS if cond not in block]
+        if lacking:
+            return f"it has no parameters for the hint condition(s) {', '.join(lacking)} of {text} texts"
     info = cal.info
     recorded = info.get("model_fingerprint")
     if recorded is None:
@@ -126,7 +139,7 @@ def mismatch(cal: Calibration, folder: str | Path, scoring: Scoring) -> str | No
         return f"it was fitted on the scores of {fitted}, these are {scoring.members}'s"
     if info.get("precision") != scoring.precision:
         return f"it was fitted on {info.get('precision') or 'unrecorded'} scores, these are {scoring.precision}"
-    for kind in GAP_KINDS:  # each kind's parameters on their own: a block copied from another fit is not applied
+    for kind in (*GAP_KINDS, *cal.texts):  # each kind's parameters on their own: a copied block is not applied
         fitted = cal.fitted.get(kind)
         if fitted is None:
             return f"its {kind} parameters record no fitted_for (what they were fitted on is unknown)"
@@ -176,6 +189,10 @@ class Calibration:
         fitted: kind → what its parameters were fitted on (``model_fingerprint``, ``members``,
             ``precision``: each kind's ``fitted_for``); a kind missing here is saved with
             ``info``'s record of them.
+        texts: ``literary``/``inscription`` → the conditions' scaling of real lacunae of texts of
+            that kind, where fitted on their own (a kind absent: ``conditions`` serve it).
+        miss_penalty: ``μ`` (nats): ``z`` of a reading whose letters miss the count given (its note
+            says so: ``5 letters, hint 6``) is lowered by it, fitted on validation.
     """
 
     conditions: dict[str, Scaling]
@@ -183,10 +200,16 @@ class Calibration:
     info: dict[str, Any] = field(default_factory=dict)
     synthetic: dict[str, Scaling] | None = None
     fitted: dict[str, dict[str, str]] = field(default_factory=dict)
+    texts: dict[str, dict[str, Scaling]] = field(default_factory=dict)
+    miss_penalty: float = 0.0
 
-    def for_kind(self, kind: str) -> dict[str, Scaling]:
-        """The conditions' scaling of gaps of ``kind`` (``"real"`` or ``"synthetic"``)."""
-        return self.synthetic if kind == "synthetic" and self.synthetic is not None else self.conditions
+    def for_kind(self, kind: str, text: str = "documentary") -> dict[str, Scaling]:
+        """The conditions' scaling of gaps of ``kind`` (``"real"`` or ``"synthetic"``) of a text of
+        kind ``text`` (:data:`~apollo_restore.schema.folder.TEXT_KINDS`; only real lacunae have
+        parameters by kind of text)."""
+        if kind == "synthetic":
+            return self.synthetic if self.synthetic is not None else self.conditions
+        return self.texts.get(text, self.conditions)
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:
@@ -212,10 +235,14 @@ class Calibration:
         kinds = {
             kind: {name: getattr(conditions, name) for name in CONDITIONS if getattr(conditions, name) is not None}
             for kind, conditions in declared.kinds
+            if conditions is not None
         }
-        fitted = {kind: c.fitted_for.model_dump() for kind, c in declared.kinds if c.fitted_for is not None}
+        texts = {kind: scaling for kind, scaling in kinds.items() if kind in TEXT_KINDS}
+        fitted = {kind: c.fitted_for.model_dump() for kind, c in declared.kinds if c and c.fitted_for is not None}
         info = declared.info.model_dump(exclude_none=True) | dict(declared.info.model_extra or {})
-        return cls(kinds["real"], declared.unknown_word_penalty, info, kinds["synthetic"], fitted)
+        return cls(
+            kinds["real"], declared.unknown_word_penalty, info, kinds["synthetic"], fitted, texts, declared.miss_penalty
+        )
 
     def to_json(self) -> bytes:
         """The file :meth:`save` writes, once the schema reads it back as :meth:`load` does.
@@ -225,12 +252,16 @@ class Calibration:
         """
         recorded = {key: self.info[key] for key in ("model_fingerprint", "members", "precision") if key in self.info}
         kinds = {}
-        for kind in GAP_KINDS:
-            kinds[kind] = {c: v.model_dump() for c, v in self.for_kind(kind).items()}
+        blocks = {"real": self.conditions, "synthetic": self.for_kind("synthetic")} | self.texts
+        for kind, block in blocks.items():
+            kinds[kind] = {c: v.model_dump() for c, v in block.items()}
             fitted = self.fitted.get(kind) or (recorded if len(recorded) == 3 else None)
             if fitted is not None:
                 kinds[kind]["fitted_for"] = fitted
-        data = {"format": FORMAT, "kinds": kinds, "unknown_word_penalty": self.unknown_word_penalty, "info": self.info}
+        data = {"format": FORMAT, "kinds": kinds, "unknown_word_penalty": self.unknown_word_penalty}
+        if self.miss_penalty:
+            data["miss_penalty"] = self.miss_penalty
+        data["info"] = self.info
         raw = (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode()
         check(CalibrationFile, json.loads(raw))
         return raw
@@ -248,21 +279,32 @@ class Calibration:
         write_atomic(Path(path), raw)
 
     def probabilities(
-        self, q: list[float], unknown: list[bool], best: Candidate, hint: Hint, kind: str = "real"
+        self,
+        q: list[float],
+        unknown: list[bool],
+        best: Candidate,
+        hint: Hint,
+        kind: str = "real",
+        text: str = "documentary",
+        misses: list[bool] | None = None,
     ) -> list[float] | None:
         """``p`` of each reading (in the order given) whose probability after the demotions is
-        ``q`` and which leaves an unknown word where ``unknown``; ``best`` is the reading of
-        highest ``q`` (``n`` and ``s`` of the module docstring are read from it), the gap of
-        ``kind`` (``"real"``: a lacuna, ``"synthetic"``). ``None`` under a hint condition it has
-        no parameters for (a folder's calibration lacking one is not loaded at all: :func:`mismatch`)."""
-        s = self.for_kind(kind).get(hint.kind)
+        ``q``, which leaves an unknown word where ``unknown`` and misses the count given where
+        ``misses``; ``best`` is the reading of highest ``q`` (``n`` and ``s`` of the module
+        docstring are read from it), the gap of ``kind`` (``"real"``: a lacuna, ``"synthetic"``)
+        in a text of kind ``text``. ``None`` under a hint condition it has no parameters for (a
+        folder's calibration lacking one is not loaded at all: :func:`mismatch`)."""
+        s = self.for_kind(kind, text).get(hint.kind)
         if not q or s is None:  # a condition not fitted: left uncalibrated (calibrated=False)
             return None
         logq = np.log(np.maximum(np.array(q, dtype=float), FLOOR))
         flags = np.array(unknown, dtype=float)
+        missed = np.array(misses if misses is not None else [False] * len(q), dtype=float)
         n = np.array([gap_letters(best.text, hint)])
         top_score = np.array([best.log_score])
-        return calibrated(logq[None], flags[None], n, top_score, s, self.unknown_word_penalty)[0].tolist()
+        return calibrated(
+            logq[None], flags[None], n, top_score, s, self.unknown_word_penalty, missed[None], self.miss_penalty
+        )[0].tolist()
 
 
 def gap_letters(best: str, hint: Hint) -> int:
@@ -277,14 +319,22 @@ def gap_letters(best: str, hint: Hint) -> int:
 
 
 def calibrated(
-    logq: np.ndarray, unknown: np.ndarray, letters: np.ndarray, top_score: np.ndarray, s: Scaling, penalty: float
+    logq: np.ndarray,
+    unknown: np.ndarray,
+    letters: np.ndarray,
+    top_score: np.ndarray,
+    s: Scaling,
+    penalty: float,
+    misses: np.ndarray | None = None,
+    miss_penalty: float = 0.0,
 ) -> np.ndarray:
-    """``p`` of the module docstring for a batch: ``logq``/``unknown`` are ``(G, K)``, in any order
-    (pad missing readings with ``logq = -inf``), ``letters`` (``n``) and ``top_score`` (``s``,
-    nats) ``(G,)``; returns ``(G, K)`` in the same order."""
+    """``p`` of the module docstring for a batch: ``logq``/``unknown``/``misses`` are ``(G, K)``, in
+    any order (pad missing readings with ``logq = -inf``), ``letters`` (``n``) and ``top_score``
+    (``s``, nats) ``(G,)``; returns ``(G, K)`` in the same order."""
     x = features(logq, letters, top_score)
     params = np.array([s.a, s.b, s.c, s.d, s.e, s.f, s.g, s.h])
-    return calibrated_by(logq, unknown, x, params, penalty, temperature_features(x))
+    flagged = penalty * unknown if misses is None else penalty * unknown + miss_penalty * misses
+    return calibrated_by(logq, flagged, x, params, 1.0, temperature_features(x))
 
 
 def calibrated_by(

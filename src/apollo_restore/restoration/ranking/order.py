@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.ranking.calibration import Calibration
 from apollo_restore.restoration.ranking.demotions import Demotions
-from apollo_restore.restoration.ranking.doubts import Doubts, doubts
+from apollo_restore.restoration.ranking.doubts import Doubts, doubts, misses_hint
 from apollo_restore.restoration.types import Candidate
 
 #: The stages of the ranking, in order (the room's docstring, :mod:`apollo_restore.restoration.ranking`).
@@ -40,11 +40,14 @@ class Ranking:
         kind: the gaps ranked, whose calibration applies: ``"real"`` lacunae (every text
             restored) or ``"synthetic"`` gaps (a gap set's, :meth:`Presented.for_gap_kind
             <apollo_restore.restoration.presentation.present.Presented.for_gap_kind>`).
+        text: the kind of text the gaps are of (``documentary``, ``literary``, ``inscription``):
+            real lacunae take its parameters where the calibration has them.
     """
 
     demotions: Demotions = field(default_factory=Demotions)
     calibration: Calibration | None = None
     kind: str = "real"
+    text: str = "documentary"
 
     def rank(self, pool: list[Candidate], prefix: str, suffix: str, hint: Hint) -> list[Candidate]:
         """A gap's whole annotated pool (stage 2's, in its order: ``prob`` is ``q``,
@@ -73,7 +76,8 @@ class Ranking:
         shown = None
         if self.calibration is not None:
             unknown = [bool(c.unknown_words) for c in pool]
-            shown = self.calibration.probabilities(demoted, unknown, pool[best], hint, self.kind)
+            misses = [misses_hint(c.text, hint, c.display) for c in pool]  # the note "5 letters, hint 6"
+            shown = self.calibration.probabilities(demoted, unknown, pool[best], hint, self.kind, self.text, misses)
         probs = demoted if shown is None else shown
         calibrated = {} if shown is None else {"calibrated": True}
         return [pool[i].replace(prob=probs[i], **calibrated) for i in best_first(probs, weighted)]
