@@ -10,19 +10,16 @@ model (default: the packaged one); prints :func:`apollo_restore.evaluate.attribu
 first place's nome and the first district, per source and length band, and the bands of ≥ 50
 letters weighted as the published test papyri are) and the speed. Choose on ``validation``; run
 ``test`` once per change.
+The same as ``apollo-restore evaluate --task attribution`` (:mod:`apollo_restore.attribution.evaluation`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
-from apollo_restore.attribution.districts import read_hierarchy
-from apollo_restore.attribution.model import AttributionModel
-from apollo_restore.attribution.train import HIERARCHY_FILE, examples
-from apollo_restore.evaluate.attribution import attribution_report, report_markdown, score_documents
+from apollo_restore.attribution.evaluation import evaluate_split
 
 
 def main() -> None:
@@ -33,16 +30,10 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=None, help="attribution folder (default: the packaged one)")
     parser.add_argument("--out", type=Path, default=None, help="write the report as JSON here")
     args = parser.parse_args()
-    model = AttributionModel.load(args.model)
-    items = examples(args.prepared, args.corpora, args.split, seed=0, crops=0, fill=0.0)
-    started = time.perf_counter()
-    rows = score_documents(model, items, read_hierarchy(args.corpora / HIERARCHY_FILE))
-    seconds = time.perf_counter() - started
-    report = attribution_report(rows)
-    print(f"{args.split}: {len(rows)} documents, {1000 * seconds / max(1, len(rows)):.1f} ms per document\n")
-    print(report_markdown(report))
+    done = evaluate_split(args.prepared, args.corpora, args.split, args.model)
+    print(done.markdown())
     if args.out:
-        args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        args.out.write_text(json.dumps(done.report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -153,8 +153,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args()
 
+    from apollo_restore.schema.limits import Limits
     from apollo_restore.web.app import create_app
-    from apollo_restore.web.limits import Limits, measure_cost
+    from apollo_restore.web.limits import measure_cost
     from apollo_restore.web.server import background_server
 
     restorer = restorer_for(args.model, args.threads)

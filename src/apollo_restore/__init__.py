@@ -110,7 +110,7 @@ def provenance(text: str, min_run: int = 40, limit: int = 20):
 
 
 def attribute(text: str, parallels: bool = True, model: str | None = None):
-    """When and where ``text`` was written: an :class:`~apollo_restore.attribution.model.Attribution`
+    """When and where ``text`` was written: an :class:`~apollo_restore.schema.answers.Attribution`
     (``year``, ``low``/``high`` of the 80 % interval, ``places`` with calibrated probabilities,
     ``parallels``: dated training documents sharing long runs); ``.to_dict()`` is its JSON form.
     ``text`` is Leiden, EpiDoc, Beta Code or plain letters with ``-`` per lost letter; see

@@ -194,8 +194,12 @@ class Errors:
     E601 = "[E601] {message}"
     E602 = "[E602] {command}: {where} sets {field} = {value!r}; it must be {expected}"
     E610 = (
-        "[E610] train: no prepared corpus at prepared={path} ({reason}): run apollo-restore prepare "
+        "[E610] {command}: no prepared corpus at prepared={path} ({reason}): run apollo-restore prepare "
         "--out {path} first, or give prepared=DIR"
+    )
+    E611 = (
+        "[E611] train-attribution: no labels at corpora={path} ({reason}): give corpora=DIR, the folder "
+        "holding hgv-places-dates.tsv, hgv-place-hierarchy.tsv, ddb-trismegistos-2016.tar.xz and inscriptions/"
     )
     E606 = (
         "[E606] `apollo-restore {command}` needs the training extra ({missing} not installed): "
@@ -397,7 +401,7 @@ class FormatError(ValueError):
 
 class FileError(ValueError):
     """A file (or standard input) that cannot be read or written as asked (``E202``–``E212``;
-    ``E610``: ``train``'s prepared corpus).
+    ``E610``: a training run's prepared corpus; ``E611``: ``train-attribution``'s labels).
 
     Attributes:
         code: the message code (``"E203"``).
@@ -416,11 +420,12 @@ class RequestError(ValueError):
         code: the message code (``"E304"``).
         gap: 1-based gap number concerned, if any.
         position: 0-based character offset in the text, if any.
+        fields: the message's other fields (``reason``...), for a door that words it its own way.
     """
 
     def __init__(self, code: str, gap: int | None = None, position: int | None = None, **fields: object) -> None:
         super().__init__(getattr(Errors, code).format(gap=gap, position=position, **fields))
-        self.code, self.gap, self.position = code, gap, position
+        self.code, self.gap, self.position, self.fields = code, gap, position, fields
 
 
 class ModelFolderError(ValueError):

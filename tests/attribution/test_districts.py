@@ -57,11 +57,11 @@ def test_district_of_a_place(tmp_path):
 
 def test_answer_batch_and_cli_carry_districts(tiny_attribution, tmp_path):
     found = attribute(LONG, folder=str(tiny_attribution), parallels=False)
-    assert found.districts and {d["name"] for d in found.districts} <= set(DISTRICTS)
-    assert np.isclose(sum(d["prob"] for d in found.districts), 1, atol=1e-3)
-    by_place = {p["place"]: p["prob"] for p in found.places}
+    assert found.districts and {d.name for d in found.districts} <= set(DISTRICTS)
+    assert np.isclose(sum(d.prob for d in found.districts), 1, atol=1e-3)
+    by_place = {p.place: p.prob for p in found.places}
     for d in found.districts:  # each district the sum of its places
-        assert np.isclose(d["prob"], sum(by_place[p] for p, o in zip(PLACES, DISTRICTS) if o == d["name"]), atol=1e-3)
+        assert np.isclose(d.prob, sum(by_place[p] for p, o in zip(PLACES, DISTRICTS) if o == d.name), atol=1e-3)
     texts, out = tmp_path / "texts.jsonl", tmp_path / "out.jsonl"
     texts.write_text(json.dumps({"id": "a", "text": LONG}) + "\n", encoding="utf-8")
     runner = CliRunner()
@@ -70,7 +70,7 @@ def test_answer_batch_and_cli_carry_districts(tiny_attribution, tmp_path):
     row = json.loads(out.read_text(encoding="utf-8"))
     assert row["places"] and row["districts"][0].keys() == {"name", "prob", "places"}
     result = runner.invoke(app, ["attribute", LONG, "--model", str(tiny_attribution), "--no-parallels"])
-    assert result.exit_code == 0 and f"district {found.districts[0]['name']}" in result.output
+    assert result.exit_code == 0 and f"district {found.districts[0].name}" in result.output
     result = runner.invoke(app, ["attribute", LONG, "--model", str(tiny_attribution), "--no-parallels", "--json"])
     assert json.loads(result.output)["districts"] == found.to_dict()["districts"]
 
@@ -93,5 +93,5 @@ def test_districts_are_written_into_the_config_alone_and_a_reloaded_folder_answe
     assert (tmp_path / "none" / "attribution.safetensors").read_bytes() == weights  # the arrays untouched
     again = AttributionModel.load(tmp_path / "none").predict(LONG, 200)
     assert again.places == first.places
-    assert {d["name"] for d in again.districts} == {"Oxyrhynchos", "Arsinoites", "Theben"}
-    assert np.isclose(sum(d["prob"] for d in again.districts), 1, atol=1e-3)
+    assert {d.name for d in again.districts} == {"Oxyrhynchos", "Arsinoites", "Theben"}
+    assert np.isclose(sum(d.prob for d in again.districts), 1, atol=1e-3)

@@ -56,9 +56,9 @@ def test_answer_shape_and_a_short_text_knows_little(tiny_attribution):
     assert short.little and not long.little
     assert long.low <= long.year <= long.high
     assert short.high - short.low > long.high - long.low  # the short band's temperature is larger
-    assert abs(sum(long.probs) - 1) < 1e-6 and len(long.bins) == len(long.probs) + 1
-    assert [p["place"] for p in long.places] and sorted((p["prob"] for p in long.places), reverse=True) == [
-        p["prob"] for p in long.places
+    assert abs(sum(long.date.probs) - 1) < 1e-6 and len(long.date.bins) == len(long.date.probs) + 1
+    assert [p.place for p in long.places] and sorted((p.prob for p in long.places), reverse=True) == [
+        p.prob for p in long.places
     ]
     row = long.to_dict()
     assert set(row["date"]) >= {"year", "low", "high"} and row["places"][0].keys() == {"place", "prob"}
@@ -69,16 +69,16 @@ def test_a_dating_formula_read_gives_its_year(tiny_attribution):
     found = attribute("ἔτους ιβ Ἁδριανοῦ Καίσαρος τοῦ κυρίου Φαῶφι ε " + LONG, folder=str(tiny_attribution),
                       parallels=False)  # fmt: skip
     # Phaophi of Hadrian's year 12 (29 August 127 – 28 August 128): AD 127, the earlier Julian year
-    assert found.formula["year"] == 127 and found.formula["regnal_year"] == 12 and found.formula["kind"] == "year"
+    assert found.formula.year == 127 and found.formula.regnal_year == 12 and found.formula.kind == "year"
     assert abs(found.year - 127) <= 1 and found.low <= 127 <= found.high  # the year's probability is most of it
-    assert 0.5 < found.formula["prob"] <= 1 and abs(sum(found.probs) - 1) < 1e-6
+    assert 0.5 < found.formula.prob <= 1 and abs(sum(found.date.probs) - 1) < 1e-6
     assert "dating formula: year 12" in found.formula_line() and "AD 127" in found.formula_line()
 
 
 def test_dated_names_give_their_year_with_no_regnal_year(tiny_attribution):
     found = attribute("κλεανδρου " + LONG, folder=str(tiny_attribution), parallels=False)
-    assert found.formula["kind"] == "name" and found.formula["year"] == 190
-    assert found.formula["regnal_year"] is None and found.formula["era"] is None
+    assert found.formula.kind == "name" and found.formula.year == 190
+    assert found.formula.regnal_year is None and found.formula.era is None
     assert found.formula_line().startswith("dating formula: dated names 'κλεανδρου' → AD 190")
 
 
@@ -86,12 +86,12 @@ def test_dated_parallels_carry_date_and_place(tiny_attribution, tmp_path):
     build_text_index(*INDEXED, [LONG, "ετους δευτερου μηνος θωθ"], tmp_path / "ix")
     index = TextIndex.open(tmp_path / "ix")
     found = dated_parallels(LONG[:120], folder=str(tiny_attribution), index=index)
-    assert found[0]["doc"] == "bgu.1.100" and (found[0]["lo"], found[0]["hi"], found[0]["place"]) == (
+    assert found[0].doc == "bgu.1.100" and (found[0].lo, found[0].hi, found[0].place) == (
         140,
         160,
         "Karanis",
     )
-    assert found[0]["longest"] >= 20
+    assert found[0].longest >= 20
     assert dated_parallels("κομων μουσαιου", folder=str(tiny_attribution), index=index) == []  # under one run
 
 
@@ -101,7 +101,7 @@ def test_undated_documents_are_no_dated_parallels(tiny_attribution, tmp_path):
     undated = LONG + " και ετερα"  # p.erl.26 has no date in the folder's labels
     build_text_index(*INDEXED, [LONG[:100], undated], tmp_path / "ix")  # bgu.1.100, p.erl.26
     found = dated_parallels(LONG, folder=str(tiny_attribution), index=TextIndex.open(tmp_path / "ix"))
-    assert [p["doc"] for p in found] == ["bgu.1.100"] and found[0]["lo"] == 140
+    assert [p.doc for p in found] == ["bgu.1.100"] and found[0].lo == 140
 
 
 def test_python_api(tiny_attribution):

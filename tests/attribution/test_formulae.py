@@ -130,8 +130,8 @@ def test_a_real_formula_of_thoth_gives_the_earlier_year():
                       parallels=False)  # fmt: skip
     mesore = attribute("ἔτους ιβ Αὐτοκράτορος Καίσαρος Τίτου Αἰλίου Ἁδριανοῦ Ἀντωνίνου Σεβαστοῦ Εὐσεβοῦς Μεσορὴ ιϛ",
                        parallels=False)  # fmt: skip
-    assert thoth.formula["year"] == 148 and thoth.year == 148
-    assert mesore.formula["year"] == 149 and mesore.year == 149
+    assert thoth.formula.year == 148 and thoth.year == 148
+    assert mesore.formula.year == 149 and mesore.year == 149
 
 
 def test_calibration_fits_how_often_the_year_is_right():
@@ -203,7 +203,7 @@ def test_a_common_noun_is_no_dated_name():
 
     found = attribute("ὁ στρατηγὸς ἐν τῇ διαγνώσει ἐκέλευσε τὸν [- - -] ἀποδοῦναι τὰ πρόβατα τῷ ἀδελφῷ",
                       parallels=False)  # fmt: skip
-    assert found.formula is None or "διαγνωσει" not in found.formula["words"]
+    assert found.formula is None or "διαγνωσει" not in found.formula.words
 
 
 def test_a_reading_under_the_threshold_leaves_the_date_alone(reader):

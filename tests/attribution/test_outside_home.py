@@ -15,9 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from apollo_restore.attribution.attribute import attribute
-from apollo_restore.attribution.model import date_summary, year_label
+from apollo_restore.attribution.model import date_summary
 from apollo_restore.cli.app import app
 from apollo_restore.errors import RequestError
+from apollo_restore.schema.answers import year_label
 
 runner = CliRunner()
 RANDOM_WORD = "".join(random.Random(1).choice("αβγδεζηθικλμνξοπρστυφχψω") for _ in range(9990))
@@ -48,7 +49,7 @@ HERODOTUS = (
 
 
 def _flat(found) -> bool:
-    return found.places[0]["prob"] < 0.01 and found.high - found.low >= 1000 and found.formula is None
+    return found.places[0].prob < 0.01 and found.high - found.low >= 1000 and found.formula is None
 
 
 @pytest.mark.parametrize("text", ["α" * 49, RANDOM_WORD], ids=["repeated", "random-word"])
@@ -59,7 +60,7 @@ def test_text_unlike_greek_gets_flat_places_and_the_whole_range(text):
 
 def test_real_greek_is_not_strange():
     found = attribute("ἔτους ιβ Αὐτοκράτορος Καίσαρος Τραιανοῦ Ἁδριανοῦ Σεβαστοῦ Μεσορὴ ε", parallels=False)
-    assert not any(w.startswith("[W801]") for w in found.warnings) and found.places[0]["prob"] > 0.05
+    assert not any(w.startswith("[W801]") for w in found.warnings) and found.places[0].prob > 0.05
 
 
 def test_beta_code_read_from_a_system_file_is_warned_and_not_dated():
@@ -93,13 +94,13 @@ def test_an_inscription_from_rhodes_may_come_from_elsewhere():
     found = attribute(LINDIAN, parallels=False)
     said = next(w for w in found.warnings if w.startswith("[W802]"))
     assert "Crete" in said and "Egypt" in said and "may come from elsewhere" in said
-    assert sum(p["prob"] for p in found.places) <= 1 + 1e-3  # not capped: calibrated among the places it names
+    assert sum(p.prob for p in found.places) <= 1 + 1e-3  # not capped: calibrated among the places it names
 
 
 def test_a_literary_text_is_not_sure_of_a_place_unwarned():
     found = attribute(HERODOTUS, parallels=False)
     said = any(w.startswith("[W802]") for w in found.warnings)
-    assert said or found.places[0]["prob"] <= 0.5
+    assert said or found.places[0].prob <= 0.5
 
 
 def test_the_command_says_it_too():

@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from apollo_restore.attribution.features import encode, featurise, letters
+from apollo_restore.attribution.features import encode, featurise
 from apollo_restore.attribution.labels import _place, read_hgv
 from apollo_restore.attribution.model import bag, date_summary, quantile, quantise
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train import crop, date_target, mask_supplied
+from apollo_restore.data.normalise import letter_count
 from apollo_restore.evaluate.attribution import attribution_report, covered, deviation, ece
 
 BUCKETS = 2**16
@@ -30,7 +31,7 @@ def test_features_are_stable_unit_length_and_skip_lost_letters():
     # final sigma is sigma; punctuation and Latin separate words
     assert np.array_equal(featurise("καισαρος", BUCKETS)[0], featurise("καισαροσ", BUCKETS)[0])
     assert np.array_equal(encode("και·του"), encode("και του"))
-    assert letters("και---του") == 6
+    assert letter_count("και---του") == 6
 
 
 def test_hgv_rows_join_into_one_label(tmp_path):
@@ -166,5 +167,5 @@ def test_packaged_model_fits_its_budget_and_answers():
     assert model.neighbours is not None and model.embedding.dtype == np.int8
     assert len(model.districts) == len(model.places) and "Arsinoites" in model.districts
     found = model.predict("ετους ιβ αυτοκρατορος καισαρος τραιανου αδριανου σεβαστου φαωφι", 50)
-    assert found.low <= found.year <= found.high and np.isclose(sum(found.probs), 1, atol=1e-4)
-    assert 0 < found.places[0]["prob"] <= 1
+    assert found.low <= found.year <= found.high and np.isclose(sum(found.date.probs), 1, atol=1e-4)
+    assert 0 < found.places[0].prob <= 1

@@ -1,6 +1,7 @@
 """Every file in ``configs/``, found by listing the folder (a new one is tested without being
 named here): its first comment lines give the command that runs it (``apollo-restore train
---config configs/NAME`` or ``train-fsdp --config configs/NAME``), and the file loads as that
+--config configs/NAME``, ``train-fsdp --config configs/NAME`` or ``train-attribution --config
+configs/NAME``), and the file loads as that
 command's settings, within the bounds it checks before any data is read."""
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ FILES = sorted(path for path in CONFIGS.iterdir() if path.is_file())
 
 
 def command_of(path: Path) -> str:
-    """The command the file's header comment runs it with (``train`` or ``train-fsdp``)."""
+    """The command the file's header comment runs it with (``train``, ``train-fsdp`` or ``train-attribution``)."""
     header = "\n".join(line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
-    found = re.search(rf"apollo[-_]restore (train|train-fsdp) --config configs/{re.escape(path.name)}\b", header)
+    found = re.search(
+        rf"apollo[-_]restore (train|train-fsdp|train-attribution) --config configs/{re.escape(path.name)}\b", header
+    )
     assert found, f"{path.name}: no comment line runs it (`apollo-restore train --config configs/{path.name}`)"
     return found.group(1)
 
@@ -38,6 +41,10 @@ def test_every_config_file_is_valid_for_the_command_that_runs_it(path):
         check_names(cfg)
         for setting in DEFAULT_SETTINGS:  # and what `train --probe` makes of it
             setting_config(cfg, setting)
+    elif command_of(path) == "train-attribution":
+        from apollo_restore.schema.training import AttributionTrainConfig
+
+        AttributionTrainConfig.from_dict(load_config(path, [], AttributionTrainConfig))
     else:
         from apollo_restore.scale.train_fsdp import FsdpConfig
 

@@ -59,7 +59,7 @@ SKIPPED = {
     ("apollo-restore", "predict"): "GAPSET.jsonl stands for the reader's gap set",
     ("apollo-restore", "serve"): "a server runs until stopped (tests/web drives the app and the page)",
     ("python", "scripts/pack_train_text.py"): "needs data/prepared, which `prepare` writes from the full corpora",
-    ("python", "scripts/train_attribution.py"): "trains the attribution model on data/prepared (minutes)",
+    ("apollo-restore", "train-attribution"): "trains the attribution model on data/prepared (minutes)",
     ("python", "benchmarks/attribution.py"): "needs data/prepared, which `prepare` writes from the full corpora",
 }
 _ROW = re.compile(r"^\s*\d+\s*│")

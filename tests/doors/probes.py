@@ -271,8 +271,9 @@ def burst(seconds_per_gap: float, n: int, limit_s: float) -> Callable[[Path], tu
     def run(workdir: Path) -> tuple[bool, str]:
         import httpx
 
+        from apollo_restore.schema.limits import Limits
         from apollo_restore.web.app import create_app
-        from apollo_restore.web.limits import Limits, measure_cost
+        from apollo_restore.web.limits import measure_cost
 
         limits = Limits(max_concurrent=2, request_timeout_s=limit_s)
         restorer = _stand_in(seconds_per_gap)

@@ -19,7 +19,8 @@ from apollo_restore.cli.app import app
 from apollo_restore.errors import RequestError
 from apollo_restore.restoration.config import RestoreConfig
 from apollo_restore.restoration.ranking.pool import to_candidates
-from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_reading
+from apollo_restore.restoration.request import check_reading
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
 from apollo_restore.web.app import create_app
 
 BGU = "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. ὁμολογῶ πεπρακέναι σοι κάμηλον [.5] πυρρὰν"

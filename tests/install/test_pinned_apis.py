@@ -23,7 +23,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from apollo_restore.model.lean import Int8Weight
-from apollo_restore.web.limits import Limits
+from apollo_restore.schema.limits import Limits
 from apollo_restore.web.server import TimedH11Protocol, background_server
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"

@@ -283,3 +283,23 @@ def test_write_member_weights_sets_them_by_label_and_keeps_the_rest(folder):
         write_member_weights(folder, {"length": math.nan})
     assert (folder / "apollo_restore.json").read_bytes() == before  # a refused write changes nothing
     assert not list(folder.glob("*.tmp"))
+
+
+def test_the_backward_member_has_one_spelling_and_old_records_still_read(tmp_path):
+    """The backward infini member runs under its folder label (``infini_backward``, not
+    ``infini-backward``); a calibration recorded with the old run name still describes its scores."""
+    from apollo_restore.restoration.members.infini import InfiniMember
+    from apollo_restore.restoration.ranking.calibration import Calibration, Scoring, mismatch
+    from apollo_restore.schema.folder import BACKWARD, CONDITIONS, GAP_KINDS, Scaling
+
+    class Backward:
+        reverse = True
+
+    assert InfiniMember(Backward(), None).name == f"infini{BACKWARD}" == "infini_backward"
+    scoring = Scoring("f" * 16, "neural+infini+infini_backward", "fp32")
+    old = {**scoring.record(), "members": "neural+infini+infini-backward"}
+    scalings = {cond: Scaling() for cond in CONDITIONS}
+    cal = Calibration(scalings, 0.0, dict(old), dict(scalings), {kind: dict(old) for kind in GAP_KINDS})
+    assert mismatch(cal, tmp_path, scoring) is None
+    other = Calibration(scalings, 0.0, {**old, "members": "neural+infini"}, dict(scalings), {})
+    assert "fitted on the scores of neural+infini" in mismatch(other, tmp_path, scoring)

@@ -14,8 +14,9 @@ from apollo_restore.errors import LeidenError, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import GapContexts, context_of
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.request import RequestLimits, RestoreRequest, parse_hint_value
+from apollo_restore.restoration.request import RestoreRequest, parse_hint_value
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.limits import RequestLimits
 from tests.stubs import FixedReadings
 
 GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος τοῦ κυρίου [.5] Τῦβι ἔλαβον παρὰ σοῦ"

@@ -16,8 +16,9 @@ from fastapi.testclient import TestClient
 
 from apollo_restore.restoration.request import RestoreRequest
 from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.limits import Limits
 from apollo_restore.web.app import create_app
-from apollo_restore.web.limits import LETTERS_PER_UNIT, CostModel, Limits, measure_cost, work_units
+from apollo_restore.web.limits import LETTERS_PER_UNIT, CostModel, measure_cost, work_units
 from apollo_restore.web.schemas import EXAMPLE
 from tests.stubs import FixedReadings
 

@@ -17,9 +17,9 @@ from apollo_restore import __version__
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.hint import Hint
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
+from apollo_restore.schema.limits import Limits
 from apollo_restore.web.app import create_app
 from apollo_restore.web.errors import scrub
-from apollo_restore.web.limits import Limits
 from tests.stubs import FixedReadings
 
 BGU = (
@@ -471,7 +471,7 @@ def test_api_page_and_static_files_are_local(client):
 def test_api_openapi_documents_models(client):
     spec = client.get("/openapi.json").json()
     assert {"/api/restore", "/api/parallels", "/api/epidoc", "/api/export", "/api/health"} <= set(spec["paths"])
-    assert {"RestoreRequest", "RestorationOut", "ExportRequest", "ErrorOut"} <= set(spec["components"]["schemas"])
+    assert {"RestoreRequest", "Restoration", "ExportRequest", "ErrorOut"} <= set(spec["components"]["schemas"])
     assert "413" in spec["paths"]["/api/restore"]["post"]["responses"]
 
 

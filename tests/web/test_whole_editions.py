@@ -13,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from apollo_restore.restoration.driver import restore_text
+from apollo_restore.schema.limits import Limits
 from apollo_restore.web.app import create_app
-from apollo_restore.web.limits import Limits
 from tests.stubs import FixedReadings
 
 #: a standard DDB file of 34 gaps (CC BY 3.0, papyri.info), more than one web request restores

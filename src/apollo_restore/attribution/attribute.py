@@ -4,7 +4,7 @@
     found = attribute("ἔτους ιβ Αὐτοκράτορος Καίσαρος Τραιανοῦ Ἁδριανοῦ Σεβαστοῦ [.8]")
     found.year, found.low, found.high, found.places[0], found.parallels[:1]
 
-The text is Leiden, EpiDoc XML or Beta Code (:func:`~apollo_restore.restoration.request.read_source`,
+The text is Leiden, EpiDoc XML or Beta Code (:func:`~apollo_restore.data.textchecks.read_source`,
 as ``restore`` reads it, with its refusals: ``E312`` for a machine reading ``⁅ ⁆`` however
 written, and its warnings: ``W303`` Beta Code converted, ``W301`` letters of other scripts), or
 plain lower-case letters without accents where each ``-`` is one lost letter. Supplements
@@ -27,16 +27,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.attribution.features import letters as count_letters
 from apollo_restore.attribution.folder import check_corpus, read_labels
-from apollo_restore.attribution.model import Attribution, AttributionModel, default_folder
+from apollo_restore.attribution.model import AttributionModel, default_folder
 from apollo_restore.data.document import Lacuna, Supplied, Text, render
-from apollo_restore.data.normalise import normalise_with_gaps
+from apollo_restore.data.normalise import GREEK_LETTERS, letter_count, normalise_with_gaps
 from apollo_restore.data.readers.leiden import parse_leiden_with_gaps
+from apollo_restore.data.textchecks import FOREIGN_LETTER, check_text, letter_warnings, read_source
 from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import AttributionError, Errors, RequestError
-from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_text, letter_warnings, read_source
 from apollo_restore.retrieve.provenance import provenance
+from apollo_restore.schema.answers import Attribution, DatedParallel
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
 
 #: Fewest Greek letters a text must hold to be attributed at all.
 MIN_LETTERS = 10
@@ -44,9 +45,7 @@ MIN_LETTERS = 10
 PARALLEL_RUN = 20
 #: Documents sharing runs looked at per dated parallel wanted (undated ones are passed over).
 _LOOKED_AT = 4
-_PLAIN = re.compile(r"[α-ωϛϙϡ\s\-]+")
-#: A letter of another script than Greek (as ``restore`` counts them for ``W301``).
-_FOREIGN = re.compile(r"[^\W\d_\u0370-\u03ff\u1f00-\u1fff]")
+_PLAIN = re.compile(f"[{GREEK_LETTERS}\\s\\-]+")
 
 
 def read_text(text: Any, name: str = "the text") -> str:
@@ -87,10 +86,10 @@ def _kept(warnings: list[str]) -> list[str]:
 def _foreign_as_lost(seg: Any) -> list[Any]:
     """A text segment with each letter of another script (Latin, Cyrillic) as one lost letter:
     the words it stood in are broken, not glued from what is left."""
-    if not isinstance(seg, (Text, Supplied)) or not _FOREIGN.search(seg.text):
+    if not isinstance(seg, (Text, Supplied)) or not FOREIGN_LETTER.search(seg.text):
         return [seg]
     out: list[Any] = []
-    for i, piece in enumerate(_FOREIGN.split(seg.text)):
+    for i, piece in enumerate(FOREIGN_LETTER.split(seg.text)):
         if i:
             out.append(Lacuna(1))
         if piece:
@@ -124,7 +123,7 @@ def document_labels(folder: str | None = None) -> dict[tuple[str, str], dict[str
 
 
 def dated_parallels(norm: str, folder: str | None = None, index: TextIndex | None = None,
-                    limit: int = 5) -> list[dict[str, Any]]:  # fmt: skip
+                    limit: int = 5) -> list[DatedParallel]:  # fmt: skip
     """The ``limit`` dated training documents sharing the longest runs with ``norm``, with their
     dates and places; a document of no known date is no dated parallel (it is left out).
 
@@ -146,9 +145,9 @@ def dated_parallels(norm: str, folder: str | None = None, index: TextIndex | Non
         label = labels.get((hit.source, hit.doc), {})
         if label.get("lo") is None:
             continue
-        out.append({"doc": hit.doc, "label": hit.label or hit.doc, "source": hit.source, "url": hit.url,
-                    "longest": hit.longest, "snippet": hit.snippet, "lo": label.get("lo"), "hi": label.get("hi"),
-                    "place": label.get("place", "")})  # fmt: skip
+        out.append(DatedParallel(doc=hit.doc, label=hit.label or hit.doc, source=hit.source, url=hit.url,
+                                 longest=hit.longest, snippet=hit.snippet, lo=label.get("lo"), hi=label.get("hi"),
+                                 place=label.get("place", "")))  # fmt: skip
     return out
 
 
@@ -161,7 +160,7 @@ def attribute(text: Any, folder: str | None = None, parallels: bool = True, inde
         RequestError, LeidenError: the text cannot be read (:func:`read_text`).
     """
     norm, warnings = read_input(text, name)
-    n = count_letters(norm)
+    n = letter_count(norm)
     if n < MIN_LETTERS:
         raise AttributionError("E801", letters=n, minimum=MIN_LETTERS)
     result = load_model(folder).predict(norm, n)

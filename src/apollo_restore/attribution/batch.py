@@ -5,7 +5,7 @@
 
 Each input line is ``{"id": …, "text": …}`` (ids unique); each output line
 ``{"id": …, "date": {"year", "low", "high", …}, "places": [{"place", "prob"}, …], …}`` (the
-:meth:`~apollo_restore.attribution.model.Attribution.to_dict` form), or ``{"id": …, "error":
+:meth:`~apollo_restore.schema.answers.Attribution.to_dict` form), or ``{"id": …, "error":
 "[E801] …"}`` for a text that cannot be attributed (too short, not Greek, malformed Leiden, a
 lone surrogate): one bad text does not stop the others. A failure of the model itself (its
 folder refused, probabilities that are not finite: ``E5xx``, ``E803``) stops the job with its
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.attribution.model import Attribution
 from apollo_restore.data.formats import jsonl_line, read_ids, read_jsonl, unique_id
 from apollo_restore.data.outputs import LineJob
 from apollo_restore.errors import AttributionError, FormatError, LeidenError, RequestError
 from apollo_restore.inputs import digest
+from apollo_restore.schema.answers import Attribution
 
 #: The errors that are a text's own (written as its line); any other stops the job.
 TEXT_ERRORS = (RequestError, LeidenError, AttributionError)

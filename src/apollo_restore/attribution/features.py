@@ -18,14 +18,14 @@ import zlib
 
 import numpy as np
 
-from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
+from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP
 
 #: The version of the n-grams and their hashing, recorded in a folder (``features``) and checked
 #: when it is loaded: any change to what :func:`featurise` gives for a text must change it.
 FEATURES = "apollo_restore attribution.ngrams.v1"
 #: Character n-gram lengths hashed.
 CHAR_ORDERS = (2, 3, 4, 5)
-_LETTERS = "αβγδεζηθικλμνξοπρστυφχψωϛϙϡ"
+_LETTERS = GREEK_LETTERS.replace("ς", "")  # ς is σ here: one code for both
 _SPACE, _GAP = 1, 255
 _OTHER = re.compile(f"[^{_LETTERS}ς{re.escape(GAP_CHAR)}{re.escape(UNKNOWN_GAP)} ]+")
 _TO_CODES = str.maketrans(
@@ -36,7 +36,7 @@ _MULT = np.uint64(1_000_003)
 _WORD_SALT, _PAIR_SALT = 0x9E3779B9, 0xC2B2AE3D
 
 
-def _words_of(text: str) -> list[str]:
+def folded_words(text: str) -> list[str]:
     """The words of ``text`` (σ for ς; anything but letters, ``-`` and ``…`` separates words)."""
     return _OTHER.sub(" ", text.replace("ς", "σ")).split()
 
@@ -44,14 +44,8 @@ def _words_of(text: str) -> list[str]:
 def encode(text: str) -> np.ndarray:
     """Codes of ``text``: letters 2…, space 1, a lost letter or gap 255; anything else (``·``,
     digits) a space. Runs of spaces are one, and the text is framed by a space. Shape ``(n,)`` uint8."""
-    framed = " " + " ".join(_words_of(text)) + " "
+    framed = " " + " ".join(folded_words(text)) + " "
     return np.frombuffer(framed.translate(_TO_CODES).encode("latin-1"), np.uint8)
-
-
-def letters(text: str) -> int:
-    """Greek letters in ``text`` (lost letters not counted)."""
-    codes = encode(text)
-    return int(np.count_nonzero((codes >= 2) & (codes != _GAP)))
 
 
 def _grams(codes: np.ndarray) -> np.ndarray:
@@ -74,7 +68,7 @@ def _grams(codes: np.ndarray) -> np.ndarray:
 def _words(text: str) -> np.ndarray:
     """Hashes of the words and of adjacent word pairs (a word with a lost letter is left out,
     and the pairs it is in)."""
-    words = _words_of(text)
+    words = folded_words(text)
     whole = [w if GAP_CHAR not in w and UNKNOWN_GAP not in w else "" for w in words]
     hashes = [zlib.crc32(w.encode(), _WORD_SALT) for w in whole if w]
     hashes += [zlib.crc32(f"{a} {b}".encode(), _PAIR_SALT) for a, b in zip(whole[:-1], whole[1:]) if a and b]

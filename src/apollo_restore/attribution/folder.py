@@ -10,7 +10,7 @@ A folder holds three files, each read through the model folders' one reader
 (:mod:`apollo_restore.model.verify`: regular files only, bounded, checked before they are opened):
 
 - ``attribution.json`` (at most :data:`MAX_CONFIG_BYTES`): the settings, as
-  :class:`~apollo_restore.schema.attribution.AttributionConfig` declares them (bounded numbers,
+  :class:`~apollo_restore.schema.answers.AttributionConfig` declares them (bounded numbers,
   lists that agree), made with this code's normaliser and n-gram features (:data:`~.features.FEATURES`);
 - ``attribution.safetensors`` (at most :data:`MAX_ARRAYS_BYTES`): exactly the arrays the settings
   call for (:func:`array_specs`: the embedding ``(buckets, dim)``, the heads ``(dim, bins)`` and

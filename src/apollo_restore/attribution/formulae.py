@@ -50,6 +50,8 @@ from typing import Any
 
 import numpy as np
 
+from apollo_restore.data.normalise import GREEK_LETTERS
+
 _DIGITS = {
     **{c: i + 1 for i, c in enumerate("αβγδεϛζηθ")},
     **{c: 10 * (i + 1) for i, c in enumerate("ικλμνξοπϙ")},
@@ -95,7 +97,7 @@ MONTH_BEFORE, MONTH_AFTER = 6, 14
 #: 1 Thoth fell on 20 July (day 201) in AD 139 and a day earlier every four years before the
 #: Alexandrian calendar fixed it at 29 August (day 241) from :data:`ALEXANDRIAN` on.
 THOTH_139, ALEXANDRIAN = 201, -25
-_NOT_WORD = re.compile("[^α-ωϛϙϡ\\-… ]+")
+_NOT_WORD = re.compile(f"[^{GREEK_LETTERS}\\-… ]+")
 
 
 @dataclass(frozen=True)

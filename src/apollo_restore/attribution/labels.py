@@ -26,7 +26,7 @@ from pathlib import Path
 from lxml import etree
 
 from apollo_restore.data.readers.archive import iter_files
-from apollo_restore.data.readers.epidoc import _doc_id, metadata
+from apollo_restore.data.readers.epidoc import doc_id, metadata
 
 HGV_FILE = "hgv-places-dates.tsv"
 #: Years outside this range are no dates (a typing slip, a modern year in a header).
@@ -120,8 +120,8 @@ def read_inscriptions(folder: Path) -> dict[str, Label]:
                 root = etree.fromstring(content, parser)
             except etree.XMLSyntaxError:
                 continue
-            doc_id = _doc_id(root, name)
-            if doc_id in out:
+            found = doc_id(root, name)
+            if found in out:
                 continue
             meta = metadata(root)
             lo = meta.get("date_min", meta.get("date"))
@@ -133,7 +133,7 @@ def read_inscriptions(folder: Path) -> dict[str, Label]:
             else:
                 lo = hi = None
             place = _place(str(meta.get("place", "")), region)
-            out[doc_id] = Label(lo, hi, f"{place} ({region})" if place else region, region)  # type: ignore[arg-type]
+            out[found] = Label(lo, hi, f"{place} ({region})" if place else region, region)  # type: ignore[arg-type]
     return out
 
 
@@ -150,8 +150,8 @@ def read_labels(corpora: Path) -> dict[tuple[str, str], Label]:
     labels: dict[tuple[str, str], Label] = {}
     for tm, label in read_hgv(corpora / HGV_FILE).items():
         labels[("ddb", tm)] = label
-    for doc_id, label in read_inscriptions(corpora / "inscriptions").items():
-        labels[("inscription", doc_id)] = label
+    for name, label in read_inscriptions(corpora / "inscriptions").items():
+        labels[("inscription", name)] = label
     return labels
 
 

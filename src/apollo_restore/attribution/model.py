@@ -25,7 +25,6 @@ bands, temperatures, what it was trained on), checked on load (:mod:`.folder`); 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -40,11 +39,17 @@ from apollo_restore.attribution.formulae import Formulae
 from apollo_restore.attribution.labels import REGIONS
 from apollo_restore.attribution.neighbours import Neighbours, mix
 from apollo_restore.errors import AttributionError, Errors
+from apollo_restore.schema.answers import (
+    INTERVAL,
+    TOP_PLACES,
+    Attribution,
+    AttributionDate,
+    District,
+    Formula,
+    PlaceProb,
+)
 from apollo_restore.schema.attribution import AttributionConfig
-from apollo_restore.version import __version__
 
-#: Share of the date's probability inside the interval given.
-INTERVAL = 0.8
 #: A text with fewer letters than this is told to know little (``little``).
 FEW_LETTERS = 50
 
@@ -52,88 +57,6 @@ FEW_LETTERS = 50
 def default_folder() -> Path:
     """The packaged model folder ``apollo_restore/models/attribution``."""
     return Path(str(resources.files("apollo_restore") / "models" / "attribution"))
-
-
-@dataclass
-class Attribution:
-    """One text's date and place.
-
-    Attributes:
-        year: point estimate (the distribution's median), negative BC.
-        low, high: the central interval holding :data:`INTERVAL` of the probability (years).
-        bins: the bins' edges (years, ``(K + 1,)``) and ``probs`` their probabilities (``(K,)``).
-        places: the most probable places, ``[{"place": NAME, "prob": P}]``, most probable first.
-        letters: Greek letters read; ``little``: fewer than :data:`FEW_LETTERS` (the answer says
-            it knows little); ``parallels``: dated training documents sharing runs (filled by
-            :func:`~apollo_restore.attribution.attribute.attribute`).
-        formula: the dating formula read (:mod:`.formulae`: ``{"words", "regnal_year", "kind",
-            "era", "year", "prob"}``), or ``None``.
-        districts: the most probable nomes or regions (:mod:`.districts`): ``[{"name", "prob",
-            "places": [{"place", "prob"}]}]``, most probable first (empty: the folder has no map).
-        warnings: ``W3xx`` on how the text was read (as ``restore`` gives them), ``W8xx`` on
-            what the answer can be worth (a text unlike the model's, a place it may not know).
-        version, model_fingerprint: the apollo-restore version and the attribution model's
-            fingerprint (:func:`~apollo_restore.attribution.folder.fingerprint` of its three files):
-            what to cite.
-    """
-
-    year: int
-    low: int
-    high: int
-    bins: list[int]
-    probs: list[float]
-    places: list[dict[str, Any]]
-    letters: int
-    little: bool
-    parallels: list[dict[str, Any]] = field(default_factory=list)
-    formula: dict[str, Any] | None = None
-    districts: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    version: str = __version__
-    model_fingerprint: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form: ``{"date": {"year", "low", "high", "interval", "bins", "probs"}, "places",
-        "districts", "letters", "little", "parallels", "formula", "warnings", "version", "model_fingerprint"}``."""
-        return {
-            "date": {"year": self.year, "low": self.low, "high": self.high, "interval": INTERVAL,
-                     "bins": self.bins, "probs": [round(p, 5) for p in self.probs]},
-            "places": self.places,
-            "districts": self.districts,
-            "letters": self.letters,
-            "little": self.little,
-            "parallels": self.parallels,
-            "formula": self.formula,
-            "warnings": self.warnings,
-            "version": self.version,
-            "model_fingerprint": self.model_fingerprint,
-        }  # fmt: skip
-
-    def summary(self) -> str:
-        """One line: the date, its interval and the most probable places."""
-        top = ", ".join(f"{p['place']} {percent(p['prob'])}" for p in self.places[:3])
-        note = f" (a short text, {self.letters} letters: little can be said)" if self.little else ""
-        span = f"{year_label(self.low)} – {year_label(self.high)}"
-        return f"about {year_label(self.year)} ({round(100 * INTERVAL)} % interval: {span}); {top}{note}"
-
-    def formula_line(self) -> str:
-        """One line on the dating formula read (``""``: none)."""
-        if not self.formula:
-            return ""
-        f = self.formula
-        read = f"dated names '{f['words']}'" if f["kind"] == "name" else f"year {f['regnal_year']} in '{f['words']}'"
-        return f"dating formula: {read} → {year_label(f['year'])} ({percent(f['prob'])} within a year)"
-
-
-def percent(p: float) -> str:
-    """``0.957`` → ``96 %``; under half a percent ``<1 %``."""
-    return "<1 %" if p < 0.005 else f"{round(100 * p)} %"
-
-
-def year_label(year: int) -> str:
-    """``-150`` → ``150 BC``, ``212`` → ``AD 212``; there is no year 0 (:func:`date_summary` never
-    gives one; were it given, it is 1 BC)."""
-    return f"{-year} BC" if year < 0 else f"AD {year}" if year > 0 else "1 BC"
 
 
 def softmax(logits: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
@@ -155,9 +78,11 @@ def quantile(edges: np.ndarray, probs: np.ndarray, q: float) -> float:
 
 def date_summary(edges: np.ndarray, probs: np.ndarray) -> tuple[int, int, int]:
     """``(median, low, high)`` of a date distribution: the years that hold its median and the
-    ends of its central :data:`INTERVAL` interval. A bin ``[a, b)`` holds the years ``a … b − 1``,
-    so a quantile at ``137.6`` lies in the year 137 (rounding it would say 138). The years run
-    1 BC (``-1``) → AD 1 (``1``): a quantile in ``[0, 1)`` is the low end's 1 BC, else AD 1."""
+    ends of its central :data:`~apollo_restore.schema.answers.INTERVAL` interval. A bin
+    ``[a, b)`` holds the years ``a … b − 1``, so a quantile at ``137.6`` lies in the year 137
+    (rounding it would say 138). The years run 1 BC (``-1``) → AD 1 (``1``): a quantile in
+    ``[0, 1)`` is the low end's 1 BC, else AD 1. :func:`~.train.central_interval` is its interval
+    for many rows at once (``tests/attribution/test_training.py`` holds them equal)."""
     tail = (1 - INTERVAL) / 2
     year, low, high = (math.floor(quantile(edges, probs, q)) for q in (0.5, tail, 1 - tail))
     return year or 1, low or -1, high or 1
@@ -189,7 +114,7 @@ class AttributionModel:
         self.date_w, self.date_b = arrays["date.weight"].astype(np.float32), arrays["date.bias"].astype(np.float32)
         self.place_w, self.place_b = arrays["place.weight"].astype(np.float32), arrays["place.bias"].astype(np.float32)
         self.config = config
-        #: The declared settings (:class:`~apollo_restore.schema.attribution.AttributionConfig`) of a
+        #: The declared settings (:class:`~apollo_restore.schema.answers.AttributionConfig`) of a
         #: folder read by :meth:`load`; ``None`` for a model built in training.
         self.settings: AttributionConfig | None = None
         self.fingerprint: str | None = None  # of the folder it was read from (:meth:`load`)
@@ -273,7 +198,7 @@ class AttributionModel:
         its most probable place is an inscription's (their formulae and names are Egypt's)."""
         return int(place_probs.argmax()) not in self.inscription_places
 
-    def predict(self, text: str, letters: int, top: int = 10) -> Attribution:
+    def predict(self, text: str, letters: int, top: int = TOP_PLACES) -> Attribution:
         """The date and the ``top`` places of a ``norm.v1`` text with ``letters`` Greek letters
         (see the module docstring for ``W801`` and ``W802``).
 
@@ -299,8 +224,10 @@ class AttributionModel:
             probs = np.add.reduceat(years, (self.edges[:-1] - self.first_year).astype(np.int64))
         year, low, high = date_summary(self.first_year + np.arange(len(years) + 1), years)
         order = np.argsort(-place_probs, kind="stable")[:top]
-        places = [{"place": self.places[i], "prob": round(float(place_probs[i]), 4)} for i in order]
+        places = [PlaceProb(place=self.places[i], prob=round(float(place_probs[i]), 4)) for i in order]
         found = districts(self.places, self.districts, place_probs) if self.districts else []
-        return Attribution(year, low, high, [int(e) for e in self.edges], probs.tolist(), places, letters,
-                           letters < FEW_LETTERS, formula=formula, districts=found, warnings=warnings,
+        date = AttributionDate(year=year, low=low, high=high, bins=[int(e) for e in self.edges], probs=probs.tolist())
+        return Attribution(date=date, places=places, letters=letters, little=letters < FEW_LETTERS,
+                           formula=Formula(**formula) if formula else None, warnings=warnings,
+                           districts=[District.model_validate(d) for d in found],
                            model_fingerprint=self.fingerprint)  # fmt: skip

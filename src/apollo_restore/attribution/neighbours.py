@@ -25,7 +25,7 @@ from collections import Counter
 
 import numpy as np
 
-from apollo_restore.attribution.features import _words_of
+from apollo_restore.attribution.features import folded_words
 from apollo_restore.data.normalise import GAP_CHAR, UNKNOWN_GAP
 
 #: Shortest word indexed (letters).
@@ -40,7 +40,7 @@ def word_counts(text: str) -> Counter[int]:
     """CRC-32 of each whole word of a ``norm.v1`` text (see the module docstring) → its count."""
     return Counter(
         zlib.crc32(w.encode())
-        for w in _words_of(text)
+        for w in folded_words(text)
         if len(w) >= MIN_WORD and GAP_CHAR not in w and UNKNOWN_GAP not in w
     )
 

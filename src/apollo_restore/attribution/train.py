@@ -1,7 +1,7 @@
 """Training the attribution model on the prepared corpus's train split; calibration on validation.
 
-    python scripts/train_attribution.py --prepared data/prepared --corpora corpora \\
-        --out src/apollo_restore/models/attribution
+    apollo-restore train-attribution --config configs/attribution.yaml out=src/apollo_restore/models/attribution
+    run_config(AttributionTrainConfig(prepared="data/prepared", corpora="corpora", out="runs/attribution"))
 
 1. **Examples** (:func:`examples`): every papyrus (``ddb``) and inscription of a split with a
    date or a place (:mod:`.labels`). A document is read as the artifact has it (the editor's
@@ -48,19 +48,22 @@ import numpy as np
 
 from apollo_restore.attribution.districts import class_districts, read_hierarchy
 from apollo_restore.attribution.familiar import fit_letters
-from apollo_restore.attribution.features import FEATURES, featurise, letters
+from apollo_restore.attribution.features import FEATURES, featurise
 from apollo_restore.attribution.folder import CONFIG_FILE, LABELS_FILE, WEIGHTS_FILE
-from apollo_restore.attribution.labels import Label, label_of, read_labels
+from apollo_restore.attribution.labels import HGV_FILE, Label, label_of, read_labels
 from apollo_restore.attribution.model import bag, quantise, softmax
 from apollo_restore.attribution.neighbours import Neighbours, build, mix
 from apollo_restore.attribution.train_formulae import add_formulae, proper_names
-from apollo_restore.data.normalise import NORMALISER
+from apollo_restore.data.normalise import NORMALISER, letter_count
 from apollo_restore.data.readers.ddb import capitalised_words
-from apollo_restore.data.table import load_documents
+from apollo_restore.data.table import DOCUMENTS_FILE, load_documents
 from apollo_restore.data.textindex import packed_fingerprint
-from apollo_restore.evaluate.attribution import covered, ece
+from apollo_restore.errors import FileError
+from apollo_restore.evaluate.attribution import covered
+from apollo_restore.evaluate.metrics import ece
 from apollo_restore.inputs import digest
 from apollo_restore.schema.attribution import ATTRIBUTION_FORMAT
+from apollo_restore.schema.training import AttributionTrainConfig
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +125,10 @@ def examples(prepared: Path, corpora: Path, split: str, seed: int, crops: int, f
             continue
         shown = text if rng.random() < fill else mask_supplied(text, starts, ends)
         shown = shown[:MAX_CHARS]
-        out.append(Example(doc, source, shown, letters(shown), label))
+        out.append(Example(doc, source, shown, letter_count(shown), label))
         for _ in range(crops):
             piece = crop(shown, rng)
-            n = letters(piece)
+            n = letter_count(piece)
             if n >= 10:
                 out.append(Example(doc + "#crop", source, piece, n, label))
     return out
@@ -314,10 +317,11 @@ def temperatures(date_logits: np.ndarray, place_logits: np.ndarray, calib: list[
         rows = np.flatnonzero(band == b)
         best_t, best_gap = date_temperature(date_logits, calib, rows[dates_of[rows]])
         t_date.append(best_t)
-        targets = np.asarray([place_target(calib[r].label, index) for r in rows])
+        targets = np.asarray([place_target(calib[r].label, index) for r in rows], np.int64)  # a band may be empty
         placed = rows[targets >= 0]
         y = targets[targets >= 0]
-        nll = [-np.log(softmax(place_logits[placed], t)[np.arange(len(y)), y] + 1e-12).mean() for t in TEMPERATURES]
+        nll = [-np.log(softmax(place_logits[placed], t)[np.arange(len(y)), y] + 1e-12).mean()
+               for t in (TEMPERATURES if len(y) else [])]  # fmt: skip
         t_place.append(float(TEMPERATURES[int(np.argmin(nll))]) if len(y) else 1.0)
         log.info("band ≥%d letters: %d texts, T date %.2f (cover gap %.3f), T place %.2f",
                  BANDS[b], len(rows), t_date[-1], best_gap, t_place[-1])  # fmt: skip
@@ -354,7 +358,7 @@ def calibrate(arrays: dict[str, np.ndarray], calib: list[Example], places: list[
     # of the texts, would otherwise set it; inscriptions' mass leaks to the many papyrus places:
     # under-confident)
     index = {p: i for i, p in enumerate(places)}
-    targets = np.asarray([place_target(e.label, index) for e in calib])
+    targets = np.asarray([place_target(e.label, index) for e in calib], np.int64)
     whole = np.asarray(["#" not in e.doc for e in calib])  # the documents, not their crops
     rows = np.flatnonzero(kind & whole & (targets >= 0))
     logp, right = np.log(mixed_place[rows] + 1e-12), mixed_place[rows].argmax(axis=1) == targets[rows]
@@ -432,6 +436,24 @@ def train_attribution(prepared: Path, corpora: Path, out: Path, buckets: int = 2
     return config
 
 
+def run_config(cfg: AttributionTrainConfig) -> dict[str, Any]:
+    """:func:`train_attribution` of a checked config, its inputs checked before anything is read.
+
+    Raises:
+        FileError: ``E610``: no prepared corpus at ``cfg.prepared``; ``E611``: no labels at ``cfg.corpora``.
+    """
+    prepared, corpora = Path(cfg.prepared), Path(cfg.corpora)
+    if not (prepared / DOCUMENTS_FILE).is_file():
+        reason = f"it holds no {DOCUMENTS_FILE}" if prepared.is_dir() else "no such folder"
+        raise FileError("E610", cfg.prepared, reason=reason, command=cfg.command)
+    for name in (HGV_FILE, DDB_ARCHIVE, HIERARCHY_FILE):  # the papyri's labels, proper names, districts
+        if not (corpora / name).exists():
+            raise FileError("E611", cfg.corpora, reason=f"it holds no {name}" if corpora.is_dir() else "no such folder")
+    cache = Path(cfg.cache) if cfg.cache else None
+    return train_attribution(prepared, corpora, Path(cfg.out), cfg.buckets, cfg.dim, cfg.epochs, cfg.seed, cfg.fill,
+                             cache, cfg.neighbours)  # fmt: skip
+
+
 def neighbour_index(docs: list[Example], places: list[str]) -> dict[str, np.ndarray]:
     """The training documents' index (:func:`~.neighbours.build`): each of ``docs`` (with its
     supplements filled in), its place class and the bins of its date."""
@@ -447,7 +469,7 @@ def neighbour_index(docs: list[Example], places: list[str]) -> dict[str, np.ndar
 
 def write_documents_labels(items: list[Example], path: Path) -> None:
     """The training documents' dates and places (``source``, ``id``, ``lo``, ``hi``, ``place``;
-    xz TSV), for the dated parallels (:mod:`.evidence`); written atomically."""
+    xz TSV), for the dated parallels (:func:`~.attribute.dated_parallels`); written atomically."""
     import lzma
 
     lines = ["source\tid\tlo\thi\tplace"]

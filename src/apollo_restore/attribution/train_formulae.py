@@ -167,19 +167,22 @@ def fit_formulae(items: list[Any], seed: int, epochs: int = 100, l2: float = 1e-
              len(eras), len(feats), classes.count(len(eras)), len(vocab))  # fmt: skip
     torch.manual_seed(seed)
     x = torch.sparse_coo_tensor(
-        torch.tensor([rows, cols]), torch.ones(len(rows)), (len(feats), len(vocab)), check_invariants=True
+        torch.tensor([rows, cols], dtype=torch.long),
+        torch.ones(len(rows)),
+        (len(feats), len(vocab)),
+        check_invariants=True,
     ).coalesce()
-    y = torch.tensor(classes)
+    y = torch.tensor(classes, dtype=torch.long)  # a corpus with no reading: an empty long tensor
     weight = torch.zeros(len(vocab), len(eras) + 1, requires_grad=True)
     bias = torch.zeros(len(eras) + 1, requires_grad=True)
     optimiser = torch.optim.Adam([weight, bias], lr=0.05)
-    for _ in range(epochs):
+    for _ in range(epochs if feats else 0):  # no reading: nothing to fit (the mean of none is NaN)
         optimiser.zero_grad()
         logits = torch.sparse.mm(x, weight) + bias
         loss = torch.nn.functional.cross_entropy(logits, y) + l2 * (weight**2).sum()
         loss.backward()
         optimiser.step()
-    log.info("formulae: training loss %.4f", float(loss.detach()))
+    log.info("formulae: training loss %.4f", float(loss.detach()) if feats else 0.0)
     longest = [max((v for v, n in values[k].items() if n >= 2), default=0) for k in range(len(eras))]
     arrays = {"formula.weight": weight.detach().numpy().astype(np.float16),
               "formula.bias": bias.detach().numpy().astype(np.float16)}  # fmt: skip

@@ -27,7 +27,6 @@ def attribute_command(
     dated training documents that share the longest runs with it. With --texts and --out, a file of
     texts as a resumable job."""
     from apollo_restore.attribution.attribute import attribute, load_model
-    from apollo_restore.attribution.model import percent, year_label
     from apollo_restore.errors import (
         AttributionError,
         FileError,
@@ -36,6 +35,7 @@ def attribute_command(
         ModelFolderError,
         RequestError,
     )
+    from apollo_restore.schema.answers import percent, year_label
 
     folder = str(model) if model else None
     if texts is not None or out is not None:
@@ -56,18 +56,18 @@ def attribute_command(
         return
     typer.echo(result.summary())
     for p in result.places[:10]:
-        typer.echo(f"  {100 * p['prob']:5.1f} %  {p['place']}")
+        typer.echo(f"  {100 * p.prob:5.1f} %  {p.place}")
     for d in result.districts[:3]:
-        inside = ", ".join(f"{p['place']} {percent(p['prob'])}" for p in d["places"][:3])
-        typer.echo(f"  district {d['name']} {percent(d['prob'])}: {inside}")
+        inside = ", ".join(f"{p.place} {percent(p.prob)}" for p in d.places[:3])
+        typer.echo(f"  district {d.name} {percent(d.prob)}: {inside}")
     if result.formula:
         typer.echo(f"  {result.formula_line()}")
     for par in result.parallels:
-        when = year_label(par["lo"])  # dated, every one (dated_parallels)
-        if par["hi"] != par["lo"]:
-            when += f" – {year_label(par['hi'])}"
-        typer.echo(f"  parallel {par['label']} ({when}, {par['place'] or 'place unknown'}): "
-                   f"{par['longest']} letters shared  {par['url'] or ''}")  # fmt: skip
+        when = year_label(par.lo) if par.lo is not None else "undated"  # dated, every one (dated_parallels)
+        if par.hi is not None and par.hi != par.lo:
+            when += f" – {year_label(par.hi)}"
+        typer.echo(f"  parallel {par.label} ({when}, {par.place or 'place unknown'}): "
+                   f"{par.longest} letters shared  {par.url or ''}")  # fmt: skip
 
 
 def _batch(texts: Path, out: Path, folder: str | None, parallels: bool, force: bool, restart: bool) -> None:

@@ -106,6 +106,15 @@ def gaps_command(
 
 def evaluate_command(
     out: Path = typer.Option(..., "--out", help="Report folder to write."),
+    task: str = typer.Option(
+        "restoration",
+        "--task",
+        help="restoration (gaps, the default) or attribution (dates and places of --prepared's --split, "
+        "labelled from --corpora; --model: the attribution folder).",
+    ),
+    corpora: Path = typer.Option(
+        None, "--corpora", help="With --task attribution: the folder holding hgv-places-dates.tsv and inscriptions/."
+    ),
     gaps: Path = typer.Option(
         None,
         "--gaps",
@@ -172,8 +181,14 @@ def evaluate_command(
     every prediction is checked (probabilities from 0 to 1, milliseconds a number).
     """
     from apollo_restore.evaluate.peers import parse_peer_arg
-    from apollo_restore.evaluate.run import Evaluation, run_evaluation
+    from apollo_restore.evaluate.run import run_evaluation
+    from apollo_restore.schema.evaluation import Evaluation
 
+    if task not in ("restoration", "attribution"):
+        raise typer.BadParameter(f"{task!r}: choose restoration or attribution", param_hint="--task")
+    if task == "attribution":
+        _evaluate_attribution(out, prepared, corpora, split, model)
+        return
     if gaps is None and prepared is None:
         raise typer.BadParameter("give --gaps FILE or --prepared DIR with --source", param_hint="--gaps")
     if bpc_mode not in ("prefix", "middle"):
@@ -185,10 +200,12 @@ def evaluate_command(
     except ValueError as err:
         raise typer.BadParameter(str(err), param_hint="--peer") from err
     asked = Evaluation(
-        out, gaps, prepared, split, tuple(source or ()), per_length,
-        tuple(_conditions(conditions)) if gaps is None else (), true_lacunae, seed, context_chars,
-        uncertain_excluded, model, k, exact_length, predictions, peers, ithaca_ids, bpc_windows, bpc_mode,
-        threads, device, batch, neural_only, workers, allow_missing,
+        out=out, gaps=gaps, prepared=prepared, split=split, sources=tuple(source or ()), per_length=per_length,
+        conditions=tuple(_conditions(conditions)) if gaps is None else (), true_lacunae=true_lacunae, seed=seed,
+        context_chars=context_chars, uncertain_excluded=uncertain_excluded, model=model, k=k,
+        exact_length=exact_length, predictions=predictions, peers=peers, ithaca_ids=ithaca_ids,
+        bpc_windows=bpc_windows, bpc_mode=bpc_mode, threads=threads, device=device, batch=batch,
+        neural_only=neural_only, workers=workers, allow_missing=allow_missing,
     )  # fmt: skip
     try:
         done = run_evaluation(asked, note=lambda line: typer.echo(f"note: {line}", err=True))
@@ -202,6 +219,32 @@ def evaluate_command(
             err=True,
         )
         raise typer.Exit(1)
+
+
+def _evaluate_attribution(
+    out: Path, prepared: Path | None, corpora: Path | None, split: str, model: Path | None
+) -> None:
+    """``evaluate --task attribution``: the attribution model's report of ``split`` in ``out``."""
+    from apollo_restore.attribution.evaluation import evaluate_split
+    from apollo_restore.attribution.labels import HGV_FILE
+    from apollo_restore.data.table import DOCUMENTS_FILE
+
+    if prepared is None or corpora is None:
+        raise typer.BadParameter("--task attribution takes --prepared DIR and --corpora DIR", param_hint="--corpora")
+    if split not in ("validation", "test"):
+        raise typer.BadParameter(f"{split!r}: choose validation or test", param_hint="--split")
+    for folder, name in ((prepared, DOCUMENTS_FILE), (corpora, HGV_FILE)):
+        if not (folder / name).is_file():
+            fail(FileError("E202", str(folder / name), reason="no such file"))
+    from apollo_restore.errors import AttributionError
+
+    try:
+        done = evaluate_split(prepared, corpora, split, model)
+        done.write(out)
+    except (AttributionError, OSError) as err:
+        fail(err if isinstance(err, AttributionError) else FileError("E205", str(out), reason=str(err)))
+    typer.echo(done.markdown())
+    typer.echo(f"{done.documents} documents scored; report in {out / 'report.md'}")
 
 
 def register(app: typer.Typer) -> None:

@@ -36,15 +36,12 @@ def parallels_command(
     phrase, where it stands."""
     from apollo_restore.cli.restore import parse_hint
     from apollo_restore.data.readers.leiden import find_gaps
+    from apollo_restore.data.textchecks import check_no_machine_reading, read_source
     from apollo_restore.errors import LeidenError, RequestError
-    from apollo_restore.restoration.request import (
-        DEFAULT_REQUEST_LIMITS,
-        RestoreRequest,
-        check_no_machine_reading,
-        read_source,
-    )
+    from apollo_restore.restoration.request import RestoreRequest
     from apollo_restore.retrieve.gaps import text_parallels
     from apollo_restore.retrieve.parallels import ParallelIndex
+    from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
 
     source = read_text_argument(text)
     try:  # a machine reading ⁅…⁆ is no letter of the text: refused before the index is opened

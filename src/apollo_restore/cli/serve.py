@@ -64,8 +64,9 @@ def serve_command(
     check_allowed_hosts(allowed_host or [])
     from apollo_restore.restoration.load import load_restorer
     from apollo_restore.restoration.loading import load_with_threads
+    from apollo_restore.schema.limits import Limits
     from apollo_restore.web.app import LOCAL_HOSTS, create_app
-    from apollo_restore.web.limits import Limits, measure_cost
+    from apollo_restore.web.limits import measure_cost
     from apollo_restore.web.server import serve
 
     hosts = allowed_host or (LOCAL_HOSTS if host in LOCAL_HOSTS else (host, *LOCAL_HOSTS))

@@ -1,4 +1,5 @@
-"""``apollo-restore train``: FIM training on one device; resumes from the run's checkpoint."""
+"""``apollo-restore train``: FIM training on one device, resumed from the run's checkpoint;
+``apollo-restore train-attribution``: the attribution model (dates and places)."""
 
 from __future__ import annotations
 
@@ -81,5 +82,47 @@ def _probe(cfg, seconds: float, settings: list[str]) -> None:
     probe(cfg, settings, seconds, on_result=lambda result: typer.echo(probe_row(result)))
 
 
+def train_attribution_command(
+    config: Path = typer.Option(None, "--config", help="YAML or JSON file of AttributionTrainConfig fields."),
+    override: list[str] = typer.Argument(None, help="key=value overrides, e.g. out=runs/attribution epochs=2"),
+    formulae_only: bool = typer.Option(
+        False, "--formulae-only", help="Fit only the letter model and the formula reader anew into the folder `out`."
+    ),
+    districts_only: bool = typer.Option(
+        False, "--districts-only", help="Write only the places' districts (HGV's hierarchy) into `out`'s config."
+    ),
+) -> None:
+    """Train the attribution model (dates and places) and write its folder: fit on the prepared
+    corpus's train split, choose the epoch and calibrate on its validation split, never the test
+    split (every option: apollo_restore.schema.training.AttributionTrainConfig; docs/model-folders.md).
+    Seeded: the same inputs give the same folder."""
+    require_extra("train-attribution", "yaml")  # E606 without [train]
+    from apollo_restore.attribution.train import refit_districts, refit_formulae, run_config
+    from apollo_restore.config import load_config
+    from apollo_restore.errors import FileError
+    from apollo_restore.schema.training import AttributionTrainConfig, SettingError
+
+    try:
+        values = load_config(config, override or [], AttributionTrainConfig)
+    except ValueError as err:  # not a file of options, or not key=value
+        raise typer.BadParameter(str(err)) from err
+    try:
+        cfg = AttributionTrainConfig.from_dict(values)
+        if districts_only:
+            placed = refit_districts(Path(cfg.out), Path(cfg.corpora))
+            typer.echo(json.dumps({"places": len(placed), "districts": len(set(placed))}))
+            return
+        if formulae_only:
+            found = refit_formulae(Path(cfg.out), Path(cfg.prepared), Path(cfg.corpora), cfg.seed)
+            typer.echo(json.dumps({k: found[k] for k in ("prior", "calibration")} | {"eras": len(found["eras"])}))
+            return
+        written = run_config(cfg)
+    except (SettingError, FileError) as err:
+        fail(err)
+    shown = {k: written[k] for k in ("buckets", "dim", "bands", "temperature", "trained")}
+    typer.echo(json.dumps(shown, ensure_ascii=False))
+
+
 def register(app: typer.Typer) -> None:
     app.command("train")(train_command)
+    app.command("train-attribution")(train_attribution_command)

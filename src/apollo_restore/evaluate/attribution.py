@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from apollo_restore.attribution.districts import district_of, nome_of
+from apollo_restore.evaluate.metrics import ece
 
 #: Length bands of the report (lower bounds, letters).
 LENGTH_BANDS = (0, 50, 200, 500, 1000)
@@ -36,19 +37,6 @@ def deviation(year: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 def covered(low: np.ndarray, high: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Whether each interval ``[low, high]`` meets its true range ``[lo, hi]``; all ``(n,)``."""
     return (low <= hi) & (high >= lo)
-
-
-def ece(confidence: np.ndarray, correct: np.ndarray, bins: int = 10) -> float:
-    """Expected calibration error of top-1 probabilities ``confidence`` against ``correct`` (0/1)."""
-    if not len(confidence):
-        return float("nan")
-    which = np.minimum((confidence * bins).astype(int), bins - 1)
-    total = 0.0
-    for b in range(bins):
-        inside = which == b
-        if inside.any():
-            total += inside.sum() * abs(confidence[inside].mean() - correct[inside].mean())
-    return float(total / len(confidence))
 
 
 def _scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -182,15 +170,15 @@ def score_documents(model: Any, items: Iterable[Any], nomes: dict[str, str] | No
         found = model.predict(item.text, item.letters)
         label = item.label
         place = label.place if label.place in known or label.region not in known else label.region
-        names, probs = [p["place"] for p in found.places], [p["prob"] for p in found.places]
+        names, probs = [p.place for p in found.places], [p.prob for p in found.places]
         rows.append({"source": item.source, "letters": item.letters, "lo": label.lo, "hi": label.hi,
                      "place": place, "year": found.year, "low": found.low, "high": found.high,
                      "places": names, "place_probs": probs,
-                     "formula_year": found.formula["year"] if found.formula else None})  # fmt: skip
+                     "formula_year": found.formula.year if found.formula else None})  # fmt: skip
         if nomes is not None and found.districts and place:
             true_district = (model.districts[index[place]] if place in index
                              else district_of(place, nomes, item.source == "inscription"))  # fmt: skip
             rows[-1] |= {"nome_right": nome_of(names[0], nomes) == nome_of(place, nomes),
-                         "district_right": found.districts[0]["name"] == true_district,
-                         "district_prob": found.districts[0]["prob"]}  # fmt: skip
+                         "district_right": found.districts[0].name == true_district,
+                         "district_prob": found.districts[0].prob}  # fmt: skip
     return rows

@@ -41,14 +41,14 @@ import pyarrow.compute as pc
 from apollo_restore.data.formats import GapExample, read_cullhed_chat, read_gapset
 from apollo_restore.data.normalise import GAP_CHAR, NOT_LETTERS, UNKNOWN_GAP, letter_count
 from apollo_restore.data.table import load_documents
+from apollo_restore.data.textchecks import check_no_machine_reading
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.inputs import read_lines
-from apollo_restore.restoration.request import check_no_machine_reading
+from apollo_restore.schema.evaluation import CONDITIONS
 
 log = logging.getLogger(__name__)
 
 GAP_SAMPLER = "apollo_restore evalgaps.v1"
-CONDITIONS = ("exact", "range", "wrong10", "wrong50", "wrong100", "none")
 WRONG_SHARE = {"wrong10": 0.10, "wrong50": 0.50, "wrong100": 1.00}
 UE_SUFFIX = ":ue"
 _MARKERS = (GAP_CHAR, UNKNOWN_GAP)

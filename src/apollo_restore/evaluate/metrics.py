@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from apollo_restore.data.normalise import fold
 
 PRIOR_LENGTHS = range(1, 11)
@@ -182,8 +184,23 @@ def summarise(scores: Iterable[GapScore]) -> dict[str, Any]:
 
 __all__ = [
     "GapScore", "METRICS", "PRIOR_LENGTHS", "Summary", "UNIFORM_LENGTHS", "agnostic", "by_length",
-    "levenshtein", "mean_of", "prior", "score_gap", "summarise", "uniform",
+    "ece", "levenshtein", "mean_of", "prior", "score_gap", "summarise", "uniform",
 ]  # fmt: skip
+
+
+def ece(confidence: np.ndarray, correct: np.ndarray, bins: int = 10) -> float:
+    """Expected calibration error of probabilities ``confidence`` ``(n,)`` against outcomes
+    ``correct`` ``(n,)`` (0/1): ``Σ_b (n_b / n) · |accuracy_b − confidence_b|`` over ``bins``
+    equal-width bins of [0, 1] (0 = perfectly calibrated; NaN with no events)."""
+    if not len(confidence):
+        return float("nan")
+    which = np.minimum((confidence * bins).astype(int), bins - 1)
+    total = 0.0
+    for b in range(bins):
+        inside = which == b
+        if inside.any():
+            total += inside.sum() * abs(confidence[inside].mean() - correct[inside].mean())
+    return float(total / len(confidence))
 
 
 def reliability(confidence: Sequence[float], correct: Sequence[bool], bins: int = 10) -> dict[str, Any]:
@@ -203,13 +220,12 @@ def reliability(confidence: Sequence[float], correct: Sequence[bool], bins: int 
     for p, ok in zip(confidence, correct):
         rows[min(int(p * bins), bins - 1)].append((p, bool(ok)))
     n = sum(len(r) for r in rows)
-    table, ece = [], 0.0
+    table = []
     for b, row in enumerate(rows):
         if not row:
             continue
         conf = sum(p for p, _ in row) / len(row)
         acc = sum(ok for _, ok in row) / len(row)
-        ece += len(row) / n * abs(acc - conf)
         table.append(
             {
                 "lo": b / bins,
@@ -219,4 +235,5 @@ def reliability(confidence: Sequence[float], correct: Sequence[bool], bins: int 
                 "accuracy": round(acc, 4),
             }
         )
-    return {"n": n, "ece": round(ece, 4) if n else None, "bins": table}
+    error = ece(np.asarray(confidence, float), np.asarray(correct, float), bins) if n else None
+    return {"n": n, "ece": round(error, 4) if error is not None else None, "bins": table}

@@ -1,7 +1,8 @@
 """``apollo-restore evaluate`` as a library call: the gap set (read or built), the predictions
 scored or a model loaded, the peers, and the report folder written.
 
-    from apollo_restore.evaluate.run import Evaluation, run_evaluation
+    from apollo_restore.evaluate.run import run_evaluation
+    from apollo_restore.schema.evaluation import Evaluation
     done = run_evaluation(Evaluation(out=Path("reports/ddb"), gaps=Path("gaps/ddb-test.jsonl")))
     done.metrics["gaps"], done.missing     # gaps scored; ids --predictions had no line for
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,70 +23,20 @@ from typing import Any
 from apollo_restore.data.formats import GapExample, Prediction, read_predictions
 from apollo_restore.data.table import load_documents
 from apollo_restore.errors import FileError
-from apollo_restore.evaluate.gapsets import CONDITIONS, build_from_prepared, load_gaps
+from apollo_restore.evaluate.gapsets import build_from_prepared, load_gaps
 from apollo_restore.evaluate.peers import load_peer, read_ithaca_input_ids
 from apollo_restore.evaluate.pipeline import evaluate_to_folder
 from apollo_restore.evaluate.report import NO_PLOTS, can_plot
 from apollo_restore.restoration import load
-from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, batch_size
+from apollo_restore.restoration.config import RestoreConfig, batch_size
 from apollo_restore.restoration.loading import load_with_threads
-from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_k
+from apollo_restore.restoration.request import check_k
+from apollo_restore.schema.evaluation import Evaluation
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
 
 #: The report's note where bits per character are not measured for want of the ``[train]`` extra
 #: (the Hugging Face model runs them); the rest of the report is written.
 NO_BPC = "not measured: transformers is not installed (pip install 'apollo-restore[train]')"
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """What one evaluation asks (the options of ``apollo-restore evaluate``, parsed).
-
-    Attributes:
-        out: the report folder to write.
-        gaps: a gap-set file (ours or Cullhed chat JSONL); ``None``: built from ``prepared``.
-        prepared: a prepared corpus: the gaps are built from it (without ``gaps``), bits per
-            character measured on it (with a model).
-        split, sources, per_length, conditions, true_lacunae, seed, context_chars,
-            uncertain_excluded: how the gaps are built (:func:`~apollo_restore.evaluate.gapsets.build_from_prepared`;
-            ``context_chars`` is also the restorer's context, in characters a side).
-        model: the model folder (``None``: the embedded model).
-        k: candidates a gap (1 to 200).
-        predictions: our predictions to score instead of running a model.
-        peers: other systems' prediction files by name; ``ithaca_ids``: the gap id of each line
-            of an Ithaca file (the input file we exported).
-        bpc_windows: held-out windows a source and period for bits per character (0: none);
-            ``bpc_mode``: ``"prefix"`` or ``"middle"``.
-        threads, device, batch, neural_only, workers: how the model runs
-            (:func:`~apollo_restore.restoration.loading.load_with_threads`).
-        allow_missing: score the gaps ``predictions`` has no line for as wrong instead of
-            refusing them (``E211``).
-    """
-
-    out: Path
-    gaps: Path | None = None
-    prepared: Path | None = None
-    split: str = "test"
-    sources: tuple[str, ...] = ()
-    per_length: int = 50
-    conditions: tuple[str, ...] = CONDITIONS
-    true_lacunae: int = 0
-    seed: int = 0
-    context_chars: int = DEFAULT_RESTORE_CONFIG.context_chars
-    uncertain_excluded: bool = True
-    model: Path | None = None
-    k: int = DEFAULT_RESTORE_CONFIG.k
-    exact_length: bool = DEFAULT_RESTORE_CONFIG.exact_length
-    predictions: Path | None = None
-    peers: dict[str, Path] = field(default_factory=dict)
-    ithaca_ids: Path | None = None
-    bpc_windows: int = 64
-    bpc_mode: str = "prefix"
-    threads: int | None = None
-    device: str = "cpu"
-    batch: int | None = None
-    neural_only: bool = False
-    workers: int = 1
-    allow_missing: bool = False
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,11 @@ from apollo_restore.errors import RequestError, RestoreStopped
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW, GapContexts
 from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
-from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, RestoreRequest, check_k
+from apollo_restore.restoration.request import RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.text_kind import read_kind
 from apollo_restore.restoration.types import GapResult, Restoration
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
 
 
 def restore_text(
@@ -132,7 +133,7 @@ def restore_text(
     fingerprint = getattr(restorer, "fingerprint", None)
     return Restoration(
         request.text, gaps, restorer.name, ms, prefix + middle + suffix, request.warnings,
-        pins=pins, model_fingerprint=fingerprint, kind=kind, kind_read=kind_read,
+        pins=pins, model_fingerprint=fingerprint, kind=kind, kind_read=kind_read, gaps_in_text=len(request.hints),
     )  # fmt: skip
 
 

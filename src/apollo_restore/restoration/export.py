@@ -56,14 +56,9 @@ from apollo_restore.data.readers.typed import as_leiden, looks_like_xml
 from apollo_restore.data.splice import Fill, splice
 from apollo_restore.data.xmlspans import element_spans, splice_bytes
 from apollo_restore.errors import RequestError
-from apollo_restore.restoration.request import (
-    DEFAULT_REQUEST_LIMITS,
-    RequestLimits,
-    check_letters_gap,
-    check_reading,
-    check_source,
-)
+from apollo_restore.restoration.request import check_letters_gap, check_reading, check_source
 from apollo_restore.restoration.types import percent
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
 from apollo_restore.version import __version__
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"

@@ -40,10 +40,11 @@ from apollo_restore.data.outputs import LineJob
 from apollo_restore.inputs import digest
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking.calibration import gap_kind
-from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, RequestLimits, check_gap, check_k, cut_context
+from apollo_restore.restoration.request import check_gap, check_k, cut_context
 from apollo_restore.restoration.restorer import Restorer, candidates_many
 from apollo_restore.restoration.text_kind import kind_of_source
 from apollo_restore.restoration.threads import use_threads
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
 
 
 def predict(

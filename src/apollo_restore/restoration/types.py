@@ -1,10 +1,30 @@
-"""Typed, JSON-ready restoration results (one schema for the CLI, the web page and Python)."""
+"""Typed, JSON-ready restoration results: one declaration for the core that builds them, the
+CLI's ``--json``, the Python API and ``POST /api/restore`` (its ``response_model``: ``/docs``
+shows these fields and descriptions). Pydantic models, declared here rather than in
+:mod:`apollo_restore.schema` because their derived parts (what the restored text fills, the
+edition form) are computed by the data layer's splice, which the schema's layer cannot import.
+
+    result = restore_text(restorer, request)      # a Restoration
+    result.gaps[0].candidates[0].text, result.restored_leiden
+    result.to_dict()                              # the JSON every door writes
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+    computed_field,
+    field_serializer,
+    model_validator,
+)
 
 from apollo_restore.data.document import Lacuna
 from apollo_restore.data.normalise import letter_count
@@ -13,6 +33,7 @@ from apollo_restore.data.splice import Fill, splice, written
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.line_lengths import LineEstimate
+from apollo_restore.schema.answers import Fingerprint, Version
 from apollo_restore.version import __version__
 
 #: Least calibrated probability of a gap's first reading for it to be written into the restored
@@ -25,8 +46,14 @@ FILL_THRESHOLD = 0.9
 LOST_LINES_LABEL = "lost lines: not restored"
 
 
-@dataclass
-class Candidate:
+class _Answer(BaseModel):
+    """A part of a restoration: declared fields, assignable (the ranking sets probabilities and
+    origins as it goes), never validated again on assignment."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+
+class Candidate(_Answer):
     """One proposed reading for a gap.
 
     Attributes:
@@ -49,15 +76,44 @@ class Candidate:
         calibrated: whether ``prob`` is calibrated (see :mod:`apollo_restore.restoration.ranking.calibration`).
     """
 
-    text: str
-    prob: float
-    log_score: float
-    origin: list[str] = field(default_factory=lambda: ["model"])
-    citations: list[str] = field(default_factory=list)
-    display: str = ""
-    unknown_words: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    calibrated: bool = False
+    text: str = Field(description="The proposed letters (normalised: no accents, lower case); what the model scored.")
+    prob: float = Field(
+        description="With `calibrated`: how often a reading shown with this probability was the edition's "
+        "reading on held-out texts (a gap's probabilities sum to the chance that the list holds it); "
+        "without: normalised over the returned candidates."
+    )
+    log_score: float = Field(description="The model's log-probability of the reading (nats).")
+    origin: list[str] = Field(
+        default_factory=lambda: ["model"],
+        description='"model" (beam search) and/or "parallel" (found in a parallel passage).',
+    )
+    citations: list[str] = Field(
+        default_factory=list, description="Documents where the reading stands in a parallel passage."
+    )
+    display: str = Field(
+        "",
+        description="The reading in edition form (accents, breathings, iota subscript, final sigma), "
+        "chosen from the training editions with the whole words it makes with the context.",
+    )
+    unknown_words: list[str] = Field(
+        default_factory=list,
+        description="Words the reading makes with its context that no training edition "
+        "spells (e.g. a truncated word at a word boundary); such readings are demoted.",
+    )
+    notes: list[str] = Field(
+        default_factory=list,
+        description='Why the reading may be doubtful, in plain words: "9 letters, hint 7" (outside the hint), '
+        '"repeats the text after the gap" (or before: it copies the context next to the gap), "leaves a '
+        'non-word: τωια"; readings that repeat the context or miss an exact hint are demoted. Empty: nothing to say.',
+    )
+    calibrated: bool = Field(False, description="Whether `prob` is calibrated.")
+
+    def __init__(self, text: str, prob: float, log_score: float, **rest: Any) -> None:
+        super().__init__(text=text, prob=prob, log_score=log_score, **rest)
+
+    def replace(self, **changes: Any) -> Candidate:
+        """A copy with ``changes`` (field → value)."""
+        return self.model_copy(update=changes)
 
 
 def percent(prob: float) -> str:
@@ -70,8 +126,41 @@ def percent(prob: float) -> str:
     return f"{math.floor(prob * 100 + 0.5)} %"  # halves up, as the page's Math.round
 
 
-@dataclass
-class GapResult:
+def _hint_of(value: Any) -> Hint:
+    return value if isinstance(value, Hint) else Hint.from_json(value)
+
+
+#: A gap's length hint: a :class:`~apollo_restore.hint.Hint` in Python, its interchange form in JSON.
+HintField = Annotated[
+    Hint,
+    PlainValidator(_hint_of),
+    PlainSerializer(lambda hint: hint.to_json(), return_type=Any),
+    WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}),
+]
+
+
+#: A searched count: a :class:`~apollo_restore.hint.Hint` or ``None`` in Python, its interchange form in JSON.
+SearchedField = Annotated[
+    Hint | None,
+    PlainValidator(lambda value: None if value is None else _hint_of(value)),
+    PlainSerializer(lambda hint: None if hint is None else hint.to_json(), return_type=Any),
+    WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}),
+]
+
+
+class LengthEstimateJSON(BaseModel):
+    """A gap's line-length estimate as the JSON gives it (:class:`~.line_lengths.LineEstimate` and
+    whether the first reading agrees with it)."""
+
+    lo: int = Field(description="Fewest letters.")
+    hi: int = Field(description="Most letters.")
+    lines: int = Field(description="Intact lines it was read from.")
+    agrees: bool | None = Field(
+        None, description="Whether the first reading's letters fall within it (null: no reading)."
+    )
+
+
+class GapResult(_Answer):
     """The candidates for one gap of the input.
 
     Attributes:
@@ -98,18 +187,59 @@ class GapResult:
             page restores again after a pick).
     """
 
-    number: int
-    hint: Hint
-    prefix: str
-    suffix: str
-    candidates: list[Candidate]
-    pinned: str | None = None
-    span: tuple[int, int] | None = None
-    ms: float = 0.0
-    length_estimate: LineEstimate | None = None
-    searched: Hint | None = None
-    lost_lines: bool = False
-    reads: tuple[int, ...] = ()
+    number: int = Field(description="The gap's number, counted from 1 (as `hints`, `pins` and errors count).")
+    hint: HintField = Field(description="Letters assumed: exact, `[lo, hi]` or null.")
+    prefix: str = Field(description="Normalised context before the gap, as the model saw it.")
+    suffix: str = Field(description="Normalised context after the gap (later gaps as `…`).")
+    candidates: list[Candidate] = Field(description="Best first; empty when the gap is pinned.")
+    pinned: str | None = Field(None, description="The reading the caller pinned, if any.")
+    span: tuple[int, int] | None = Field(
+        None, description="`[start, end)` character offsets of the gap in the input text."
+    )
+    ms: float = Field(0.0, description="Milliseconds spent on this gap.")
+    length_estimate: LineEstimate | None = Field(
+        None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
+    )
+    searched: SearchedField = Field(
+        None,
+        description="For a gap of unknown extent: the letters it was searched at, `[lo, hi]` (its line-length "
+        "estimate); null where it was searched with `hint` alone.",
+    )
+    lost_lines: bool = Field(
+        False, description="A gap of lost lines without a count: not searched (no candidates), never filled."
+    )
+    reads: tuple[int, ...] = Field(
+        (),
+        description="The earlier gaps (numbers from 1) whose reading stands in the context the model reads for "
+        "this gap: a new reading (a pin, a fill) in one of them changes this gap's context and readings, one in "
+        "any other gap does not (the page restores only these again after a pick).",
+    )
+    #: the least calibrated probability of a first reading that :attr:`filled` writes (the
+    #: restoration's :attr:`Restoration.fill_threshold`, set by it)
+    fill_threshold: float = Field(FILL_THRESHOLD, exclude=True)
+
+    def __init__(self, number: int, hint: Hint, prefix: str, suffix: str, candidates: list[Candidate],
+                 pinned: str | None = None, span: tuple[int, int] | None = None, **rest: Any) -> None:  # fmt: skip
+        super().__init__(number=number, hint=hint, prefix=prefix, suffix=suffix, candidates=candidates,
+                         pinned=pinned, span=span, **rest)  # fmt: skip
+
+    @computed_field(description="Whether `restored_leiden` fills this gap: pinned, or its first reading calibrated "
+                    "at ≥ `fill_threshold`, making known words, in a gap of given extent.")  # fmt: skip
+    @property
+    def filled(self) -> bool:
+        return self.fill(self.fill_threshold) is not None
+
+    @computed_field(description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; '
+                    'searched at ≈ 11–14 letters, from line lengths", "lost lines: not restored".')  # fmt: skip
+    @property
+    def label(self) -> str:
+        return self.hint_label
+
+    @field_serializer("length_estimate")
+    def _estimate(self, estimate: LineEstimate | None) -> LengthEstimateJSON | None:
+        if estimate is None:
+            return None
+        return LengthEstimateJSON(lo=estimate.lo, hi=estimate.hi, lines=estimate.lines, agrees=self.estimate_agrees)
 
     @property
     def hint_label(self) -> str:
@@ -183,8 +313,7 @@ class GapResult:
         return Fill(top.display or top.text, machine=True)
 
 
-@dataclass
-class Restoration:
+class Restoration(_Answer):
     """All gaps of one input text, filled left to right.
 
     Attributes:
@@ -207,34 +336,57 @@ class Restoration:
         kind_read: whether :attr:`kind` was read from the text rather than given.
     """
 
-    text: str
-    gaps: list[GapResult]
-    model: str = ""
-    ms: float = 0.0
-    restored_text: str = ""
-    warnings: list[str] = field(default_factory=list)
-    fill_threshold: float = FILL_THRESHOLD
-    pins: dict[int, str] = field(default_factory=dict)
-    version: str = __version__
-    model_fingerprint: str | None = None
-    kind: str | None = None
-    kind_read: bool = False
+    text: str = Field(description="The input text as read: Leiden (EpiDoc XML and Beta Code converted to it).")
+    gaps: list[GapResult] = Field(description="One result per gap asked (all, or those of `only`).")
+    model: str = Field("", description="Name of the model that proposed the readings.")
+    ms: float = Field(0.0, description="Milliseconds spent in all.")
+    restored_text: str = Field(
+        "",
+        description="The normalised text with every gap filled by its best reading, unmarked (as the model read "
+        "the context of later gaps); for display use `restored_leiden`.",
+    )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context).",
+    )
+    fill_threshold: float = Field(
+        FILL_THRESHOLD, description="Least calibrated probability of a first reading written into it."
+    )
+    kind: str | None = Field(
+        None, description="The kind of text whose calibration the gaps took (documentary, literary, inscription)."
+    )
+    kind_read: bool = Field(False, description="Whether `kind` was read from the text (not given).")
+    gaps_in_text: int | None = Field(
+        None, description="Gaps of the whole text (`gaps` holds those asked, `only`): how many requests remain."
+    )
+    pins: dict[int, str] = Field(
+        default_factory=dict,
+        description="Readings pinned for gaps not asked (`only`), by gap number from 1: written into "
+        "`restored_leiden` as the asked gaps' pins are.",
+    )
+    version: Version = __version__
+    model_fingerprint: Fingerprint = None
+
+    def __init__(self, text: str, gaps: list[GapResult], model: str = "", ms: float = 0.0, restored_text: str = "",
+                 warnings: list[str] | None = None, **rest: Any) -> None:  # fmt: skip
+        super().__init__(text=text, gaps=gaps, model=model, ms=ms, restored_text=restored_text,
+                         warnings=[] if warnings is None else warnings, **rest)  # fmt: skip
+
+    @model_validator(mode="after")
+    def _threshold_of_the_gaps(self) -> Restoration:
+        for gap in self.gaps:
+            gap.fill_threshold = self.fill_threshold
+        return self
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-serialisable dict (each gap's hint in its interchange form: ``null``, ``7``
+        """The JSON every door writes (each gap's hint in its interchange form: ``null``, ``7``
         or ``[5, 8]``; ``filled``: whether :attr:`restored_leiden` fills it), with
         :attr:`restored_leiden`."""
-        out = asdict(self)
-        for gap, row in zip(self.gaps, out["gaps"]):
-            row["hint"] = gap.hint.to_json()
-            row["filled"] = gap.fill(self.fill_threshold) is not None
-            row["searched"] = None if gap.searched is None else gap.searched.to_json()
-            row["label"] = gap.hint_label
-            if row["length_estimate"] is not None:
-                row["length_estimate"]["agrees"] = gap.estimate_agrees
-        out["restored_leiden"] = self.restored_leiden
-        return out
+        return self.model_dump(mode="json")
 
+    @computed_field(description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` "
+                    "only where `filled`, and a pinned reading as `⁅reading⁆` too (never the editor's `[ ]`); the "
+                    "other gaps stay as written.")  # fmt: skip
     @property
     def restored_leiden(self) -> str:
         """The input text as an edition would print it: each gap replaced by

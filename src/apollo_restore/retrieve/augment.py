@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.presentation.present import Presented
-from apollo_restore.restoration.ranking.pool import WHOLE_POOL, match_key, to_candidates
+from apollo_restore.restoration.ranking.pool import WHOLE_POOL, match_key, ranked_pool
 from apollo_restore.restoration.restorer import LanguageModel, Restorer
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.parallels import MAX_BETWEEN, ParallelIndex
@@ -141,14 +141,13 @@ class RetrievalAugmented:
         scores = self.restorer.score_readings(prefix, suffix, hint, [g.between for g in fresh.values()])
         for (key, group), score in zip(fresh.items(), scores):
             entries[key] = _Entry(group.between, score, ["parallel"], group.docs, group.count)
-        ranked = sorted(entries.values(), key=lambda e: -self._adjusted(e))
-        cands = to_candidates([(e.text, self._adjusted(e)) for e in ranked], k)
-        for cand, entry in zip(cands, ranked):
-            cand.log_score, cand.origin, cand.citations = entry.log_score, entry.origin, entry.citations
+        pool = list(entries.values())  # one reading a match key: one a text
+        prior = [self.count_weight * math.log1p(e.count) for e in pool]
+        cands = ranked_pool([e.text for e in pool], [e.log_score for e in pool], k, prior)  # the ranking's stage 2
+        by_text = {e.text: e for e in pool}
+        for cand in cands:
+            cand.origin, cand.citations = by_text[cand.text].origin, by_text[cand.text].citations
         return cands
-
-    def _adjusted(self, entry: _Entry) -> float:
-        return entry.log_score + self.count_weight * math.log1p(entry.count)
 
     def score_readings(self, prefix: str, suffix: str, hint: Hint, readings: list[str]) -> list[float]:
         """The model's scores (the quantity parallels are ranked by, before the count prior)."""

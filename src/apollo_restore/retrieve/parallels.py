@@ -23,6 +23,7 @@ import numpy as np
 from apollo_restore.data.normalise import normalise
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.data.prepare import load_documents
+from apollo_restore.data.textchecks import check_no_machine_reading
 from apollo_restore.data.textindex import (
     DOT,
     INDEXED_SPLITS,
@@ -40,7 +41,6 @@ from apollo_restore.data.textindex import (
 )  # fmt: skip
 from apollo_restore.errors import Errors
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration.request import check_no_machine_reading
 from apollo_restore.retrieve.links import edition_label, edition_url
 from apollo_restore.retrieve.noise import is_noise
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels, PhraseParallels, Snippet

@@ -25,10 +25,11 @@ import numpy as np
 
 from apollo_restore.data.normalise import normalise
 from apollo_restore.data.overlap import MIN_RUN, clean_windows
+from apollo_restore.data.textchecks import check_no_machine_reading, read_source
 from apollo_restore.data.textindex import S_DASH, TextIndex, sa_ranges
 from apollo_restore.errors import Errors, RequestError
-from apollo_restore.restoration.request import DEFAULT_REQUEST_LIMITS, check_no_machine_reading, read_source
 from apollo_restore.retrieve.links import edition_label, edition_url
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
 
 _MAX_OCCURRENCES = 200  # a window found more often is a formula, not evidence of one document
 MEMORISED_SHARE = 0.5  # a document sharing this share of the text's letters holds its edition

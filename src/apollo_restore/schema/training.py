@@ -1,8 +1,9 @@
 """The settings a training run takes, declared once with their defaults and bounds:
-:class:`RecipeConfig` (what every recipe shares: the optimiser step, its schedule, the run) and
+:class:`RecipeConfig` (what every recipe shares: the optimiser step, its schedule, the run),
 :class:`TrainConfig` (the single-device recipe; the scale recipes extend ``RecipeConfig`` in
-:mod:`apollo_restore.scale`). Every value is checked when a config is made, by pydantic, so a
-refusal comes before any data is read, as a numbered error naming where it was given:
+:mod:`apollo_restore.scale`) and :class:`AttributionTrainConfig` (the attribution model's run). Every
+value is checked when a config is made, by pydantic, so a refusal comes before any data is read,
+as a numbered error naming where it was given:
 
     TrainConfig.from_dict({"batch_size": 100000000})   # SettingError: [E602] train: ... batch_size ...
     TrainConfig.from_dict(overrides, where="--setting 'batch_size=4097'")
@@ -77,23 +78,10 @@ class SettingError(ValueError):
         self.code, self.problem = "E602", p
 
 
-class RecipeConfig(Settings):
-    """Options of any training run; checked when made, saved with the run.
-
-    Attributes:
-        out: run folder (``metrics.jsonl``, checkpoints, model folders).
-        steps: optimiser steps in all (a resumed run continues to this number).
-        batch_size: rows per micro-step (per rank); grad_accum: micro-steps per optimiser step.
-        lr, min_lr, warmup: peak and final learning rate (``min_lr`` ≤ ``lr``), linear-warmup
-            steps (then cosine; :func:`~apollo_restore.train.schedule.lr_at`).
-        weight_decay: AdamW decay of the matrices (vectors never decay).
-        grad_clip: the global gradient norm is clipped to this.
-        bf16: bf16 autocast of the forward pass (over fp32 weights).
-        log_every: steps between training rows of ``metrics.jsonl`` (the first and last step
-            always get one).
-        num_workers: DataLoader worker processes making batches (0: the training process).
-        seed: seeds the model's initialisation and the data order.
-        threads: torch intra-op threads (0 = torch's default).
+class RunSettings(Settings):
+    """The settings of a command's run (``train``, ``train-attribution``): made from a mapping (a
+    YAML file and its ``key=value`` overrides), each value checked against its field, a refusal
+    an ``E602`` naming the command, where the values came from and the field.
 
     Raises:
         SettingError: ``E602`` on construction, the first value refused.
@@ -101,21 +89,6 @@ class RecipeConfig(Settings):
 
     #: the command whose settings these are, in refusals
     command: ClassVar[str] = "train"
-
-    out: PATH = "runs/default"
-    steps: STEPS = 20000
-    batch_size: BATCH = 8
-    grad_accum: whole(1, 1024, "micro-steps an optimiser step") = 1
-    lr: LR = 2e-3
-    min_lr: MIN_LR = 2e-4
-    warmup: WARMUP = 200
-    weight_decay: number(0, 10, "AdamW decay") = 0.1
-    grad_clip: number(0, 1e6, "the largest global gradient norm") = 1.0
-    bf16: FLAG = True
-    log_every: whole(1, MAX_COUNT, "steps between metrics rows") = 10
-    num_workers: WORKERS = 0
-    seed: SEED = 1337
-    threads: whole(0, 1024, "torch threads; 0: its default") = 0
 
     def __init__(self, **values: Any) -> None:
         try:
@@ -138,6 +111,44 @@ class RecipeConfig(Settings):
             return cls(**values)  # pydantic validates through __init__
         except SettingError as err:
             raise SettingError(where, SchemaError(err.problem), cls.command) from None
+
+
+class RecipeConfig(RunSettings):
+    """Options of any training run; checked when made, saved with the run.
+
+    Attributes:
+        out: run folder (``metrics.jsonl``, checkpoints, model folders).
+        steps: optimiser steps in all (a resumed run continues to this number).
+        batch_size: rows per micro-step (per rank); grad_accum: micro-steps per optimiser step.
+        lr, min_lr, warmup: peak and final learning rate (``min_lr`` ≤ ``lr``), linear-warmup
+            steps (then cosine; :func:`~apollo_restore.train.schedule.lr_at`).
+        weight_decay: AdamW decay of the matrices (vectors never decay).
+        grad_clip: the global gradient norm is clipped to this.
+        bf16: bf16 autocast of the forward pass (over fp32 weights).
+        log_every: steps between training rows of ``metrics.jsonl`` (the first and last step
+            always get one).
+        num_workers: DataLoader worker processes making batches (0: the training process).
+        seed: seeds the model's initialisation and the data order.
+        threads: torch intra-op threads (0 = torch's default).
+
+    Raises:
+        SettingError: ``E602`` on construction, the first value refused.
+    """
+
+    out: PATH = "runs/default"
+    steps: STEPS = 20000
+    batch_size: BATCH = 8
+    grad_accum: whole(1, 1024, "micro-steps an optimiser step") = 1
+    lr: LR = 2e-3
+    min_lr: MIN_LR = 2e-4
+    warmup: WARMUP = 200
+    weight_decay: number(0, 10, "AdamW decay") = 0.1
+    grad_clip: number(0, 1e6, "the largest global gradient norm") = 1.0
+    bf16: FLAG = True
+    log_every: whole(1, MAX_COUNT, "steps between metrics rows") = 10
+    num_workers: WORKERS = 0
+    seed: SEED = 1337
+    threads: whole(0, 1024, "torch threads; 0: its default") = 0
 
     @model_validator(mode="after")
     def _schedule(self) -> Self:
@@ -204,6 +215,35 @@ class TrainConfig(RecipeConfig):
     distill_temperature: number(0, 100, "the distillation's temperature", above=True) = 1.0
 
 
+class AttributionTrainConfig(RunSettings):
+    """An attribution training run (``apollo-restore train-attribution``: ``attribution/train.py``).
+
+    Attributes:
+        prepared: folder written by ``apollo-restore prepare`` (its train and validation splits).
+        corpora: folder holding ``hgv-places-dates.tsv`` and ``inscriptions/`` (the labels).
+        out: the model folder written.
+        buckets: rows of the hashed n-gram embedding; dim: its width.
+        epochs: passes over the training texts (the one of least validation loss is kept).
+        seed: seeds the crops, the fills, the initialisation and the order.
+        fill: share of the training documents read with their supplements filled in.
+        cache: a folder keeping the texts' features between runs (``None``: none).
+        neighbours: index the training documents and mix their votes in (:mod:`~apollo_restore.attribution.neighbours`).
+    """
+
+    command: ClassVar[str] = "train-attribution"
+
+    prepared: PATH = "data/prepared"
+    corpora: PATH = "corpora"
+    out: PATH = "runs/attribution"
+    buckets: whole(256, 2**20, "rows of the hashed n-gram embedding") = 2**17
+    dim: whole(2, 256, "the embedding's width") = 128
+    epochs: whole(1, 50, "passes over the training texts") = 1
+    seed: SEED = 0
+    fill: number(0, 1, "share of training documents with their supplements filled in") = 0.5
+    cache: PATH | None = None
+    neighbours: FLAG = True
+
+
 def refused(cfg: RecipeConfig, field: str, expected: str, where: str = THE_CONFIG) -> SettingError:
     """The ``E602`` refusing ``cfg``'s ``field`` (a check only a layer above can make: a model
     size, a FIM layout), saying what it must be."""
@@ -211,6 +251,7 @@ def refused(cfg: RecipeConfig, field: str, expected: str, where: str = THE_CONFI
 
 
 __all__ = [
+    "AttributionTrainConfig",
     "COMPILE_MODES",
     "DEVICES",
     "LOSS_MODES",
@@ -219,6 +260,7 @@ __all__ = [
     "SOURCE_WEIGHTS",
     "THE_CONFIG",
     "RecipeConfig",
+    "RunSettings",
     "SettingError",
     "TrainConfig",
     "refused",

@@ -105,7 +105,7 @@ def check_run(cfg: TrainConfig) -> None:
     prepared = Path(cfg.prepared)
     if not (prepared / DOCUMENTS_FILE).is_file():
         reason = f"it holds no {DOCUMENTS_FILE}" if prepared.is_dir() else "no such folder"
-        raise FileError("E610", cfg.prepared, reason=reason)
+        raise FileError("E610", cfg.prepared, reason=reason, command=cfg.command)
 
 
 def training_corpus(cfg: TrainConfig, split: str) -> Corpus:

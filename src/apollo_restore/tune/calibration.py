@@ -26,6 +26,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -334,7 +335,6 @@ def fit_groups(
 
     t = np.zeros((len(logq), 0)) if t is None else t
     n_groups, width = int(groups.max()) + 1, 3 + x.shape[1] + t.shape[1]
-    nx = 3 + x.shape[1]
     index = torch.tensor(groups)
     mask = torch.tensor(np.isfinite(logq))
     lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
@@ -349,9 +349,7 @@ def fit_groups(
     def nll() -> torch.Tensor:
         per = params[:-1].view(n_groups, width)[index]  # (G, width)
         delta = torch.nn.functional.softplus(params[-1] - 1.0) if penalty is None else penalty
-        log_a = per[:, 0] + (per[:, nx:] * ts).sum(dim=1)
-        z = torch.where(mask, log_a.exp()[:, None] * lq - delta * unk - held, -torch.inf)
-        none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:nx] * xs).sum(dim=1)
+        z, none = scores(per, lq, mask, unk, xs, ts, delta, held)
         total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
         chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
         return (total - chosen).mean() + RIDGE * (params**2).sum()
@@ -369,3 +367,19 @@ def fit_groups(
         delta = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
         loss = float(nll() - RIDGE * (params**2).sum())
     return params[:-1].detach().view(n_groups, width).numpy().copy(), delta, loss
+
+
+def scores(per: Any, lq: Any, mask: Any, unknown: Any, x: Any, t: Any, delta: Any, held: Any = 0.0) -> tuple[Any, Any]:
+    """The log-scores :func:`~apollo_restore.restoration.ranking.calibration.calibrated_by` turns
+    into probabilities, in torch (what :func:`fit_groups` differentiates): ``(z (G, K), none
+    (G,))`` of tensors ``per`` ``(G, 3 + F + T)`` (``log a``, ``b``, ``c``, the weights of ``x``
+    and of ``t``), ``lq`` ``(G, K)`` (0 where ``mask`` is false), ``unknown`` ``(G, K)``, ``x``
+    ``(G, F)``, ``t`` ``(G, T)``; ``z`` is ``-inf`` where ``mask`` is false. ``softmax([z, none])``
+    equals NumPy's formula (``tests/tune/test_calibration_torch.py`` holds them together)."""
+    import torch  # only fitting needs it: applying a calibration is NumPy
+
+    nx = 3 + x.shape[1]
+    log_a = per[:, 0] + (per[:, nx:] * t).sum(dim=1)
+    z = torch.where(mask, log_a.exp()[:, None] * lq - delta * unknown - held, -torch.inf)
+    none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:nx] * x).sum(dim=1)
+    return z, none

@@ -25,8 +25,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from apollo_restore.restoration.restorer import Restorer
+from apollo_restore.schema.limits import DEFAULT_SERVER_LIMITS, Limits
 from apollo_restore.web.errors import install_handlers
-from apollo_restore.web.limits import DEFAULT_SERVER_LIMITS, BodyLimit, Gate, Limits
+from apollo_restore.web.limits import BodyLimit, Gate
 from apollo_restore.web.routes import ParallelsProvider, add_api_routes
 
 STATIC = Path(__file__).resolve().parent / "static"

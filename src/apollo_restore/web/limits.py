@@ -1,7 +1,7 @@
 """What one request may ask of the server, how long it may take, and how many run at once.
 
-:class:`Limits` holds the numbers (its :attr:`~Limits.request` the core
-:class:`~apollo_restore.restoration.request.RequestLimits` every restoration is validated against);
+:class:`~apollo_restore.schema.limits.Limits` holds the numbers (declared in the schema; its
+``request`` the :class:`~apollo_restore.schema.limits.RequestLimits` every restoration is validated against);
 :class:`BodyLimit` refuses an oversized body with 413 before anything parses it, and a body
 not received within ``read_timeout_s`` with 408; :class:`Gate` lets ``max_concurrent``
 restorations run and queues up to ``max_queued`` more, answering 503 with ``Retry-After`` when
@@ -19,68 +19,18 @@ import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields
 from typing import Any
 
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.request import WEB_LIMITS, RequestLimits, RestoreRequest
+from apollo_restore.restoration.request import RestoreRequest
 from apollo_restore.restoration.restorer import Restorer
+from apollo_restore.schema.limits import Limits
 from apollo_restore.web.errors import ApiError, error_body, web_message
 from apollo_restore.web.schemas import EXAMPLE
 
 EPIDOC_PATH = "/api/epidoc"
 #: Scope key holding when the request reached the app (``time.monotonic()``).
 ARRIVED = "apollo_restore.arrived"
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Per-request and per-server limits of the web app.
-
-    Attributes:
-        request: what one request may ask (text length, gaps, gap letters, candidates, a
-            reading's length: the core's :class:`~apollo_restore.restoration.request.RequestLimits`,
-            declared there once; default :data:`~apollo_restore.restoration.request.WEB_LIMITS`).
-        max_body_bytes: largest JSON request body (bytes); larger ones get 413 unread.
-        max_upload_bytes: largest EpiDoc upload (bytes, multipart body included).
-        max_concurrent: restorations running at once (each in a worker thread).
-        max_queued: requests that may wait for a free slot; more get 503 at once.
-        request_timeout_s: longest time a restoration request may take, waiting included
-            (seconds); past it the work stops between gaps and the answer is 503.
-        read_timeout_s: longest time to receive a request body (seconds); then 408.
-        retry_after_s: the ``Retry-After`` of a 503 (seconds).
-    """
-
-    request: RequestLimits = WEB_LIMITS
-    max_body_bytes: int = 64 * 1024
-    max_upload_bytes: int = 512 * 1024
-    max_concurrent: int = 2
-    max_queued: int = 256
-    request_timeout_s: float = 60.0
-    read_timeout_s: float = 10.0
-    retry_after_s: int = 5
-
-    def __post_init__(self) -> None:
-        for name, value in self._own().items():
-            if value <= 0:
-                raise ValueError(f"Limits.{name} must be positive, got {value}")
-
-    def _own(self) -> dict[str, Any]:
-        """The server's own limits (every field but :attr:`request`)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "request"}
-
-    def to_dict(self) -> dict[str, Any]:
-        """The limits as ``/api/health`` gives them: the server's and the request's, in one object."""
-        return {**self._own(), **self.request.to_dict()}
-
-    def deadline(self, arrived: float) -> float:
-        """When a request that arrived at ``arrived`` must be answered by: the time limit less
-        a margin (a tenth of it, at most 2 s) for the answer itself on a busy server."""
-        return arrived + self.request_timeout_s - min(2.0, 0.1 * self.request_timeout_s)
-
-
-#: The server's limits when ``serve`` is given none.
-DEFAULT_SERVER_LIMITS = Limits()
 
 
 class BodyLimit:

@@ -17,15 +17,19 @@ from starlette.concurrency import run_in_threadpool
 from apollo_restore.attribution.attribute import attribute as attribute_text
 from apollo_restore.data.document import Lacuna, to_leiden
 from apollo_restore.data.readers.typed import read_epidoc
+from apollo_restore.data.textchecks import check_text
 from apollo_restore.errors import RequestError
 from apollo_restore.restoration.export import Alternative, MachineReading, export_checked
 from apollo_restore.restoration.presentation.labels import model_label
-from apollo_restore.restoration.request import RestoreRequest, check_k, check_text
+from apollo_restore.restoration.request import RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
+from apollo_restore.restoration.types import Restoration
+from apollo_restore.schema.answers import AttributeRequest, Attribution
+from apollo_restore.schema.limits import Limits
 from apollo_restore.version import __version__
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError
-from apollo_restore.web.limits import ARRIVED, Gate, Limits
+from apollo_restore.web.limits import ARRIVED, Gate
 from apollo_restore.web.running import restore_gated
 
 _ERRORS = {code: {"model": s.ErrorOut} for code in (413, 422, 503)}
@@ -77,8 +81,8 @@ def _service_routes(
 def _restore_routes(app: FastAPI, restorer: Restorer, limits: Limits, gate: Gate) -> None:
     """``/api/restore``: a restoration under the gate (:func:`~apollo_restore.web.running.restore_gated`)."""
 
-    @app.post("/api/restore", response_model=s.RestorationOut, responses=_ERRORS, tags=["restore"])
-    async def restore(req: s.RestoreRequest, http: Request) -> dict:
+    @app.post("/api/restore", response_model=Restoration, responses=_ERRORS, tags=["restore"])
+    async def restore(req: s.RestoreRequest, http: Request) -> Restoration:
         """Ranked candidates for every gap of a Leiden text (or those asked, `only`), filled left to
         right; pinned gaps keep the given reading and the gaps after them are restored with it in place.
         Answers 503 with ``Retry-After`` when the queue is full, when the work queued before it
@@ -89,8 +93,7 @@ def _restore_routes(app: FastAPI, restorer: Restorer, limits: Limits, gate: Gate
         request = RestoreRequest(
             req.text, req.hints, req.pins, req.k, stop.is_set, only=req.only, fills=req.fills, kind=req.kind
         ).validate(limits.request)
-        result = await restore_gated(gate, restorer, request, stop, deadline, http, limits.request.max_gap_letters)
-        return {**result.to_dict(), "gaps_in_text": len(request.hints)}
+        return await restore_gated(gate, restorer, request, stop, deadline, http, limits.request.max_gap_letters)
 
 
 def _index_routes(app: FastAPI, parallels: ParallelsProvider | None, limits: Limits) -> None:
@@ -108,9 +111,7 @@ def _index_routes(app: FastAPI, parallels: ParallelsProvider | None, limits: Lim
         except RequestError as err:
             if err.code != "E327":
                 raise
-            raise ApiError.of(
-                422, "H013", reason=str(err).removeprefix("[E327] ").replace(" to restore (only)", "")
-            ) from None
+            raise ApiError.of(422, "H013", reason=f"no gap {err.gap}: {err.fields['reason']}") from None
         return await run_in_threadpool(parallels.parallels, request, req.gap, req.k)
 
     @app.post("/api/provenance", response_model=s.ProvenanceOut, responses=_ERRORS, tags=["restore"])
@@ -126,15 +127,14 @@ def _index_routes(app: FastAPI, parallels: ParallelsProvider | None, limits: Lim
         except ValueError as err:
             raise ApiError.of(422, "H016", reason=str(err)) from None
 
-    @app.post("/api/attribute", response_model=s.AttributeOut, responses=_ERRORS, tags=["attribute"])
-    async def attribute(req: s.AttributeRequest) -> dict:
+    @app.post("/api/attribute", response_model=Attribution, responses=_ERRORS, tags=["attribute"])
+    async def attribute(req: AttributeRequest) -> Attribution:
         """When and where the text was written: a date distribution with its 80 % interval, the 10
         most probable places and the dated parallels (the same result as ``apollo-restore
         attribute --json``; parallels only when the server has a text index)."""
         check_text(req.text, limits.request)
         index = getattr(parallels, "index", None) if req.parallels else None
-        found = await run_in_threadpool(attribute_text, req.text, None, index is not None, index)
-        return found.to_dict()
+        return await run_in_threadpool(attribute_text, req.text, None, index is not None, index)
 
 
 def _edition_routes(app: FastAPI, restorer: Restorer, limits: Limits) -> None:

@@ -1,7 +1,8 @@
-"""Request and response models of the HTTP API (they document ``/docs`` and ``/openapi.json``).
-
-Responses mirror :meth:`apollo_restore.restoration.types.Restoration.to_dict`: one schema for the
-Python API, the CLI's ``--json`` and the web page.
+"""Request and response models of the HTTP API that are the web's own (they document ``/docs``
+and ``/openapi.json``). The answers of restoration and attribution are not declared here: the
+routes return the core's own types (:class:`~apollo_restore.restoration.types.Restoration`,
+:class:`~apollo_restore.schema.answers.Attribution`), one declaration for the Python API, the
+CLI's ``--json`` and the web page.
 """
 
 from __future__ import annotations
@@ -54,109 +55,6 @@ class RestoreRequest(BaseModel):
         default_factory=dict,
         description="What each gap before the last one asked, neither asked nor pinned, holds: its first "
         'reading of an earlier request (`candidates[0].text`, `""` where it had none), by gap number.',
-    )
-
-
-class CandidateOut(BaseModel):
-    text: str = Field(description="The proposed letters (normalised: no accents, lower case); what the model scored.")
-    display: str = Field(
-        description="The reading in edition form (accents, breathings, iota subscript, final sigma), "
-        "chosen from the training editions with the whole words it makes with the context."
-    )
-    prob: float = Field(
-        description="With `calibrated`: how often a reading shown with this probability was the edition's "
-        "reading on held-out texts (a gap's probabilities sum to the chance that the list holds it); "
-        "without: normalised over the returned candidates."
-    )
-    calibrated: bool = Field(description="Whether `prob` is calibrated.")
-    unknown_words: list[str] = Field(
-        description="Words the reading makes with its context that no training edition "
-        "spells (e.g. a truncated word at a word boundary); such readings are demoted."
-    )
-    notes: list[str] = Field(
-        description='Why the reading may be doubtful, in plain words: "9 letters, hint 7" (outside the hint), '
-        '"repeats the text after the gap" (or before: it copies the context next to the gap), "leaves a '
-        'non-word: τωια"; readings that repeat the context or miss an exact hint are demoted. Empty: nothing to say.',
-    )
-    log_score: float = Field(description="The model's log-probability of the reading (nats).")
-    origin: list[str] = Field(description='"model" (beam search) and/or "parallel" (found in a parallel passage).')
-    citations: list[str] = Field(description="Documents where the reading stands in a parallel passage.")
-
-
-class LengthEstimateOut(BaseModel):
-    lo: int = Field(description="Fewest letters.")
-    hi: int = Field(description="Most letters.")
-    lines: int = Field(description="Intact lines it was read from.")
-    agrees: bool | None = Field(
-        None, description="Whether the first reading's letters fall within it (null: no reading)."
-    )
-
-
-class GapOut(BaseModel):
-    number: int = Field(description="The gap's number, counted from 1 (as `hints`, `pins` and errors count).")
-    hint: int | list[int] | None = Field(description="Letters assumed: exact, `[lo, hi]` or null.")
-    prefix: str = Field(description="Normalised context before the gap, as the model saw it.")
-    suffix: str = Field(description="Normalised context after the gap (later gaps as `…`).")
-    candidates: list[CandidateOut] = Field(description="Best first; empty when the gap is pinned.")
-    pinned: str | None = Field(description="The reading the caller pinned, if any.")
-    span: list[int] | None = Field(description="`[start, end)` character offsets of the gap in the input text.")
-    ms: float = Field(description="Milliseconds spent on this gap.")
-    filled: bool = Field(
-        description="Whether `restored_leiden` fills this gap: pinned, or its first reading calibrated at "
-        "≥ `fill_threshold`, making known words, in a gap of given extent."
-    )
-    length_estimate: LengthEstimateOut | None = Field(
-        None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
-    )
-    searched: int | list[int] | None = Field(
-        None,
-        description="For a gap of unknown extent: the letters it was searched at, `[lo, hi]` (its line-length "
-        "estimate); null where it was searched with `hint` alone.",
-    )
-    lost_lines: bool = Field(
-        False, description="A gap of lost lines without a count: not searched (no candidates), never filled."
-    )
-    label: str = Field(
-        "",
-        description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; searched at '
-        '≈ 11–14 letters, from line lengths", "lost lines: not restored".',
-    )
-    reads: list[int] = Field(
-        default_factory=list,
-        description="The earlier gaps (numbers from 1) whose reading stands in the context the model reads for "
-        "this gap: a new reading (a pin, a fill) in one of them changes this gap's context and readings, one in "
-        "any other gap does not (the page restores only these again after a pick).",
-    )
-
-
-class RestorationOut(BaseModel):
-    text: str = Field(description="The input text as read: Leiden (EpiDoc XML and Beta Code converted to it).")
-    gaps: list[GapOut]
-    model: str = Field(description="Name of the model that proposed the readings.")
-    ms: float = Field(description="Milliseconds spent in all.")
-    restored_text: str = Field(
-        description="The normalised text with every gap filled by its best reading as the model read the context "
-        "of later gaps (unmarked; lost lines and gaps of unknown extent stay `…`); for display use `restored_leiden`."
-    )
-    restored_leiden: str = Field(
-        description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` only where "
-        "`filled`, and a pinned reading as `⁅reading⁆` too (never the editor's `[ ]`); the other gaps stay as written."
-    )
-    fill_threshold: float = Field(description="Least calibrated probability of a first reading written into it.")
-    warnings: list[str] = Field(
-        description="`W3xx` reasons to trust the readings less (foreign letters, little Greek context)."
-    )
-    kind: str | None = Field(
-        None, description="The kind of text whose calibration the gaps took (documentary, literary, inscription)."
-    )
-    kind_read: bool = Field(False, description="Whether `kind` was read from the text (not given).")
-    gaps_in_text: int | None = Field(
-        None, description="Gaps of the whole text (`gaps` holds those asked, `only`): how many requests remain."
-    )
-    version: str = Field(description="The apollo-restore version that restored it.")
-    model_fingerprint: str | None = Field(
-        description="The model folder's fingerprint (its weights, config, tokenizer, scoring settings): with "
-        "`version`, what to cite; null for a restorer of no folder."
     )
 
 
@@ -233,66 +131,6 @@ class ProvenanceOut(BaseModel):
         "`formulaic`: only shared formulas (runs many documents hold)."
     )
     summary: str = Field(description="The verdict in a sentence (what the CLI prints).")
-
-
-class AttributeRequest(BaseModel):
-    """A text to date and place."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    text: str = Field(
-        description="Leiden, EpiDoc, Beta Code, or plain lower-case letters with '-' per lost letter "
-        "(at least 10 Greek letters)."
-    )
-    parallels: bool = Field(True, description="Look up the dated parallels (when the server has a text index).")
-
-
-class AttributeDate(BaseModel):
-    year: int = Field(description="Point estimate (the distribution's median); negative: BC.")
-    low: int = Field(description="Start of the central interval holding `interval` of the probability.")
-    high: int = Field(description="Its end.")
-    interval: float = Field(description="The interval's share of the probability (0.8).")
-    bins: list[int] = Field(description="Edges of the date bins (years; one more than `probs`).")
-    probs: list[float] = Field(description="Probability of each bin (calibrated on validation).")
-
-
-class AttributeFormula(BaseModel):
-    words: str = Field(description="The formula's words as read, or the dated names agreeing (`norm.v1`).")
-    regnal_year: int | None = Field(description="The regnal year it names (`null` for dated names).")
-    kind: Literal["year", "month", "title", "name"] = Field(
-        description="Where the numeral stands (after a word for year, before a month or a ruler), or `name`: "
-        "words whose dated training papyri agree on a year."
-    )
-    era: int | None = Field(description="The reign's first year less one (year − regnal year; `null` for names).")
-    year: int = Field(description="The year it gives; negative: BC.")
-    prob: float = Field(description="The date's probability within a year of it (calibrated on validation).")
-
-
-class AttributeOut(BaseModel):
-    date: AttributeDate
-    places: list[dict[str, Any]] = Field(description="The 10 most probable places: `{place, prob}`, calibrated.")
-    districts: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="The 5 most probable districts (a papyrus place's nome as HGV records it, an inscription's "
-        "region; a place without one is its own): `{name, prob, places: [{place, prob}]}`, `prob` the sum over "
-        "its places.",
-    )
-    letters: int = Field(description="Greek letters read.")
-    little: bool = Field(description="A short text (under 50 letters): the answer knows little.")
-    parallels: list[dict[str, Any]] = Field(
-        description="Dated parallels: the dated training documents sharing the longest runs (doc, label, source, url, "
-        "longest, snippet, lo, hi, place); a document of no known date is left out."
-    )
-    formula: AttributeFormula | None = Field(None, description="The dating formula read, if any.")
-    warnings: list[str] = Field(
-        default_factory=list,
-        description="How the text was read (W301, W303, as restore says) and what the answer is worth (W801: a "
-        "text unlike the model's, flat places; W802: it may come from a place the model cannot name).",
-    )
-    version: str = Field(description="The apollo-restore version that answered.")
-    model_fingerprint: str | None = Field(
-        description="The attribution model's fingerprint: with `version`, what to cite."
-    )
 
 
 class Choice(BaseModel):

@@ -20,7 +20,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from apollo_restore.web.limits import Limits
+from apollo_restore.schema.limits import Limits
 
 #: Seconds an idle keep-alive connection is kept open.
 KEEP_ALIVE_S = 5

@@ -131,7 +131,7 @@ def parse_epidoc_file(
     notes = lacuna_notes(editions)
     if notes:
         meta["notes"] = notes
-    return Document(_doc_id(root, name), source, segments, meta)
+    return Document(doc_id(root, name), source, segments, meta)
 
 
 def xml_parser() -> etree.XMLParser:
@@ -183,7 +183,7 @@ def _has_text(ed: etree._Element) -> bool:
     return any(t.strip() for t in ed.itertext())
 
 
-def _doc_id(root: etree._Element, name: str) -> str:
+def doc_id(root: etree._Element, name: str) -> str:
     idno = root.find(f".//{TEI}publicationStmt/{TEI}idno[@type='filename']")
     if idno is not None and idno.text and idno.text.strip() and not re.search(r"\s", idno.text.strip()):
         return idno.text.strip()  # a citation such as "IC IV 80" is no id: use the file name

@@ -31,7 +31,7 @@ from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.ranking.pool import to_candidates
 from apollo_restore.restoration.types import Candidate
-from apollo_restore.schema.folder import InfiniOptions
+from apollo_restore.schema.folder import BACKWARD, InfiniOptions
 
 # stream codes a middle may hold: the letters, ς excepted (folded to σ)
 _LETTERS = np.array([i + 1 for i, ch in enumerate(GREEK_LETTERS) if ch != "ς"], dtype=np.uint8)
@@ -78,7 +78,7 @@ class InfiniMember:
         search: RestoreConfig = DEFAULT_RESTORE_CONFIG,
     ):
         self.model, self.index, self.config, self.settings = model, index, config, search
-        self.name = "infini-backward" if model.reverse else "infini"
+        self.name = f"infini{BACKWARD}" if model.reverse else "infini"  # its label in the folder
         # the last search's finished middles: (prefix, suffix) and reading codes → score, so that
         # an ensemble re-scoring the union of candidates does not score these again (replaced
         # whole, read once: a score found under the gap's own context is right whatever thread

@@ -37,14 +37,13 @@ def annotate(
     (:func:`~apollo_restore.restoration.presentation.notes.notes_for`) filled in (order unchanged)."""
     if forms is not None:
         candidates = [
-            replace(
-                c,
+            c.replace(
                 display=forms.display(c.text, prefix, suffix),
                 unknown_words=forms.unknown_words(c.text, prefix, suffix),
             )
             for c in candidates
         ]
-    return [replace(c, notes=notes_for(c, prefix, suffix, hint)) for c in candidates]
+    return [c.replace(notes=notes_for(c, prefix, suffix, hint)) for c in candidates]
 
 
 class Presented:

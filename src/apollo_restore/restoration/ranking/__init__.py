@@ -23,8 +23,10 @@ what is shown:
        q(r) = exp s(r) / Σ_{r' ∈ U} exp s(r')
 
    language models being the members of kind ``neural`` or ``classical``; a prior's or a
-   document's score counts in the sum only. A restorer on its own (the neural member, retrieval)
-   gives ``s`` (its own score) and ``q`` the same way (:func:`~.pool.to_candidates`).
+   document's score counts in the sum only. A restorer on its own (the neural member) gives ``s``
+   (its own score) and ``q`` the same way (:func:`~.pool.to_candidates`); retrieval
+   (:mod:`apollo_restore.retrieve.augment`) ranks the model's pool joined by the parallels'
+   readings by ``s`` plus a prior ``w · log(1 + count)`` (:func:`~.pool.ranked_pool`'s ``prior``).
 3. **demotions** (:class:`~.demotions.Demotions`, of the doubts :func:`~.doubts.doubts` finds)::
 
        φ(r)  = Π factors of r's doubts (truncated, repeats the context, misses an exact hint),

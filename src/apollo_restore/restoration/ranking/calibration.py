@@ -63,7 +63,15 @@ from apollo_restore.model.folder import fingerprint_parts
 from apollo_restore.model.verify import read_json
 from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.base import SchemaError, check, folder_error
-from apollo_restore.schema.folder import CALIBRATION_FORMAT, CONDITIONS, GAP_KINDS, TEXT_KINDS, CalibrationFile, Scaling
+from apollo_restore.schema.folder import (
+    BACKWARD,
+    CALIBRATION_FORMAT,
+    CONDITIONS,
+    GAP_KINDS,
+    TEXT_KINDS,
+    CalibrationFile,
+    Scaling,
+)
 
 CALIBRATION_FILE = "calibration.json"
 FORMAT = CALIBRATION_FORMAT
@@ -126,7 +134,7 @@ def mismatch(cal: Calibration, folder: str | Path, scoring: Scoring) -> str | No
     if recorded != scoring.fingerprint:
         changed = _changed(info.get("model_fingerprint_parts"), fingerprint_parts(folder))
         return f"it was fitted on a model folder whose {changed} differ from {folder}'s now"
-    if info.get("members") != scoring.members:
+    if _spelled(info.get("members")) != scoring.members:
         fitted = info.get("members") or "unrecorded members"
         return f"it was fitted on the scores of {fitted}, these are {scoring.members}'s"
     if info.get("precision") != scoring.precision:
@@ -135,10 +143,22 @@ def mismatch(cal: Calibration, folder: str | Path, scoring: Scoring) -> str | No
         fitted = cal.fitted.get(kind)
         if fitted is None:
             return f"its {kind} parameters record no fitted_for (what they were fitted on is unknown)"
-        differ = [f"{key} {fitted.get(key)!r}" for key, now in scoring.record().items() if fitted.get(key) != now]
+        differ = [
+            f"{key} {fitted.get(key)!r}" for key, now in scoring.record().items() if _spelled(fitted.get(key)) != now
+        ]
         if differ:
             return f"its {kind} parameters were fitted on other scores ({', '.join(differ)}; these: {scoring.record()})"
     return None
+
+
+def _spelled(recorded: Any) -> Any:
+    """A recorded members' label as folders spell it now: ``infini_backward`` (the member's run
+    name was once ``infini-backward``: a calibration fitted then still reads)."""
+    return (
+        recorded.replace(f"infini-{BACKWARD.lstrip('_')}", f"infini{BACKWARD}")
+        if isinstance(recorded, str)
+        else recorded
+    )
 
 
 def _changed(was: Any, now: dict[str, str]) -> str:

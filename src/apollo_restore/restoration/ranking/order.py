@@ -9,7 +9,7 @@ The stages, their formulas and the order's ties: :mod:`apollo_restore.restoratio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.ranking.calibration import Calibration
@@ -80,7 +80,7 @@ class Ranking:
             shown = self.calibration.probabilities(demoted, unknown, pool[best], hint, self.kind, self.text, misses)
         probs = demoted if shown is None else shown
         calibrated = {} if shown is None else {"calibrated": True}
-        return [replace(pool[i], prob=probs[i], **calibrated) for i in best_first(probs, weighted)]
+        return [pool[i].replace(prob=probs[i], **calibrated) for i in best_first(probs, weighted)]
 
 
 #: The ranking of a restorer presented without a model folder's settings: the default demotions, no calibration.

@@ -96,7 +96,16 @@ def weighted_mean(scores: Sequence[Sequence[float]], weights: Sequence[float], k
     return [t / scale for t in totals]
 
 
-def ranked_pool(readings: Sequence[str], scores: Sequence[float], k: int | None = None) -> list[Candidate]:
+def ranked_pool(
+    readings: Sequence[str], scores: Sequence[float], k: int | None = None, prior: Sequence[float] | None = None
+) -> list[Candidate]:
     """Stage 2's pool: the first ``k`` (default: all) readings by ``s`` (:func:`best_first`),
-    each with its ``q`` (normalised over all of them) and ``log_score = s``."""
-    return to_candidates([(readings[i], scores[i]) for i in best_first(scores)], k)
+    each with its ``q`` (normalised over all of them) and ``log_score = s``. With ``prior`` (nats,
+    one per reading: retrieval's ``w · log(1 + count)`` of a reading found in parallels), the
+    order and ``q`` are by ``s + prior``, and ``log_score`` stays ``s``."""
+    ranked_by = list(scores) if prior is None else [s + p for s, p in zip(scores, prior)]
+    order = best_first(ranked_by)
+    cands = to_candidates([(readings[i], ranked_by[i]) for i in order], k)
+    for cand, i in zip(cands, order):
+        cand.log_score = scores[i]
+    return cands
