@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from apollo_restore.attribution.attribute import load_model
-from apollo_restore.attribution.districts import read_hierarchy
+from apollo_restore.attribution.districts import district_of, nome_of, read_hierarchy
 from apollo_restore.attribution.train import HIERARCHY_FILE, examples
 from apollo_restore.data.outputs import write_atomic
-from apollo_restore.evaluate.attribution import attribution_report, report_markdown, score_documents
+from apollo_restore.evaluate.attribution import attribution_report, report_markdown
 
 
 @dataclass(frozen=True)
@@ -71,3 +72,34 @@ def evaluate_split(prepared: Path, corpora: Path, split: str, folder: Path | Non
     rows = score_documents(model, items, read_hierarchy(hierarchy) if hierarchy.exists() else None)
     seconds = time.perf_counter() - started
     return SplitScores(split, attribution_report(rows), len(rows), 1000 * seconds / max(1, len(rows)))
+
+
+def score_documents(model: Any, items: Iterable[Any], nomes: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """One :func:`attribution_report` row per document, from an
+    :class:`~apollo_restore.attribution.model.AttributionModel` and labelled texts (objects with
+    ``source``, ``text``, ``letters`` and ``label``: ``lo``, ``hi``, ``place``, ``region``). The
+    true place is the label's place where it is one of the model's, else its region where that
+    is (an inscription's rare settlement), else the place itself (never predicted: a miss). With
+    ``nomes`` (HGV's nome of each place, :func:`~.districts.read_hierarchy`)
+    and a model that names its districts, each row also says whether the first place is in the true
+    place's nome (``nome_right``, HGV's record: a place without a nome is its own) and whether the
+    answer's first district is the true place's (``district_right``, its probability ``district_prob``)."""
+    known = set(model.places)
+    index = {p: i for i, p in enumerate(model.places)}
+    rows = []
+    for item in items:
+        found = model.predict(item.text, item.letters)
+        label = item.label
+        place = label.place if label.place in known or label.region not in known else label.region
+        names, probs = [p.place for p in found.places], [p.prob for p in found.places]
+        rows.append({"source": item.source, "letters": item.letters, "lo": label.lo, "hi": label.hi,
+                     "place": place, "year": found.year, "low": found.low, "high": found.high,
+                     "places": names, "place_probs": probs,
+                     "formula_year": found.formula.year if found.formula else None})  # fmt: skip
+        if nomes is not None and found.districts and place:
+            true_district = (model.districts[index[place]] if place in index
+                             else district_of(place, nomes, item.source == "inscription"))  # fmt: skip
+            rows[-1] |= {"nome_right": nome_of(names[0], nomes) == nome_of(place, nomes),
+                         "district_right": found.districts[0].name == true_district,
+                         "district_prob": found.districts[0].prob}  # fmt: skip
+    return rows

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from apollo_restore.attribution.districts import district_of, nome_of
 from apollo_restore.evaluate.metrics import ece
 
 #: Length bands of the report (lower bounds, letters).
@@ -101,7 +100,7 @@ def attribution_report(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         dating formula read) and, where any, ``date_mean``, ``date_median``, ``date_inside``,
         ``coverage80``, ``interval_width`` (years), ``formula_right`` (the formulae's years
         within a year of the true range), ``top1``, ``top3``, ``top10``, ``ece`` and, where the
-        rows carry them (:func:`score_documents` with ``nomes``), ``nome1`` (the first place in
+        rows carry them (``attribution.evaluation.score_documents`` with ``nomes``), ``nome1`` (the first place in
         the true place's nome by HGV's record), ``district1`` and ``district_ece`` (the answer's
         first district); ``weighted``: per source, the bands of ≥ 50 letters weighted as
         :data:`PUBLISHED_WEIGHTS`.
@@ -151,34 +150,3 @@ def report_markdown(report: dict[str, Any]) -> str:
             lines.append(f"\n{source}, ≥ 50 letters weighted as the published test papyri: "
                          + ", ".join(f"{k} {v:.3f}" for k, v in s.items()))  # fmt: skip
     return "\n".join(lines)
-
-
-def score_documents(model: Any, items: Iterable[Any], nomes: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    """One :func:`attribution_report` row per document, from an
-    :class:`~apollo_restore.attribution.model.AttributionModel` and labelled texts (objects with
-    ``source``, ``text``, ``letters`` and ``label``: ``lo``, ``hi``, ``place``, ``region``). The
-    true place is the label's place where it is one of the model's, else its region where that
-    is (an inscription's rare settlement), else the place itself (never predicted: a miss). With
-    ``nomes`` (HGV's nome of each place, :func:`~apollo_restore.attribution.districts.read_hierarchy`)
-    and a model that names its districts, each row also says whether the first place is in the true
-    place's nome (``nome_right``, HGV's record: a place without a nome is its own) and whether the
-    answer's first district is the true place's (``district_right``, its probability ``district_prob``)."""
-    known = set(model.places)
-    index = {p: i for i, p in enumerate(model.places)}
-    rows = []
-    for item in items:
-        found = model.predict(item.text, item.letters)
-        label = item.label
-        place = label.place if label.place in known or label.region not in known else label.region
-        names, probs = [p.place for p in found.places], [p.prob for p in found.places]
-        rows.append({"source": item.source, "letters": item.letters, "lo": label.lo, "hi": label.hi,
-                     "place": place, "year": found.year, "low": found.low, "high": found.high,
-                     "places": names, "place_probs": probs,
-                     "formula_year": found.formula.year if found.formula else None})  # fmt: skip
-        if nomes is not None and found.districts and place:
-            true_district = (model.districts[index[place]] if place in index
-                             else district_of(place, nomes, item.source == "inscription"))  # fmt: skip
-            rows[-1] |= {"nome_right": nome_of(names[0], nomes) == nome_of(place, nomes),
-                         "district_right": found.districts[0].name == true_district,
-                         "district_prob": found.districts[0].prob}  # fmt: skip
-    return rows
