@@ -1,5 +1,5 @@
 """Gaps that do not poison their neighbours (issue 64): lost lines are not restored, a gap of
-unknown extent is searched at its line-length estimate, and neither's guess feeds a later gap."""
+unknown extent is searched at any length (its line-length estimate shown), and neither's guess feeds a later gap."""
 
 from __future__ import annotations
 
@@ -85,14 +85,15 @@ LEFT_HALF = "\n".join(
 )
 
 
-def test_an_unknown_extent_is_searched_at_its_line_length_estimate():
+def test_an_unknown_extent_shows_its_line_length_estimate_and_is_searched_at_any_length():
+    """Searched at the estimate, validation cut lines' W.Top-1 fell 0.212 -> 0.137 (the range misses the
+    truth half the time: benchmarks/line_lengths.py --restore 12): the estimate is shown, a hint away."""
     restorer = Hints()
     result = restore_text(restorer, LEFT_HALF)
     for gap, hint in zip(result.gaps, restorer.hints):
         estimate = gap.length_estimate
         assert estimate is not None and 20 <= estimate.lo <= estimate.hi <= 32
-        assert hint == Hint.span(estimate.lo, estimate.hi) == gap.searched  # searched at it, not as a word
-        assert gap.hint == NO_HINT and "searched at ≈" in gap.hint_label
-    assert result.to_dict()["gaps"][0]["searched"] == [result.gaps[0].searched.lo, result.gaps[0].searched.hi]
+        assert hint == NO_HINT and gap.hint == NO_HINT and "line lengths" in gap.hint_label
+        assert gap.context_fill() is None  # its guess never enters a later gap's context
     hinted = restore_text(restorer, LEFT_HALF, hints={1: 7})
-    assert restorer.hints[-3] == Hint.exact(7) and hinted.gaps[0].searched is None  # a count given wins
+    assert restorer.hints[-3] == Hint.exact(7) and hinted.gaps[0].length_estimate is None  # a count given wins

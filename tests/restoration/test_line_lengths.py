@@ -38,9 +38,8 @@ def test_no_estimate_without_enough_lines_or_with_two_unknown_gaps_on_a_line():
 def test_a_restoration_shows_the_estimate_of_a_gap_without_length():
     restorer = Scored({"εἰκοστοῦ καὶ": -1.0})  # 11 letters: within the estimate
     gap = restore_text(restorer, TEXT).gaps[0]
-    assert gap.hint == NO_HINT and gap.length_estimate == LineEstimate(10, 11, 4)  # shown, and searched at (issue 64)
-    assert gap.searched == Hint.span(10, 11)
-    assert gap.hint_label == "no length hint; searched at ≈ 10–11 letters, from line lengths"
+    assert gap.hint == NO_HINT and gap.length_estimate == LineEstimate(10, 11, 4)  # shown, not searched at
+    assert gap.hint_label == "no length hint; ≈ 10–11 letters, from line lengths"
     assert restore_text(restorer, TEXT).to_dict()["gaps"][0]["length_estimate"] == {
         "lo": 10, "hi": 11, "lines": 4, "agrees": True,
     }  # fmt: skip
@@ -52,7 +51,10 @@ def test_an_estimate_that_contradicts_the_first_reading_says_so():
     """Issue 36: "≈ 4–6 letters" must not stand beside a 20-letter first reading without a word."""
     gap = restore_text(Scored({"καὶ": -1.0}), TEXT).gaps[0]
     assert gap.estimate_agrees is False
-    assert gap.hint_label == ("no length hint; searched at ≈ 10–11 letters, from line lengths; the first reading has 3")
+    assert gap.hint_label == (
+        "no length hint; line lengths suggest ≈ 10–11 letters, not the first reading's 3: "
+        "give 10–11 as a hint to search only those"
+    )
 
 
 def test_the_epidoc_export_never_writes_the_estimate_as_the_editors_extent():

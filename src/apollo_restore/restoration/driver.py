@@ -5,8 +5,9 @@ Gaps are filled left to right: for gap *i*, earlier gaps of given extent hold th
 best reading, later ones are shown as ``…`` (unknown extent), as in training. A guess that no
 count bounds never feeds the next gaps (:meth:`~.types.GapResult.context_fill`): lost lines
 (``lost.?lin``) are not searched at all (``lost lines: not restored``), and a gap of unknown extent
-is searched at the letters its line-length estimate gives (:func:`searched_hint`), its reading
-shown but left out of later contexts (both stay ``…`` there). A request may ask for some gaps only
+is searched at any length (its line-length estimate shown beside it: searched at the estimate, the
+validation cut lines' W.Top-1 fell 0.212 → 0.137), its reading shown but left out of later contexts
+(both stay ``…`` there). A request may ask for some gaps only
 (``only``), the earlier ones holding what an earlier request gave them (``fills``): gap *i* then
 reads the context it reads in a restoration of the whole text.
 """
@@ -21,9 +22,8 @@ from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.normalise import UNKNOWN_GAP
 from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import RequestError, RestoreStopped
-from apollo_restore.hint import Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW, GapContexts
-from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
+from apollo_restore.restoration.line_lengths import line_estimates
 from apollo_restore.restoration.request import RestoreRequest, check_k
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.text_kind import read_kind
@@ -108,16 +108,15 @@ def restore_text(
         prefix, suffix = contexts.context(i, fills)
         lost_lines = lacunae[i].line_unit and not hint.given and pinned is None
         estimate = None if hint.given or lost_lines else estimates[i]
-        searched = searched_hint(estimate, limits)
         if pinned is not None or lost_lines:
             cands = []
         else:
-            cands = restorer.candidates(prefix, suffix, searched or hint, request.k)
+            cands = restorer.candidates(prefix, suffix, hint, request.k)
         span = spans[i] if i < len(spans) else None
         reads = tuple(j + 1 for j in contexts.read_by(i, fills, window))
         gap = GapResult(
             i + 1, hint, prefix, suffix, cands, pinned, span,
-            length_estimate=estimate, searched=searched, lost_lines=lost_lines, reads=reads,
+            length_estimate=estimate, lost_lines=lost_lines, reads=reads,
         )  # fmt: skip
         gap.ms = round((time.perf_counter() - gap_started) * 1000, 1)
         gaps.append(gap)
@@ -148,15 +147,6 @@ def text_kind(restorer: Restorer, request: RestoreRequest) -> tuple[str | None, 
         return request.kind, False
     from_text = GapContexts(request.document.segments, window=None).context(0, [])
     return read_kind(" ".join(from_text), TextIndex.shared()), True
-
-
-def searched_hint(estimate: LineEstimate | None, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> Hint | None:
-    """The letters a gap of unknown extent is searched at: its line-length ``estimate`` as a range
-    (an editor's estimate of the lacuna: searched as a count, never as one word), its end held
-    within ``limits.max_gap_letters``; ``None`` without an estimate, or one beyond the limit."""
-    if estimate is None or estimate.lo > limits.max_gap_letters:
-        return None
-    return Hint.span(estimate.lo, min(estimate.hi, limits.max_gap_letters))
 
 
 def model_window(restorer: Restorer) -> int:

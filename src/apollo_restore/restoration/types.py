@@ -139,15 +139,6 @@ HintField = Annotated[
 ]
 
 
-#: A searched count: a :class:`~apollo_restore.hint.Hint` or ``None`` in Python, its interchange form in JSON.
-SearchedField = Annotated[
-    Hint | None,
-    PlainValidator(lambda value: None if value is None else _hint_of(value)),
-    PlainSerializer(lambda hint: None if hint is None else hint.to_json(), return_type=Any),
-    WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}),
-]
-
-
 class LengthEstimateJSON(BaseModel):
     """A gap's line-length estimate as the JSON gives it (:class:`~.line_lengths.LineEstimate` and
     whether the first reading agrees with it)."""
@@ -176,8 +167,6 @@ class GapResult(_Answer):
         length_estimate: for a gap of unknown length in a text with lines, the letters it
             probably lost, from the letters per line of the intact lines
             (:mod:`apollo_restore.restoration.line_lengths`); ``None`` otherwise.
-        searched: the letters a gap of unknown extent was searched at (its line-length estimate,
-            as a range), ``None`` where the search had no other count than :attr:`hint`.
         lost_lines: a gap of whole lines lost (``lost.?lin``, ``<gap unit="line">``) without a
             count given: not searched (no candidates; :attr:`hint_label` says so).
         reads: the numbers (from 1) of the earlier gaps whose reading stands in the context the
@@ -199,11 +188,6 @@ class GapResult(_Answer):
     ms: float = Field(0.0, description="Milliseconds spent on this gap.")
     length_estimate: LineEstimate | None = Field(
         None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
-    )
-    searched: SearchedField = Field(
-        None,
-        description="For a gap of unknown extent: the letters it was searched at, `[lo, hi]` (its line-length "
-        "estimate); null where it was searched with `hint` alone.",
     )
     lost_lines: bool = Field(
         False, description="A gap of lost lines without a count: not searched (no candidates), never filled."
@@ -230,7 +214,7 @@ class GapResult(_Answer):
         return self.fill(self.fill_threshold) is not None
 
     @computed_field(description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; '
-                    'searched at ≈ 11–14 letters, from line lengths", "lost lines: not restored".')  # fmt: skip
+                    '≈ 11–14 letters, from line lengths", "lost lines: not restored".')  # fmt: skip
     @property
     def label(self) -> str:
         return self.hint_label
@@ -244,8 +228,8 @@ class GapResult(_Answer):
     @property
     def hint_label(self) -> str:
         """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``, with the
-        line-length estimate where there is one (``no length hint; searched at ≈ 11–14 letters,
-        from line lengths``); ``lost lines: not restored`` for lost lines."""
+        line-length estimate where there is one (``no length hint; ≈ 11–14 letters, from line
+        lengths``); ``lost lines: not restored`` for lost lines."""
         if self.lost_lines:
             return LOST_LINES_LABEL
         if self.length_estimate is not None and not self.hint.given:
@@ -253,14 +237,11 @@ class GapResult(_Answer):
             if self.estimate_agrees is False:  # never shown beside a reading it contradicts without a word
                 count = f"{estimate.lo}" if estimate.lo == estimate.hi else f"{estimate.lo}–{estimate.hi}"
                 first = letter_count(self.candidates[0].text)
-                if self.searched is not None:
-                    return f"{self.hint.format()}; searched at {estimate.format()}; the first reading has {first}"
                 return (
                     f"{self.hint.format()}; line lengths suggest ≈ {count} letters, not the first reading's "
                     f"{first}: give {count} as a hint to search only those"
                 )
-            searched = "searched at " if self.searched is not None else ""
-            return f"{self.hint.format()}; {searched}{estimate.format()}"
+            return f"{self.hint.format()}; {estimate.format()}"
         return self.hint.format()
 
     @property

@@ -435,11 +435,6 @@ function describeEstimate(gap) {
   const estimate = gap.length_estimate;
   if (!estimate) return "";
   const count = estimate.lo === estimate.hi ? `${estimate.lo}` : `${estimate.lo}–${estimate.hi}`;
-  if (gap.searched) {
-    const first = gap.candidates.length ? gap.candidates[0].text.replace(/[^\u03b1-\u03c9]/g, "").length : null;
-    const differs = estimate.agrees === false && first !== null ? `; the first reading has ${first}` : "";
-    return `searched at ≈ ${count} letters, from line lengths${differs}`;
-  }
   if (estimate.agrees === false && gap.candidates.length) {
     const first = gap.candidates[0].text.replace(/[^\u03b1-\u03c9]/g, "").length;
     return `line lengths suggest ≈ ${count} letters, not the first reading's ${first}: set the length to search those`;
