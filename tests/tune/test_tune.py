@@ -112,8 +112,10 @@ def test_tune_fits_real_lacunae_and_synthetic_gaps_each_their_own(ensemble_folde
     result = _tune(*args)
     assert result.exit_code == 0, result.output
     data = json.loads((ensemble_folder / "calibration.json").read_text())
-    assert data["format"] == "apollo_restore calibration.v2" and set(data["kinds"]) == {"real", "synthetic"}
+    assert data["format"] == "apollo_restore calibration.v2"
+    assert set(data["kinds"]) == {"real", "synthetic", "literary"}  # literary texts: the synthetic gaps' fit
     assert data["kinds"]["real"] != data["kinds"]["synthetic"]  # each kind fitted on its own gaps
+    assert data["kinds"]["literary"] == data["kinds"]["synthetic"]
     info = data["info"]
     assert info["gaps"] == 12 + 12 and info["synthetic"]["gaps"] == 12 and "real lacunae ddb=100" in info["sources"]
     assert info["gaps_per_condition"]["real exact"] == 4
