@@ -46,7 +46,7 @@ SKIPPED = {
     (
         "bash",
         "scripts/test.sh",
-    ): "the quick tier of the test suite itself (after scripts/setup.sh where .venv lacks it)",
+    ): "the fast tier of the test suite itself (after scripts/setup.sh where .venv lacks it)",
     ("bash", "scripts/setup.sh"): "installs the package and its test tools into .venv (pip install, minutes)",
     ("bash", "scripts/check.sh"): "CI: ruff and every test once, each folder alone (the fast tier, then the slow)",
     ("apollo-restore", "tune"): "restores hundreds of validation gaps of data/prepared (an hour)",

@@ -53,7 +53,7 @@ def test_a_failure_fails_the_command_that_prints_the_line(runs, capsys):
 
 
 def test_the_test_command_is_one_and_ci_runs_every_test_once():
-    """The README and docs/development.md give one test command (the quick tier, scripts/test.sh),
+    """The README and docs/development.md give one test command (the fast tier, scripts/test.sh),
     docs/development.md the fast tier's; scripts/check.sh runs each folder alone (the fast tier, then
     the slow tier) and closes with the tally, not the suite again."""
     root = Path(__file__).resolve().parents[2]
