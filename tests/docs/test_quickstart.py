@@ -47,8 +47,7 @@ def test_the_users_install_has_no_test_or_scale_tools_and_the_test_command_adds_
     assert "EXTRAS= bash scripts/setup.sh" in quickstart and "[test" not in quickstart
     assert "EXTRAS=${EXTRAS-test,train,scale}" in setup and '".${EXTRAS:+[$EXTRAS]}"' in setup
     readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
-    test = (scripts / "test.sh").read_text(encoding="utf-8")
-    assert "\nbash scripts/test.sh " in readme and "|| bash scripts/setup.sh" in test
+    assert "\nbash scripts/setup.sh && .venv/bin/python -m pytest -q -n auto " in readme
 
 
 def test_the_readme_sets_up_and_runs_in_two_commands():
@@ -58,7 +57,7 @@ def test_the_readme_sets_up_and_runs_in_two_commands():
     block = readme.split("## Two commands", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     assert [line.split()[:2] for line in block.splitlines()] == [
         ["bash", "scripts/quickstart.sh"],
-        ["bash", "scripts/test.sh"],
+        ["bash", "scripts/setup.sh"],
     ]
     quickstart = (EXAMPLE.parents[1] / "scripts" / "quickstart.sh").read_text(encoding="utf-8")
     # its last words say how to call it

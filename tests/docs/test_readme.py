@@ -43,10 +43,6 @@ SKIPPED = {
     ("source", ".venv/bin/activate"): "puts the .venv that quickstart.sh makes on the PATH; here apollo-restore is "
     "this interpreter's",
     (".venv/bin/python", "-m", "pytest"): "the test suite itself",
-    (
-        "bash",
-        "scripts/test.sh",
-    ): "the fast tier of the test suite itself (after scripts/setup.sh where .venv lacks it)",
     ("bash", "scripts/setup.sh"): "installs the package and its test tools into .venv (pip install, minutes)",
     ("bash", "scripts/check.sh"): "CI: ruff and every test once, each folder alone (the fast tier, then the slow)",
     ("apollo-restore", "tune"): "restores hundreds of validation gaps of data/prepared (an hour)",

@@ -53,14 +53,14 @@ def test_a_failure_fails_the_command_that_prints_the_line(runs, capsys):
 
 
 def test_the_test_command_is_one_and_ci_runs_every_test_once():
-    """The README and docs/development.md give one test command (the fast tier, scripts/test.sh),
-    docs/development.md the fast tier's; scripts/check.sh runs each folder alone (the fast tier, then
-    the slow tier) and closes with the tally, not the suite again."""
+    """The README and docs/development.md give one test command, and .ci/run runs it as it is
+    written; scripts/check.sh runs each folder alone (the fast tier, then the slow tier) and closes
+    with the tally, not the suite again."""
     root = Path(__file__).resolve().parents[2]
     readme, development = (root / "README.md").read_text(), (root / "docs/development.md").read_text()
-    command = "bash scripts/test.sh"
+    command = "bash scripts/setup.sh && .venv/bin/python -m pytest -q -n auto"
     assert readme.count(command) == 1 and command in development
-    assert "bash scripts/setup.sh && .venv/bin/python -m pytest -q -n auto" in development
+    assert command in (root / ".ci/run").read_text().splitlines()
     check = (root / "scripts/check.sh").read_text().splitlines()
     pytest_lines = [line for line in check if "-m pytest" in line]
     assert len(pytest_lines) == 1 and '-n "$workers"' in pytest_lines[0]  # the one run() every step goes through
