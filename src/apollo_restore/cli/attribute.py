@@ -72,14 +72,12 @@ def attribute_command(
 
 def _batch(texts: Path, out: Path, folder: str | None, parallels: bool, force: bool, restart: bool) -> None:
     """``--texts IN --out OUT``: every text of IN, one line each, as a durable job."""
-    from apollo_restore.attribution.attribute import attribute, folder_path, load_model
+    from apollo_restore.attribution.attribute import attribute, load_model
     from apollo_restore.attribution.batch import AttributeJob
-    from apollo_restore.attribution.folder import fingerprint
     from apollo_restore.errors import AttributionError, FileError, FormatError, ModelFolderError
 
     try:
-        load_model(folder)
-        settings = {"model": fingerprint(folder_path(folder)), "parallels": str(parallels)}
+        settings = {"model": load_model(folder).fingerprint, "parallels": str(parallels)}  # hashed once, at load
         job = AttributeJob.open(texts, out, force=force, restart=restart, settings=settings)
     except (AttributionError, FileError, FormatError, ModelFolderError) as err:
         fail(err)
