@@ -69,7 +69,7 @@ def collect(args: argparse.Namespace) -> None:
     gaps.sort(key=lambda g: (zlib.crc32(parse_gap_id(g.id).base.encode()), g.id))
     out = Path(args.out)
     done = {json.loads(line)["id"] for line in out.open()} if out.exists() else set()
-    todo = [g for g in gaps if g.id not in done][args.shard :: args.shards]
+    todo = [g for g in gaps[args.shard :: args.shards] if g.id not in done]  # a shard resumes its own share
     print(f"{len(gaps)} gaps, {len(todo)} to do", file=sys.stderr)
     restorer = load_restorer(folder, present=False)
     demotions = Demotions.of_folder(read_meta(folder), folder / "apollo_restore.json")
@@ -561,6 +561,147 @@ def kinds(records: list[dict], fitted: set[str], out: Path | None) -> None:
     print(f"\nwritten {out}")
 
 
+# -- a kind of text's parameters as a move of the base fit (issue 64, second round) -------------
+
+#: Each kind of text: the records it is calibrated on (kind of gap) and the parameters it starts from.
+BASES = {"documentary": "real", "inscription": "real", "literary": "synthetic"}
+#: What a kind's own fit may move (``fit_on_top``'s ``bias``, ``per_condition``); ``None``: nothing (the
+#: base); ``"own"``: every parameter, fitted on the kind's records alone (``tune``'s ``fit``).
+ON_TOP = {
+    "base": None,
+    "temperature": (False, False),
+    "temperature + bias": (True, False),
+    "temperature + bias per condition": (True, True),
+    "own fit (a-h per condition)": "own",
+}
+
+
+def base_fit_ids(prepared: Path, info: dict) -> set[str]:
+    """The ids of the real lacunae the shipped real fit was fitted on (``info``: its ``sources``,
+    e.g. ``real lacunae ddb=400,inscription=200``, and ``seed``), rebuilt from the prepared split:
+    a record among them is not out of sample for the base."""
+    spec = info["sources"].removeprefix("real lacunae ")
+    out = set()
+    for part in spec.split(","):
+        source, n = part.split("=")
+        table = load_documents(prepared, info["split"], [source])
+        out |= {g.id for g in real_gaps(table, source, info["split"], int(n), int(info["seed"]))}
+    return out
+
+
+def text_probs(records: list[dict], blocks: dict[str, dict], delta: float, mu: float) -> list[np.ndarray]:
+    """Each record's p under its kind of text's block (``blocks``: text → condition → Scaling), with
+    the miss penalty ``mu``."""
+    from apollo_restore.restoration.ranking.calibration import calibrated
+    from apollo_restore.tune.calibration import arrays, misses_of
+
+    logq, unknown, letters, top_score, _, conds = arrays(records)
+    misses = misses_of(records, logq.shape[1])
+    out = []
+    for i, c in enumerate(conds):
+        one = slice(i, i + 1)
+        p = calibrated(logq[one], unknown[one], letters[one], top_score[one], blocks[records[i]["text"]][c], delta,
+                       misses[one], mu)[0]  # fmt: skip
+        out.append(np.where(np.isfinite(logq[i]), p, 0.0))
+    return out
+
+
+def k_fold(r: dict, k: int) -> int:
+    return zlib.crc32(r["doc"].encode()) % k
+
+
+def on_top_blocks(records: list[dict], old, variant: str) -> dict[str, dict]:
+    """Each kind of text's block under ``variant`` (:data:`ON_TOP`), fitted on ``records``
+    (documentary texts keep the real lacunae's parameters: nothing of theirs is fitted)."""
+    from apollo_restore.tune.calibration import arrays, fit, fit_on_top, misses_of
+
+    blocks = {}
+    for text, base_kind in BASES.items():
+        base = old.for_kind(base_kind)
+        rs = [r for r in records if r["text"] == text]
+        if ON_TOP[variant] is None or text == "documentary" or not rs:
+            blocks[text] = base
+            continue
+        if ON_TOP[variant] == "own":  # tune's fit on the kind's records alone, δ and μ held
+            logq = arrays(rs)[0]
+            blocks[text] = fit(*arrays(rs), penalty=old.unknown_word_penalty, misses=misses_of(rs, logq.shape[1]),
+                               miss_penalty=old.miss_penalty).conditions  # fmt: skip
+            continue
+        bias, per_condition = ON_TOP[variant]
+        blocks[text] = fit_on_top(rs, base, old.unknown_word_penalty, old.miss_penalty, bias, per_condition)
+    return blocks
+
+
+def on_top_cross_fitted(records: list[dict], old, variant: str, k: int) -> list[np.ndarray]:
+    """Each record's p under the blocks fitted on the other ``k - 1`` folds of documents."""
+    out: list = [None] * len(records)
+    for f in range(k):
+        blocks = on_top_blocks([r for r in records if k_fold(r, k) != f], old, variant)
+        idx = [i for i, r in enumerate(records) if k_fold(r, k) == f]
+        ps = text_probs([records[i] for i in idx], blocks, old.unknown_word_penalty, old.miss_penalty)
+        for i, p in zip(idx, ps):
+            out[i] = p
+    return out
+
+
+def figures(records: list[dict], probs: list[np.ndarray]) -> str:
+    """``n | ECE | log-loss | shown >= 0.7: share, right | Top-1`` of top-1 readings."""
+    conf, ok = top1(records, probs)
+    high = conf >= SHOWN_AT
+    right = f"{ok[high].mean():.3f}" if high.any() else "–"
+    loss = nll_of(records, probs)
+    return f"{len(records)} | {ece(conf, ok):.3f} | {loss:.3f} | {high.mean():.3f}, {right} | {ok.mean():.3f}"
+
+
+def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None, chosen: str) -> None:
+    """Per kind of text and hint condition, each :data:`ON_TOP` variant cross-fitted over ``k``
+    folds of documents (validation); with ``prepared``, real lacunae the shipped real fit was
+    fitted on are left out; with ``out``, the calibration with ``chosen``'s blocks fitted on all
+    the records written (``kinds.inscription``, ``kinds.literary``; the rest as shipped)."""
+    from apollo_restore.restoration.config import DEFAULT_MODEL
+    from apollo_restore.restoration.ranking.calibration import Calibration
+
+    old = Calibration.load(DEFAULT_MODEL)
+    records = [r | {"text": TEXT_OF_SOURCE[r["source"]]} for r in records]
+    records = [r for r in records if r["kind"] == BASES[r["text"]]]
+    if prepared is not None:
+        seen = base_fit_ids(prepared, old.info)
+        print(f"left out: {sum(r['id'] in seen for r in records)} records the shipped real fit was fitted on")
+        records = [r for r in records if r["id"] not in seen]
+    texts = tuple(BASES)
+    print(f"{len(records)} records: " + ", ".join(f"{t} {sum(r['text'] == t for r in records)}" for t in texts))
+    print(f"\n| variant | kind | condition | gaps | ECE top-1 | log-loss | shown >= {SHOWN_AT}: share, right | Top-1 |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for variant in ON_TOP:
+        probs = on_top_cross_fitted(records, old, variant, k)
+        for text in texts:
+            for cond in ("all", "exact", "range", "none"):
+                idx = [i for i, r in enumerate(records) if r["text"] == text and cond in ("all", r["condition"])]
+                if idx:
+                    rows = figures([records[i] for i in idx], [probs[i] for i in idx])
+                    print(f"| {variant} | {text} | {cond} | {rows} |")
+    if out is None:
+        return
+    blocks = on_top_blocks(records, old, chosen)
+    texts_written = {t: blocks[t] for t in ("literary", "inscription")}
+    cal = Calibration(old.conditions, old.unknown_word_penalty, dict(old.info), old.for_kind("synthetic"),
+                      dict(old.fitted), texts_written, old.miss_penalty)  # fmt: skip
+    for t in texts_written:
+        cal.fitted[t] = old.fitted[BASES[t]]
+    counts = {t: sum(r["text"] == t for r in records) for t in texts}
+    cal.info["by_kind"] = {
+        "fitted_by": f"benchmarks/real_lacunae_calibration.py on-top --choose '{chosen}' "
+                     "(apollo_restore.tune.calibration.fit_on_top)",
+        "validation_records": counts,
+        "inscription": f"the real lacunae's parameters moved by {chosen}, fitted on their supplements",
+        "literary": f"the synthetic gaps' parameters moved by {chosen}, fitted on their synthetic gaps "
+                    "(no editor's supplement in the validation split)",
+        "miss_penalty": old.info.get("by_kind", {}).get("miss_penalty", str(old.miss_penalty)),
+    }  # fmt: skip
+    cal.save(out)
+    print(f"\nwritten {out}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -594,6 +735,12 @@ def main(argv: list[str] | None = None) -> None:
         default="fit",
         help="literary texts' parameters: fitted on their synthetic gaps, or the synthetic gaps' own",
     )
+    o = sub.add_parser("on-top", help="each kind of text's parameters as a small move of the base fit, cross-fitted")
+    o.add_argument("records", nargs="+")
+    o.add_argument("--folds", type=int, default=5)
+    o.add_argument("--prepared", type=Path, default=None, help="leave out the real lacunae the base was fitted on")
+    o.add_argument("--choose", choices=tuple(ON_TOP), default="temperature")
+    o.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         collect(args)
@@ -606,6 +753,13 @@ def main(argv: list[str] | None = None) -> None:
                 row = json.loads(line)
                 rows[row["id"]] = row  # a record collected twice counts once
         kinds(list(rows.values()), set(args.fit.split(",")), args.out)
+    elif args.cmd == "on-top":
+        rows = {}
+        for path in args.records:
+            for line in Path(path).open():
+                row = json.loads(line)
+                rows[row["id"]] = row  # a record collected twice counts once
+        on_top(list(rows.values()), args.folds, args.prepared, args.out, args.choose)
     elif args.cmd == "held-out":
         held_out([json.loads(line) for p in args.records for line in Path(p).open()])
     elif args.cmd == "ship":

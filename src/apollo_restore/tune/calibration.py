@@ -349,24 +349,40 @@ def fit_groups(
     def nll() -> torch.Tensor:
         per = params[:-1].view(n_groups, width)[index]  # (G, width)
         delta = torch.nn.functional.softplus(params[-1] - 1.0) if penalty is None else penalty
-        z, none = scores(per, lq, mask, unk, xs, ts, delta, held)
-        total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
-        chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
-        return (total - chosen).mean() + RIDGE * (params**2).sum()
+        return _mean_nll(*scores(per, lq, mask, unk, xs, ts, delta, held), hit, right)
+
+    loss = _minimised(params, nll)
+    with torch.no_grad():
+        delta = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
+    return params[:-1].detach().view(n_groups, width).numpy().copy(), delta, loss
+
+
+def _mean_nll(z: Any, none: Any, hit: Any, right: Any) -> Any:
+    """Mean negative log-likelihood (torch) of the right reading (index ``right`` where ``hit``),
+    or of "none of these" elsewhere, under ``softmax([z, none])``."""
+    import torch
+
+    total = torch.logsumexp(torch.cat([z, none[:, None]], dim=1), dim=1)
+    chosen = torch.where(hit, z.gather(1, right[:, None])[:, 0], none)
+    return (total - chosen).mean()
+
+
+def _minimised(params: Any, nll: Any) -> float:
+    """``params`` (a torch leaf) moved by L-BFGS to the least ``nll() +`` :data:`RIDGE` × its
+    squares; returns ``nll()`` there (without the ridge)."""
+    import torch
 
     opt = torch.optim.LBFGS([params], max_iter=500, tolerance_grad=1e-9, line_search_fn="strong_wolfe")
 
     def closure() -> torch.Tensor:
         opt.zero_grad()
-        loss = nll()
+        loss = nll() + RIDGE * (params**2).sum()
         loss.backward()
         return loss
 
     opt.step(closure)
     with torch.no_grad():
-        delta = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
-        loss = float(nll() - RIDGE * (params**2).sum())
-    return params[:-1].detach().view(n_groups, width).numpy().copy(), delta, loss
+        return float(nll())
 
 
 def scores(per: Any, lq: Any, mask: Any, unknown: Any, x: Any, t: Any, delta: Any, held: Any = 0.0) -> tuple[Any, Any]:
@@ -383,3 +399,53 @@ def scores(per: Any, lq: Any, mask: Any, unknown: Any, x: Any, t: Any, delta: An
     z = torch.where(mask, log_a.exp()[:, None] * lq - delta * unknown - held, -torch.inf)
     none = per[:, 1] - per[:, 2] * z.max(dim=1).values + (per[:, 3:nx] * x).sum(dim=1)
     return z, none
+
+
+def fit_on_top(
+    records: list[dict],
+    base: dict[str, Scaling],
+    penalty: float,
+    miss_penalty: float = 0.0,
+    bias: bool = True,
+    per_condition: bool = False,
+) -> dict[str, Scaling]:
+    """A kind of text's parameters, fitted on its own ``records`` as a small move of the ``base``
+    parameters (each condition's :class:`Scaling`, e.g. the real lacunae's): ``a ← τ · a`` (a
+    temperature on top) and, with ``bias``, ``b ← b + β``; ``c`` to ``h``, ``δ`` (``penalty``)
+    and ``μ`` (``miss_penalty``) held. One ``τ`` (and ``β``) for every condition, or with
+    ``per_condition`` one per condition the records hold (a condition they lack keeps ``base``'s).
+    Maximum likelihood with :data:`RIDGE` × ``(log τ)² + β²``, which pulls a kind with few gaps
+    toward ``base`` (issue 64: eight parameters per condition on 130 inscription supplements
+    overfitted; two do not).
+
+    Returns:
+        condition → the moved :class:`Scaling` (every condition of ``base``).
+    """
+    import torch  # only fitting needs it: applying a calibration is NumPy
+
+    logq, unknown, letters, top_score, truth, conds = arrays(records)
+    x = features(logq, letters, top_score)
+    names = sorted(set(conds)) if per_condition else ["all"]
+    index = torch.tensor([names.index(c if per_condition else "all") for c in conds])
+    rows = torch.tensor([[np.log(base[c].a), *(getattr(base[c], p) for p in PARAMETERS[1:])] for c in conds])
+    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
+    mask, hit, right = torch.tensor(np.isfinite(logq)), torch.tensor(truth >= 0), torch.tensor(np.maximum(truth, 0))
+    unk, xs = torch.tensor(unknown, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)
+    ts = torch.tensor(temperature_features(x), dtype=torch.float64)
+    held = torch.tensor(miss_penalty * misses_of(records, logq.shape[1]), dtype=torch.float64)
+    params = torch.zeros((len(names), 2), dtype=torch.float64, requires_grad=True)  # log τ, β
+    moves = torch.tensor([1.0, float(bias)], dtype=torch.float64)
+
+    def nll() -> torch.Tensor:
+        shift = params[index] * moves  # (G, 2)
+        per = torch.cat([rows[:, :2] + shift, rows[:, 2:]], dim=1)
+        return _mean_nll(*scores(per, lq, mask, unk, xs, ts, penalty, held), hit, right)
+
+    _minimised(params, nll)
+    moved = (params.detach() * moves).numpy()
+    out = {}
+    for cond, s in base.items():
+        i = names.index(cond if per_condition else "all") if (cond in names or not per_condition) else None
+        log_tau, beta = moved[i] if i is not None else (0.0, 0.0)
+        out[cond] = s.model_copy(update={"a": s.a * float(np.exp(log_tau)), "b": s.b + float(beta)})
+    return out
