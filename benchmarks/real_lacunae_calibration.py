@@ -644,13 +644,21 @@ def on_top_cross_fitted(records: list[dict], old, variant: str, k: int) -> list[
     return out
 
 
+def ece_floor(conf: np.ndarray, draws: int = 200) -> float:
+    """The ECE a perfectly calibrated restorer would show at these confidences, on average: each
+    top reading right with probability its ``conf`` (``draws`` draws, seeded): the cell's noise floor."""
+    rng = np.random.default_rng(0)
+    return float(np.mean([ece(conf, rng.random(len(conf)) < conf) for _ in range(draws)]))
+
+
 def figures(records: list[dict], probs: list[np.ndarray]) -> str:
-    """``n | ECE | log-loss | shown >= 0.7: share, right | Top-1`` of top-1 readings."""
+    """``n | ECE (its noise floor) | log-loss | shown >= 0.7: share, right | Top-1`` of top-1 readings."""
     conf, ok = top1(records, probs)
     high = conf >= SHOWN_AT
     right = f"{ok[high].mean():.3f}" if high.any() else "–"
     loss = nll_of(records, probs)
-    return f"{len(records)} | {ece(conf, ok):.3f} | {loss:.3f} | {high.mean():.3f}, {right} | {ok.mean():.3f}"
+    return (f"{len(records)} | {ece(conf, ok):.3f} ({ece_floor(conf):.3f}) | {loss:.3f} | {high.mean():.3f}, {right} "
+            f"| {ok.mean():.3f}")  # fmt: skip
 
 
 def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None, chosen: str) -> None:
@@ -670,7 +678,8 @@ def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None,
         records = [r for r in records if r["id"] not in seen]
     texts = tuple(BASES)
     print(f"{len(records)} records: " + ", ".join(f"{t} {sum(r['text'] == t for r in records)}" for t in texts))
-    print(f"\n| variant | kind | condition | gaps | ECE top-1 | log-loss | shown >= {SHOWN_AT}: share, right | Top-1 |")
+    shown_at = f"shown >= {SHOWN_AT}: share, right"
+    print(f"\n| variant | kind | condition | gaps | ECE top-1 (floor) | log-loss | {shown_at} | Top-1 |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
     for variant in ON_TOP:
         probs = on_top_cross_fitted(records, old, variant, k)
