@@ -14,6 +14,10 @@
     # 5. by kind of text (issue 64): each kind's figures, cross-fitted, and the calibration with
     #    literary and inscription parameters and the miss penalty written (--out)
     python benchmarks/real_lacunae_calibration.py kinds RECORDS/*.jsonl [--out calibration.json]
+    # 6. the same, each kind a small move of its base fit (a temperature, a bias), k-fold over
+    #    documents, the base fit's own gaps left out; --out writes the kinds chosen
+    python benchmarks/real_lacunae_calibration.py on-top RECORDS/*.jsonl --prepared PREPARED \
+        [--choose literary="temperature + bias" --out calibration.json]
 
 Real lacunae are the editors' supplements of validation documents (``build_true_lacunae``), each
 asked with the exact count, a range that contains it (``range_hint``) and no count; synthetic
@@ -661,11 +665,12 @@ def figures(records: list[dict], probs: list[np.ndarray]) -> str:
             f"| {ok.mean():.3f}")  # fmt: skip
 
 
-def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None, chosen: str) -> None:
+def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None, chosen: dict[str, str]) -> None:
     """Per kind of text and hint condition, each :data:`ON_TOP` variant cross-fitted over ``k``
     folds of documents (validation); with ``prepared``, real lacunae the shipped real fit was
-    fitted on are left out; with ``out``, the calibration with ``chosen``'s blocks fitted on all
-    the records written (``kinds.inscription``, ``kinds.literary``; the rest as shipped)."""
+    fitted on are left out; with ``out``, the calibration with each kind's ``chosen`` variant
+    (text → :data:`ON_TOP` name) fitted on all its records written: ``kinds.literary`` always (its
+    base is the synthetic gaps' block), ``kinds.inscription`` unless ``base``; the rest as shipped."""
     from apollo_restore.restoration.config import DEFAULT_MODEL
     from apollo_restore.restoration.ranking.calibration import Calibration
 
@@ -691,20 +696,22 @@ def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None,
                     print(f"| {variant} | {text} | {cond} | {rows} |")
     if out is None:
         return
-    blocks = on_top_blocks(records, old, chosen)
-    texts_written = {t: blocks[t] for t in ("literary", "inscription")}
+    texts_written = {}
+    for t in ("literary", "inscription"):
+        if t == "literary" or chosen.get(t, "base") != "base":
+            texts_written[t] = on_top_blocks(records, old, chosen.get(t, "base"))[t]
     cal = Calibration(old.conditions, old.unknown_word_penalty, dict(old.info), old.for_kind("synthetic"),
                       dict(old.fitted), texts_written, old.miss_penalty)  # fmt: skip
     for t in texts_written:
         cal.fitted[t] = old.fitted[BASES[t]]
     counts = {t: sum(r["text"] == t for r in records) for t in texts}
     cal.info["by_kind"] = {
-        "fitted_by": f"benchmarks/real_lacunae_calibration.py on-top --choose '{chosen}' "
-                     "(apollo_restore.tune.calibration.fit_on_top)",
+        "fitted_by": "benchmarks/real_lacunae_calibration.py on-top (apollo_restore.tune.calibration.fit_on_top)",
         "validation_records": counts,
-        "inscription": f"the real lacunae's parameters moved by {chosen}, fitted on their supplements",
-        "literary": f"the synthetic gaps' parameters moved by {chosen}, fitted on their synthetic gaps "
-                    "(no editor's supplement in the validation split)",
+        "inscription": f"the real lacunae's parameters, {chosen.get('inscription', 'base')} (fitted on "
+                       "their supplements)",
+        "literary": f"the synthetic gaps' parameters, {chosen.get('literary', 'base')} (fitted on their "
+                    "synthetic gaps: no editor's supplement in the validation split)",
         "miss_penalty": old.info.get("by_kind", {}).get("miss_penalty", str(old.miss_penalty)),
     }  # fmt: skip
     cal.save(out)
@@ -748,7 +755,9 @@ def main(argv: list[str] | None = None) -> None:
     o.add_argument("records", nargs="+")
     o.add_argument("--folds", type=int, default=5)
     o.add_argument("--prepared", type=Path, default=None, help="leave out the real lacunae the base was fitted on")
-    o.add_argument("--choose", choices=tuple(ON_TOP), default="temperature")
+    o.add_argument("--choose", action="append", default=[], metavar="KIND=VARIANT",
+                   help=f"what --out writes for a kind (literary, inscription) of {', '.join(ON_TOP)}; "
+                        "a kind not named: base")  # fmt: skip
     o.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "collect":
@@ -768,7 +777,10 @@ def main(argv: list[str] | None = None) -> None:
             for line in Path(path).open():
                 row = json.loads(line)
                 rows[row["id"]] = row  # a record collected twice counts once
-        on_top(list(rows.values()), args.folds, args.prepared, args.out, args.choose)
+        chosen = dict(c.split("=", 1) for c in args.choose)
+        if any(k not in ("literary", "inscription") or v not in ON_TOP for k, v in chosen.items()):
+            ap.error(f"--choose takes literary=VARIANT or inscription=VARIANT, VARIANT one of {', '.join(ON_TOP)}")
+        on_top(list(rows.values()), args.folds, args.prepared, args.out, chosen)
     elif args.cmd == "held-out":
         held_out([json.loads(line) for p in args.records for line in Path(p).open()])
     elif args.cmd == "ship":
