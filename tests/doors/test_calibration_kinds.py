@@ -30,7 +30,8 @@ def folder(tmp_path: Path) -> Path:
 
 def test_the_shipped_calibration_records_each_kinds_fit_and_is_applied():
     cal = Calibration.load(DEFAULT_MODEL / CALIBRATION_FILE)
-    assert set(cal.fitted) == {"real", "synthetic", "literary"}  # literary texts: their own block (issue 64)
+    assert set(cal.fitted) == {"real", "synthetic", "literary", "inscription"}  # each its own block (issue 64)
+    assert cal.texts["literary"] != cal.for_kind("synthetic")  # moved by a temperature and a bias, on top
     assert all(f["model_fingerprint"] == cal.info["model_fingerprint"] for f in cal.fitted.values())
     assert load_restorer(DEFAULT_MODEL).ranking.calibration is not None
 
