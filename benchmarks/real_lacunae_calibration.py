@@ -18,6 +18,8 @@
     #    documents, the base fit's own gaps left out; --out writes the kinds chosen
     python benchmarks/real_lacunae_calibration.py on-top RECORDS/*.jsonl --prepared PREPARED \
         [--choose literary="temperature + bias" --out calibration.json]
+    # 7. once, the choice made: the shipped calibration by kind of text on test records
+    python benchmarks/real_lacunae_calibration.py kinds-held-out TEST_RECORDS/*.jsonl [--before OLD.json]
 
 Real lacunae are the editors' supplements of validation documents (``build_true_lacunae``), each
 asked with the exact count, a range that contains it (``range_hint``) and no count; synthetic
@@ -718,6 +720,33 @@ def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None,
     print(f"\nwritten {out}")
 
 
+def kinds_held_out(records: list[dict], before: Path | None) -> None:
+    """Once, the choice made: the shipped calibration by kind of text on held-out (test) records,
+    nothing fitted, each kind under its own block (and under ``before``'s, another
+    ``calibration.json``, e.g. the one shipped before), per hint condition."""
+    from apollo_restore.restoration.config import DEFAULT_MODEL
+    from apollo_restore.restoration.ranking.calibration import Calibration
+
+    records = [r | {"text": TEXT_OF_SOURCE[r["source"]]} for r in records]
+    records = [r for r in records if r["kind"] == BASES[r["text"]]]
+    cals = {"shipped": Calibration.load(DEFAULT_MODEL)}
+    if before is not None:
+        cals = {"before": Calibration.load(before)} | cals
+    shown_at = f"shown >= {SHOWN_AT}: share, right"
+    print(f"{len(records)} held-out records\n")
+    print(f"| calibration | kind | condition | gaps | ECE top-1 (floor) | log-loss | {shown_at} | Top-1 |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for name, cal in cals.items():
+        blocks = {text: cal.for_kind("real", text) for text in BASES}
+        probs = text_probs(records, blocks, cal.unknown_word_penalty, cal.miss_penalty)
+        for text in BASES:
+            for cond in ("all", "exact", "range", "none"):
+                idx = [i for i, r in enumerate(records) if r["text"] == text and cond in ("all", r["condition"])]
+                if idx:
+                    rows = figures([records[i] for i in idx], [probs[i] for i in idx])
+                    print(f"| {name} | {text} | {cond} | {rows} |")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -759,6 +788,9 @@ def main(argv: list[str] | None = None) -> None:
                    help=f"what --out writes for a kind (literary, inscription) of {', '.join(ON_TOP)}; "
                         "a kind not named: base")  # fmt: skip
     o.add_argument("--out", type=Path, default=None)
+    t = sub.add_parser("kinds-held-out", help="once: the shipped calibration by kind of text on test records")
+    t.add_argument("records", nargs="+")
+    t.add_argument("--before", type=Path, default=None, help="another calibration.json to set beside it")
     args = ap.parse_args(argv)
     if args.cmd == "collect":
         collect(args)
@@ -781,6 +813,8 @@ def main(argv: list[str] | None = None) -> None:
         if any(k not in ("literary", "inscription") or v not in ON_TOP for k, v in chosen.items()):
             ap.error(f"--choose takes literary=VARIANT or inscription=VARIANT, VARIANT one of {', '.join(ON_TOP)}")
         on_top(list(rows.values()), args.folds, args.prepared, args.out, chosen)
+    elif args.cmd == "kinds-held-out":
+        kinds_held_out([json.loads(line) for p in args.records for line in Path(p).open()], args.before)
     elif args.cmd == "held-out":
         held_out([json.loads(line) for p in args.records for line in Path(p).open()])
     elif args.cmd == "ship":
