@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import apollo_restore
 from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
-from apollo_restore.restoration.types import Restoration
+from apollo_restore.schema.restoration import Restoration
 from apollo_restore.web.app import create_app
 from tests.stubs import first_reading_at
 
