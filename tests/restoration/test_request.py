@@ -209,3 +209,33 @@ def test_context_building_is_linear_in_the_gaps():
     """4,000 gaps took 44 s before (each context rendered the whole text)."""
     small, large = _context_seconds(100), _context_seconds(800)
     assert large < 20 * small + 0.3  # 8× the gaps: linear ~8×, quadratic ~64×
+
+
+@pytest.mark.parametrize(
+    "kwargs,code",
+    [
+        ({"k": "5"}, "E305"),
+        ({"k": 2.0}, "E305"),
+        ({"hints": {1: 7.5}}, "E306"),
+        ({"hints": {1: {"lo": 5}}}, "E306"),
+        ({"hints": {"x": 5}}, "E306"),
+        ({"hints": [5]}, "E310"),
+        ({"pins": {1: 5}}, "E307"),
+        ({"pins": {"one": "αβ"}}, "E307"),
+        ({"only": "2"}, "E310"),
+        ({"only": ["2"]}, "E327"),
+        ({"fills": {"x": "α"}}, "E328"),
+        ({"fills": {1: None}}, "E307"),
+        ({"kind": "poetry"}, "E310"),
+        ({"colour": "red"}, "E310"),
+    ],
+)
+def test_the_declared_request_refuses_a_python_value_with_its_numbered_error(kwargs, code):
+    """The one declaration (a web body refused there is H002) names the field's E3xx at the
+    Python API and the CLI, never pydantic's ValidationError."""
+    assert code_of(lambda: RestoreRequest(GREEK, **kwargs)) == code
+
+
+def test_a_request_that_is_not_text_is_refused_by_number():
+    with pytest.raises(RequestError, match=r"^\[E310\] text must be a string, not 'bytes'"):
+        RestoreRequest(GREEK.encode())

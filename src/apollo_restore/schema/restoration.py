@@ -111,7 +111,7 @@ Chars = Annotated[str, PlainValidator(_chars), WithJsonSchema({"type": "string",
 
 class RestoreRequest(BaseModel):
     """A text to restore and what the caller asks of it: the body of ``POST /api/restore``, the
-    arguments of :func:`apollo_restore.restore` and of ``apollo-restore restore``.
+    arguments of ``apollo_restore.restore`` and of ``apollo-restore restore``.
 
     Gaps are numbered from 1 in the text's order, in every field and every message. The limits a
     door allows (``/api/health``'s ``limits``; :class:`~apollo_restore.schema.limits.RequestLimits`)
@@ -315,9 +315,8 @@ HintField = Annotated[
 
 
 class LengthEstimate(_Answer):
-    """Letters probably lost in a gap of unknown extent, from the line lengths around it
-    (:func:`~apollo_restore.restoration.line_lengths.line_estimates`), and whether the first
-    reading agrees with it."""
+    """Letters probably lost in a gap of unknown extent, from the line lengths around it, and
+    whether the first reading agrees with it (made by ``restoration/line_lengths.py``)."""
 
     model_config = ConfigDict(frozen=True)
 
