@@ -109,6 +109,11 @@ def _chars(value: Any) -> str:
 Chars = Annotated[str, PlainValidator(_chars), WithJsonSchema({"type": "string", "maxLength": MOST})]
 
 
+def _by_gap(description: str) -> Any:
+    """A field of values by gap number (counted from 1), none by default."""
+    return Field(default_factory=dict, max_length=MOST, description=description)
+
+
 class RestoreRequest(BaseModel):
     """A text to restore and what the caller asks of it: the body of ``POST /api/restore``, the
     arguments of ``apollo_restore.restore`` and of ``apollo-restore restore``.
@@ -129,16 +134,12 @@ class RestoreRequest(BaseModel):
         "or an EpiDoc XML document, or Beta Code (read as Leiden, with warning W303); at most "
         "`max_text_chars` characters.",
     )
-    hints: dict[int, HintValue] = Field(
-        default_factory=dict,
-        max_length=MOST,
-        description="Length hints overriding the text's, by gap number (counted from 1): letters (`7`), a range "
+    hints: dict[int, HintValue] = _by_gap(
+        "Length hints overriding the text's, by gap number (counted from 1): letters (`7`), a range "
         '(`[5, 8]`), text as typed (`"5-8"`, `"ca.7"`, `"none"`) or `null` (unknown); at most `max_gap_letters`.',
     )
-    pins: dict[int, Chars] = Field(
-        default_factory=dict,
-        max_length=MOST,
-        description="Readings fixed by the user, by gap number (from 1): Greek letters, at most `max_pin_chars` "
+    pins: dict[int, Chars] = _by_gap(
+        "Readings fixed by the user, by gap number (from 1): Greek letters, at most `max_pin_chars` "
         "characters; those gaps are not searched, and later gaps are restored with them in place.",
     )
     k: int = Field(20, ge=1, le=MOST, strict=True, description="Candidates per gap (readings; at most `max_k`).")
@@ -149,10 +150,8 @@ class RestoreRequest(BaseModel):
         "(`/api/health`). The whole text is still read: a long text is restored a few gaps per request, "
         "each with the context a restoration of the whole text gives it (the page asks one gap at a time).",
     )
-    fills: dict[int, Chars] = Field(
-        default_factory=dict,
-        max_length=MOST,
-        description="What each gap before the last one asked, neither asked nor pinned, holds: its first "
+    fills: dict[int, Chars] = _by_gap(
+        "What each gap before the last one asked, neither asked nor pinned, holds: its first "
         'reading of an earlier request (`candidates[0].text`, `""` where it had none), by gap number.',
     )
     kind: Literal["documentary", "literary", "inscription"] | None = Field(
