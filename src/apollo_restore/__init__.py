@@ -101,8 +101,8 @@ def restore(
     from apollo_restore.restoration.request import validate
     from apollo_restore.schema.restoration import RestoreRequest
 
-    request = text if isinstance(text, RestoreRequest) else RestoreRequest(text, hints, pins, k, kind=kind)
-    return restore_text(load_restorer(model, threads), validate(request))
+    request = validate(text if isinstance(text, RestoreRequest) else RestoreRequest(text, hints, pins, k, kind=kind))
+    return restore_text(load_restorer(model, threads), request)  # the request checked before the model loads
 
 
 def provenance(text: str, min_run: int = 40, limit: int = 20):
