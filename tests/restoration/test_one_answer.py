@@ -93,3 +93,10 @@ def test_a_hint_as_typed_is_read_alike_at_every_door():
     assert api.status_code == 200, api.text
     python = restore_text(restorer, RestoreRequest(TEXT, hints={1: "ca.7"}, k=1))
     assert api.json()["gaps"][0]["hint"] == python.gaps[0].hint.to_json() == [5, 9]
+
+
+def test_the_python_api_takes_a_whole_request(monkeypatch):
+    restorer = first_reading_at(0.95)
+    monkeypatch.setattr(apollo_restore, "load_restorer", lambda *args, **kwargs: restorer)
+    asked = apollo_restore.restore(apollo_restore.RestoreRequest(TEXT, k=1, only=[2], fills={1: ""}))
+    assert [g.number for g in asked.gaps] == [2] and asked.gaps_in_text == 2
