@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -72,7 +72,6 @@ class CheckedRequest:
         k: candidates per gap.
         kind: the kind of text asked (``None``: read from the text).
         warnings: any ``W3xx`` (foreign letters, Beta Code read).
-        name: how messages name the text (a file's name; ``"the text"``).
         should_stop: asked before each gap; when it answers true the restoration stops with
             :class:`~apollo_restore.errors.RestoreStopped` (a time limit, a client gone).
     """
@@ -87,7 +86,6 @@ class CheckedRequest:
     k: int
     kind: str | None = None
     warnings: list[str] = field(default_factory=list)
-    name: str = "the text"
     should_stop: Callable[[], bool] | None = field(default=None, repr=False)
 
     def missing_fill(self) -> int | None:
@@ -110,6 +108,10 @@ def validate(
     """``request`` checked against ``limits``, its text read and parsed, a hint resolved for
     every gap.
 
+    Args:
+        name: how messages name the text (a file's name).
+        should_stop: the :attr:`CheckedRequest.should_stop` of the restoration.
+
     Raises:
         RequestError: ``E300``–``E313``, ``E326``–``E328`` (see :class:`~apollo_restore.errors.Errors`).
         LeidenError: malformed Leiden brackets or lengths.
@@ -119,7 +121,7 @@ def validate(
     text, kind = read_source(request.text, limits, name)
     check_k(request.k, limits)
     doc, markers = parse_leiden_with_gaps(text)
-    checked = with_document(request, doc, markers, limits, text=text, name=name, should_stop=should_stop)
+    checked = with_document(request, doc, markers, limits, text=text, should_stop=should_stop)
     if kind == "betacode":
         preview = text if len(text) <= 60 else text[:59] + "…"
         checked.warnings.insert(0, Errors.W303.format(preview=" ".join(preview.split())))
@@ -133,7 +135,6 @@ def with_document(
     limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
     *,
     text: str | None = None,
-    name: str = "the text",
     should_stop: Callable[[], bool] | None = None,
 ) -> CheckedRequest:
     """``request`` checked against an already parsed document (``markers`` may be empty for a
@@ -159,26 +160,23 @@ def with_document(
     warnings = greek_warnings(doc, limits)
     return CheckedRequest(
         request.text if text is None else text, doc, markers, hints, pins, fills, only, k,
-        request.kind, warnings, name, should_stop,
+        request.kind, warnings, should_stop,
     )  # fmt: skip
 
 
-def _asked(only: Any, n_gaps: int) -> tuple[int, ...]:
-    """The 0-based positions of the gaps asked (``only``: gap numbers from 1, ``None``: all), sorted.
+def _asked(only: list[int] | None, n_gaps: int) -> tuple[int, ...]:
+    """The 0-based positions of the gaps asked (``only``: gap numbers from 1, as declared;
+    ``None``: all), sorted.
 
     Raises:
-        RequestError: ``E310`` not a list, ``E327`` a number that is no gap of the text, or twice.
+        RequestError: ``E310`` none asked, ``E327`` a number that is no gap of the text, or twice.
     """
     if only is None:
         return tuple(range(n_gaps))
-    if isinstance(only, (str, bytes, Mapping)) or not isinstance(only, Iterable):
-        raise RequestError("E310", name="only", expected="a list of gap numbers", value=type(only).__name__)
     numbers = list(only)
     if not numbers:
         raise RequestError("E310", name="only", expected="a list of at least one gap number", value=numbers)
     for number in numbers:
-        if not isinstance(number, int) or isinstance(number, bool):
-            raise RequestError("E327", gap=number, reason="gap numbers are whole numbers counted from 1")
         if not 1 <= number <= n_gaps:
             raise RequestError(
                 "E327", gap=number, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)}, numbered from 1"
@@ -190,7 +188,7 @@ def _asked(only: Any, n_gaps: int) -> tuple[int, ...]:
 
 
 def _fills(
-    values: Mapping[Any, Any] | None, n_gaps: int, only: tuple[int, ...], pins: Mapping[int, str], limits: RequestLimits
+    values: Mapping[int, Any], n_gaps: int, only: tuple[int, ...], pins: Mapping[int, str], limits: RequestLimits
 ) -> dict[int, str]:
     """The checked ``fills`` of a request, by 0-based gap: each for a gap before the last one
     asked, neither asked nor pinned, a reading (:func:`check_reading`), ``""`` or what a first
@@ -226,21 +224,12 @@ def check_letters_gap(lacuna: Lacuna, gap: int) -> None:
         raise RequestError("E326", gap=gap, lines=lines)
 
 
-def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tuple[int, Any]]:
+def _by_gap(values: Mapping[int, Any], n_gaps: int, code: str) -> list[tuple[int, Any]]:
     """``(0-based gap, value)`` pairs of a per-gap mapping keyed by gap number (counted from 1,
-    as every display counts gaps), keys checked against the gaps."""
-    if values is None:
-        return []
-    if not isinstance(values, Mapping):
-        raise RequestError(
-            "E310", name="hints and pins", expected="a mapping of gap number to value", value=type(values).__name__
-        )
+    as every display counts gaps; whole numbers, as the request declares them), keys checked
+    against the gaps."""
     out = []
     for key, value in values.items():
-        if isinstance(key, str) and key.strip().isdecimal():
-            key = int(key.strip())  # what int() itself strips is narrower (not \x1f)
-        if not isinstance(key, int) or isinstance(key, bool):
-            raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 1")
         if not 1 <= key <= n_gaps:
             raise RequestError(code, gap=key, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)}, numbered from 1")
         out.append((key - 1, value))
