@@ -193,6 +193,8 @@ def refusal(err: ValidationError) -> RequestError:
     if field == "k":
         return RequestError("E305", k=value, limit=DEFAULT_REQUEST_LIMITS.max_k)
     if field == "text":
+        if isinstance(value, str):  # beyond any limit a door may allow
+            return RequestError("E302", n=len(value), limit=MOST)
         return RequestError("E310", name="text", expected="a string", value=type(value).__name__)
     if field == "kind":
         expected = f"one of {', '.join(TEXT_KINDS)} (or none: read from the text)"
@@ -210,6 +212,8 @@ def refusal(err: ValidationError) -> RequestError:
             return RequestError(code, gap=loc[1], reason="gap numbers are whole numbers counted from 1")
         if field == "hints":
             return RequestError("E306", gap=loc[1], reason=f"{_shown(value)} is not a letter count: give {_HINT_FORMS}")
+        if isinstance(value, str):
+            return RequestError("E307", gap=loc[1], reason=f"longer than {MOST:,} characters")
         return RequestError("E307", gap=loc[1], reason=f"a reading is text, not {type(value).__name__}")
     names = ", ".join(RestoreRequest.model_fields)
     return RequestError("E310", name=str(field), expected=f"a field of a request ({names})", value=value)
