@@ -32,8 +32,9 @@ from apollo_restore.errors import CorpusError
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import context_of
-from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates, lines_of
+from apollo_restore.restoration.line_lengths import line_estimates, lines_of
 from apollo_restore.restoration.load import load_restorer
+from apollo_restore.schema.restoration import LengthEstimate
 
 BANDS = ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
 
@@ -56,7 +57,7 @@ def cut(lines: list[list[Segment]], row: int, lost: int, at_start: bool) -> tupl
     return segments[:-1], index, target
 
 
-def restore_cuts(cuts: list[tuple[list[Segment], int, str, LineEstimate]], per_band: int) -> None:
+def restore_cuts(cuts: list[tuple[list[Segment], int, str, LengthEstimate]], per_band: int) -> None:
     """Top-1 and Δlen of the default model on ``per_band`` cuts per band of lost letters, with
     no hint, the estimate as a range hint, and the true length."""
     restorer = load_restorer(present=False)
@@ -81,7 +82,7 @@ def restore_cuts(cuts: list[tuple[list[Segment], int, str, LineEstimate]], per_b
 
 def validation_cuts(
     prepared: Path, corpus: Path, per_doc: int, seed: int
-) -> tuple[int, list[tuple[int, tuple[int, int] | None]], list[tuple[list[Segment], int, str, LineEstimate]]]:
+) -> tuple[int, list[tuple[int, tuple[int, int] | None]], list[tuple[list[Segment], int, str, LengthEstimate]]]:
     """The cut lines of ddb validation documents (see the module docstring): the documents with a
     line to cut, each cut's letters lost and estimate range (``None``: none), and the cuts with an
     estimate ``(segments, lacuna index, letters cut, estimate)``."""
@@ -89,7 +90,7 @@ def validation_cuts(
     rng = np.random.default_rng(seed)
     results: list[tuple[int, tuple[int, int] | None]] = []
     docs = 0
-    cuts: list[tuple[list[Segment], int, str, LineEstimate]] = []
+    cuts: list[tuple[list[Segment], int, str, LengthEstimate]] = []
     for name, content in iter_files(corpus, (".xml",), SkipLog()):
         stem = name.rsplit("/", 1)[-1].removesuffix("_lemmatized.xml")
         if stem not in wanted:
