@@ -17,6 +17,8 @@ each policy and prints W.Top-1 / W.Top-20 / W.Δlen by band:
 - **range ±k**: the widened estimate searched as a range hint;
 - **range if hi − lo ≤ s** / **range if lo ≥ m**: the range where the estimate is narrow, or
   says at least ``m`` letters are lost; no hint elsewhere;
+- **range if lo ≥ 8: its first 10, then no hint**: two searches; the range's ten best readings,
+  then the no-hint search's readings after them;
 - **union, prior λ**: both pools' readings ranked by their no-hint score minus ``λ`` nats per
   letter by which a reading misses the widened estimate (λ = 0: the model's own no-hint order).
 """
@@ -130,6 +132,9 @@ def policies(row: dict) -> dict[str, list[str]]:
         out[f"range if hi − lo ≤ {spread}"] = ranged if row["hi"] - row["lo"] <= spread else bare
     for least in LEASTS:  # the range only where the estimate says many letters are lost
         out[f"range if lo ≥ {least}"] = ranged if row["lo"] >= least else bare
+    for least in LEASTS[1:2]:  # the range's first ten readings, then today's: two searches
+        mixed = list(dict.fromkeys(ranged[:10] + bare))
+        out[f"range if lo ≥ {least}: its first 10, then no hint"] = mixed if row["lo"] >= least else bare
     for lam in PRIORS:
         ranked = sorted(row["union"], key=lambda r: -(r[1] - lam * hint.distance(letter_count(r[0]))))
         out[f"union, prior {lam:g}"] = [t for t, _ in ranked]
