@@ -46,8 +46,8 @@ from apollo_restore.restoration.ranking.demotions import Demotions, hold_count
 from apollo_restore.restoration.ranking.doubts import doubts
 from apollo_restore.restoration.ranking.order import Ranking
 from apollo_restore.restoration.ranking.pool import WHOLE_POOL
-from apollo_restore.restoration.request import RestoreRequest
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.restoration.request import validate
+from apollo_restore.schema.restoration import Candidate, RestoreRequest
 
 SHOWN = 20  # readings a list shows by default
 #: issue 36's reproduction: the edition reads οἰκέτου (7 letters)
@@ -117,7 +117,7 @@ def pools(args: argparse.Namespace) -> None:
 def example(args: argparse.Namespace) -> None:
     """Save the whole pool of :data:`EXAMPLE`'s gap (as ``pools`` saves a gap's) to ``args.out``."""
     torch.set_num_threads(1)
-    request = RestoreRequest(EXAMPLE).validate()
+    request = validate(RestoreRequest(EXAMPLE))
     prefix, suffix = GapContexts(request.document.segments).context(0, [])
     restorer = Presented(load_restorer(present=False), default_forms(), Ranking(NONE))
     cands = restorer.candidates(prefix, suffix, request.hints[0], WHOLE_POOL)

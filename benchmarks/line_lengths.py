@@ -32,8 +32,9 @@ from apollo_restore.errors import CorpusError
 from apollo_restore.evaluate.metrics import score_gap, uniform
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import context_of
-from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates, lines_of
+from apollo_restore.restoration.line_lengths import line_estimates, lines_of
 from apollo_restore.restoration.load import load_restorer
+from apollo_restore.schema.restoration import LengthEstimate
 
 BANDS = ((1, 4), (5, 8), (9, 12), (13, 16), (17, 20))
 
@@ -56,7 +57,7 @@ def cut(lines: list[list[Segment]], row: int, lost: int, at_start: bool) -> tupl
     return segments[:-1], index, target
 
 
-def restore_cuts(cuts: list[tuple[list[Segment], int, str, LineEstimate]], per_band: int) -> None:
+def restore_cuts(cuts: list[tuple[list[Segment], int, str, LengthEstimate]], per_band: int) -> None:
     """Top-1 and Δlen of the default model on ``per_band`` cuts per band of lost letters, with
     no hint, the estimate as a range hint, and the true length."""
     restorer = load_restorer(present=False)
@@ -79,20 +80,18 @@ def restore_cuts(cuts: list[tuple[list[Segment], int, str, LineEstimate]], per_b
         print(f"| {name} | {u.top1:.3f} | {u.top20:.3f} | {u.dlen:+.1f} |")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
-    parser.add_argument("--corpus", type=Path, required=True, help="the DDB-TM archive")
-    parser.add_argument("--per-doc", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--restore", type=int, default=0, help="also restore this many cuts per band (3 hints)")
-    args = parser.parse_args()
-    wanted = set(load_documents(args.prepared, split="validation", sources=["ddb"]).column("id").to_pylist())
-    rng = np.random.default_rng(args.seed)
+def validation_cuts(
+    prepared: Path, corpus: Path, per_doc: int, seed: int
+) -> tuple[int, list[tuple[int, tuple[int, int] | None]], list[tuple[list[Segment], int, str, LengthEstimate]]]:
+    """The cut lines of ddb validation documents (see the module docstring): the documents with a
+    line to cut, each cut's letters lost and estimate range (``None``: none), and the cuts with an
+    estimate ``(segments, lacuna index, letters cut, estimate)``."""
+    wanted = set(load_documents(prepared, split="validation", sources=["ddb"]).column("id").to_pylist())
+    rng = np.random.default_rng(seed)
     results: list[tuple[int, tuple[int, int] | None]] = []
     docs = 0
-    cuts: list[tuple[list[Segment], int, str, LineEstimate]] = []
-    for name, content in iter_files(args.corpus, (".xml",), SkipLog()):
+    cuts: list[tuple[list[Segment], int, str, LengthEstimate]] = []
+    for name, content in iter_files(corpus, (".xml",), SkipLog()):
         stem = name.rsplit("/", 1)[-1].removesuffix("_lemmatized.xml")
         if stem not in wanted:
             continue
@@ -110,7 +109,7 @@ def main() -> None:
         if not candidates:
             continue
         docs += 1
-        for row in rng.permutation(candidates)[: args.per_doc]:
+        for row in rng.permutation(candidates)[:per_doc]:
             letters = sum(ch not in NOT_LETTERS for ch in normalise("".join(s.text for s in lines[row])))
             lost = int(rng.integers(1, min(20, letters - 1) + 1))
             segments, index, target = cut(lines, int(row), lost, bool(zlib.crc32(f"{name}{row}".encode()) % 2))
@@ -118,6 +117,18 @@ def main() -> None:
             results.append((lost, None if est is None else (est.lo, est.hi)))
             if est is not None:
                 cuts.append((segments, index, target, est))
+    return docs, results, cuts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prepared", type=Path, default=Path("data/prepared"))
+    parser.add_argument("--corpus", type=Path, required=True, help="the DDB-TM archive")
+    parser.add_argument("--per-doc", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--restore", type=int, default=0, help="also restore this many cuts per band (3 hints)")
+    args = parser.parse_args()
+    docs, results, cuts = validation_cuts(args.prepared, args.corpus, args.per_doc, args.seed)
     print(f"## Line-length estimates on ddb validation ({docs} documents, {len(results)} cut lines)\n")
     print("| letters lost | cuts | with an estimate | range holds it | middle − truth | abs error |")
     print("|---|---:|---:|---:|---:|---:|")

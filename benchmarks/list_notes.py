@@ -55,8 +55,8 @@ from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.ranking.doubts import doubts, repeats
 from apollo_restore.restoration.ranking.order import Ranking
 from apollo_restore.restoration.ranking.pool import WHOLE_POOL
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import TRUNCATED_FACTOR
+from apollo_restore.schema.restoration import Candidate
 
 SHOWN = 20  # readings a list shows by default
 NONE = Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)

@@ -26,7 +26,7 @@ from apollo_restore.data.splits import split_of
 from apollo_restore.evaluate.metrics import agnostic
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.load import load_restorer
-from apollo_restore.restoration.types import percent
+from apollo_restore.schema.restoration import percent
 
 
 def letters(text: str) -> int:

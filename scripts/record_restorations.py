@@ -77,7 +77,7 @@ def restoration(restorer, text: str) -> dict:
     """``{"text", "hint", "candidates": [[normalised, edition form, prob], ...]}`` for a one-gap text."""
     gap = restore_text(restorer, text, k=K).gaps[0]
     cands = [[c.text, c.display, round(c.prob, 4)] for c in gap.candidates[:TOP]]
-    return {"text": text, "hint": gap.hint_label, "candidates": cands}
+    return {"text": text, "hint": gap.label, "candidates": cands}
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 from apollo_restore.hint import NO_HINT
 from apollo_restore.restoration.config import DEFAULT_MODEL, RestoreConfig
 from apollo_restore.restoration.ranking.pool import to_candidates
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 
 class FixedReadings:

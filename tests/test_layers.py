@@ -204,9 +204,10 @@ def test_layers_no_function_local_package_imports_outside_the_cli():
 
 #: Inside ``restoration/``, the ranking's room (:mod:`apollo_restore.restoration.ranking`) sits below
 #: the members, the presentation and what loads and runs them: they import it, never the reverse.
-#: Of ``restoration/`` it imports only itself and these modules below it (a reading, a member's kind).
+#: Of ``restoration/`` it imports only itself and these modules below it (a member's kind; a reading is
+#: the schema's).
 RANKING_ROOM = "restoration/ranking/"
-BELOW_THE_RANKING = ("ranking", "types", "restorer")
+BELOW_THE_RANKING = ("ranking", "restorer")
 
 
 def reaches_above_the_ranking(imp: Import) -> bool:
@@ -244,7 +245,7 @@ def test_layers_the_ranking_room_checker_finds_what_it_forbids():
         "import torch\n"
         "from apollo_restore.restoration.members import neural\n"
         "from apollo_restore.restoration import types\n"
-        "from apollo_restore.restoration.types import Candidate\n"
+        "from apollo_restore.restoration.restorer import Restorer\n"
         "from apollo_restore.restoration.ranking.pool import to_candidates\n"
     )
     found = imports_of(source, "restoration/ranking/example.py")

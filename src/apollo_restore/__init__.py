@@ -29,13 +29,14 @@ __all__ = [
     "Hint",
     "NeuralMember",
     "Restoration",
+    "RestoreRequest",
 ]
 
 if TYPE_CHECKING:
     from apollo_restore.hint import Hint
     from apollo_restore.restoration.members.neural import NeuralMember
     from apollo_restore.restoration.restorer import Restorer
-    from apollo_restore.restoration.types import Restoration
+    from apollo_restore.schema.restoration import Restoration, RestoreRequest
 
 
 def load_restorer(model: str | None = None, threads: int | None = None) -> Restorer:
@@ -69,7 +70,7 @@ def _load(model: str | None) -> Restorer:
 
 
 def restore(
-    text: str,
+    text: str | RestoreRequest,
     k: int = 20,
     hints=None,
     pins=None,
@@ -80,6 +81,8 @@ def restore(
     """Restore every lacuna of a Leiden text; see :func:`apollo_restore.restoration.driver.restore_text`.
 
     Args:
+        text: the text, or a whole :class:`RestoreRequest` (then ``k``, ``hints``, ``pins`` and
+            ``kind`` are its own).
         hints: per-gap hints (gap number, counted from 1 → a :class:`Hint`, ``7``, ``[5, 8]``,
             ``"ca.7"`` or ``None``).
         pins: per-gap readings fixed by the caller (gap number from 1 → reading); the gaps
@@ -95,10 +98,11 @@ def restore(
         LeidenError: malformed Leiden text (``E0xx``).
     """
     from apollo_restore.restoration.driver import restore_text
-    from apollo_restore.restoration.request import RestoreRequest
+    from apollo_restore.restoration.request import validate
+    from apollo_restore.schema.restoration import RestoreRequest
 
-    request = RestoreRequest(text, hints, pins, k, kind=kind).validate()
-    return restore_text(load_restorer(model, threads), request)
+    request = validate(text if isinstance(text, RestoreRequest) else RestoreRequest(text, hints, pins, k, kind=kind))
+    return restore_text(load_restorer(model, threads), request)  # the request checked before the model loads
 
 
 def provenance(text: str, min_run: int = 40, limit: int = 20):
@@ -159,8 +163,8 @@ def __getattr__(name: str):
         from apollo_restore.hint import Hint
 
         return Hint
-    if name == "Restoration":
-        from apollo_restore.restoration.types import Restoration
+    if name in ("Restoration", "RestoreRequest"):
+        from apollo_restore.schema import restoration
 
-        return Restoration
+        return getattr(restoration, name)
     raise AttributeError(name)

@@ -13,7 +13,8 @@ from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.data.readers.typed import as_leiden
 from apollo_restore.restoration.context import GapContexts
 from apollo_restore.restoration.line_lengths import line_estimates
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
+from apollo_restore.schema.restoration import RestoreRequest
 
 WORDS = ["τῇ", "λαμπρᾷ", "Ὀξυρυγχ(ιτῶν)", "πόλει", "διὰ", "Μηνᾶ"]
 EXPANDED = "τηι λαμπραι οξυρυγχιτων πολει δια μηνα"
@@ -49,7 +50,7 @@ def test_a_users_epidoc_keeps_the_expansion_as_leiden_does():
 
 
 def test_the_model_sees_the_expanded_word_before_a_gap():
-    request = RestoreRequest(" ".join(WORDS) + " [.7] ἐπερωτῶντος καὶ").validate()
+    request = validate(RestoreRequest(" ".join(WORDS) + " [.7] ἐπερωτῶντος καὶ"))
     prefix, suffix = GapContexts(request.document.segments).context(0, [])
     assert prefix.endswith(EXPANDED + " ") and suffix.startswith(" επερωτωντος")
 

@@ -9,7 +9,8 @@ import pytest
 from apollo_restore.data.readers.epidoc import parse_epidoc_file
 from apollo_restore.data.readers.typed import as_leiden
 from apollo_restore.errors import RequestError
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
+from apollo_restore.schema.restoration import RestoreRequest
 
 
 def edition(attrs: str) -> str:
@@ -31,13 +32,13 @@ def test_a_gap_length_that_is_no_count_is_refused_naming_the_element(attrs):
     assert err.value.code == "E314" and f"<gap {attr}=" in str(err.value) and "p.test.xml" in str(err.value)
     assert "line 2" in str(err.value)
     with pytest.raises(RequestError, match=r"\[E314\]"):
-        RestoreRequest(edition(attrs)).validate()
+        validate(RestoreRequest(edition(attrs)))
 
 
 def test_a_length_within_bounds_is_read_and_an_overlong_one_is_e304():
     assert "[.4]" in as_leiden(edition('quantity="4"'))[0]
     with pytest.raises(RequestError, match=r"\[E304\]"):
-        RestoreRequest(edition('quantity="500"')).validate()
+        validate(RestoreRequest(edition('quantity="500"')))
 
 
 def test_a_corpus_reads_it_as_unknown_extent_with_a_note():

@@ -21,7 +21,8 @@ from apollo_restore.data.document import Lacuna, Supplied, Text, render, to_leid
 from apollo_restore.data.readers.leiden import find_gaps, parse_leiden, parse_leiden_with_gaps
 from apollo_restore.errors import LeidenError
 from apollo_restore.restoration.export import export_checked
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
+from apollo_restore.schema.restoration import RestoreRequest
 
 ISSUE = "ἐπὶ τοῦ [αὐτοῦ? τόπου] καὶ [.7] τῆς κώμης"
 
@@ -32,7 +33,7 @@ def test_the_doubt_of_a_supplement_is_no_gap():
     assert [g.lacuna for g in gaps] == [Lacuna(7)]
     assert Supplied("αὐτοῦ", doubt=True) in doc.segments
     assert Supplied("τόπου") in doc.segments
-    request = RestoreRequest(ISSUE, None, None, 5).validate()  # what restore reads
+    request = validate(RestoreRequest(ISSUE, None, None, 5))  # what restore reads
     assert len(request.hints) == 1
     assert render(request.document).text == "επι του αυτου τοπου και ------- της κωμης"  # the context read
 

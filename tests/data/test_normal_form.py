@@ -24,7 +24,7 @@ from apollo_restore.data.normalise import normalise_with_gaps, seam
 from apollo_restore.data.textindex import PACKED_TEXT, pack_train_text
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.predict import predict
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 PIECES = ["καὶ", "τοῦ", " ", "  ", "·", " · ", ",", " , , ", ". ", "ς", "Σ", "ἔτους"]
 SEGMENTS = st.one_of(

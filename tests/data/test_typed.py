@@ -9,7 +9,8 @@ from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.data.readers.typed import as_leiden, looks_like_betacode
 from apollo_restore.errors import RequestError
 from apollo_restore.hint import NO_HINT, Hint
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
+from apollo_restore.schema.restoration import RestoreRequest
 
 EDITION = """<?xml version="1.0" encoding="UTF-8"?>
 <TEI xmlns="http://www.tei-c.org/ns/1.0">
@@ -52,7 +53,7 @@ def test_epidoc_is_read_as_its_edition_in_leiden():
 
 
 def test_epidoc_request_spans_refer_to_the_leiden_text():
-    request = RestoreRequest(EDITION).validate()
+    request = validate(RestoreRequest(EDITION))
     assert request.hints == {0: Hint.exact(9), 1: NO_HINT} and not request.warnings
     assert (
         request.text.startswith("ἔτους") and request.text[request.markers[0].start : request.markers[0].end] == "[.9]"
@@ -69,12 +70,12 @@ def test_epidoc_request_spans_refer_to_the_leiden_text():
 )
 def test_broken_or_foreign_xml_is_a_numbered_error_naming_the_file(xml, reason):
     with pytest.raises(RequestError) as err:
-        RestoreRequest(xml, name="edition.xml").validate()
+        validate(RestoreRequest(xml), name="edition.xml")
     assert err.value.code == "E313" and "edition.xml" in str(err.value) and reason in str(err.value)
 
 
 def test_betacode_is_converted_with_a_warning():
-    request = RestoreRequest("e)/tous [.8] *)antwni/nou kai/saros tou= kuri/ou").validate()
+    request = validate(RestoreRequest("e)/tous [.8] *)antwni/nou kai/saros tou= kuri/ou"))
     assert request.text == "ἔτους [.8] Ἀντωνίνου καίσαρος τοῦ κυρίου"
     assert request.hints == {0: Hint.exact(8)}
     assert request.warnings[0].startswith("[W303]") and "Beta Code" in request.warnings[0]

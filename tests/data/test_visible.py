@@ -16,8 +16,8 @@ from apollo_restore.data.visible import Visible
 from apollo_restore.errors import LeidenError
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.request import RestoreRequest
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.restoration.request import validate
+from apollo_restore.schema.restoration import Candidate, RestoreRequest
 from tests.stubs import FixedReadings
 
 #: The whole class: every format character and every combining mark Unicode (this Python's) knows.
@@ -90,7 +90,7 @@ def test_errors_give_the_column_in_the_text_as_given():
 
 
 def test_a_request_with_an_invisible_character_in_a_gap_is_one_gap():
-    request = RestoreRequest(TEXT.format("[.\u200d8]"), k=5).validate()
+    request = validate(RestoreRequest(TEXT.format("[.\u200d8]"), k=5))
     assert request.hints == {0: Hint.exact(8)}
 
 

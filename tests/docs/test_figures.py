@@ -16,7 +16,7 @@ PLACES = [
     ROOT / "docs" / "usage.md",
     ROOT / "docs" / "web.md",
     ROOT / "src" / "apollo_restore" / "web" / "static" / "index.html",
-    ROOT / "src" / "apollo_restore" / "restoration" / "types.py",
+    ROOT / "src" / "apollo_restore" / "schema" / "restoration.py",
 ]
 # "right 98 %", "98 % of those were right", "were right 98 % of the time", within a sentence after "90 %"
 _RIGHT = re.compile(r"90 %[^.]{0,200}?(?:right (\d+(?:\.\d+)?) %|(\d+(?:\.\d+)?) % of those were right)")

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
 from apollo_restore.retrieve.gaps import text_parallels
 from apollo_restore.retrieve.parallels import ParallelIndex
 from apollo_restore.retrieve.provenance import provenance
+from apollo_restore.schema.restoration import RestoreRequest
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "o.claud.3.420.txt"
 
@@ -22,7 +23,7 @@ def test_the_quickstart_example_is_the_file_the_script_and_readme_use():
 
 def test_the_quickstart_gaps_have_parallels_in_edition_form_with_links():
     index = ParallelIndex.shared()
-    first, second = text_parallels(index, RestoreRequest(EXAMPLE.read_text(encoding="utf-8")).validate())
+    first, second = text_parallels(index, validate(RestoreRequest(EXAMPLE.read_text(encoding="utf-8"))))
     # gap 1 starts the text: its right context anchors alone, and the edition's Δίδυμος is among the readings
     assert first.left == "" and first.right and "Δίδυμος" in [g.display for g in first.groups]
     # no training text holds both contexts of gap 2: one alone finds readings of its 9 letters

@@ -18,7 +18,8 @@ from apollo_restore.cli.app import app
 from apollo_restore.model.folder import fingerprint
 from apollo_restore.restoration.config import DEFAULT_MODEL
 from apollo_restore.restoration.presentation.present import Presented
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
+from apollo_restore.schema.restoration import RestoreRequest
 from apollo_restore.web.app import create_app
 from tests.stubs import FixedReadings
 
@@ -46,7 +47,7 @@ def test_a_restoration_names_the_version_and_the_model_fingerprint(monkeypatch):
     stub.neural = None
     monkeypatch.setattr(load, "_load_bare", lambda *args, **kwargs: stub)
     restorer = load.load_restorer(DEFAULT_MODEL)
-    row = restore_text(restorer, RestoreRequest(TEXT, k=1).validate()).to_dict()
+    row = restore_text(restorer, validate(RestoreRequest(TEXT, k=1))).to_dict()
     assert row["version"] == __version__ and row["model_fingerprint"] == fingerprint(DEFAULT_MODEL)
 
 

@@ -17,7 +17,8 @@ from apollo_restore.cli.app import app
 from apollo_restore.data.readers.leiden import find_gaps
 from apollo_restore.data.readers.typed import as_leiden
 from apollo_restore.errors import RequestError
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
+from apollo_restore.schema.restoration import RestoreRequest
 from apollo_restore.web.app import create_app
 from tests.stubs import FixedReadings
 
@@ -53,7 +54,7 @@ def test_lost_lines_inside_a_line_are_a_gap_a_reading_cannot_fill(tmp_path):
 
 def test_a_gap_of_four_and_a_half_letters_is_refused():
     text = HEAD + 'ἐπὶ τοῦ <gap reason="lost" quantity="4.5" unit="character"/> τῆς κώμης' + TAIL
-    for door in (lambda: RestoreRequest(text).validate(), lambda: apollo_restore.export(text, {1: "ἀγρο"})):
+    for door in (lambda: validate(RestoreRequest(text)), lambda: apollo_restore.export(text, {1: "ἀγρο"})):
         with pytest.raises(RequestError, match=r'\[E314\] the text: <gap quantity="4.5"> at line 1 is not a whole'):
             door()
 
@@ -66,7 +67,7 @@ def test_an_entity_the_document_declares_is_refused_not_dropped():
         + TAIL
     )
     doors = (
-        lambda: RestoreRequest(text).validate(),
+        lambda: validate(RestoreRequest(text)),
         lambda: apollo_restore.export(text, {1: "Πεκύ"}),
         lambda: apollo_restore.export(text, {1: "Πεκύ"}, "epidoc"),
     )

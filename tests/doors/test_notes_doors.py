@@ -10,7 +10,7 @@ from pathlib import Path
 from apollo_restore.data.orthography import default_forms
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.presentation.notes import notes_for
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 USAGE = Path(__file__).resolve().parents[2] / "docs" / "usage.md"
 PREFIX, SUFFIX = "κομων μουσαιου ", " χαιρειν"

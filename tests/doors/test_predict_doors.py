@@ -18,7 +18,7 @@ from apollo_restore.data import outputs
 from apollo_restore.data.formats import read_gapset
 from apollo_restore.errors import FileError, FormatError
 from apollo_restore.restoration.predict import PredictJob, gapset_digest
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 from ..gapfiles import gap, write_gaps
 

@@ -19,7 +19,7 @@ from apollo_restore.evaluate.harness import (
 from apollo_restore.fim.tokenizer import CharTokenizer
 from apollo_restore.hint import Hint
 from apollo_restore.model.builders import build_model
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 
 class Oracle:

@@ -17,8 +17,8 @@ from apollo_restore.restoration.load import calibration_for
 from apollo_restore.restoration.ranking.calibration import OLD_FORMAT, Calibration, Scoring, gap_letters
 from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.ranking.order import Ranking
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import Scaling
+from apollo_restore.schema.restoration import Candidate
 from apollo_restore.tune.calibration import fit
 from tests.stubs import FixedReadings
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from apollo_restore.cli import restore as cli_restore
 from apollo_restore.cli.app import app
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 EDITION = """<?xml version="1.0" encoding="UTF-8"?>
 <TEI xmlns="http://www.tei-c.org/ns/1.0">

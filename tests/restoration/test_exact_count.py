@@ -11,8 +11,8 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking.demotions import HOLD_MARGIN, Demotions, hold_count
 from apollo_restore.restoration.ranking.order import Ranking
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import COUNT_FLOOR
+from apollo_restore.schema.restoration import Candidate
 from tests.stubs import FixedReadings
 
 FORMS = EditionForms.from_forms(["οἰκέτου", "τοῦ", "τὸ", "ἐπερωτῶντος", "Μηνᾶ", "διὰ"])

@@ -30,7 +30,7 @@ def test_lost_lines_get_no_reading_and_no_guess_reaches_the_later_gaps():
     restorer = Hints()
     result = restore_text(restorer, REPRODUCTION)
     lost = result.gaps[0]
-    assert lost.candidates == [] and lost.lost_lines and lost.hint_label == LOST_LINES_LABEL
+    assert lost.candidates == [] and lost.lost_lines and lost.label == LOST_LINES_LABEL
     assert restorer.calls == 3  # the lost lines are not searched
     assert [prefix for prefix, _ in restorer.seen][:1] == ["… την "]  # not "εις την "
     assert not any(prefix.startswith("εις") for prefix, _ in restorer.seen)
@@ -66,9 +66,10 @@ def test_an_earlier_requests_fill_of_an_unknown_extent_is_not_read_either():
 
 
 def _request(text, **kwargs):
-    from apollo_restore.restoration.request import RestoreRequest
+    from apollo_restore.restoration.request import validate
+    from apollo_restore.schema.restoration import RestoreRequest
 
-    return RestoreRequest(text, **kwargs).validate()
+    return validate(RestoreRequest(text, **kwargs))
 
 
 # a papyrus that lost its left half: intact lines of 40–44 letters, the others show 14–16 of them
@@ -93,7 +94,7 @@ def test_an_unknown_extent_shows_its_line_length_estimate_and_is_searched_at_any
     for gap, hint in zip(result.gaps, restorer.hints):
         estimate = gap.length_estimate
         assert estimate is not None and 20 <= estimate.lo <= estimate.hi <= 32
-        assert hint == NO_HINT and gap.hint == NO_HINT and "line lengths" in gap.hint_label
+        assert hint == NO_HINT and gap.hint == NO_HINT and "line lengths" in gap.label
         assert gap.context_fill() is None  # its guess never enters a later gap's context
     hinted = restore_text(restorer, LEFT_HALF, hints={1: 7})
     assert restorer.hints[-3] == Hint.exact(7) and hinted.gaps[0].length_estimate is None  # a count given wins

@@ -5,7 +5,8 @@ from __future__ import annotations
 from apollo_restore.data.readers.leiden import parse_leiden
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.line_lengths import LineEstimate, line_estimates
+from apollo_restore.restoration.line_lengths import line_estimates
+from apollo_restore.schema.restoration import LengthEstimate
 from tests.stubs import Scored
 
 # intact lines of 24, 20, 20 and 20 letters; line 3 shows 10 letters and then is lost
@@ -18,13 +19,13 @@ TEXT = """1 ἔτους δευτέρου καὶ εἰκοστοῦ
 
 def test_the_rest_of_a_line_is_what_the_intact_lines_hold_beyond_it():
     estimate = line_estimates(parse_leiden(TEXT).segments)[0]
-    assert estimate == LineEstimate(10, 11, 4)  # quartiles 20 and 21 letters, minus the 10 shown
+    assert estimate == LengthEstimate(lo=10, hi=11, lines=4)  # quartiles 20 and 21 letters, minus the 10 shown
     assert estimate.hint == Hint.span(10, 11) and estimate.format() == "≈ 10–11 letters, from line lengths"
 
 
 def test_a_gap_at_a_lines_start_and_known_gaps_on_its_line():
     text = TEXT.replace("3 κυρίου Τῦβι [---]", "3 [---] ου Τῦβι [.2]")  # 6 letters shown, 2 more known lost
-    assert line_estimates(parse_leiden(text).segments) == [LineEstimate(12, 13, 4), None]
+    assert line_estimates(parse_leiden(text).segments) == [LengthEstimate(lo=12, hi=13, lines=4), None]
 
 
 def test_no_estimate_without_enough_lines_or_with_two_unknown_gaps_on_a_line():
@@ -38,20 +39,20 @@ def test_no_estimate_without_enough_lines_or_with_two_unknown_gaps_on_a_line():
 def test_a_restoration_shows_the_estimate_of_a_gap_without_length():
     restorer = Scored({"εἰκοστοῦ καὶ": -1.0})  # 11 letters: within the estimate
     gap = restore_text(restorer, TEXT).gaps[0]
-    assert gap.hint == NO_HINT and gap.length_estimate == LineEstimate(10, 11, 4)  # shown, not searched at
-    assert gap.hint_label == "no length hint; ≈ 10–11 letters, from line lengths"
+    assert gap.hint == NO_HINT and gap.length_estimate == LengthEstimate(lo=10, hi=11, lines=4, agrees=True)  # shown
+    assert gap.label == "no length hint; ≈ 10–11 letters, from line lengths"
     assert restore_text(restorer, TEXT).to_dict()["gaps"][0]["length_estimate"] == {
         "lo": 10, "hi": 11, "lines": 4, "agrees": True,
     }  # fmt: skip
     hinted = restore_text(restorer, TEXT.replace("[---]", "[.10]")).gaps[0]
-    assert hinted.length_estimate is None and hinted.hint_label == "10 letters"
+    assert hinted.length_estimate is None and hinted.label == "10 letters"
 
 
 def test_an_estimate_that_contradicts_the_first_reading_says_so():
     """Issue 36: "≈ 4–6 letters" must not stand beside a 20-letter first reading without a word."""
     gap = restore_text(Scored({"καὶ": -1.0}), TEXT).gaps[0]
-    assert gap.estimate_agrees is False
-    assert gap.hint_label == (
+    assert gap.length_estimate.agrees is False
+    assert gap.label == (
         "no length hint; line lengths suggest ≈ 10–11 letters, not the first reading's 3: "
         "give 10–11 as a hint to search only those"
     )

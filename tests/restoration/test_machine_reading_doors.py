@@ -19,8 +19,9 @@ from apollo_restore.evaluate.gapsets import load_gaps
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.predict import predict
-from apollo_restore.restoration.request import RestoreRequest, check_gap
+from apollo_restore.restoration.request import check_gap, validate
 from apollo_restore.retrieve.provenance import provenance
+from apollo_restore.schema.restoration import RestoreRequest
 from apollo_restore.web.app import create_app
 from tests.stubs import first_reading_at
 
@@ -44,7 +45,7 @@ def test_restored_text_with_no_reading_written_is_the_input_byte_for_byte():
 @pytest.mark.parametrize("pin", ["⁅τοις⁆", "τοις⁆", "⁅τοις"])
 def test_a_pin_written_with_the_machine_marks_is_refused(pin):
     with pytest.raises(RequestError) as err:
-        RestoreRequest(TEXT, pins={1: pin}).validate()
+        validate(RestoreRequest(TEXT, pins={1: pin}))
     assert err.value.code == "E312" and "reading for gap 1" in str(err.value)
     with pytest.raises(RequestError, match=r"\[E312\]"):
         apollo_restore.restore(TEXT, pins={1: pin}, model="/nonexistent")  # refused before the model loads

@@ -16,7 +16,7 @@ from apollo_restore.cli.app import app
 from apollo_restore.data.splice import MACHINE_CLOSE, MACHINE_OPEN
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.ranking.calibration import Calibration
-from apollo_restore.restoration.types import FILL_THRESHOLD
+from apollo_restore.schema.restoration import FILL_THRESHOLD
 from tests.stubs import first_reading_at
 
 TEXT = "ὁμολογῶ πεπρακέναι σοι [.7] θήλειαν [- - -] πυρρὰν κεχαραγμένην"

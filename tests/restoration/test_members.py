@@ -31,8 +31,8 @@ from apollo_restore.restoration.members.registry import (
     write_member_weights,
 )
 from apollo_restore.restoration.restorer import candidates_many
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import InfiniOptions, MemberEntry, NoOptions
+from apollo_restore.schema.restoration import Candidate
 
 from ..conftest import PASSAGE_1, PASSAGE_2
 

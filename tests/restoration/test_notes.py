@@ -17,7 +17,7 @@ from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.ranking.doubts import REPEAT_LETTERS, repeats
 from apollo_restore.restoration.ranking.order import Ranking
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 from tests.stubs import FixedReadings
 
 FORMS = EditionForms.from_forms(["πλεῖστα", "χαίρειν", "καὶ", "διὰ", "παντὸς", "ὑγιαίνειν", "σε"])

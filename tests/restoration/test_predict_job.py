@@ -20,7 +20,7 @@ from apollo_restore.data.formats import read_gapset
 from apollo_restore.errors import FileError, FormatError
 from apollo_restore.restoration import load
 from apollo_restore.restoration.predict import PredictJob, Workers, gapset_digest
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 from ..gapfiles import PREFIX, gap, write_gaps
 from ..ranking import assert_same_ranking
@@ -57,7 +57,7 @@ KILLED_RUN = """
 import os, signal, sys
 from pathlib import Path
 from apollo_restore.restoration.predict import PredictJob
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 class Dying:
     name = "dying"

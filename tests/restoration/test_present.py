@@ -12,7 +12,7 @@ from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.ranking.doubts import doubts, is_truncated
 from apollo_restore.restoration.ranking.order import Ranking
 from apollo_restore.restoration.ranking.pool import to_candidates
-from apollo_restore.restoration.types import percent
+from apollo_restore.schema.restoration import percent
 from tests.stubs import FixedReadings
 
 FORMS = EditionForms.from_forms(["τραπέζης", "τῆς", "κυρίῳ", "χαίρειν", "τῷ"])

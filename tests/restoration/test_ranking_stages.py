@@ -15,8 +15,8 @@ from apollo_restore.restoration.ranking.calibration import Calibration
 from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.ranking.order import FITTED_STAGES, STAGES, Ranking, best_first
 from apollo_restore.restoration.ranking.pool import ranked_pool, to_candidates, weighted_mean
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import Scaling
+from apollo_restore.schema.restoration import Candidate
 from apollo_restore.tune.folder import STEPS
 from tests.stubs import FixedReadings, Scored
 

@@ -14,9 +14,9 @@ from apollo_restore.errors import LeidenError, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import GapContexts, context_of
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.request import RestoreRequest, parse_hint_value
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.restoration.request import parse_hint_value, validate
 from apollo_restore.schema.limits import RequestLimits
+from apollo_restore.schema.restoration import Candidate, RestoreRequest
 from tests.stubs import FixedReadings
 
 GREEK = "ἔτους δευτέρου Ἀντωνίνου Καίσαρος τοῦ κυρίου [.5] Τῦβι ἔλαβον παρὰ σοῦ"
@@ -47,7 +47,7 @@ def code_of(call) -> str:
     ],
 )
 def test_request_refuses_out_of_limit_arguments(kwargs, code):
-    assert code_of(lambda: RestoreRequest(GREEK, **kwargs).validate()) == code
+    assert code_of(lambda: validate(RestoreRequest(GREEK, **kwargs))) == code
 
 
 @pytest.mark.parametrize(
@@ -69,38 +69,38 @@ def test_request_refuses_out_of_limit_arguments(kwargs, code):
     ],
 )
 def test_request_refuses_text_that_cannot_be_restored(text, code):
-    assert code_of(lambda: RestoreRequest(text).validate()) == code
+    assert code_of(lambda: validate(RestoreRequest(text))) == code
 
 
 def test_request_errors_are_numbered_and_name_the_gap():
     with pytest.raises(RequestError, match=r"^\[E304\] gap 1 asks for 1,000,000 letters"):
-        RestoreRequest(GREEK, hints={1: 1_000_000}).validate()
+        validate(RestoreRequest(GREEK, hints={1: 1_000_000}))
 
 
 def test_gaps_are_numbered_from_1_in_requests_and_their_errors():
     """Gap 1 is the first gap, as every display counts: no message mixes both conventions."""
     two = GREEK + " [.3] Μάρκου"
-    req = RestoreRequest(two, hints={2: 9}, pins={1: "αβγ"}).validate()
+    req = validate(RestoreRequest(two, hints={2: 9}, pins={1: "αβγ"}))
     assert req.hints[1] == Hint.exact(9) and req.pins == {0: "αβγ"}
     with pytest.raises(RequestError) as info:
-        RestoreRequest(two, hints={4: 5}).validate()
+        validate(RestoreRequest(two, hints={4: 5}))
     assert str(info.value).startswith("[E306] hint for gap 4:") and "2 gaps, numbered from 1" in str(info.value)
     assert "from 0" not in str(info.value)
     with pytest.raises(RequestError, match="numbered from 1"):
-        RestoreRequest(two, pins={0: "αβγ"}).validate()
+        validate(RestoreRequest(two, pins={0: "αβγ"}))
 
 
 def test_request_resolves_every_hint_and_warns_on_foreign_letters():
-    req = RestoreRequest(GREEK + " [- - -] Marcus", hints={"1": "ca.7"}).validate()
+    req = validate(RestoreRequest(GREEK + " [- - -] Marcus", hints={"1": "ca.7"}))
     assert req.hints == {0: Hint.span(5, 9), 1: NO_HINT}
     assert any(w.startswith("[W301]") and "Latin" in w for w in req.warnings)
-    assert RestoreRequest(GREEK).validate().warnings == []
+    assert validate(RestoreRequest(GREEK)).warnings == []
 
 
 def test_request_limits_are_configurable():
     strict = RequestLimits(max_text_chars=20)
-    assert code_of(lambda: RestoreRequest(GREEK).validate(strict)) == "E302"
-    assert code_of(lambda: RestoreRequest(GREEK + " [.3] " * 3).validate(RequestLimits(max_gaps=2))) == "E303"
+    assert code_of(lambda: validate(RestoreRequest(GREEK), strict)) == "E302"
+    assert code_of(lambda: validate(RestoreRequest(GREEK + " [.3] " * 3), RequestLimits(max_gaps=2))) == "E303"
     with pytest.raises(ValueError):
         RequestLimits(max_k=-1)
 
@@ -146,7 +146,7 @@ hint_values = st.one_of(
 )
 def test_random_requests_raise_only_the_projects_errors(text, hints, pins, k):
     try:
-        req = RestoreRequest(text, hints, pins, k).validate()
+        req = validate(RestoreRequest(text, hints, pins, k))
     except (RequestError, LeidenError):
         return
     assert set(req.hints) == set(range(len(req.hints))) and 1 <= req.k <= RequestLimits().max_k
@@ -155,7 +155,7 @@ def test_random_requests_raise_only_the_projects_errors(text, hints, pins, k):
 def test_a_superscript_digit_as_gap_number_is_a_numbered_error():
     """'¹' passes str.isdigit() but not int(): it must be refused as E310-family, not crash."""
     with pytest.raises(RequestError):
-        RestoreRequest(GREEK, {"¹": 5}, None, 5).validate()
+        validate(RestoreRequest(GREEK, {"¹": 5}, None, 5))
 
 
 def test_restore_text_validates_and_never_reads_silently():
@@ -209,3 +209,33 @@ def test_context_building_is_linear_in_the_gaps():
     """4,000 gaps took 44 s before (each context rendered the whole text)."""
     small, large = _context_seconds(100), _context_seconds(800)
     assert large < 20 * small + 0.3  # 8× the gaps: linear ~8×, quadratic ~64×
+
+
+@pytest.mark.parametrize(
+    "kwargs,code",
+    [
+        ({"k": "5"}, "E305"),
+        ({"k": 2.0}, "E305"),
+        ({"hints": {1: 7.5}}, "E306"),
+        ({"hints": {1: {"lo": 5}}}, "E306"),
+        ({"hints": {"x": 5}}, "E306"),
+        ({"hints": [5]}, "E310"),
+        ({"pins": {1: 5}}, "E307"),
+        ({"pins": {"one": "αβ"}}, "E307"),
+        ({"only": "2"}, "E310"),
+        ({"only": ["2"]}, "E327"),
+        ({"fills": {"x": "α"}}, "E328"),
+        ({"fills": {1: None}}, "E307"),
+        ({"kind": "poetry"}, "E310"),
+        ({"colour": "red"}, "E310"),
+    ],
+)
+def test_the_declared_request_refuses_a_python_value_with_its_numbered_error(kwargs, code):
+    """The one declaration (a web body refused there is H002) names the field's E3xx at the
+    Python API and the CLI, never pydantic's ValidationError."""
+    assert code_of(lambda: RestoreRequest(GREEK, **kwargs)) == code
+
+
+def test_a_request_that_is_not_text_is_refused_by_number():
+    with pytest.raises(RequestError, match=r"^\[E310\] text must be a string, not 'bytes'"):
+        RestoreRequest(GREEK.encode())

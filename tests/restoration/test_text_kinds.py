@@ -15,9 +15,9 @@ from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking.calibration import Calibration
 from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.ranking.order import Ranking
-from apollo_restore.restoration.request import RestoreRequest
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.restoration.request import validate
 from apollo_restore.schema.folder import Scaling
+from apollo_restore.schema.restoration import Candidate, RestoreRequest
 from tests.stubs import FixedReadings
 
 NO_DEMOTIONS = Demotions(truncated=1.0, repeat=1.0, hint_miss=1.0, count_floor=None)
@@ -84,7 +84,7 @@ def test_the_kind_given_chooses_the_calibration():
 
 def test_a_kind_that_is_none_of_the_three_is_a_numbered_error():
     with pytest.raises(RequestError, match=r"E310.*kind"):
-        RestoreRequest("ἔτους [.8] Ἀντωνίνου", kind="poetry").validate()
+        validate(RestoreRequest("ἔτους [.8] Ἀντωνίνου", kind="poetry"))
     from apollo_restore.cli.app import app
 
     result = CliRunner().invoke(app, ["restore", "ἔτους [.8] Ἀντωνίνου Καίσαρος", "--kind", "poetry"])

@@ -16,9 +16,9 @@ from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.ranking.order import Ranking
 from apollo_restore.restoration.ranking.pool import match_key
 from apollo_restore.restoration.restorer import Restorer
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.augment import RetrievalAugmented, with_parallels
 from apollo_restore.retrieve.parallels import ParallelIndex
+from apollo_restore.schema.restoration import Candidate
 
 PREFIX, SUFFIX = "ετους τεταρτου αυτοκρατορος καισαρος ", " σεβαστου"
 

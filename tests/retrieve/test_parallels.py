@@ -11,9 +11,10 @@ import pytest
 from apollo_restore.data.table import load_documents
 from apollo_restore.data.textindex import suffix_array
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
 from apollo_restore.retrieve.gaps import text_parallels
 from apollo_restore.retrieve.parallels import ParallelIndex, build_index
+from apollo_restore.schema.restoration import RestoreRequest
 from tests.retrieve.conftest import HELD_OUT, TRAIN
 
 
@@ -86,7 +87,7 @@ def test_index_phrase_parallels(index: ParallelIndex) -> None:
 
 
 def test_index_leiden_gap(index: ParallelIndex) -> None:
-    (gap,) = text_parallels(index, RestoreRequest("αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ").validate())
+    (gap,) = text_parallels(index, validate(RestoreRequest("αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ")))
     assert gap.gap == 1 and gap.hint == Hint.exact(8) and gap.groups[0].between == "τραιανου"
     assert gap.groups[0].display == "Τραιανοῦ"  # edition form, from the package's table
     assert gap.groups[0].urls == ["https://papyri.info/search?STRING=ddb%3Aa", *gap.groups[0].urls[1:]]
@@ -95,7 +96,7 @@ def test_index_leiden_gap(index: ParallelIndex) -> None:
 
 def test_text_parallels_number_gaps_from_1_and_use_hints_and_pins(index: ParallelIndex) -> None:
     text = "αὐτοκράτορος Καίσαρος [.8] Σεβαστοῦ [- - -] αὐτοκράτορος [.8] Τραιανοῦ Σεβαστοῦ"
-    request = RestoreRequest(text, hints={3: 8}, pins={1: "τραιανου"}).validate()
+    request = validate(RestoreRequest(text, hints={3: 8}, pins={1: "τραιανου"}))
     third, first = text_parallels(index, request, [3, 1])
     assert (third.gap, first.gap) == (3, 1) and third.hint == Hint.exact(8)
     assert [g.between for g in third.groups] == ["καισαρος"]  # αυτοκρατορος [καισαρος] τραιανου

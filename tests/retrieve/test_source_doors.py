@@ -15,9 +15,10 @@ from typer.testing import CliRunner
 import apollo_restore
 from apollo_restore.cli.app import app
 from apollo_restore.data.readers.typed import as_leiden
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import validate
 from apollo_restore.retrieve.parallels import build_index
 from apollo_restore.retrieve.provenance import provenance
+from apollo_restore.schema.restoration import RestoreRequest
 from apollo_restore.web.app import create_app
 from tests.stubs import FixedReadings
 
@@ -87,7 +88,7 @@ def test_the_python_doors_and_the_page_read_the_same_text(name, index_folder):
     from apollo_restore.retrieve.parallels import ParallelIndex
 
     text = TEXTS[name]
-    assert RestoreRequest(text).validate().text == LEIDEN  # restore, predict, the web's restore
+    assert validate(RestoreRequest(text)).text == LEIDEN  # restore, predict, the web's restore
     index = ParallelIndex.open(index_folder)
     assert provenance(text, index, min_run=20).to_dict() == provenance(LEIDEN, index, min_run=20).to_dict()
     assert (

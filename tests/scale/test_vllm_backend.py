@@ -14,9 +14,9 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.driver import restore_text
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.restorer import Restorer, candidates_many
-from apollo_restore.restoration.types import Candidate, GapResult, Restoration
 from apollo_restore.scale import vllm_backend
 from apollo_restore.scale.vllm_backend import VllmRestorer, VllmUnavailable, beams_to_readings
+from apollo_restore.schema.restoration import Candidate, GapResult, Restoration
 
 CHAR = CharTokenizer()
 

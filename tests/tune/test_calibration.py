@@ -7,7 +7,7 @@ import zlib
 
 from apollo_restore.data.formats import GapExample
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 from apollo_restore.tune.calibration import cross_fitted, fit_calibration, record
 
 

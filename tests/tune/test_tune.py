@@ -17,7 +17,7 @@ from apollo_restore.ngram.model import NgramModel
 from apollo_restore.restoration.load import calibration_for, load_restorer, scoring_of
 from apollo_restore.restoration.members.ensemble import Ensemble
 from apollo_restore.restoration.ranking.demotions import Demotions
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 from apollo_restore.tune.demotions import fit_demotions
 from apollo_restore.tune.weights import Scored, fit_weights
 

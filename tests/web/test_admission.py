@@ -14,12 +14,11 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from apollo_restore.restoration.request import RestoreRequest
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.restoration.request import validate
 from apollo_restore.schema.limits import Limits
+from apollo_restore.schema.restoration import EXAMPLE, Candidate, RestoreRequest
 from apollo_restore.web.app import create_app
 from apollo_restore.web.limits import LETTERS_PER_UNIT, CostModel, measure_cost, work_units
-from apollo_restore.web.schemas import EXAMPLE
 from tests.stubs import FixedReadings
 
 TWO_GAPS = EXAMPLE  # [.4] and [.12]
@@ -45,9 +44,9 @@ async def _fire(app, bodies: list[dict]) -> list[tuple[int, str, float, str | No
 
 
 def test_work_units_count_searched_gaps_and_their_letters():
-    request = RestoreRequest(TWO_GAPS + " καὶ [- - -] τοῦ").validate()
+    request = validate(RestoreRequest(TWO_GAPS + " καὶ [- - -] τοῦ"))
     assert work_units(request, no_hint_letters=40) == pytest.approx(3 + (4 + 12 + 40) / LETTERS_PER_UNIT)
-    pinned = RestoreRequest(TWO_GAPS, pins={2: "πυρρον"}).validate()
+    pinned = validate(RestoreRequest(TWO_GAPS, pins={2: "πυρρον"}))
     assert work_units(pinned, no_hint_letters=40) == pytest.approx(1 + 4 / LETTERS_PER_UNIT)
 
 
@@ -98,4 +97,4 @@ def test_before_any_measurement_at_most_one_round_waits():
     results = asyncio.run(_fire(app, [{"text": TWO_GAPS, "k": 1}] * 8))
     assert sorted(code for _, code, _, _ in results) == [""] * 4 + ["H009"] * 4
     measured = TestClient(app).get("/api/health").json()["seconds_per_unit"]
-    assert measured == pytest.approx(0.1 / work_units(RestoreRequest(TWO_GAPS).validate(), 50), rel=0.8)
+    assert measured == pytest.approx(0.1 / work_units(validate(RestoreRequest(TWO_GAPS)), 50), rel=0.8)

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.limits import Limits
+from apollo_restore.schema.restoration import Candidate
 from apollo_restore.web.app import create_app
 from apollo_restore.web.server import background_server
 from tests.stubs import FixedReadings

@@ -70,8 +70,8 @@ def test_a_disagreeing_line_estimate_says_so():
 
     gap = restore_text(fixed(), LINES, k=2).gaps[0]
     estimate = gap.length_estimate
-    assert estimate is not None and not estimate.lo <= 8 <= estimate.hi and gap.estimate_agrees is False
-    assert "not the first reading's 8" in gap.hint_label and "≈" in gap.hint_label
+    assert estimate is not None and not estimate.lo <= 8 <= estimate.hi and gap.length_estimate.agrees is False
+    assert "not the first reading's 8" in gap.label and "≈" in gap.label
 
 
 def _page(client, steps, extra=None, show=(), index=False):

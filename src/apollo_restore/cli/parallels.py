@@ -38,10 +38,11 @@ def parallels_command(
     from apollo_restore.data.readers.leiden import find_gaps
     from apollo_restore.data.textchecks import check_no_machine_reading, read_source
     from apollo_restore.errors import LeidenError, RequestError
-    from apollo_restore.restoration.request import RestoreRequest
+    from apollo_restore.restoration.request import validate
     from apollo_restore.retrieve.gaps import text_parallels
     from apollo_restore.retrieve.parallels import ParallelIndex
     from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS
+    from apollo_restore.schema.restoration import RestoreRequest
 
     source = read_text_argument(text)
     try:  # a machine reading ⁅…⁆ is no letter of the text: refused before the index is opened
@@ -66,7 +67,7 @@ def parallels_command(
         return
     try:
         hints = dict(parse_hint(h) for h in hint or [])
-        request = RestoreRequest(source, hints, None, 1, name=text_name(text, source)).validate()
+        request = validate(RestoreRequest(source, hints, None, 1), name=text_name(text, source))
     except (LeidenError, RequestError) as err:
         fail(err)
     gaps = text_parallels(idx, request, max_between=max_between, limit=limit)

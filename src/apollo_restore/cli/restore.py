@@ -104,12 +104,13 @@ def restore_command(
     (empty, no gap, not Greek, malformed, beyond the limits).
     """
     from apollo_restore.restoration.driver import restore_text
-    from apollo_restore.restoration.request import RestoreRequest
+    from apollo_restore.restoration.request import validate
+    from apollo_restore.schema.restoration import RestoreRequest
 
     source = read_text_argument(text)
     try:
         hints = dict(parse_hint(h) for h in hint or [])
-        request = RestoreRequest(source, hints, None, k, name=text_name(text, source), kind=kind).validate()
+        request = validate(RestoreRequest(source, hints, None, k, kind=kind), name=text_name(text, source))
     except (LeidenError, RequestError) as err:
         fail(err)
     restorer, _ = _load(partial(_restorer, model, parallels, neural_only=neural_only), threads)
@@ -154,13 +155,13 @@ def _print(result, show: int) -> None:
 
     from apollo_restore.data.splice import MACHINE_CLOSE, MACHINE_OPEN
     from apollo_restore.restoration.presentation.labels import model_label
-    from apollo_restore.restoration.types import percent
+    from apollo_restore.schema.restoration import percent
 
     console = Console()
     kind = f", {result.kind} text{' (read from it)' if result.kind_read else ''}" if result.kind else ""
     console.print(f"[bold]Restored text[/bold] ({escape(model_label(result.model))}{kind}, {result.ms:.0f} ms):")
     console.print(escape(result.restored_leiden), highlight=False)
-    filled = sum(g.pinned is None and g.fill(result.fill_threshold) is not None for g in result.gaps)
+    filled = sum(g.pinned is None and g.filled for g in result.gaps)
     console.print(
         f"[dim]{MACHINE_OPEN} {MACHINE_CLOSE} the model's reading ({filled} of {len(result.gaps)} gaps): written only "
         f"where its first reading is shown at ≥ {percent(result.fill_threshold)} and makes known words, in a gap "
@@ -169,7 +170,7 @@ def _print(result, show: int) -> None:
     )
     calibrated = any(c.calibrated for g in result.gaps for c in g.candidates)
     for gap in result.gaps:
-        console.print(f"\n[bold]gap {gap.number}[/bold] · {gap.hint_label} · {gap.ms:.0f} ms", highlight=False)
+        console.print(f"\n[bold]gap {gap.number}[/bold] · {gap.label} · {gap.ms:.0f} ms", highlight=False)
         if gap.lost_lines:  # never searched: no context line, no table
             continue
         console.print(f"…{gap.prefix[-40:]}[bold red][ ][/bold red]{gap.suffix[:40]}…", highlight=False)

@@ -3,7 +3,7 @@ CLI, the Python API and the web all call :func:`restore_text`).
 
 Gaps are filled left to right: for gap *i*, earlier gaps of given extent hold their pinned or
 best reading, later ones are shown as ``…`` (unknown extent), as in training. A guess that no
-count bounds never feeds the next gaps (:meth:`~.types.GapResult.context_fill`): lost lines
+count bounds never feeds the next gaps (:meth:`~apollo_restore.schema.restoration.GapResult.context_fill`): lost lines
 (``lost.?lin``) are not searched at all (``lost lines: not restored``), and a gap of unknown extent
 is searched at any length (its line-length estimate shown beside it: searched at the estimate, the
 validation cut lines' W.Top-1 fell 0.212 → 0.137), its reading shown but left out of later contexts
@@ -22,18 +22,19 @@ from apollo_restore.data.document import Document, Lacuna
 from apollo_restore.data.normalise import UNKNOWN_GAP
 from apollo_restore.data.textindex import TextIndex
 from apollo_restore.errors import RequestError, RestoreStopped
+from apollo_restore.restoration.answer import gap_result, restoration_of
 from apollo_restore.restoration.context import DEFAULT_WINDOW, GapContexts
 from apollo_restore.restoration.line_lengths import line_estimates
-from apollo_restore.restoration.request import RestoreRequest, check_k
+from apollo_restore.restoration.request import CheckedRequest, validate, with_document
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.restoration.text_kind import read_kind
-from apollo_restore.restoration.types import GapResult, Restoration
 from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
+from apollo_restore.schema.restoration import GapResult, Restoration, RestoreRequest
 
 
 def restore_text(
     restorer: Restorer,
-    text: str | Document | RestoreRequest,
+    text: str | Document | RestoreRequest | CheckedRequest,
     hints: Mapping[Any, Any] | None = None,
     pins: Mapping[Any, str] | None = None,
     k: int = 20,
@@ -46,8 +47,9 @@ def restore_text(
     Args:
         restorer: any :class:`Restorer` (its ``name`` is recorded in the result).
         text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???`` ...), a
-            parsed :class:`Document`, or a request already validated (then ``hints``,
-            ``pins`` and ``k`` are its own).
+            parsed :class:`Document`, or a request (:class:`RestoreRequest`, checked against
+            ``limits``, or a :class:`~.request.CheckedRequest`: then ``hints``, ``pins``, ``k``
+            and ``kind`` are its own).
         hints: per-gap hint overrides (gap number, counted from 1 → a :class:`~apollo_restore.hint.Hint`
             or any form :func:`~.request.parse_hint_value` reads); ``None`` as a value removes
             the hint the text gives.
@@ -70,12 +72,14 @@ def restore_text(
         RestoreStopped: the request's ``should_stop`` answered true before a gap.
     """
     started = time.perf_counter()
-    if isinstance(text, RestoreRequest) and text.document is not None:
+    if isinstance(text, CheckedRequest):
         request = text
     elif isinstance(text, Document):
-        request = RestoreRequest(text.id, hints, pins, k, kind=kind).with_document(text, [], check_k(k, limits), limits)
+        request = with_document(RestoreRequest(text.id, hints, pins, k, kind=kind), text, [], limits)
     else:
-        request = RestoreRequest(text, hints, pins, k, kind=kind).validate(limits)
+        request = validate(
+            text if isinstance(text, RestoreRequest) else RestoreRequest(text, hints, pins, k, kind=kind), limits
+        )
     missing = request.missing_fill()
     if missing is not None:
         reason = (
@@ -114,7 +118,7 @@ def restore_text(
             cands = restorer.candidates(prefix, suffix, hint, request.k)
         span = spans[i] if i < len(spans) else None
         reads = tuple(j + 1 for j in contexts.read_by(i, fills, window))
-        gap = GapResult(
+        gap = gap_result(
             i + 1, hint, prefix, suffix, cands, pinned, span,
             length_estimate=estimate, lost_lines=lost_lines, reads=reads,
         )  # fmt: skip
@@ -130,13 +134,13 @@ def restore_text(
     ms = round((time.perf_counter() - started) * 1000, 1)
     pins = {i + 1: reading for i, reading in request.pins.items() if i not in asked}
     fingerprint = getattr(restorer, "fingerprint", None)
-    return Restoration(
+    return restoration_of(
         request.text, gaps, restorer.name, ms, prefix + middle + suffix, request.warnings,
         pins=pins, model_fingerprint=fingerprint, kind=kind, kind_read=kind_read, gaps_in_text=len(request.hints),
     )  # fmt: skip
 
 
-def text_kind(restorer: Restorer, request: RestoreRequest) -> tuple[str | None, bool]:
+def text_kind(restorer: Restorer, request: CheckedRequest) -> tuple[str | None, bool]:
     """The kind of text whose calibration the gaps take and whether it was read from the text:
     the request's, else read (:func:`~apollo_restore.restoration.text_kind.read_kind`, over the
     text index) where the restorer's calibration has parameters by kind of text; ``(None, False)``

@@ -57,8 +57,8 @@ from apollo_restore.data.splice import Fill, splice
 from apollo_restore.data.xmlspans import element_spans, splice_bytes
 from apollo_restore.errors import RequestError
 from apollo_restore.restoration.request import check_letters_gap, check_reading, check_source
-from apollo_restore.restoration.types import percent
 from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
+from apollo_restore.schema.restoration import percent
 from apollo_restore.version import __version__
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -96,7 +96,7 @@ class MachineReading:
 
 
 def _p(prob: float | None) -> str:
-    """A probability as the page shows it (:func:`~apollo_restore.restoration.types.percent`)."""
+    """A probability as the page shows it (:func:`~apollo_restore.schema.restoration.percent`)."""
     return percent(prob) if prob is not None else "probability unknown"
 
 

@@ -17,40 +17,14 @@ unknown extent, or when the visible letters already fill a typical line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from apollo_restore.data.document import Editorial, Lacuna, LineBreak, Segment, Supplied, Text, Vacat
 from apollo_restore.data.normalise import letter_count, normalise
-from apollo_restore.hint import Hint
+from apollo_restore.schema.restoration import LengthEstimate
 
 #: Intact lines needed for an estimate.
 MIN_LINES = 3
-
-
-@dataclass(frozen=True)
-class LineEstimate:
-    """Letters probably lost in a gap, from the line lengths around it.
-
-    Attributes:
-        lo, hi: the range (letters, ``1 <= lo <= hi``).
-        lines: intact lines it was read from.
-    """
-
-    lo: int
-    hi: int
-    lines: int
-
-    @property
-    def hint(self) -> Hint:
-        """The estimate as a (range) length hint."""
-        return Hint.span(self.lo, self.hi)
-
-    def format(self) -> str:
-        """``≈ 11–14 letters, from line lengths`` (``≈ 12 letters`` when ``lo == hi``)."""
-        count = f"{self.lo}" if self.lo == self.hi else f"{self.lo}–{self.hi}"
-        return f"≈ {count} letters, from line lengths"
 
 
 def lines_of(segments: list[Segment]) -> list[list[Segment]]:
@@ -72,7 +46,7 @@ def _letters(seg: Segment) -> int:
     return letter_count(normalise(seg.text)) if written else 0
 
 
-def line_estimates(segments: list[Segment], min_lines: int = MIN_LINES) -> list[LineEstimate | None]:
+def line_estimates(segments: list[Segment], min_lines: int = MIN_LINES) -> list[LengthEstimate | None]:
     """For each lacuna of ``segments``, in order, the letters it lost, or ``None`` where the
     layout says nothing (see the module docstring); ``None`` too for a lacuna whose extent is
     given (the estimate is for gaps of unknown length). Time linear in the segments."""
@@ -81,7 +55,7 @@ def line_estimates(segments: list[Segment], min_lines: int = MIN_LINES) -> list[
     if len(intact) < min_lines:
         return [None] * sum(isinstance(seg, Lacuna) for seg in segments)
     q1, q3 = np.percentile(intact, [25, 75])
-    out: list[LineEstimate | None] = []
+    out: list[LengthEstimate | None] = []
     for line in lines:
         gaps = [seg for seg in line if isinstance(seg, Lacuna)]
         shown = sum(map(_letters, line)) + sum(gap.length or 0 for gap in gaps)
@@ -89,7 +63,6 @@ def line_estimates(segments: list[Segment], min_lines: int = MIN_LINES) -> list[
         alone = sum(gap.length is None for gap in gaps) == 1
         for gap in gaps:
             known = gap.length is not None
-            out.append(
-                None if known or not alone or hi < 1 else LineEstimate(max(1, int(round(q1 - shown))), hi, len(intact))
-            )
+            lo = max(1, int(round(q1 - shown)))
+            out.append(None if known or not alone or hi < 1 else LengthEstimate(lo=lo, hi=hi, lines=len(intact)))
     return out

@@ -1,10 +1,12 @@
-"""One validated restoration request, shared by the CLI, the Python API, ``predict`` and the web.
+"""A restoration request checked, shared by the CLI, the Python API, ``predict`` and the web.
 
-    from apollo_restore.restoration.request import RestoreRequest
-    req = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={1: "ca.5"}, k=10).validate()   # gap 1: the first
+    from apollo_restore.schema.restoration import RestoreRequest
+    req = validate(RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={1: "ca.5"}, k=10))   # gap 1: the first
     req.hints    # {0: Hint(lo=4, hi=6)}: one resolved hint per gap, by 0-based position
 
-Everything a caller gives is checked here, once, before any model work; every failure is a
+The request is declared once (:class:`~apollo_restore.schema.restoration.RestoreRequest`: its
+fields' types and bounds); what depends on its text and on the door's limits is checked here,
+once, before any model work (:func:`validate` → :class:`CheckedRequest`); every failure is a
 :class:`~apollo_restore.errors.RequestError` (or a :class:`~apollo_restore.errors.LeidenError`
 for malformed brackets) with a numbered, scholar-readable message. Limits are configurable
 (:class:`~apollo_restore.schema.limits.RequestLimits`, declared in the schema; ``WEB_LIMITS``
@@ -12,7 +14,7 @@ there are the stricter ones of the HTTP server).
 
 The text may also be an EpiDoc XML document or TLG Beta Code: it is read as Leiden first
 (:func:`~apollo_restore.data.readers.typed.as_leiden`; Beta Code with a warning, ``W303``), and
-the request's ``text`` is then that Leiden text (gap spans refer to it).
+the checked request's ``text`` is then that Leiden text (gap spans refer to it).
 
 Text that is not Greek enough (too few Greek letters, mostly another script, transliteration)
 is refused (``E308``); some foreign letters give a warning (``W301``) carried in the result.
@@ -23,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,8 +44,8 @@ from apollo_restore.data.textchecks import (
 from apollo_restore.errors import Errors, RequestError
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.context import DEFAULT_WINDOW
-from apollo_restore.schema.folder import TEXT_KINDS
 from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, RequestLimits
+from apollo_restore.schema.restoration import RestoreRequest
 
 _BRACKETS = frozenset("[]{}()<>⟦⟧⟨⟩〈〉\\/|?")
 _GREEK = frozenset(GREEK_LETTERS)
@@ -52,96 +54,43 @@ _RAW_WINDOWS = 4  # raw characters read per context character kept, before norma
 
 
 @dataclass
-class RestoreRequest:
-    """A text to restore and what the caller asks of it.
+class CheckedRequest:
+    """A :class:`~apollo_restore.schema.restoration.RestoreRequest` checked against a door's
+    limits, its text read and parsed: what the driver runs (:func:`validate` makes it). Gaps are
+    keyed here by their 0-based position (the segments' order), for code; the request itself, and
+    every message, numbers them from 1.
 
     Attributes:
-        text: Leiden text (``[.5]``, ``[ca.5]``, ``[.5-8]``, ``[- - -]``, ``???``...), an EpiDoc
-            XML document or Beta Code (after :meth:`validate`: the Leiden text it was read as).
-        hints: per-gap hint overrides, gap number (counted from 1) → a :class:`Hint`, ``None``,
-            letters, ``[lo, hi]`` or a string as typed (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``).
-        pins: per-gap readings fixed by the caller, by gap number from 1 (those gaps are not searched).
+        text: the Leiden text read (an EpiDoc document or Beta Code as the Leiden text it was read
+            as; gap spans refer to it).
+        document, markers: the parsed text and its gaps' places in ``text`` (``markers`` empty for
+            a :class:`Document` given directly).
+        hints: one resolved hint per gap of the text.
+        pins: the checked readings fixed by the caller.
+        fills: what gaps not asked hold (checked readings, ``""`` or no letter).
+        only: the sorted positions of the gaps asked.
         k: candidates per gap.
+        kind: the kind of text asked (``None``: read from the text).
+        warnings: any ``W3xx`` (foreign letters, Beta Code read).
         should_stop: asked before each gap; when it answers true the restoration stops with
             :class:`~apollo_restore.errors.RestoreStopped` (a time limit, a client gone).
-        name: how messages name the text (a file's name; ``"the text"``).
-        only: the numbers (from 1) of the gaps to restore, ``None`` for all: the whole text is
-            still read, each gap asked with the context a whole restoration gives it, so a long
-            text is restored a few gaps per request (the web page asks one at a time); at most
-            ``max_gaps`` asked.
-        fills: what the earlier gaps not asked hold while a later one is restored, by gap number
-            from 1: their first reading of an earlier request (``candidates[0].text``, ``""`` where
-            it had none); every gap before the last one asked is asked, pinned or filled
-            (:func:`~apollo_restore.restoration.driver.restore_text` checks it).
-        kind: the kind of text (``documentary``, ``literary``, ``inscription``), whose calibration
-            its gaps take; ``None``: read from the text
-            (:func:`~apollo_restore.restoration.text_kind.read_kind`).
-
-    After :meth:`validate`: ``document`` and ``markers`` hold the parsed text, ``hints``
-    one resolved hint per gap, ``pins`` the checked readings and ``warnings`` any ``W3xx``;
-    ``hints``, ``pins`` and ``fills`` are then keyed by 0-based position (the segments' order),
-    for code, and ``only`` is the sorted tuple of the 0-based positions asked.
     """
 
     text: str
-    hints: Mapping[Any, Any] | None = None
-    pins: Mapping[Any, Any] | None = None
-    k: Any = 20
-    should_stop: Callable[[], bool] | None = field(default=None, repr=False)
-    document: Document | None = field(default=None, repr=False)
-    markers: list[GapMarker] = field(default_factory=list, repr=False)
+    document: Document = field(repr=False)
+    markers: list[GapMarker] = field(repr=False)
+    hints: dict[int, Hint]
+    pins: dict[int, str]
+    fills: dict[int, str]
+    only: tuple[int, ...]
+    k: int
+    kind: str | None = None
     warnings: list[str] = field(default_factory=list)
-    name: str = "the text"
-    only: Any = None
-    fills: Mapping[Any, Any] | None = None
-    kind: Any = None
-
-    def validate(self, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) -> RestoreRequest:
-        """The checked request, hints resolved for every gap.
-
-        Raises:
-            RequestError: ``E300``–``E313`` (see :class:`~apollo_restore.errors.Errors`).
-            LeidenError: malformed Leiden brackets or lengths.
-        """
-        if isinstance(self.text, str) and not self.text.strip():
-            raise RequestError("E300")
-        text, kind = read_source(self.text, limits, self.name)
-        k = check_k(self.k, limits)
-        doc, markers = parse_leiden_with_gaps(text)
-        request = replace(self, text=text).with_document(doc, markers, k, limits)
-        if kind == "betacode":
-            preview = text if len(text) <= 60 else text[:59] + "…"
-            request.warnings.insert(0, Errors.W303.format(preview=" ".join(preview.split())))
-        return request
-
-    def with_document(self, doc: Document, markers: list[GapMarker], k: int, limits: RequestLimits) -> RestoreRequest:
-        """Validate against an already parsed document (``markers`` may be empty for a
-        :class:`Document` given directly)."""
-        lacunae = [seg for seg in doc.segments if isinstance(seg, Lacuna)]
-        if not lacunae:
-            raise RequestError("E301")
-        only = _asked(self.only, len(lacunae))
-        if len(only) > limits.max_gaps:
-            asked = "the text has" if self.only is None else "the request asks for"
-            raise RequestError("E303", asked=asked, n=len(only), limit=limits.max_gaps)
-        overrides = {i: parse_hint_value(value, i + 1) for i, value in _by_gap(self.hints, len(lacunae), "E306")}
-        hints: dict[int, Hint] = {}
-        for i, lacuna in enumerate(lacunae):
-            hint = overrides[i] if i in overrides else hint_of(lacuna)
-            hints[i] = check_hint(hint, i + 1, limits, markers[i].start if i < len(markers) else None)
-        pins = {i: check_reading(value, i + 1, limits) for i, value in _by_gap(self.pins, len(lacunae), "E307")}
-        for i in pins:
-            check_letters_gap(lacunae[i], i + 1)
-        fills = _fills(self.fills, len(lacunae), only, pins, limits)
-        warnings = greek_warnings(doc, limits)
-        kind = check_kind(self.kind)
-        return RestoreRequest(
-            self.text, hints, pins, k, self.should_stop, doc, markers, warnings, self.name, only, fills, kind
-        )
+    should_stop: Callable[[], bool] | None = field(default=None, repr=False)
 
     def missing_fill(self) -> int | None:
         """The first gap (0-based) before the last one asked that is neither asked, pinned nor
-        filled (a validated request), or ``None``: the context of the gaps after it is unknown."""
+        filled, or ``None``: the context of the gaps after it is unknown."""
         asked = set(self.only)
         for i in range(max(self.only)):
             if i not in asked and i not in self.pins and i not in self.fills:
@@ -149,22 +98,85 @@ class RestoreRequest:
         return None
 
 
-def _asked(only: Any, n_gaps: int) -> tuple[int, ...]:
-    """The 0-based positions of the gaps asked (``only``: gap numbers from 1, ``None``: all), sorted.
+def validate(
+    request: RestoreRequest,
+    limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
+    *,
+    name: str = "the text",
+    should_stop: Callable[[], bool] | None = None,
+) -> CheckedRequest:
+    """``request`` checked against ``limits``, its text read and parsed, a hint resolved for
+    every gap.
+
+    Args:
+        name: how messages name the text (a file's name).
+        should_stop: the :attr:`CheckedRequest.should_stop` of the restoration.
 
     Raises:
-        RequestError: ``E310`` not a list, ``E327`` a number that is no gap of the text, or twice.
+        RequestError: ``E300``–``E313``, ``E326``–``E328`` (see :class:`~apollo_restore.errors.Errors`).
+        LeidenError: malformed Leiden brackets or lengths.
+    """
+    if not request.text.strip():
+        raise RequestError("E300")
+    text, kind = read_source(request.text, limits, name)
+    check_k(request.k, limits)
+    doc, markers = parse_leiden_with_gaps(text)
+    checked = with_document(request, doc, markers, limits, text=text, should_stop=should_stop)
+    if kind == "betacode":
+        preview = text if len(text) <= 60 else text[:59] + "…"
+        checked.warnings.insert(0, Errors.W303.format(preview=" ".join(preview.split())))
+    return checked
+
+
+def with_document(
+    request: RestoreRequest,
+    doc: Document,
+    markers: list[GapMarker],
+    limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
+    *,
+    text: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> CheckedRequest:
+    """``request`` checked against an already parsed document (``markers`` may be empty for a
+    :class:`Document` given directly; ``text``: the Leiden text it was read from, else the
+    request's)."""
+    k = check_k(request.k, limits)
+    lacunae = [seg for seg in doc.segments if isinstance(seg, Lacuna)]
+    if not lacunae:
+        raise RequestError("E301")
+    only = _asked(request.only, len(lacunae))
+    if len(only) > limits.max_gaps:
+        asked = "the text has" if request.only is None else "the request asks for"
+        raise RequestError("E303", asked=asked, n=len(only), limit=limits.max_gaps)
+    overrides = {i: parse_hint_value(value, i + 1) for i, value in _by_gap(request.hints, len(lacunae), "E306")}
+    hints: dict[int, Hint] = {}
+    for i, lacuna in enumerate(lacunae):
+        hint = overrides[i] if i in overrides else hint_of(lacuna)
+        hints[i] = check_hint(hint, i + 1, limits, markers[i].start if i < len(markers) else None)
+    pins = {i: check_reading(value, i + 1, limits) for i, value in _by_gap(request.pins, len(lacunae), "E307")}
+    for i in pins:
+        check_letters_gap(lacunae[i], i + 1)
+    fills = _fills(request.fills, len(lacunae), only, pins, limits)
+    warnings = greek_warnings(doc, limits)
+    return CheckedRequest(
+        request.text if text is None else text, doc, markers, hints, pins, fills, only, k,
+        request.kind, warnings, should_stop,
+    )  # fmt: skip
+
+
+def _asked(only: list[int] | None, n_gaps: int) -> tuple[int, ...]:
+    """The 0-based positions of the gaps asked (``only``: gap numbers from 1, as declared;
+    ``None``: all), sorted.
+
+    Raises:
+        RequestError: ``E310`` none asked, ``E327`` a number that is no gap of the text, or twice.
     """
     if only is None:
         return tuple(range(n_gaps))
-    if isinstance(only, (str, bytes, Mapping)) or not isinstance(only, Iterable):
-        raise RequestError("E310", name="only", expected="a list of gap numbers", value=type(only).__name__)
     numbers = list(only)
     if not numbers:
         raise RequestError("E310", name="only", expected="a list of at least one gap number", value=numbers)
     for number in numbers:
-        if not isinstance(number, int) or isinstance(number, bool):
-            raise RequestError("E327", gap=number, reason="gap numbers are whole numbers counted from 1")
         if not 1 <= number <= n_gaps:
             raise RequestError(
                 "E327", gap=number, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)}, numbered from 1"
@@ -176,7 +188,7 @@ def _asked(only: Any, n_gaps: int) -> tuple[int, ...]:
 
 
 def _fills(
-    values: Mapping[Any, Any] | None, n_gaps: int, only: tuple[int, ...], pins: Mapping[int, str], limits: RequestLimits
+    values: Mapping[int, Any], n_gaps: int, only: tuple[int, ...], pins: Mapping[int, str], limits: RequestLimits
 ) -> dict[int, str]:
     """The checked ``fills`` of a request, by 0-based gap: each for a gap before the last one
     asked, neither asked nor pinned, a reading (:func:`check_reading`), ``""`` or what a first
@@ -201,20 +213,6 @@ def _fills(
     return out
 
 
-def check_kind(kind: Any) -> str | None:
-    """A kind of text as given: ``None`` (read from the text) or one of
-    :data:`~apollo_restore.schema.folder.TEXT_KINDS`.
-
-    Raises:
-        RequestError: ``E310`` anything else.
-    """
-    if kind is None or (isinstance(kind, str) and kind in TEXT_KINDS):
-        return kind
-    raise RequestError(
-        "E310", name="kind", expected=f"one of {', '.join(TEXT_KINDS)} (or none: read from the text)", value=kind
-    )
-
-
 def check_letters_gap(lacuna: Lacuna, gap: int) -> None:
     """A gap a reading may fill: letters, not lost lines (``lost.2lin``, ``<gap unit="line">``).
 
@@ -226,21 +224,12 @@ def check_letters_gap(lacuna: Lacuna, gap: int) -> None:
         raise RequestError("E326", gap=gap, lines=lines)
 
 
-def _by_gap(values: Mapping[Any, Any] | None, n_gaps: int, code: str) -> list[tuple[int, Any]]:
+def _by_gap(values: Mapping[int, Any], n_gaps: int, code: str) -> list[tuple[int, Any]]:
     """``(0-based gap, value)`` pairs of a per-gap mapping keyed by gap number (counted from 1,
-    as every display counts gaps), keys checked against the gaps."""
-    if values is None:
-        return []
-    if not isinstance(values, Mapping):
-        raise RequestError(
-            "E310", name="hints and pins", expected="a mapping of gap number to value", value=type(values).__name__
-        )
+    as every display counts gaps; whole numbers, as the request declares them), keys checked
+    against the gaps."""
     out = []
     for key, value in values.items():
-        if isinstance(key, str) and key.strip().isdecimal():
-            key = int(key.strip())  # what int() itself strips is narrower (not \x1f)
-        if not isinstance(key, int) or isinstance(key, bool):
-            raise RequestError(code, gap=key, reason="gap numbers are whole numbers counted from 1")
         if not 1 <= key <= n_gaps:
             raise RequestError(code, gap=key, reason=f"the text has {n_gaps} gap{'s' * (n_gaps != 1)}, numbered from 1")
         out.append((key - 1, value))

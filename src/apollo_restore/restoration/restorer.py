@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple, Protocol, get_args, runtime_checkable
 
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 #: What a restorer is as an ensemble member (its ``kind`` attribute): the neural FIM model; a
 #: classical language model (its scores are log-probabilities of the reading, like the neural

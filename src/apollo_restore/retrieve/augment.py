@@ -31,9 +31,9 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.presentation.present import Presented
 from apollo_restore.restoration.ranking.pool import WHOLE_POOL, match_key, ranked_pool
 from apollo_restore.restoration.restorer import LanguageModel, Restorer
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.retrieve.parallels import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import BetweenGroup, GapParallels
+from apollo_restore.schema.restoration import Candidate
 
 
 @dataclass

@@ -1,12 +1,12 @@
 """The parallels of a text's gaps: one result per gap, the one every interface shows.
 
-    request = RestoreRequest("Κόμων Μουσαίου [.4] χαίρειν", hints={1: 4}).validate()
+    request = validate(RestoreRequest("Κόμων Μουσαίου [.4] χαίρειν", hints={1: 4}))
     for gap in text_parallels(ParallelIndex.shared(), request):
         print(gap.gap, [(g.display, g.count, g.urls) for g in gap.groups])
 
 The CLI (``apollo-restore parallels``, its ``--json``), the web API (``POST /api/parallels``)
 and so the page and the quickstart all call :func:`text_parallels` on a validated
-:class:`~apollo_restore.restoration.request.RestoreRequest`: the same contexts (earlier gaps filled
+:class:`~apollo_restore.restoration.request.CheckedRequest`: the same contexts (earlier gaps filled
 by the request's pins, later ones as gap markers, so that no anchor reaches across them), the
 same hints (the text's, or the request's overrides), the same edition forms and links.
 """
@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from apollo_restore.restoration.context import context_of
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import CheckedRequest
 from apollo_restore.retrieve.parallels import MAX_BETWEEN, ParallelIndex
 from apollo_restore.retrieve.types import GapParallels
 
 
 def text_parallels(
     index: ParallelIndex,
-    request: RestoreRequest,
+    request: CheckedRequest,
     gaps: Iterable[int] | None = None,
     limit: int = 10,
     max_between: int = MAX_BETWEEN,
@@ -32,7 +32,8 @@ def text_parallels(
 
     Args:
         index: the text index.
-        request: a request after :meth:`RestoreRequest.validate` (its document, hints, pins).
+        request: a request checked (:func:`~apollo_restore.restoration.request.validate`: its
+            document, hints, pins).
         gaps: gap numbers, counted from 1 (default: every gap), each checked by the request's
             rules already (an API caller names one; see the web route).
         limit: readings kept per gap (most frequent first).

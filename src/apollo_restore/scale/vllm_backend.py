@@ -39,7 +39,7 @@ from apollo_restore.fim.hf_format import HfFim, load_tokenizer
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig, search_chars
 from apollo_restore.restoration.ranking.pool import merge_equivalent, to_candidates
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 MIDDLE_ALPHABET = frozenset(GREEK_LETTERS + " " + MIDDLE_DOT)
 INSTALL_HINT = (

@@ -1,4 +1,4 @@
-"""The reference of every declared file, generated from the schema's models (Markdown tables),
+"""The reference of every declared file, request and answer, generated from the schema's models (Markdown tables),
 so that ``docs/model-folders.md`` cannot drift from what the code reads.
 
     python scripts/schema_reference.py          # rewrites the generated part of docs/model-folders.md
@@ -23,6 +23,7 @@ from apollo_restore.schema.evaluation import Evaluation
 from apollo_restore.schema.folder import CalibrationFile, DecoderConfig, FolderMeta
 from apollo_restore.schema.jobs import GapLine, PredictionLine, QuestionLine
 from apollo_restore.schema.limits import Limits
+from apollo_restore.schema.restoration import Restoration, RestoreRequest
 from apollo_restore.schema.search import RestoreConfig
 from apollo_restore.schema.training import AttributionTrainConfig, TrainConfig
 
@@ -47,6 +48,8 @@ FILES: list[tuple[str, type[BaseModel]]] = [
     ),
     ("What an evaluation asks (`Evaluation`: the options of `evaluate`)", Evaluation),
     ("What a request and a server allow (`Limits`: `serve`, `/api/health`; `request`: every door's)", Limits),
+    ("A text to restore (`RestoreRequest`: `POST /api/restore`, `apollo_restore.restore`, `restore`)", RestoreRequest),
+    ("The answer (`Restoration`: `restore --json`, `apollo_restore.restore`, `/api/restore`)", Restoration),
     ("A text to date and place (`AttributeRequest`: `POST /api/attribute`)", AttributeRequest),
     ("The answer (`Attribution`: `attribute --json`, `apollo_restore.attribute`, `/api/attribute`)", Attribution),
 ]
@@ -92,6 +95,8 @@ def _table(model: type[BaseModel], prefix: str) -> str:
     doc = " ".join((model.__doc__ or "").strip().split("\n\n")[0].split()).replace("``", "`")
     rows = [f"{doc}\n", "| key | must be | default |", "|---|---|---|"]
     for name, info in model.model_fields.items():
+        if info.exclude:  # not in the file (a value the code sets, as a restoration's gaps' threshold)
+            continue
         key = f"{prefix}.{name}" if prefix else name
         rows.append(f"| `{key}` | {_expected(info)} | {_default(info)} |")
     if issubclass(model, Record):

@@ -47,8 +47,8 @@ from apollo_restore.restoration.ranking.calibration import (
 )
 from apollo_restore.restoration.ranking.doubts import misses_hint
 from apollo_restore.restoration.ranking.order import best_first
-from apollo_restore.restoration.types import FILL_THRESHOLD, Candidate
 from apollo_restore.schema.folder import CONDITIONS, GAP_KINDS, Scaling
+from apollo_restore.schema.restoration import FILL_THRESHOLD, Candidate
 
 #: Weight of the squared parameters (``log a``, ``b`` to ``f`` and ``δ``'s) added to the mean negative
 #: log-likelihood per gap while fitting: a weak prior, negligible next to a few hundred gaps.

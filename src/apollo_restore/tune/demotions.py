@@ -27,7 +27,7 @@ from apollo_restore.restoration.ranking.doubts import Doubts, doubts
 from apollo_restore.restoration.ranking.order import Ranking
 from apollo_restore.restoration.ranking.pool import WHOLE_POOL
 from apollo_restore.restoration.restorer import Restorer
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 from apollo_restore.tune.measure import objective
 
 #: Factors tried for each kind of doubt (1: not demoted).

@@ -22,11 +22,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import CheckedRequest, validate
 from apollo_restore.restoration.restorer import Restorer
 from apollo_restore.schema.limits import Limits
+from apollo_restore.schema.restoration import EXAMPLE, RestoreRequest
 from apollo_restore.web.errors import ApiError, error_body, web_message
-from apollo_restore.web.schemas import EXAMPLE
 
 EPIDOC_PATH = "/api/epidoc"
 #: Scope key holding when the request reached the app (``time.monotonic()``).
@@ -114,7 +114,7 @@ async def _send_json(send: Any, status: int, body: dict) -> None:
 LETTERS_PER_UNIT = 20
 
 
-def work_units(request: RestoreRequest, no_hint_letters: int) -> float:
+def work_units(request: CheckedRequest, no_hint_letters: int) -> float:
     """The work of a validated restoration, in units of :class:`CostModel`: per gap searched (one
     asked and not pinned), one unit and one more per :data:`LETTERS_PER_UNIT` letters its hint
     allows (``no_hint_letters`` for a gap without a hint)."""
@@ -272,7 +272,7 @@ def measure_cost(gate: Gate, restorer: Restorer) -> float:
     admission works from the first request, with the slots' slowdown of each other in it);
     returns the slowest one's seconds. Run it before serving.
     """
-    request = RestoreRequest(EXAMPLE).validate(gate.limits.request)
+    request = validate(RestoreRequest(EXAMPLE), gate.limits.request)
     units = work_units(request, gate.limits.request.max_gap_letters)
 
     def timed(_: int) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import CheckedRequest
 from apollo_restore.retrieve.gaps import text_parallels
 from apollo_restore.retrieve.parallels import ParallelIndex
 from apollo_restore.retrieve.provenance import provenance
@@ -29,7 +29,7 @@ class IndexParallels:
         """
         return cls(ParallelIndex.open(folder, progress=progress) if folder else ParallelIndex.shared(progress=progress))
 
-    def parallels(self, request: RestoreRequest, gap: int, k: int) -> dict[str, Any]:
+    def parallels(self, request: CheckedRequest, gap: int, k: int) -> dict[str, Any]:
         """The parallels of gap number ``gap`` (from 1) of a validated request, ``k`` readings
         at most (:meth:`~apollo_restore.retrieve.types.GapParallels.to_dict`)."""
         (found,) = text_parallels(self.index, request, [gap], limit=k)

@@ -21,11 +21,11 @@ from apollo_restore.data.textchecks import check_text
 from apollo_restore.errors import RequestError
 from apollo_restore.restoration.export import Alternative, MachineReading, export_checked
 from apollo_restore.restoration.presentation.labels import model_label
-from apollo_restore.restoration.request import RestoreRequest, check_k
+from apollo_restore.restoration.request import CheckedRequest, check_k, validate
 from apollo_restore.restoration.restorer import Restorer
-from apollo_restore.restoration.types import Restoration
 from apollo_restore.schema.answers import AttributeRequest, Attribution
 from apollo_restore.schema.limits import Limits
+from apollo_restore.schema.restoration import Restoration, RestoreRequest
 from apollo_restore.version import __version__
 from apollo_restore.web import schemas as s
 from apollo_restore.web.errors import ApiError
@@ -39,7 +39,7 @@ _SAFE_NAME = re.compile(r"[^\w.\-]+")
 class ParallelsProvider(Protocol):
     """What the web app needs from the text index (:mod:`apollo_restore.retrieve`)."""
 
-    def parallels(self, request: RestoreRequest, gap: int, k: int) -> dict[str, Any]: ...
+    def parallels(self, request: CheckedRequest, gap: int, k: int) -> dict[str, Any]: ...
 
     def provenance(self, text: str, min_run: int) -> dict[str, Any]: ...
 
@@ -82,7 +82,7 @@ def _restore_routes(app: FastAPI, restorer: Restorer, limits: Limits, gate: Gate
     """``/api/restore``: a restoration under the gate (:func:`~apollo_restore.web.running.restore_gated`)."""
 
     @app.post("/api/restore", response_model=Restoration, responses=_ERRORS, tags=["restore"])
-    async def restore(req: s.RestoreRequest, http: Request) -> Restoration:
+    async def restore(req: RestoreRequest, http: Request) -> Restoration:
         """Ranked candidates for every gap of a Leiden text (or those asked, `only`), filled left to
         right; pinned gaps keep the given reading and the gaps after them are restored with it in place.
         Answers 503 with ``Retry-After`` when the queue is full, when the work queued before it
@@ -90,9 +90,7 @@ def _restore_routes(app: FastAPI, restorer: Restorer, limits: Limits, gate: Gate
         deadline = limits.deadline(http.scope.get(ARRIVED, time.monotonic()))
         gate.admit(deadline - time.monotonic())  # a full server refuses before parsing the text
         stop = threading.Event()
-        request = RestoreRequest(
-            req.text, req.hints, req.pins, req.k, stop.is_set, only=req.only, fills=req.fills, kind=req.kind
-        ).validate(limits.request)
+        request = validate(req, limits.request, should_stop=stop.is_set)
         return await restore_gated(gate, restorer, request, stop, deadline, http, limits.request.max_gap_letters)
 
 
@@ -107,7 +105,7 @@ def _index_routes(app: FastAPI, parallels: ParallelsProvider | None, limits: Lim
             raise ApiError.of(503, "H010")
         check_k(req.k, limits.request)
         try:  # one gap asked: a text of any number of gaps has parallels
-            request = RestoreRequest(req.text, req.hints, req.pins, 1, only=[req.gap]).validate(limits.request)
+            request = validate(RestoreRequest(req.text, req.hints, req.pins, 1, only=[req.gap]), limits.request)
         except RequestError as err:
             if err.code != "E327":
                 raise

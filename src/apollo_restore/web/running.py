@@ -16,9 +16,9 @@ from starlette.concurrency import run_in_threadpool
 
 from apollo_restore.errors import RestoreStopped
 from apollo_restore.restoration.driver import restore_text
-from apollo_restore.restoration.request import RestoreRequest
+from apollo_restore.restoration.request import CheckedRequest
 from apollo_restore.restoration.restorer import Restorer
-from apollo_restore.restoration.types import Restoration
+from apollo_restore.schema.restoration import Restoration
 from apollo_restore.web.limits import Gate, work_units
 
 _POLL_S = 0.25  # how often a running restoration checks its client and its deadline
@@ -27,7 +27,7 @@ _POLL_S = 0.25  # how often a running restoration checks its client and its dead
 async def restore_gated(
     gate: Gate,
     restorer: Restorer,
-    request: RestoreRequest,
+    request: CheckedRequest,
     stop: threading.Event,
     deadline: float,
     http: Request,

@@ -1,61 +1,17 @@
 """Request and response models of the HTTP API that are the web's own (they document ``/docs``
-and ``/openapi.json``). The answers of restoration and attribution are not declared here: the
-routes return the core's own types (:class:`~apollo_restore.restoration.types.Restoration`,
-:class:`~apollo_restore.schema.answers.Attribution`), one declaration for the Python API, the
-CLI's ``--json`` and the web page.
+and ``/openapi.json``). The requests and answers of restoration and attribution are not declared
+here: the routes take and return the schema's own (:class:`~apollo_restore.schema.restoration.RestoreRequest`,
+:class:`~apollo_restore.schema.restoration.Restoration`, :class:`~apollo_restore.schema.answers.Attribution`),
+one declaration for the Python API, the CLI's ``--json`` and the web page.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field
 
-HintIn = StrictInt | list[StrictInt] | None
-
-#: A typical request's text (the API docs' example; ``serve`` restores it once to measure its cost).
-EXAMPLE = (
-    "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
-    "ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
-)
-
-
-class RestoreRequest(BaseModel):
-    """A Leiden text to restore, with optional per-gap hints and pinned readings."""
-
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"text": EXAMPLE, "hints": {"2": [10, 14]}, "k": 10}]}
-    )
-
-    text: str = Field(
-        description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters; "
-        "or an EpiDoc XML document, or Beta Code (read as Leiden, with warning W303)."
-    )
-    hints: dict[int, HintIn] = Field(
-        default_factory=dict,
-        description="Length hints overriding the text's, by gap number (counted from 1): "
-        "letters (`7`), a range (`[5, 8]`) or `null` (unknown).",
-    )
-    pins: dict[int, str] = Field(
-        default_factory=dict,
-        description="Readings fixed by the user, by gap number (from 1); later gaps are restored with them in place.",
-    )
-    k: int = Field(20, ge=1, description="Candidates per gap.")
-    only: list[StrictInt] | None = Field(
-        None,
-        description="The numbers (from 1) of the gaps to restore, all by default; at most `max_gaps` "
-        "(`/api/health`). The whole text is still read: a long text is restored a few gaps per request, "
-        "each with the context a restoration of the whole text gives it (the page asks one gap at a time).",
-    )
-    kind: Literal["documentary", "literary", "inscription"] | None = Field(
-        None,
-        description="The kind of text, whose calibration its gaps take; null (the default): read from the text.",
-    )
-    fills: dict[int, str] = Field(
-        default_factory=dict,
-        description="What each gap before the last one asked, neither asked nor pinned, holds: its first "
-        'reading of an earlier request (`candidates[0].text`, `""` where it had none), by gap number.',
-    )
+from apollo_restore.schema.restoration import HintValue
 
 
 class ParallelsRequest(BaseModel):
@@ -66,7 +22,7 @@ class ParallelsRequest(BaseModel):
 
     text: str
     gap: int = Field(1, ge=1, description="The gap's number, counted from 1.")
-    hints: dict[int, HintIn] = Field(default_factory=dict, description="Length hints by gap number (from 1).")
+    hints: dict[int, HintValue] = Field(default_factory=dict, description="Length hints by gap number (from 1).")
     pins: dict[int, str] = Field(default_factory=dict, description="Readings of other gaps by gap number (from 1).")
     k: int = Field(10, ge=1, description="Readings wanted (most frequent first).")
 

@@ -33,8 +33,8 @@ from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.ranking.pool import match_key, to_candidates
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import NoOptions
+from apollo_restore.schema.restoration import Candidate
 
 #: Stands between prefix and suffix, and for lacuna markers: no run crosses it.
 _BREAK = "|"

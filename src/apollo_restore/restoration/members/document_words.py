@@ -42,8 +42,8 @@ from apollo_restore.data.normalise import GAP_CHAR, GREEK_LETTERS, UNKNOWN_GAP, 
 from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.ranking.pool import match_key, to_candidates
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import WordsOptions
+from apollo_restore.schema.restoration import Candidate
 
 _WORD = re.compile(f"[{GREEK_LETTERS}]+")
 _MARKERS = (GAP_CHAR, UNKNOWN_GAP)

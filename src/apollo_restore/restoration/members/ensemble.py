@@ -22,8 +22,8 @@ from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreCon
 from apollo_restore.restoration.members.neural import NeuralMember
 from apollo_restore.restoration.ranking.pool import ranked_pool, union, weighted_mean
 from apollo_restore.restoration.restorer import LanguageModel, Restorer, candidates_many, member_kind
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import NoOptions
+from apollo_restore.schema.restoration import Candidate
 
 
 class LengthPrior:

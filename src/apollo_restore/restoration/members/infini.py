@@ -30,8 +30,8 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.infini import BOUNDARY, InfiniGram, State
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.ranking.pool import to_candidates
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import BACKWARD, InfiniOptions
+from apollo_restore.schema.restoration import Candidate
 
 # stream codes a middle may hold: the letters, ς excepted (folded to σ)
 _LETTERS = np.array([i + 1 for i, ch in enumerate(GREEK_LETTERS) if ch != "ς"], dtype=np.uint8)

@@ -39,8 +39,8 @@ from apollo_restore.restoration.config import (
 from apollo_restore.restoration.members.beam import LengthBound, beam_search_many
 from apollo_restore.restoration.ranking.pool import merge_equivalent, to_candidates
 from apollo_restore.restoration.restorer import LanguageModel
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import PRECISIONS, NoOptions
+from apollo_restore.schema.restoration import Candidate
 
 log = logging.getLogger(__name__)
 #: The probe every loaded model is run on (``norm.v1`` prefix and suffix of a gap of 6 letters).

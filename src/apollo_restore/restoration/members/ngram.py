@@ -29,8 +29,8 @@ from apollo_restore.hint import NO_HINT, Hint
 from apollo_restore.ngram.model import B_CODE, PAD, SYMBOLS, NgramModel, encode, is_marker, pack
 from apollo_restore.restoration.config import DEFAULT_RESTORE_CONFIG, RestoreConfig
 from apollo_restore.restoration.ranking.pool import merge_equivalent, to_candidates
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.folder import NgramOptions
+from apollo_restore.schema.restoration import Candidate
 
 _LETTERS = encode(GREEK_LETTERS)
 _SEPS = encode(" " + MIDDLE_DOT)

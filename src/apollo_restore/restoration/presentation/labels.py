@@ -4,7 +4,7 @@
     # 'default model: a neural network, with letter statistics of the training texts, gap
     #  lengths, the text's own phrases and the text's own words'
 
-Results keep the exact name (:attr:`~apollo_restore.restoration.types.Restoration.model`, the
+Results keep the exact name (:attr:`~apollo_restore.schema.restoration.Restoration.model`, the
 ``model`` of ``/api/health``): it says which members ran; this is only how it is shown, in the
 words each member's class declares (``in_words``; members that say the same are said once).
 """

@@ -5,7 +5,7 @@
 
 The doubts are facts the ranking finds (:mod:`apollo_restore.restoration.ranking.doubts`: a
 missed hint, a repeat of the context); this module only words them, and the non-words a reading
-leaves (its :attr:`~apollo_restore.restoration.types.Candidate.unknown_words`):
+leaves (its :attr:`~apollo_restore.schema.restoration.Candidate.unknown_words`):
 
 - **a missed hint**: ``9 letters, hint 7``, ``9 letters, hint 5–7``;
 - **a repeat of the context**: ``repeats the text after the gap``;
@@ -22,7 +22,7 @@ from __future__ import annotations
 from apollo_restore.data.normalise import letter_count
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.ranking.doubts import misses_hint, repeats
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 
 def hint_note(text: str, hint: Hint, display: str = "") -> str | None:

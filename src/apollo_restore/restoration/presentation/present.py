@@ -27,7 +27,7 @@ from apollo_restore.restoration.presentation.notes import notes_for
 from apollo_restore.restoration.ranking.order import DEFAULT_RANKING, Ranking
 from apollo_restore.restoration.ranking.pool import WHOLE_POOL
 from apollo_restore.restoration.restorer import LanguageModel, Restorer, candidates_many
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 
 def annotate(

@@ -61,7 +61,6 @@ from apollo_restore.errors import ModelFolderError
 from apollo_restore.hint import Hint
 from apollo_restore.model.folder import fingerprint_parts
 from apollo_restore.model.verify import read_json
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema.base import SchemaError, check, folder_error
 from apollo_restore.schema.folder import (
     BACKWARD,
@@ -72,6 +71,7 @@ from apollo_restore.schema.folder import (
     CalibrationFile,
     Scaling,
 )
+from apollo_restore.schema.restoration import Candidate
 
 CALIBRATION_FILE = "calibration.json"
 FORMAT = CALIBRATION_FORMAT

@@ -21,10 +21,10 @@ from typing import Any
 
 from apollo_restore.hint import Hint
 from apollo_restore.restoration.ranking.doubts import Doubts
-from apollo_restore.restoration.types import Candidate
 from apollo_restore.schema import folder
 from apollo_restore.schema.base import SchemaError, check, folder_error
 from apollo_restore.schema.folder import Presentation
+from apollo_restore.schema.restoration import Candidate
 
 #: where the most probable reading that misses the count lands when held: this share of the least
 #: probable rated right-length reading; far enough below that the calibration's penalty for an

@@ -35,7 +35,7 @@ from apollo_restore.data.normalise import (
     letter_count,
 )
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 #: fewest letters a reading must copy from the context next to it to be a repeat (chosen on
 #: ddb validation gaps by ``benchmarks/list_notes.py``: BENCHMARKS.md, "Demotions of doubtful readings")

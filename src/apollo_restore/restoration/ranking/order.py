@@ -15,7 +15,7 @@ from apollo_restore.hint import Hint
 from apollo_restore.restoration.ranking.calibration import Calibration
 from apollo_restore.restoration.ranking.demotions import Demotions
 from apollo_restore.restoration.ranking.doubts import Doubts, doubts, misses_hint
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 #: The stages of the ranking, in order (the room's docstring, :mod:`apollo_restore.restoration.ranking`).
 STAGES = ("members", "weights", "demotions", "calibration")

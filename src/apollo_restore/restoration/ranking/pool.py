@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from apollo_restore.restoration.ranking.order import best_first
 from apollo_restore.restoration.restorer import LANGUAGE_MODEL_KINDS
-from apollo_restore.restoration.types import Candidate
+from apollo_restore.schema.restoration import Candidate
 
 _NON_LETTERS = re.compile(r"[\s·.,;:'\"\-…]+")
 

@@ -465,7 +465,7 @@ function isCalibrated() {
   return lists.some((cands) => cands.some((c) => c.calibrated));
 }
 
-// as apollo_restore.restoration.types.percent writes it (the CLI and the export too)
+// as apollo_restore.schema.restoration.percent writes it (the CLI and the export too)
 function percent(p) { return p >= 0.995 ? ">99 %" : p < 0.005 ? "<1 %" : `${Math.round(p * 100)} %`; }
 
 function render() {

@@ -1,18 +1,27 @@
-"""Typed, JSON-ready restoration results: one declaration for the core that builds them, the
-CLI's ``--json``, the Python API and ``POST /api/restore`` (its ``response_model``: ``/docs``
-shows these fields and descriptions). Pydantic models, declared here rather than in
-:mod:`apollo_restore.schema` because their derived parts (what the restored text fills, the
-edition form) are computed by the data layer's splice, which the schema's layer cannot import.
+"""The restoration's request and answer, declared once: the CLI, the Python API
+(:func:`apollo_restore.restore`) and ``POST /api/restore`` (its body and its ``response_model``:
+``/docs`` shows these fields) take and give these, and the core
+(:func:`~apollo_restore.restoration.driver.restore_text`) runs and builds them.
 
+    request = RestoreRequest("ἔτους [.5] Ἀντωνίνου", hints={1: "ca.5"}, k=10)   # gap 1: the first
     result = restore_text(restorer, request)      # a Restoration
     result.gaps[0].candidates[0].text, result.restored_leiden
     result.to_dict()                              # the JSON every door writes
+
+A request's fields are checked here for their type and bounds (a web body: ``H002``; the Python
+API and the CLI: the numbered ``E3xx`` of the field, :meth:`RestoreRequest.__init__`); what
+depends on the text and on the limits of the door (gap numbers, letters, readings) is checked by
+:func:`~apollo_restore.restoration.request.validate`. An answer's parts that read the data layer
+(the gap's label, which counts the first reading's letters; the edition form, spliced into the
+Leiden text) are computed by the core when it builds the answer
+(:mod:`apollo_restore.restoration.answer`) and declared here as plain fields.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -20,20 +29,17 @@ from pydantic import (
     Field,
     PlainSerializer,
     PlainValidator,
+    ValidationError,
     WithJsonSchema,
     computed_field,
-    field_serializer,
     model_validator,
 )
 
-from apollo_restore.data.document import Lacuna
-from apollo_restore.data.normalise import letter_count
-from apollo_restore.data.readers.leiden import GapMarker, find_gaps
-from apollo_restore.data.splice import Fill, splice, written
-from apollo_restore.errors import LeidenError
+from apollo_restore.errors import RequestError
 from apollo_restore.hint import Hint
-from apollo_restore.restoration.line_lengths import LineEstimate
 from apollo_restore.schema.answers import Fingerprint, Version
+from apollo_restore.schema.folder import TEXT_KINDS
+from apollo_restore.schema.limits import DEFAULT_REQUEST_LIMITS, MOST
 from apollo_restore.version import __version__
 
 #: Least calibrated probability of a gap's first reading for it to be written into the restored
@@ -44,6 +50,178 @@ from apollo_restore.version import __version__
 FILL_THRESHOLD = 0.9
 #: What every door says of a gap of lost lines (never searched: no reading can be checked against them).
 LOST_LINES_LABEL = "lost lines: not restored"
+#: Longest hint written as text (``"ca.7"``, ``"5-8"``: a few characters).
+HINT_CHARS = 32
+
+#: A typical request's text (the API docs' example; ``serve`` restores it once to measure its cost).
+EXAMPLE = (
+    "Κόμων Μουσαίου τοῦ Ἡρακλείτου Πεκύσι [.4] χαίρειν. "
+    "ὁμολογῶ πεπρακέναι σοι κάμηλον θήλειαν [.12] πυρρὰν κεχαραγμένην"
+)
+
+_HINT_FORMS = "letters (7), a range [5, 8], text as typed (5-8, ca.7, none) or null"
+
+
+def _hint_value(value: Any) -> Any:
+    """A hint as a request may give it (:data:`HintValue`), kept as given: what it means for its
+    gap is read by :func:`~apollo_restore.restoration.request.parse_hint_value`."""
+    if value is None or isinstance(value, Hint):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and len(value) <= HINT_CHARS:
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return list(value)
+    raise ValueError(f"a hint is {_HINT_FORMS}")
+
+
+#: A gap's length hint in a request: letters (``7``), a range (``[5, 8]``), text as typed
+#: (``"7"``, ``"5-8"``, ``"ca.7"``, ``"none"``) or ``null``; in Python also a :class:`Hint`.
+HintValue = Annotated[
+    Any,
+    PlainValidator(_hint_value),
+    PlainSerializer(lambda value: value.to_json() if isinstance(value, Hint) else value, return_type=Any),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer"},
+                {"type": "array", "items": {"type": "integer"}},
+                {"type": "string", "maxLength": HINT_CHARS},
+                {"type": "null"},
+            ]
+        }
+    ),
+]
+
+
+def _chars(value: Any) -> str:
+    """Any Python string of at most :data:`MOST` characters, as given: its characters (a lone
+    surrogate, a control character) are checked with the text, as a numbered ``E309``."""
+    if not isinstance(value, str):
+        raise ValueError("text (a string)")
+    if len(value) > MOST:
+        raise ValueError(f"at most {MOST:,} characters")
+    return value
+
+
+#: Text as a caller gives it: characters the text's checks refuse are theirs to name (``E309``).
+Chars = Annotated[str, PlainValidator(_chars), WithJsonSchema({"type": "string", "maxLength": MOST})]
+
+
+def _by_gap(description: str) -> Any:
+    """A field of values by gap number (counted from 1), none by default."""
+    return Field(default_factory=dict, max_length=MOST, description=description)
+
+
+class RestoreRequest(BaseModel):
+    """A text to restore and what the caller asks of it: the body of ``POST /api/restore``, the
+    arguments of ``apollo_restore.restore`` and of ``apollo-restore restore``.
+
+    Gaps are numbered from 1 in the text's order, in every field and every message. The limits a
+    door allows (``/api/health``'s ``limits``; :class:`~apollo_restore.schema.limits.RequestLimits`)
+    are checked with the text (:func:`~apollo_restore.restoration.request.validate`).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={"examples": [{"text": EXAMPLE, "hints": {"2": [10, 14]}, "k": 10}]},
+    )
+
+    text: Chars = Field(
+        description="Leiden text: `[.5]`, `[ca.5]`, `[.5-8]`, `[- - -]`, `???` mark lost letters; "
+        "or an EpiDoc XML document, or Beta Code (read as Leiden, with warning W303); at most "
+        "`max_text_chars` characters.",
+    )
+    hints: dict[int, HintValue] = _by_gap(
+        "Length hints overriding the text's, by gap number (counted from 1): letters (`7`), a range "
+        '(`[5, 8]`), text as typed (`"5-8"`, `"ca.7"`, `"none"`) or `null` (unknown); at most `max_gap_letters`.',
+    )
+    pins: dict[int, Chars] = _by_gap(
+        "Readings fixed by the user, by gap number (from 1): Greek letters, at most `max_pin_chars` "
+        "characters; those gaps are not searched, and later gaps are restored with them in place.",
+    )
+    k: int = Field(20, ge=1, le=MOST, strict=True, description="Candidates per gap (readings; at most `max_k`).")
+    only: list[Annotated[int, Field(strict=True)]] | None = Field(
+        None,
+        max_length=MOST,
+        description="The numbers (from 1) of the gaps to restore, all by default; at most `max_gaps` "
+        "(`/api/health`). The whole text is still read: a long text is restored a few gaps per request, "
+        "each with the context a restoration of the whole text gives it (the page asks one gap at a time).",
+    )
+    fills: dict[int, Chars] = _by_gap(
+        "What each gap before the last one asked, neither asked nor pinned, holds: its first "
+        'reading of an earlier request (`candidates[0].text`, `""` where it had none), by gap number.',
+    )
+    kind: Literal["documentary", "literary", "inscription"] | None = Field(
+        None,
+        description="The kind of text, whose calibration its gaps take; null (the default): read from the text.",
+    )
+
+    def __init__(
+        self,
+        text: Any = None,
+        hints: Mapping[Any, Any] | None = None,
+        pins: Mapping[Any, Any] | None = None,
+        k: Any = 20,
+        **rest: Any,
+    ) -> None:
+        """A request from Python values (the CLI, the Python API): ``None`` for ``hints``,
+        ``pins`` or ``fills`` is none given.
+
+        Raises:
+            RequestError: a value the declaration refuses, as the numbered error of its field
+                (``E305`` k, ``E306`` hints, ``E307`` pins and readings, ``E310`` a value of
+                another type, ``E327`` only, ``E328`` fills); a web body is refused with ``H002``.
+        """
+        given = {"text": text, "hints": {} if hints is None else hints, "pins": {} if pins is None else pins}
+        given.update(k=k, **rest)
+        if rest.get("fills") is None:
+            given.pop("fills", None)
+        try:
+            super().__init__(**given)
+        except ValidationError as err:
+            raise refusal(err) from None
+
+
+def refusal(err: ValidationError) -> RequestError:
+    """The numbered error of a :class:`RestoreRequest` field that pydantic refuses (its first)."""
+    first = err.errors(include_url=False)[0]
+    loc, value = tuple(first["loc"]), first.get("input")
+    field = loc[0] if loc else "request"
+    if field == "k":
+        return RequestError("E305", k=value, limit=DEFAULT_REQUEST_LIMITS.max_k)
+    if field == "text":
+        if isinstance(value, str):  # beyond any limit a door may allow
+            return RequestError("E302", n=len(value), limit=MOST)
+        return RequestError("E310", name="text", expected="a string", value=type(value).__name__)
+    if field == "kind":
+        expected = f"one of {', '.join(TEXT_KINDS)} (or none: read from the text)"
+        return RequestError("E310", name="kind", expected=expected, value=value)
+    if field == "only":
+        if len(loc) == 1:
+            return RequestError("E310", name="only", expected="a list of gap numbers", value=type(value).__name__)
+        return RequestError("E327", gap=value, reason="gap numbers are whole numbers counted from 1")
+    if field in ("hints", "pins", "fills"):
+        code = {"hints": "E306", "pins": "E307", "fills": "E328"}[field]
+        if len(loc) == 1:
+            expected = "a mapping of gap number to value"
+            return RequestError("E310", name=field, expected=expected, value=type(value).__name__)
+        if len(loc) > 2 and loc[2] == "[key]":
+            return RequestError(code, gap=loc[1], reason="gap numbers are whole numbers counted from 1")
+        if field == "hints":
+            return RequestError("E306", gap=loc[1], reason=f"{_shown(value)} is not a letter count: give {_HINT_FORMS}")
+        if isinstance(value, str):
+            return RequestError("E307", gap=loc[1], reason=f"longer than {MOST:,} characters")
+        return RequestError("E307", gap=loc[1], reason=f"a reading is text, not {type(value).__name__}")
+    names = ", ".join(RestoreRequest.model_fields)
+    return RequestError("E310", name=str(field), expected=f"a field of a request ({names})", value=value)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 class _Answer(BaseModel):
@@ -139,16 +317,28 @@ HintField = Annotated[
 ]
 
 
-class LengthEstimateJSON(BaseModel):
-    """A gap's line-length estimate as the JSON gives it (:class:`~.line_lengths.LineEstimate` and
-    whether the first reading agrees with it)."""
+class LengthEstimate(_Answer):
+    """Letters probably lost in a gap of unknown extent, from the line lengths around it, and
+    whether the first reading agrees with it (made by ``restoration/line_lengths.py``)."""
 
-    lo: int = Field(description="Fewest letters.")
+    model_config = ConfigDict(frozen=True)
+
+    lo: int = Field(description="Fewest letters (at least 1).")
     hi: int = Field(description="Most letters.")
     lines: int = Field(description="Intact lines it was read from.")
     agrees: bool | None = Field(
         None, description="Whether the first reading's letters fall within it (null: no reading)."
     )
+
+    @property
+    def hint(self) -> Hint:
+        """The estimate as a (range) length hint."""
+        return Hint.span(self.lo, self.hi)
+
+    def format(self) -> str:
+        """``≈ 11–14 letters, from line lengths`` (``≈ 12 letters`` when ``lo == hi``)."""
+        count = f"{self.lo}" if self.lo == self.hi else f"{self.lo}–{self.hi}"
+        return f"≈ {count} letters, from line lengths"
 
 
 class GapResult(_Answer):
@@ -165,15 +355,15 @@ class GapResult(_Answer):
         pinned: the reading the caller fixed for this gap, if any (then no search was run).
         span: ``(start, end)`` character offsets of the gap in the input text, when known.
         length_estimate: for a gap of unknown length in a text with lines, the letters it
-            probably lost, from the letters per line of the intact lines
-            (:mod:`apollo_restore.restoration.line_lengths`); ``None`` otherwise.
+            probably lost (:class:`LengthEstimate`); ``None`` otherwise.
         lost_lines: a gap of whole lines lost (``lost.?lin``, ``<gap unit="line">``) without a
-            count given: not searched (no candidates; :attr:`hint_label` says so).
+            count given: not searched (no candidates; :attr:`label` says so).
         reads: the numbers (from 1) of the earlier gaps whose reading stands in the context the
             model reads for this gap (its ``context_chars``:
             :meth:`~apollo_restore.restoration.context.GapContexts.read_by`): another reading in
             one of them changes this gap's context, one in any other gap does not (what the web
             page restores again after a pick).
+        label: the gap's count in words (:func:`~apollo_restore.restoration.answer.gap_label`).
     """
 
     number: int = Field(description="The gap's number, counted from 1 (as `hints`, `pins` and errors count).")
@@ -186,7 +376,7 @@ class GapResult(_Answer):
         None, description="`[start, end)` character offsets of the gap in the input text."
     )
     ms: float = Field(0.0, description="Milliseconds spent on this gap.")
-    length_estimate: LineEstimate | None = Field(
+    length_estimate: LengthEstimate | None = Field(
         None, description="For a gap of unknown extent in a text with lines: the letters it probably lost."
     )
     lost_lines: bool = Field(
@@ -198,59 +388,19 @@ class GapResult(_Answer):
         "this gap: a new reading (a pin, a fill) in one of them changes this gap's context and readings, one in "
         "any other gap does not (the page restores only these again after a pick).",
     )
+    label: str = Field(
+        description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; ≈ 11–14 '
+        'letters, from line lengths", "lost lines: not restored".'
+    )
     #: the least calibrated probability of a first reading that :attr:`filled` writes (the
     #: restoration's :attr:`Restoration.fill_threshold`, set by it)
     fill_threshold: float = Field(FILL_THRESHOLD, exclude=True)
-
-    def __init__(self, number: int, hint: Hint, prefix: str, suffix: str, candidates: list[Candidate],
-                 pinned: str | None = None, span: tuple[int, int] | None = None, **rest: Any) -> None:  # fmt: skip
-        super().__init__(number=number, hint=hint, prefix=prefix, suffix=suffix, candidates=candidates,
-                         pinned=pinned, span=span, **rest)  # fmt: skip
 
     @computed_field(description="Whether `restored_leiden` fills this gap: pinned, or its first reading calibrated "
                     "at ≥ `fill_threshold`, making known words, in a gap of given extent.")  # fmt: skip
     @property
     def filled(self) -> bool:
-        return self.fill(self.fill_threshold) is not None
-
-    @computed_field(description='The gap\'s count in words, as the CLI prints it: "7 letters", "no length hint; '
-                    '≈ 11–14 letters, from line lengths", "lost lines: not restored".')  # fmt: skip
-    @property
-    def label(self) -> str:
-        return self.hint_label
-
-    @field_serializer("length_estimate")
-    def _estimate(self, estimate: LineEstimate | None) -> LengthEstimateJSON | None:
-        if estimate is None:
-            return None
-        return LengthEstimateJSON(lo=estimate.lo, hi=estimate.hi, lines=estimate.lines, agrees=self.estimate_agrees)
-
-    @property
-    def hint_label(self) -> str:
-        """The hint in words: ``7 letters``, ``5–8 letters`` or ``no length hint``, with the
-        line-length estimate where there is one (``no length hint; ≈ 11–14 letters, from line
-        lengths``); ``lost lines: not restored`` for lost lines."""
-        if self.lost_lines:
-            return LOST_LINES_LABEL
-        if self.length_estimate is not None and not self.hint.given:
-            estimate = self.length_estimate
-            if self.estimate_agrees is False:  # never shown beside a reading it contradicts without a word
-                count = f"{estimate.lo}" if estimate.lo == estimate.hi else f"{estimate.lo}–{estimate.hi}"
-                first = letter_count(self.candidates[0].text)
-                return (
-                    f"{self.hint.format()}; line lengths suggest ≈ {count} letters, not the first reading's "
-                    f"{first}: give {count} as a hint to search only those"
-                )
-            return f"{self.hint.format()}; {estimate.format()}"
-        return self.hint.format()
-
-    @property
-    def estimate_agrees(self) -> bool | None:
-        """Whether the first reading's letters fall within :attr:`length_estimate` (``None``:
-        no estimate, a given hint, or no reading)."""
-        if self.length_estimate is None or self.hint.given or not self.candidates or self.pinned is not None:
-            return None
-        return self.length_estimate.lo <= letter_count(self.candidates[0].text) <= self.length_estimate.hi
+        return self.filling(self.fill_threshold) is not None
 
     @property
     def best(self) -> str:
@@ -261,37 +411,29 @@ class GapResult(_Answer):
 
     def context_fill(self, threshold: float = FILL_THRESHOLD) -> str | None:
         """What later gaps read in this gap's place: :attr:`best` for a pinned gap or one of given
-        extent (a count or a range: the gaps are filled left to right), or where :meth:`fill` would
-        write it into the text; else ``None`` (the gap stays a gap, ``…``: the guess for lost
+        extent (a count or a range: the gaps are filled left to right), or where :meth:`filling`
+        writes it into the text; else ``None`` (the gap stays a gap, ``…``: the guess for lost
         lines or an unknown extent never feeds the next gaps, issue 64)."""
         if self.pinned is not None or self.hint.given or self.filling(threshold) is not None:
             return self.best
         return None
 
-    def fill(self, threshold: float = FILL_THRESHOLD) -> str | None:
-        """What the restored text writes for this gap: ``⁅pinned⁆`` (the caller's reading, written
-        as a machine reading: the edition's ``[ ]`` are the editor's supplements, and read back a
-        pin must be a gap to restore again, not context), ``⁅reading⁆`` (the model's first
-        reading in edition form) when that reading is
-        calibrated, at least ``threshold`` probable and makes only words the editions spell, and
-        the gap's extent is given (a count or a range: a lost line or a gap of unknown extent is
-        never filled); else ``None`` (the gap stays open)."""
-        fill = self.filling(threshold)
-        if fill is None:
-            return None
-        return written(fill)
-
-    def filling(self, threshold: float = FILL_THRESHOLD) -> Fill | None:
-        """What :meth:`fill` writes, as a :class:`~apollo_restore.data.splice.Fill`: the letters
-        and whether they are the machine's."""
+    def filling(self, threshold: float = FILL_THRESHOLD) -> str | None:
+        """The reading the restored text writes for this gap as the machine's ``⁅reading⁆``
+        (:attr:`Restoration.restored_leiden`): the pinned one (the caller's reading, written as a
+        machine reading: the edition's ``[ ]`` are the editor's supplements, and read back a pin
+        must be a gap to restore again, not context), or the model's first reading in edition
+        form when it is calibrated, at least ``threshold`` probable and makes only words the
+        editions spell, and the gap's extent is given (a count or a range: a lost line or a gap of
+        unknown extent is never filled); else ``None`` (the gap stays open)."""
         if self.pinned is not None:
-            return Fill(self.pinned, machine=True)
+            return self.pinned
         if not self.candidates or not self.hint.given:
             return None
         top = self.candidates[0]
         if not top.calibrated or top.prob < threshold or top.unknown_words:
             return None
-        return Fill(top.display or top.text, machine=True)
+        return top.display or top.text
 
 
 class Restoration(_Answer):
@@ -315,6 +457,8 @@ class Restoration(_Answer):
         kind: the kind of text whose calibration the gaps took (``documentary``, ``literary``,
             ``inscription``; ``None``: a restorer whose probabilities do not depend on it).
         kind_read: whether :attr:`kind` was read from the text rather than given.
+        restored_leiden: the text in edition form
+            (:func:`~apollo_restore.restoration.answer.restored_leiden`).
     """
 
     text: str = Field(description="The input text as read: Leiden (EpiDoc XML and Beta Code converted to it).")
@@ -347,11 +491,11 @@ class Restoration(_Answer):
     )
     version: Version = __version__
     model_fingerprint: Fingerprint = None
-
-    def __init__(self, text: str, gaps: list[GapResult], model: str = "", ms: float = 0.0, restored_text: str = "",
-                 warnings: list[str] | None = None, **rest: Any) -> None:  # fmt: skip
-        super().__init__(text=text, gaps=gaps, model=model, ms=ms, restored_text=restored_text,
-                         warnings=[] if warnings is None else warnings, **rest)  # fmt: skip
+    restored_leiden: str = Field(
+        description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` only where "
+        "`filled`, and a pinned reading as `⁅reading⁆` too (never the editor's `[ ]`); the other gaps stay as "
+        "written."
+    )
 
     @model_validator(mode="after")
     def _threshold_of_the_gaps(self) -> Restoration:
@@ -361,34 +505,5 @@ class Restoration(_Answer):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON every door writes (each gap's hint in its interchange form: ``null``, ``7``
-        or ``[5, 8]``; ``filled``: whether :attr:`restored_leiden` fills it), with
-        :attr:`restored_leiden`."""
+        or ``[5, 8]``; ``filled``: whether :attr:`restored_leiden` fills it)."""
         return self.model_dump(mode="json")
-
-    @computed_field(description="The text in edition form: a gap is filled with the model's reading as `⁅reading⁆` "
-                    "only where `filled`, and a pinned reading as `⁅reading⁆` too (never the editor's `[ ]`); the "
-                    "other gaps stay as written.")  # fmt: skip
-    @property
-    def restored_leiden(self) -> str:
-        """The input text as an edition would print it: each gap replaced by
-        :meth:`GapResult.fill` (a machine reading or a pinned one as ``⁅reading⁆``) or left
-        as written where no reading is likely enough, everything else byte for byte as given
-        (:func:`~apollo_restore.data.splice.splice`: a machine reading is never written inside
-        the editor's ``[ ]``, across line breaks too); the normalised :attr:`restored_text`
-        when gap positions are unknown."""
-        if not self.gaps or any(g.span is None for g in self.gaps):
-            return self.restored_text
-        try:
-            markers = find_gaps(self.text)
-        except LeidenError:
-            markers = []
-        at = {(m.start, m.end): k for k, m in enumerate(markers)}
-        if all(g.span in at for g in self.gaps):  # the asked gaps among all the text's (only)
-            fills = {k - 1: Fill(r, machine=True) for k, r in self.pins.items() if 1 <= k <= len(markers)}
-            for gap in self.gaps:
-                if (f := gap.filling(self.fill_threshold)) is not None:
-                    fills[at[gap.span]] = f  # type: ignore[index]
-        else:  # spans of another text
-            markers = [GapMarker(g.span[0], g.span[1], g.hint, Lacuna(None)) for g in self.gaps]  # type: ignore[index]
-            fills = {k: f for k, gap in enumerate(self.gaps) if (f := gap.filling(self.fill_threshold)) is not None}
-        return splice(self.text, markers, fills)
