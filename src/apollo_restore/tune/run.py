@@ -86,6 +86,7 @@ class TuneResult:
     demotions: tuple[Demotions, Demotions] | None = None
     objective: dict[str, tuple[tuple[float, float], tuple[float, float]]] = field(default_factory=dict)
     calibration: Calibration | None = None
+    not_refitted: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """A plain-text report, one line each."""
@@ -101,6 +102,14 @@ class TuneResult:
             info = self.calibration.info
             after = info.get("ece_after_cross_fitted", "not measured (a document half lacks a hint condition)")
             out.append(f"calibration: ECE before {info['ece_before']}, after (cross-fitted) {after}")
+            for text in self.not_refitted:
+                out.append(
+                    f"calibration: the {text} texts' block the folder held was fitted on their own gaps "
+                    f"(benchmarks/real_lacunae_calibration.py on-top), which tune does not do: {text} texts "
+                    + ("now take the synthetic gaps' parameters" if text in self.calibration.texts
+                       else "now take the real lacunae's parameters")
+                    + "; fit it again with that command"
+                )  # fmt: skip
         elif self.weights or self.demotions:
             out.append(f"{CALIBRATION_FILE} no longer matches the folder: run tune --what calibration")
         return out
@@ -206,6 +215,7 @@ def tune(
         if "calibration" in steps:
             records = [record(g, pool) for g, pool in zip(asked, demoted(flagged, asked, demotions))]
             result.calibration = fit_calibration(records, plots)
+            result.not_refitted = fitted_on_top(folder)
             sources = ",".join(f"{s}={n}" for s, n in per_length.items())
             if real:
                 sources += f"; real lacunae {','.join(f'{s}={real_lacunae}' for s in per_length)}"
@@ -251,3 +261,18 @@ def shortened(text: str, most: int = MAX_RECORDED) -> str:
         return text
     head = (most - 1) // 2
     return text[:head] + "…" + text[len(text) - (most - 1 - head) :]
+
+
+def fitted_on_top(folder: Path) -> list[str]:
+    """The kinds of text whose block in ``folder``'s calibration was fitted on their own gaps
+    (``info.by_kind`` names ``on-top``), which :func:`tune` does not fit again: what a new
+    calibration loses, said in :meth:`TuneResult.lines`. Empty when the folder holds no
+    calibration or one that cannot be read (writing the new one replaces it)."""
+    try:
+        old = Calibration.load(folder / CALIBRATION_FILE)
+    except (OSError, ValueError, ModelFolderError):
+        return []
+    by_kind = old.info.get("by_kind") or {}
+    if "on-top" not in str(by_kind.get("fitted_by", "")):
+        return []
+    return sorted(text for text in old.texts if text in by_kind)
