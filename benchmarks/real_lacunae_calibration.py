@@ -44,6 +44,7 @@ from apollo_restore.evaluate.gapsets import (
     true_lacunae_under_hints,
 )
 from apollo_restore.evaluate.metrics import agnostic
+from apollo_restore.restoration.text_kind import SOURCE_KINDS
 
 KINDS = ("real", "synthetic")
 
@@ -424,7 +425,7 @@ def ship(records: list[dict], folder: Path, out: Path, plots: Path | None = None
 
 # -- by kind of text (issue 64) ----------------------------------------------------------------
 
-TEXT_OF_SOURCE = {"ddb": "documentary", "inscription": "inscription", "literary": "literary", "dclp": "literary"}
+TEXT_OF_SOURCE = SOURCE_KINDS  # a record's source → its kind of text (DCLP's papyri are literary)
 SYNTHETIC_FOR_LITERARY = False  # --literary synthetic
 SHOWN_AT = 0.7  # literary readings shown at >= 70 % must be right >= 70 % of the time
 
