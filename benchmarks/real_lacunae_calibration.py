@@ -668,6 +668,28 @@ def figures(records: list[dict], probs: list[np.ndarray]) -> str:
             f"| {ok.mean():.3f}")  # fmt: skip
 
 
+def with_text(records: list[dict]) -> list[dict]:
+    """The ``records`` of the gaps each kind of text's block is fitted on (real lacunae; literary
+    texts: synthetic gaps, :data:`BASES`), each with its kind of text under ``text``."""
+    records = [r | {"text": TEXT_OF_SOURCE[r["source"]]} for r in records]
+    return [r for r in records if r["kind"] == BASES[r["text"]]]
+
+
+def print_by_kind(first: str, named_probs: list[tuple[str, list]], records: list[dict]) -> None:
+    """A table of :func:`figures` per kind of text and hint condition (``all`` first) of each
+    ``(name, probs)`` (``probs``: each record's probabilities), ``first`` the name column's title."""
+    shown_at = f"shown >= {SHOWN_AT}: share, right"
+    print(f"| {first} | kind | condition | gaps | ECE top-1 (floor) | log-loss | {shown_at} | Top-1 |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for name, probs in named_probs:
+        for text in BASES:
+            for cond in ("all", "exact", "range", "none"):
+                idx = [i for i, r in enumerate(records) if r["text"] == text and cond in ("all", r["condition"])]
+                if idx:
+                    rows = figures([records[i] for i in idx], [probs[i] for i in idx])
+                    print(f"| {name} | {text} | {cond} | {rows} |")
+
+
 def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None, chosen: dict[str, str]) -> None:
     """Per kind of text and hint condition, each :data:`ON_TOP` variant cross-fitted over ``k``
     folds of documents (validation); with ``prepared``, real lacunae the shipped real fit was
@@ -678,25 +700,15 @@ def on_top(records: list[dict], k: int, prepared: Path | None, out: Path | None,
     from apollo_restore.restoration.ranking.calibration import Calibration
 
     old = Calibration.load(DEFAULT_MODEL)
-    records = [r | {"text": TEXT_OF_SOURCE[r["source"]]} for r in records]
-    records = [r for r in records if r["kind"] == BASES[r["text"]]]
+    records = with_text(records)
     if prepared is not None:
         seen = base_fit_ids(prepared, old.info)
         print(f"left out: {sum(r['id'] in seen for r in records)} records the shipped real fit was fitted on")
         records = [r for r in records if r["id"] not in seen]
     texts = tuple(BASES)
     print(f"{len(records)} records: " + ", ".join(f"{t} {sum(r['text'] == t for r in records)}" for t in texts))
-    shown_at = f"shown >= {SHOWN_AT}: share, right"
-    print(f"\n| variant | kind | condition | gaps | ECE top-1 (floor) | log-loss | {shown_at} | Top-1 |")
-    print("|---|---|---|---:|---:|---:|---:|---:|")
-    for variant in ON_TOP:
-        probs = on_top_cross_fitted(records, old, variant, k)
-        for text in texts:
-            for cond in ("all", "exact", "range", "none"):
-                idx = [i for i, r in enumerate(records) if r["text"] == text and cond in ("all", r["condition"])]
-                if idx:
-                    rows = figures([records[i] for i in idx], [probs[i] for i in idx])
-                    print(f"| {variant} | {text} | {cond} | {rows} |")
+    print()
+    print_by_kind("variant", [(v, on_top_cross_fitted(records, old, v, k)) for v in ON_TOP], records)
     if out is None:
         return
     texts_written = {}
@@ -728,24 +740,16 @@ def kinds_held_out(records: list[dict], before: Path | None) -> None:
     from apollo_restore.restoration.config import DEFAULT_MODEL
     from apollo_restore.restoration.ranking.calibration import Calibration
 
-    records = [r | {"text": TEXT_OF_SOURCE[r["source"]]} for r in records]
-    records = [r for r in records if r["kind"] == BASES[r["text"]]]
+    records = with_text(records)
     cals = {"shipped": Calibration.load(DEFAULT_MODEL)}
     if before is not None:
         cals = {"before": Calibration.load(before)} | cals
-    shown_at = f"shown >= {SHOWN_AT}: share, right"
     print(f"{len(records)} held-out records\n")
-    print(f"| calibration | kind | condition | gaps | ECE top-1 (floor) | log-loss | {shown_at} | Top-1 |")
-    print("|---|---|---|---:|---:|---:|---:|---:|")
+    named = []
     for name, cal in cals.items():
         blocks = {text: cal.for_kind("real", text) for text in BASES}
-        probs = text_probs(records, blocks, cal.unknown_word_penalty, cal.miss_penalty)
-        for text in BASES:
-            for cond in ("all", "exact", "range", "none"):
-                idx = [i for i, r in enumerate(records) if r["text"] == text and cond in ("all", r["condition"])]
-                if idx:
-                    rows = figures([records[i] for i in idx], [probs[i] for i in idx])
-                    print(f"| {name} | {text} | {cond} | {rows} |")
+        named.append((name, text_probs(records, blocks, cal.unknown_word_penalty, cal.miss_penalty)))
+    print_by_kind("calibration", named, records)
 
 
 def main(argv: list[str] | None = None) -> None:
