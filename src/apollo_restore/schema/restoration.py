@@ -154,7 +154,7 @@ class RestoreRequest(BaseModel):
         "What each gap before the last one asked, neither asked nor pinned, holds: its first "
         'reading of an earlier request (`candidates[0].text`, `""` where it had none), by gap number.',
     )
-    kind: Literal["documentary", "literary", "inscription"] | None = Field(
+    kind: Literal[TEXT_KINDS] | None = Field(
         None,
         description="The kind of text, whose calibration its gaps take; null (the default): read from the text.",
     )
