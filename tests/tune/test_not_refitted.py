@@ -29,12 +29,8 @@ def test_a_calibration_tune_wrote_has_none(tmp_path: Path) -> None:
     shutil.copy(DEFAULT_MODEL / CALIBRATION_FILE, tmp_path / CALIBRATION_FILE)
     cal = Calibration.load(tmp_path / CALIBRATION_FILE)
     cal.info = {k: v for k, v in cal.info.items() if k != "by_kind"}
-    assert cal.texts and fitted_on_top_of(cal, tmp_path) == []
-
-
-def fitted_on_top_of(cal: Calibration, folder: Path) -> list[str]:
-    cal.save(folder / CALIBRATION_FILE)
-    return fitted_on_top(folder)
+    cal.save(tmp_path / CALIBRATION_FILE)
+    assert cal.texts and fitted_on_top(tmp_path) == []
 
 
 def test_the_report_says_what_each_lost_block_becomes() -> None:
