@@ -132,9 +132,8 @@ def policies(row: dict) -> dict[str, list[str]]:
         out[f"range if hi − lo ≤ {spread}"] = ranged if row["hi"] - row["lo"] <= spread else bare
     for least in LEASTS:  # the range only where the estimate says many letters are lost
         out[f"range if lo ≥ {least}"] = ranged if row["lo"] >= least else bare
-    for least in LEASTS[1:2]:  # the range's first ten readings, then today's: two searches
-        mixed = list(dict.fromkeys(ranged[:10] + bare))
-        out[f"range if lo ≥ {least}: its first 10, then no hint"] = mixed if row["lo"] >= least else bare
+    mixed = list(dict.fromkeys(ranged[:10] + bare))  # the range's first ten readings, then today's: two searches
+    out["range if lo ≥ 8: its first 10, then no hint"] = mixed if row["lo"] >= 8 else bare
     for lam in PRIORS:
         ranked = sorted(row["union"], key=lambda r: -(r[1] - lam * hint.distance(letter_count(r[0]))))
         out[f"union, prior {lam:g}"] = [t for t, _ in ranked]
