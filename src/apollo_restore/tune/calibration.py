@@ -338,13 +338,7 @@ def fit_groups(
     t = np.zeros((len(logq), 0)) if t is None else t
     n_groups, width = int(groups.max()) + 1, 3 + x.shape[1] + t.shape[1]
     index = torch.tensor(groups)
-    mask = torch.tensor(np.isfinite(logq))
-    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
-    unk, xs = torch.tensor(unknown, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)
-    held = torch.tensor(np.zeros_like(unknown) if offset is None else offset, dtype=torch.float64)
-    ts = torch.tensor(t, dtype=torch.float64)
-    hit = torch.tensor(truth >= 0)
-    right = torch.tensor(np.maximum(truth, 0))
+    lq, mask, unk, xs, ts, held, hit, right = _as_tensors(logq, unknown, x, t, offset, truth)
     # per group: log a, b, c, the weights; then the shared δ (softplus of it − 1)
     params = torch.zeros(n_groups * width + 1, dtype=torch.float64, requires_grad=True)
 
@@ -357,6 +351,32 @@ def fit_groups(
     with torch.no_grad():
         delta = float(torch.nn.functional.softplus(params[-1] - 1.0)) if penalty is None else penalty
     return params[:-1].detach().view(n_groups, width).numpy().copy(), delta, loss
+
+
+def _as_tensors(
+    logq: np.ndarray, unknown: np.ndarray, x: np.ndarray, t: np.ndarray, offset: np.ndarray | None, truth: np.ndarray
+) -> tuple[Any, ...]:
+    """The torch arguments of :func:`scores` and :func:`_mean_nll` (float64; ``G`` gaps, ``K``
+    readings): ``(G, K)`` log q (0 at the padding), the ``(G, K)`` mask of readings, ``(G, K)``
+    unknown flags, ``(G, F)`` ``x``, ``(G, T)`` ``t``, ``(G, K)`` held ``offset`` (zeros for
+    ``None``), the ``(G,)`` gaps whose right reading is listed and its ``(G,)`` index (0 where not)."""
+    import torch
+
+    def f64(a: np.ndarray) -> Any:
+        return torch.tensor(a, dtype=torch.float64)
+
+    held = np.zeros_like(unknown) if offset is None else offset
+    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
+    return (
+        lq,
+        torch.tensor(np.isfinite(logq)),
+        f64(unknown),
+        f64(x),
+        f64(t),
+        f64(held),
+        torch.tensor(truth >= 0),
+        torch.tensor(np.maximum(truth, 0)),
+    )
 
 
 def _mean_nll(z: Any, none: Any, hit: Any, right: Any) -> Any:
@@ -430,11 +450,8 @@ def fit_on_top(
     names = sorted(set(conds)) if per_condition else ["all"]
     index = torch.tensor([names.index(c if per_condition else "all") for c in conds])
     rows = torch.tensor([[np.log(base[c].a), *(getattr(base[c], p) for p in PARAMETERS[1:])] for c in conds])
-    lq = torch.tensor(np.where(np.isfinite(logq), logq, 0.0))
-    mask, hit, right = torch.tensor(np.isfinite(logq)), torch.tensor(truth >= 0), torch.tensor(np.maximum(truth, 0))
-    unk, xs = torch.tensor(unknown, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)
-    ts = torch.tensor(temperature_features(x), dtype=torch.float64)
-    held = torch.tensor(miss_penalty * misses_of(records, logq.shape[1]), dtype=torch.float64)
+    offset = miss_penalty * misses_of(records, logq.shape[1])
+    lq, mask, unk, xs, ts, held, hit, right = _as_tensors(logq, unknown, x, temperature_features(x), offset, truth)
     params = torch.zeros((len(names), 2), dtype=torch.float64, requires_grad=True)  # log τ, β
     moves = torch.tensor([1.0, float(bias)], dtype=torch.float64)
 
